@@ -1,0 +1,44 @@
+# Agent Loop by Hand — task runner. Everything runs inside .venv, made on first use.
+PY      ?= python3
+VENV    := .venv
+BIN     := $(VENV)/bin
+STAMP   := $(VENV)/.installed-stamp
+# Open a browser only where there is a screen; otherwise print the URL and token.
+LAB_FLAGS ?= $(if $(or $(DISPLAY),$(filter Darwin,$(shell uname -s))),,--no-browser)
+
+.PHONY: venv lab test lint bench release grade check clean
+
+$(STAMP): pyproject.toml
+	@$(PY) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (found " + sys.version.split()[0] + "); set PY=/path/to/python3.11")'
+	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	@echo "Installing the workbook into $(VENV) (first run takes a minute)..."
+	@$(BIN)/python -m pip install -q --disable-pip-version-check --upgrade pip
+	@$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[dev]'
+	@touch $(STAMP)
+
+venv: $(STAMP)
+
+lab: venv
+	$(BIN)/jupyter lab --notebook-dir=chapters --ip=127.0.0.1 --allow-root $(LAB_FLAGS)
+
+test: venv
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: venv
+	$(BIN)/ruff check .
+
+bench: venv
+	$(BIN)/python -m bench
+
+release: venv
+	$(BIN)/python -m autograder release
+
+grade: venv
+	$(BIN)/python -m autograder demo
+
+check: venv
+	@test -n "$(NB)" || { echo 'usage: make check NB=chapters/01_one_step/01_one_step.ipynb'; exit 2; }
+	$(BIN)/python -m autograder check "$(NB)"
+
+clean:
+	rm -rf autograder/submitted autograder/autograded autograder/feedback autograder/work autograder/gradebook.db autograder/grades.csv

@@ -1,0 +1,81 @@
+"""A deterministic fake LLM provider that speaks the real OpenAI wire protocol.
+
+One engine, three faces:
+    model = scenarios.taxi_spending().as_function()   # 1. a plain function
+    llm = FakeLLM(scenarios.two_orders())              # dialect="openai" | "deepseek" | "ollama"
+    client = llm.client()                              # 2. a real openai.OpenAI, in-process
+    with llm.serve() as base_url: ...                  # 3. real HTTP on 127.0.0.1
+    llm.requests, llm.calls                            # what the loop actually sent
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+
+from workbook.fake_llm.engine import Engine, Outcome, prompt_tokens, tokens
+from workbook.fake_llm.function_face import FunctionModel, ModelError
+from workbook.fake_llm.protocol import ProtocolError
+
+__all__ = ["FakeLLM", "FunctionModel", "ModelError", "ProtocolError", "prompt_tokens", "tokens"]
+
+FAKE_BASE_URL = "http://fake-llm.invalid/v1"  # never resolved: the transport is in-process
+
+
+class FakeLLM:
+    """A fake provider playing one scenario. Requests are serialised, so it is thread-safe."""
+
+    def __init__(self, scenario, dialect: str = "openai", context_window: int = 4096,
+                 hang_seconds: float = 5.0):
+        if isinstance(scenario, str):
+            from workbook import scenarios
+
+            scenario = scenarios.get(scenario)
+        self.scenario = scenario
+        self.engine = Engine(scenario, dialect, context_window)
+        self.hang_seconds = hang_seconds  # how long the HTTP face stalls for a scripted timeout
+        self._lock = threading.Lock()
+
+    dialect = property(lambda self: self.engine.dialect)
+    requests = property(lambda self: self.engine.requests, doc="every request body, in order")
+    seen = property(lambda self: self.engine.seen, doc="the messages the model saw, per request")
+    calls = property(lambda self: len(self.engine.requests), doc="chat.completions calls received")
+
+    def handle(self, body) -> Outcome:
+        with self._lock:
+            return self.engine.handle(body)
+
+    def _transport_handler(self, httpx2):
+        def handler(request):
+            if not request.url.path.endswith("/chat/completions"):
+                return httpx2.Response(404, json={"error": {"message": f"Unknown path {request.url.path}",
+                                                            "type": "invalid_request_error"}})
+            try:
+                body = json.loads(request.content)
+            except ValueError:
+                body = request.content.decode("utf-8", "replace")
+            out = self.handle(body)
+            if out.hang:
+                raise httpx2.ReadTimeout("the fake provider did not answer in time", request=request)
+            return httpx2.Response(out.status, json=out.body, headers=out.headers)
+
+        return handler
+
+    def client(self, **kwargs):
+        """Face 2: a real `openai.OpenAI` whose HTTP goes to this fake, in-process (no sockets)."""
+        import httpx2
+        import openai
+
+        transport = httpx2.MockTransport(self._transport_handler(httpx2))
+        kwargs.setdefault("api_key", "fake-key")
+        kwargs.setdefault("base_url", FAKE_BASE_URL)
+        return openai.OpenAI(http_client=httpx2.Client(transport=transport), **kwargs)
+
+    def serve(self, port: int = 0):
+        """Face 3: `with llm.serve() as base_url:` real HTTP on 127.0.0.1 (port 0 = any free one)."""
+        from workbook.fake_llm.server import serve
+
+        return serve(self, port)
+
+    def __repr__(self) -> str:
+        return f"<FakeLLM {self.scenario.name!r} dialect={self.dialect} calls={self.calls}>"

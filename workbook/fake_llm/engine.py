@@ -1,0 +1,148 @@
+"""The engine behind all three faces: one request in, one reply (or error) out.
+
+Token rule (deterministic, documented so students can predict it): a message costs
+ceil(len(compact JSON of the message) / 4) + 3 tokens; the tool definitions cost
+ceil(len(compact JSON of tools) / 4); every prompt adds 3 for priming the reply. A reply's
+completion tokens are ceil(len(compact JSON of its content, tool calls and reasoning) / 4).
+So each step's prompt repeats the whole history, and cost grows with it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass, field
+
+from workbook.fake_llm.protocol import ProtocolError, check_request
+from workbook.scenarios.base import Conversation, Fault, Reply, Timeout, ToolCallSeen, Turn
+
+CREATED = 1764547200  # 2025-12-01T00:00:00Z: fixed, so transcripts are byte-identical
+
+
+def compact(obj) -> str:
+    return json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def tokens(obj) -> int:
+    """Token estimate of any JSON-able object: one token per 4 characters, rounded up."""
+    return math.ceil(len(compact(obj)) / 4)
+
+
+def message_tokens(m: dict) -> int:
+    return tokens(m) + 3
+
+
+def prompt_tokens(messages: list[dict], tools) -> int:
+    return sum(message_tokens(m) for m in messages) + (tokens(tools) if tools else 0) + 3
+
+
+def _text(content) -> str | None:
+    if isinstance(content, list):  # content parts: keep the text ones
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return content
+
+
+def to_turn(m: dict) -> Turn:
+    """Normalise one wire message for a scenario to read."""
+    calls = tuple(ToolCallSeen(c.get("id"), c["function"]["name"], c["function"]["arguments"])
+                  for c in m.get("tool_calls") or ())
+    return Turn(m["role"], _text(m.get("content")), calls, m.get("tool_call_id"))
+
+
+def ollama_cut(messages: list[dict], tools, window: int) -> list[dict]:
+    """Ollama silently drops the start of the conversation (system prompt first) to fit."""
+    kept = list(messages)
+    while len(kept) > 1 and prompt_tokens(kept, tools) > window:
+        kept.pop(0)
+    return kept
+
+
+def _common_prefix(a: list[dict], b: list[dict]) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if compact(x) != compact(y):
+            break
+        n += message_tokens(x)
+    return n
+
+
+@dataclass
+class Outcome:
+    """What a face sends back: an HTTP status, headers and a JSON body, or a hang (timeout)."""
+
+    status: int
+    body: dict | None
+    headers: dict = field(default_factory=dict)
+    hang: bool = False
+
+
+def _call_id(messages: list[dict], j: int) -> str:
+    return "call_" + hashlib.sha1(f"{compact(messages)}#{j}".encode()).hexdigest()[:24]
+
+
+def build_message(reply: Reply, messages: list[dict], dialect: str) -> dict:
+    msg: dict = {"role": "assistant", "content": reply.text, "refusal": None}
+    if reply.calls:
+        msg["tool_calls"] = [{"id": _call_id(messages, j), "type": "function",
+                              "function": {"name": c.name, "arguments": c.arguments()}}
+                             for j, c in enumerate(reply.calls)]
+    if dialect == "deepseek":
+        msg["reasoning_content"] = reply.thought or "The user needs an answer; I will decide the next step."
+        msg.pop("refusal")
+    return msg
+
+
+class Engine:
+    """Holds one fake provider's state: the scenario, the dialect, and what it has received."""
+
+    def __init__(self, scenario, dialect: str = "openai", context_window: int = 4096):
+        if dialect not in ("openai", "deepseek", "ollama"):
+            raise ValueError(f"unknown dialect {dialect!r}: use 'openai', 'deepseek' or 'ollama'")
+        self.scenario, self.dialect, self.context_window = scenario, dialect, context_window
+        self.requests: list[dict] = []  # every request body received, in order
+        self.seen: list[list[dict]] = []  # the messages the model actually saw (after any cut)
+        self._attempts: dict[str, int] = {}
+        self._served = 0
+
+    def handle(self, body) -> Outcome:
+        """Answer one chat.completions request body."""
+        self.requests.append(body)
+        try:
+            check_request(body, self.dialect)
+        except ProtocolError as e:
+            return Outcome(e.status, e.body())
+        messages, tools = body["messages"], body.get("tools")
+        if self.dialect == "ollama":
+            messages = ollama_cut(messages, tools, self.context_window)
+        self.seen.append(messages)
+        key = compact(messages)
+        attempt = self._attempts.get(key, 0)
+        self._attempts[key] = attempt + 1
+        names = tuple(t["function"]["name"] for t in tools or ())
+        reply = self.scenario.policy(Conversation([to_turn(m) for m in messages], attempt, names))
+        if isinstance(reply, Timeout):
+            return Outcome(0, None, hang=True)
+        if isinstance(reply, Fault):
+            body = {"error": {"message": reply.message, "type": reply.type, "param": None,
+                              "code": reply.code}}
+            return Outcome(reply.status, body, dict(reply.headers))
+        return Outcome(200, self._completion(body, messages, tools, reply))
+
+    def _completion(self, body: dict, messages: list[dict], tools, reply: Reply) -> dict:
+        msg = build_message(reply, messages, self.dialect)
+        prompt = prompt_tokens(messages, tools)
+        completion = tokens({k: msg.get(k) for k in ("content", "tool_calls", "reasoning_content")})
+        usage = {"prompt_tokens": prompt, "completion_tokens": completion,
+                 "total_tokens": prompt + completion}
+        if self.dialect == "deepseek":
+            hit = max((_common_prefix(messages, earlier) for earlier in self.seen[:-1]), default=0)
+            usage |= {"prompt_cache_hit_tokens": hit, "prompt_cache_miss_tokens": prompt - hit}
+        self._served += 1
+        digest = hashlib.sha1(f"{self.scenario.name}#{compact(messages)}".encode()).hexdigest()
+        return {"id": f"chatcmpl-{digest[:29]}", "object": "chat.completion",
+                "created": CREATED + self._served, "model": body["model"],
+                "system_fingerprint": f"fp_fake_{self.dialect}",
+                "choices": [{"index": 0, "message": msg, "logprobs": None,
+                             "finish_reason": reply.finish()}],
+                "usage": usage}

@@ -1,0 +1,76 @@
+"""Face 1: the fake model as a plain function, `model(messages, tool_specs) -> dict`.
+
+Messages use the simple format of chapters 01–02: the assistant's turn is the JSON of the
+model's reply (`{"tool": ..., "args": ...}` or `{"final": ...}`), a tool result is a
+`{"role": "tool", "content": ...}` message. OpenAI-format messages are understood too.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+
+from workbook.fake_llm.engine import compact, to_turn
+from workbook.scenarios.base import Conversation, Fault, Timeout, ToolCallSeen, Turn
+
+
+class ModelError(RuntimeError):
+    """The fake provider failed (rate limit, server error, timeout) on the function face."""
+
+
+def _turn(i: int, m) -> Turn:
+    if not isinstance(m, dict) or "role" not in m:
+        raise TypeError(f"messages[{i}] must be a dict with a 'role', got {m!r:.80}")
+    if m.get("tool_calls"):
+        return to_turn(m)
+    content = m.get("content")
+    if not isinstance(content, str | type(None)):
+        content = compact(content)
+    if m["role"] == "assistant" and content:
+        try:
+            reply = json.loads(content)
+        except ValueError:
+            reply = None
+        if isinstance(reply, dict) and "tool" in reply:
+            args = reply.get("args", {})
+            raw = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)
+            return Turn("assistant", None, (ToolCallSeen(None, str(reply["tool"]), raw),))
+    return Turn(m["role"], content)
+
+
+class FunctionModel:
+    """A callable fake model that records what it was sent."""
+
+    def __init__(self, scenario):
+        self.scenario = scenario
+        self.requests: list[list[dict]] = []  # a deep copy of `messages` at every call
+        self.tool_specs: list = []
+
+    @property
+    def calls(self) -> int:
+        return len(self.requests)
+
+    def __call__(self, messages, tool_specs=None) -> dict:
+        if not isinstance(messages, list):
+            raise TypeError(f"messages must be a list of dicts, got {type(messages).__name__}")
+        self.requests.append(copy.deepcopy(messages))
+        self.tool_specs = copy.deepcopy(tool_specs)
+        turns = [_turn(i, m) for i, m in enumerate(messages)]
+        names = tuple(s.get("name", "") for s in tool_specs or () if isinstance(s, dict))
+        reply = self.scenario.policy(Conversation(turns, 0, names))
+        if isinstance(reply, Fault | Timeout):
+            raise ModelError(f"the model provider failed: {getattr(reply, 'message', 'timeout')}")
+        if len(reply.calls) > 1:
+            raise ModelError(f"scenario {self.scenario.name!r} asks for several tools at once; "
+                             "use the SDK face (FakeLLM(...).client())")
+        if reply.calls:
+            c = reply.calls[0]
+            return {"tool": c.name, "args": copy.deepcopy(c.args)}
+        return {"final": reply.text or ""}
+
+    def __repr__(self) -> str:
+        return f"<fake model {self.scenario.name!r}: {self.calls} calls>"
+
+
+def as_function(scenario) -> FunctionModel:
+    return FunctionModel(scenario)

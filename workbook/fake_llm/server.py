@@ -1,0 +1,73 @@
+"""Face 3: real HTTP on 127.0.0.1, `/v1/chat/completions`, so live-provider code paths run for real."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+MISSING_KEY = ("You didn't provide an API key. You need to provide your API key in an "
+               "Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).")
+
+
+def _handler(llm, stop: threading.Event):
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args):  # silent: nbgrader scores 0 for any stderr output
+            pass
+
+        def _send(self, status: int, body: dict, headers: dict | None = None) -> None:
+            data = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self):
+            if self.path.rstrip("/") == "/v1/models":
+                return self._send(200, {"object": "list", "data": [
+                    {"id": "fake-model", "object": "model", "owned_by": "workbook"}]})
+            self._send(404, {"error": {"message": f"Unknown path {self.path}",
+                                       "type": "invalid_request_error", "param": None, "code": None}})
+
+        def do_POST(self):
+            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            if self.path.rstrip("/") != "/v1/chat/completions":
+                return self.do_GET()
+            if not self.headers.get("Authorization", "").startswith("Bearer "):
+                return self._send(401, {"error": {"message": MISSING_KEY, "type":
+                                                  "invalid_request_error", "param": None, "code": None}})
+            try:
+                body = json.loads(raw)
+            except ValueError:
+                body = raw.decode("utf-8", "replace")
+            out = llm.handle(body)
+            if out.hang:  # never answer in time; give up at shutdown or after hang_seconds
+                stop.wait(llm.hang_seconds)
+                self.close_connection = True
+                return
+            self._send(out.status, out.body, out.headers)
+
+    return Handler
+
+
+@contextlib.contextmanager
+def serve(llm, port: int = 0):
+    """Serve `llm` on 127.0.0.1; yields the base URL (ending in /v1)."""
+    stop = threading.Event()
+    server = ThreadingHTTPServer(("127.0.0.1", port), _handler(llm, stop))
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
+                              daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        stop.set()
+        server.shutdown()
+        server.server_close()

@@ -1,0 +1,44 @@
+"""Named scripted model behaviours (scenarios), one small function each, listed in one catalogue.
+
+    from workbook import scenarios
+    scenarios.taxi_spending()          # a Scenario
+    scenarios.get("two_orders")        # the same, by name
+    scenarios.catalogue()              # [(name, description), ...]
+"""
+
+from __future__ import annotations
+
+from workbook.scenarios.base import (Call, Conversation, Fault, Reply, Scenario, Timeout, call,
+                                     calls, final, rate_limit, server_error)
+from workbook.scenarios.core import (asks_other_customer, broken_json_then_fix, chat_history,
+                                     deepseek_thinking, flaky_server, long_chat_small_context,
+                                     never_finishes, rate_limited, refund_with_timeout,
+                                     repeat_forever, slow_provider, taxi_spending, text_tool_call,
+                                     token_hog, two_orders, unknown_tool_then_recover,
+                                     vague_vs_specific_error, wants_card_block, weather_and_math)
+
+CATALOGUE = {f.__name__: f for f in (
+    taxi_spending, weather_and_math, two_orders, unknown_tool_then_recover, broken_json_then_fix,
+    vague_vs_specific_error, text_tool_call, repeat_forever, never_finishes, token_hog,
+    asks_other_customer, wants_card_block, rate_limited, flaky_server, slow_provider,
+    refund_with_timeout, deepseek_thinking, long_chat_small_context,
+)}
+
+
+def get(name: str, **options) -> Scenario:
+    """The scenario with this name (options go to its function, e.g. recovers=True)."""
+    try:
+        factory = CATALOGUE[name]
+    except KeyError:
+        raise KeyError(f"unknown scenario {name!r}; known: {', '.join(CATALOGUE)}") from None
+    return factory(**options)
+
+
+def catalogue() -> list[tuple[str, str]]:
+    """(name, one-line description) for every scenario."""
+    return [(name, factory().description) for name, factory in CATALOGUE.items()]
+
+
+__all__ = ["CATALOGUE", "Call", "Conversation", "Fault", "Reply", "Scenario", "Timeout", "call",
+           "calls", "catalogue", "chat_history", "final", "get", "rate_limit", "server_error",
+           *CATALOGUE]
