@@ -233,7 +233,11 @@ def wanted_tool(reply):
 """Visible tests: wanted_tool names the tool of a tool request and gives None for a final answer."""
 got = wanted_tool({"tool": "txn_sum", "args": {"category": "taxi", "month": "2026-09"}})
 assert got == "txn_sum", f"for a tool request, return the tool's name; got {got!r}"
-got = wanted_tool({"final": "Taxi in September 2026: 2 rides, 5000 KZT."})
+try:
+    got = wanted_tool({"final": "Taxi in September 2026: 2 rides, 5000 KZT."})
+except KeyError as e:
+    raise AssertionError(f"wanted_tool raised KeyError {e} on a final answer: a final answer has no "
+                         "'tool' key, so check whether the key is there first") from None
 assert got is None, f"for a final answer, return None (not '' or False); got {got!r}"
 print("wanted_tool: visible tests passed")
 
@@ -253,7 +257,11 @@ assert got == "card_block", (
     f"a tool request without 'args' still names its tool; expected 'card_block', got {got!r}")
 answer = wb.scenarios.long_chat_small_context().as_function()([{"role": "user", "content": "Hi"}], [])
 for final in (answer, {"final": ""}, {"final": "No tool is needed: your order has shipped."}):
-    got = wanted_tool(final)
+    try:
+        got = wanted_tool(final)
+    except KeyError as e:
+        raise AssertionError(f"wanted_tool({final!r}) raised KeyError {e}: a final answer has no "
+                             "'tool' key; return None for it") from None
     assert got is None, f"{final!r} is a final answer: return None, got {got!r}"
 ### END HIDDEN TESTS
 
