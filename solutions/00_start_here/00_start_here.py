@@ -303,13 +303,18 @@ for final in (answer, {"final": ""}, {"final": "No tool is needed: your order ha
 # the fake, so your score never depends on a provider.
 
 # %%
-from workbook.providers import live_enabled, make_client
+from workbook.providers import ProviderError, live_enabled, make_client
 
 if live_enabled():
-    client, model_name = make_client()
-    response = client.chat.completions.create(
-        model=model_name, messages=[{"role": "user", "content": "Say hello in five words."}])
-    print(f"{model_name}: {response.choices[0].message.content}")
+    try:
+        client, model_name = make_client()
+        response = client.chat.completions.create(
+            model=model_name, messages=[{"role": "user", "content": "Say hello in five words."}])
+        print(f"{model_name}: {response.choices[0].message.content}")
+    except ProviderError as e:  # a set-up problem, explained in one line
+        print(e)
+    except Exception as e:  # the provider is down or refused: no traceback (and no key) in a cell
+        print(f"The live call failed ({type(e).__name__}): check LLM_PROVIDER, the key and the network.")
 else:
     print("Live cell skipped: set LLM_PROVIDER=ollama, deepseek or openai to run it against a real model.")
 

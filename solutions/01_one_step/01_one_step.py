@@ -70,7 +70,7 @@ print(forgetful(messages, []))
 # %% [markdown]
 # ## The code runs the tool, not the model
 #
-# The model only *asks*. It never runs anything: `{"tool": "txn_sum", ...}` is a dict of text.
+# The model only *asks*. It never runs anything: `{"tool": "txn_sum", ...}` is just data.
 # Your code decides whether the tool exists, calls the Python function, and gets a real result.
 # That is where the guarantees come from:
 #
@@ -125,9 +125,10 @@ scenarios.taxi_spending().as_function()(made_up, [])
 # ### Telling the model which tools exist
 #
 # The second argument of `model(messages, tool_specs)` lists the tools the model may ask for. A
-# real model cannot ask for a tool it was never told about. Here a spec is just a name and a
-# description; chapter 03 uses the full JSON Schema format that real providers expect. The helper
-# below builds the specs from a tools dict: use it in your code.
+# real model asks only for tools it was told about (or, now and then, invents one; chapter 02
+# deals with that). Here a spec is just a name and a description; chapter 03 uses the full JSON
+# Schema format that real providers expect. The helper below builds the specs from a tools dict:
+# use it in your code.
 
 # %%
 def tool_specs(tools):
@@ -560,20 +561,25 @@ show("01_one_step")
 # runs when `LLM_PROVIDER` names a live provider (see chapter 00), and is never graded.
 
 # %%
-from workbook.providers import live_enabled, make_client
+from workbook.providers import ProviderError, live_enabled, make_client
 from workbook.shop import openai_tools
 
 if live_enabled():
-    client, model_name = make_client()
-    response = client.chat.completions.create(
-        model=model_name, messages=[{"role": "user", "content": QUESTION}],
-        tools=openai_tools(["txn_sum"]))
-    choice = response.choices[0]
-    print("finish_reason:", choice.finish_reason)
-    for call in choice.message.tool_calls or []:
-        print("tool call:", call.function.name, call.function.arguments)
-    if not choice.message.tool_calls:
-        print("answer:", choice.message.content)
+    try:
+        client, model_name = make_client()
+        response = client.chat.completions.create(
+            model=model_name, messages=[{"role": "user", "content": QUESTION}],
+            tools=openai_tools(["txn_sum"]))
+        choice = response.choices[0]
+        print("finish_reason:", choice.finish_reason)
+        for call in choice.message.tool_calls or []:
+            print("tool call:", call.function.name, call.function.arguments)
+        if not choice.message.tool_calls:
+            print("answer:", choice.message.content)
+    except ProviderError as e:  # a set-up problem, explained in one line
+        print(e)
+    except Exception as e:  # the provider is down or refused: no traceback (and no key) in a cell
+        print(f"The live call failed ({type(e).__name__}): check LLM_PROVIDER, the key and the network.")
 else:
     print("Live cell skipped: set LLM_PROVIDER=ollama, deepseek or openai to run it against a real model.")
 
