@@ -1,0 +1,179 @@
+"""nbgrader's Execute, hardened: no hang, no silent zero, no stderr penalty, a guard per test cell."""
+
+from __future__ import annotations
+
+import ast
+import secrets
+import subprocess
+import time
+from pathlib import Path
+
+from jupyter_core.utils import run_sync
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from nbformat.notebooknode import NotebookNode
+from nbgrader.preprocessors import Execute
+from nbgrader.utils import is_grade
+from traitlets import Bool, Integer, List, Unicode
+
+GUARD_FILE = Path(__file__).with_name("kernel_guard.py")
+TIMEOUT_ENAME = "CellTimeoutError"
+NOT_RUN_ENAME = "CellNotRun"
+
+
+def _package_dir() -> str:
+    import workbook.checks
+
+    return str(workbook.checks.PACKAGE_DIR)
+
+
+def error_output(ename: str, evalue: str) -> NotebookNode:
+    """An error output as nbgrader scores it: any error output makes a test cell worth 0."""
+    return NotebookNode(output_type="error", ename=ename, evalue=evalue,
+                        traceback=[f"{ename}: {evalue}"])
+
+
+class SafeExecute(Execute):
+    """Execute that survives hostile notebooks and records what happened in the notebook metadata.
+
+    - a cell over `timeout` is interrupted (the rest still runs); one that ignores the interrupt,
+      a dead kernel (`os._exit`, a crash, out of memory) or a notebook over `notebook_timeout`
+      stops the run, and every later test cell gets an explicit "not run" error, never a free pass;
+    - stderr in a test cell becomes stdout (nbgrader would score the cell 0 for a warning);
+    - output beyond `output_chars` per cell is dropped as it arrives;
+    - before each test cell, the kernel guard restores what the tests rely on (kernel_guard.py).
+    """
+
+    notebook_timeout = Integer(300, help="seconds for the whole notebook").tag(config=True)
+    output_chars = Integer(100_000, help="characters of output kept per cell").tag(config=True)
+    memory_mb = Integer(4096, help="address-space limit of the kernel in MB (0: none)").tag(config=True)
+    guard = Bool(True, help="run the kernel guard before each test cell").tag(config=True)
+    private_paths = List(Unicode(), help="folders the kernel may not read").tag(config=True)
+    shutdown_kernel = Unicode("immediate")  # a busy kernel is killed, not waited for
+
+    async def async_start_new_kernel(self, **kwargs):
+        # The kernel's own stdout/stderr (os.write(2, ...), launcher warnings) stay out of the
+        # instructor's terminal; everything a cell prints still reaches the notebook over ZMQ.
+        kwargs.setdefault("stdout", subprocess.DEVNULL)
+        kwargs.setdefault("stderr", subprocess.DEVNULL)
+        return await super().async_start_new_kernel(**kwargs)
+
+    start_new_kernel = run_sync(async_start_new_kernel)
+
+    def preprocess(self, nb, resources=None, km=None):
+        self._events: list[dict] = []
+        self._tamper: list[str] = []
+        self._stopped: str | None = None
+        self._guard_name: str | None = None
+        self._output_used: dict[int, int] = {}
+        self._started = time.monotonic()
+        try:
+            return super().preprocess(nb, resources, km)
+        finally:
+            nb.metadata["autograder"] = self.summary()
+
+    def summary(self) -> dict:
+        """What happened while the notebook ran: status, events, tamper notes, seconds."""
+        kinds = {e["kind"] for e in self._events}
+        status = ("dead_kernel" if "dead_kernel" in kinds else
+                  "timeout" if kinds & {"timeout", "unresponsive", "notebook_timeout"} else "ok")
+        return {"status": status, "events": self._events, "tamper": sorted(set(self._tamper)),
+                "seconds": round(time.monotonic() - self._started, 2)}
+
+    def _event(self, kind: str, cell, index: int, detail: str = "") -> None:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id") if is_grade(cell) else None
+        self._events.append({"kind": kind, "cell": index, "grade_id": grade_id, "detail": detail})
+
+    def preprocess_cell(self, cell, resources, index):
+        if cell.cell_type != "code" or not cell.source.strip():
+            return cell, resources
+        graded = is_grade(cell)
+        if not self._stopped and time.monotonic() - self._started > self.notebook_timeout:
+            self._stopped = f"the notebook ran longer than {self.notebook_timeout} s"
+            self._event("notebook_timeout", cell, index, self._stopped)
+        if self._stopped:
+            cell.outputs = [error_output(NOT_RUN_ENAME, f"not run: {self._stopped}")] if graded else []
+            return cell, resources
+        try:
+            if self._guard_name is None:
+                self._install()
+            if graded and self.guard:
+                self._run_guard()
+            cell, resources = super().preprocess_cell(cell, resources, index)
+        except DeadKernelError:
+            self._stopped = f"the kernel died while running cell {index} (os._exit, a crash or out of memory)"
+            self._event("dead_kernel", cell, index, self._stopped)
+            cell.outputs.append(error_output("DeadKernelError", self._stopped))
+        except CellTimeoutError:
+            self._stopped = f"cell {index} ignored the interrupt after {self.timeout} s"
+            self._event("unresponsive", cell, index, self._stopped)
+            cell.outputs.append(error_output(TIMEOUT_ENAME, self._stopped))
+        else:
+            if any(o.get("ename") == TIMEOUT_ENAME for o in cell.outputs):
+                self._event("timeout", cell, index, f"interrupted after {self.timeout} s")
+        if graded:
+            self._quiet_stderr(cell, index)
+        return cell, resources
+
+    def _quiet_stderr(self, cell, index: int) -> None:
+        """nbgrader gives 0 to a test cell with any stderr output: keep the text, as stdout."""
+        for output in cell.outputs:
+            if output.output_type == "stream" and output.name == "stderr":
+                output.name = "stdout"
+                if not any(e["kind"] == "stderr" and e["cell"] == index for e in self._events):
+                    self._event("stderr", cell, index, output.text[:200])
+
+    def output(self, outs, msg, display_id, cell_index):
+        """Keep at most `output_chars` characters of output per cell; errors are always kept."""
+        content = msg.get("content", {})
+        if msg["msg_type"] == "stream":
+            size = len(content.get("text", ""))
+        elif msg["msg_type"] in ("display_data", "execute_result"):
+            size = sum(len(str(v)) for v in content.get("data", {}).values())
+        else:
+            return super().output(outs, msg, display_id, cell_index)
+        used = self._output_used.get(cell_index, 0)
+        self._output_used[cell_index] = used + size
+        if used + size <= self.output_chars:
+            return super().output(outs, msg, display_id, cell_index)
+        if used <= self.output_chars:  # first overflow: keep what fits, then say so once
+            room = max(self.output_chars - used, 0)
+            note = f"\n... output over {self.output_chars} characters dropped by the grader ...\n"
+            text = (content.get("text", "")[:room] if msg["msg_type"] == "stream" else "") + note
+            name = content.get("name", "stdout")
+            outs.append(NotebookNode(output_type="stream", name=name, text=text))
+        return None
+
+    # -- the kernel guard -----------------------------------------------------------------------
+
+    def _silent(self, code: str, **user_expressions) -> dict:
+        msg_id = self.kc.execute(code, silent=True, store_history=False, allow_stdin=False,
+                                 user_expressions=user_expressions)
+        reply = self.wait_for_reply(msg_id)
+        if reply is None:
+            raise CellTimeoutError("the grader's guard did not answer")
+        return reply["content"]
+
+    def _install(self) -> None:
+        token = secrets.token_hex(8)
+        self._guard_name = f"_AutograderGuard_{token}"
+        code = (
+            "import importlib.util as _u\n"
+            f"_s = _u.spec_from_file_location('__autograder_guard__', {str(GUARD_FILE)!r})\n"
+            "_m = _u.module_from_spec(_s)\n_s.loader.exec_module(_m)\n"
+            "__import__('sys').modules['__autograder_guard__'] = _m\n"
+            f"_m.install({token!r}, {_package_dir()!r}, {list(self.private_paths)!r}, {self.memory_mb})\n"
+            "del _u, _s, _m\n")
+        reply = self._silent(code)
+        if reply["status"] != "ok":
+            raise RuntimeError(f"could not set up the grading kernel: {reply.get('ename')}: {reply.get('evalue')}")
+
+    def _run_guard(self) -> None:
+        find = f"[c for c in ().__class__.__base__.__subclasses__() if c.__name__ == {self._guard_name!r}]"
+        # Run inside a cell (as the snapshot was taken), read the result outside it.
+        reply = self._silent(f"{find}[0].last = {find}[0].run() + {find}[0].notes",
+                             notes=f"{find}[0].last")
+        result = reply.get("user_expressions", {}).get("notes", {})
+        if result.get("status") == "ok":
+            self._tamper += ast.literal_eval(result["data"]["text/plain"])
+        else:
+            self._tamper.append(f"guard failed: {result.get('ename')}: {result.get('evalue')}")

@@ -1,0 +1,79 @@
+"""Feedback shows which test failed and its message, and what the grader saw; never hidden tests."""
+
+from __future__ import annotations
+
+import re
+
+from nbformat.v4 import new_markdown_cell
+from nbgrader.preprocessors import NbGraderPreprocessor
+
+HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?^[ \t]*### END HIDDEN TESTS[^\n]*\n?", re.M | re.S)
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+PLACEHOLDER = "# (hidden tests: run by the grader, not shown)\n"
+MIN_LINE = 12  # shorter hidden lines (`wb = fresh()`) are too common to be worth redacting
+
+
+def hidden_lines(nb) -> set[str]:
+    """The stripped, distinctive lines of every hidden test block in the notebook."""
+    lines = set()
+    for cell in nb.cells:
+        for block in HIDDEN.findall(cell.source if cell.cell_type == "code" else ""):
+            lines |= {s.strip() for s in block.splitlines()[1:-1] if len(s.strip()) >= MIN_LINE}
+    return lines
+
+
+def _redact(text: str, secret: set[str]) -> str:
+    if not secret:
+        return text
+    return "\n".join("[hidden test code redacted]" if any(s in line for s in secret) else line
+                     for line in text.split("\n"))
+
+
+def grader_notes(meta: dict) -> str:
+    """A short markdown summary of the run: status, timeouts, dead kernel, restored tampering."""
+    if not meta:
+        return ""
+    lines = []
+    status = meta.get("status", "ok")
+    if status != "ok":
+        lines.append(f"**Grader status: {status.replace('_', ' ')}.**")
+    for event in meta.get("events", []):
+        where = f"test `{event['grade_id']}`" if event.get("grade_id") else f"cell {event['cell']}"
+        text = {"timeout": f"{where} was interrupted: {event['detail']}",
+                "unresponsive": f"{where} did not stop when interrupted; later cells were not run",
+                "dead_kernel": f"{event['detail']}; later test cells were not run",
+                "notebook_timeout": f"{event['detail']}; later test cells were not run",
+                "stderr": f"{where} wrote to stderr (shown as normal output; it costs no points)",
+                }.get(event["kind"])
+        if text:
+            lines.append(f"- {text}")
+    if meta.get("tamper"):
+        lines.append("- before test cells ran, the grader had to restore: "
+                     + ", ".join(f"`{t}`" for t in meta["tamper"][:12]))
+    return "### Notes from the grader\n\n" + "\n".join(lines) if lines else ""
+
+
+class HideHiddenTests(NbGraderPreprocessor):
+    """Replace hidden test code by a placeholder, shorten their tracebacks, redact echoes of it."""
+
+    def preprocess(self, nb, resources):
+        secret = hidden_lines(nb)
+        for cell in nb.cells:
+            if cell.cell_type != "code":
+                continue
+            has_hidden = bool(HIDDEN.search(cell.source))
+            cell.source = HIDDEN.sub(PLACEHOLDER, cell.source)
+            for output in cell.get("outputs", []):
+                if output.output_type == "error" and has_hidden:
+                    # The traceback quotes the failing line of the hidden test: keep only the message.
+                    output.traceback = [ANSI.sub("", f"{output.ename}: {output.evalue}")]
+                elif output.output_type == "error":
+                    output.traceback = [_redact(t, secret) for t in output.traceback]
+                elif output.output_type == "stream":
+                    output.text = _redact(output.text, secret)
+                elif "data" in output and "text/plain" in output.data:
+                    output.data["text/plain"] = _redact(output.data["text/plain"], secret)
+        notes = grader_notes(nb.metadata.get("autograder", {}))
+        if notes:
+            nb.cells.insert(0, new_markdown_cell(notes))
+        return nb, resources

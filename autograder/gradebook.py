@@ -1,0 +1,87 @@
+"""The nbgrader gradebooks: the course's master, and one private copy per grading worker.
+
+nbgrader's SQLite gradebook is not safe to share between parallel autograde processes, so each
+worker grades into its own copy of the master and the parent merges the rows of the students that
+worker graded back into the master afterwards. Ids come from the shared master, so rows line up.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+from autograder.course import Course
+
+
+def _fingerprint(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def ensure_assignments(course: Course, chapters: list[str]) -> list[str]:
+    """Record each chapter's source cells in the master gradebook when they are new or changed."""
+    from nbgrader.converters import GenerateAssignment
+
+    from autograder import nbgrader_run
+    from autograder.settings import nbgrader_config
+
+    stamp = course.work / "assigned.json"
+    known = json.loads(stamp.read_text()) if stamp.is_file() and course.gradebook.is_file() else {}
+    todo = [c for c in chapters if known.get(c) != _fingerprint(course.solution_ipynb(c))]
+    if not todo:
+        return []
+    course.work.mkdir(parents=True, exist_ok=True)
+    config = nbgrader_config(course)
+    scratch = course.work / "release"  # generate_assignment must write somewhere; not chapters/
+    config.CourseDirectory.release_directory = course.rel(scratch)
+    for chapter in todo:
+        nbgrader_run.run(GenerateAssignment, config, chapter, student=".")
+        known[chapter] = _fingerprint(course.solution_ipynb(chapter))
+    shutil.rmtree(scratch, ignore_errors=True)
+    stamp.write_text(json.dumps(known, indent=1, sort_keys=True) + "\n")
+    return todo
+
+
+def worker_copy(course: Course, slot: int) -> Path:
+    """A fresh copy of the master gradebook for worker `slot`."""
+    path = course.work / f"worker{slot}" / "gradebook.db"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(course.gradebook, path)
+    return path
+
+
+def scores(db: Path, student: str, chapter: str) -> dict[str, float]:
+    """grade_id -> score of one submission (manual score if a grader set one, else the auto score)."""
+    with sqlite3.connect(db) as con:
+        rows = con.execute(
+            """SELECT bc.name, COALESCE(g.manual_score, g.auto_score)
+               FROM grade g JOIN base_cell bc ON bc.id = g.cell_id
+               JOIN submitted_notebook sn ON sn.id = g.notebook_id
+               JOIN submitted_assignment sa ON sa.id = sn.assignment_id
+               JOIN assignment a ON a.id = sa.assignment_id
+               WHERE sa.student_id = ? AND a.name = ?""", (student, chapter)).fetchall()
+    return {name: score for name, score in rows}
+
+
+def merge(master: Path, worker_db: Path, students: list[str]) -> None:
+    """Copy the rows of `students` from a worker's gradebook into the master."""
+    if not students:
+        return
+    con = sqlite3.connect(master)
+    try:
+        con.execute("ATTACH DATABASE ? AS w", (str(worker_db),))
+        con.execute("CREATE TEMP TABLE picked (id TEXT PRIMARY KEY)")
+        con.executemany("INSERT OR IGNORE INTO picked VALUES (?)", [(s,) for s in students])
+        subs = "SELECT id FROM w.submitted_assignment WHERE student_id IN (SELECT id FROM picked)"
+        nbs = f"SELECT id FROM w.submitted_notebook WHERE assignment_id IN ({subs})"
+        for table, where in (("student", "id IN (SELECT id FROM picked)"),
+                             ("submitted_assignment", "student_id IN (SELECT id FROM picked)"),
+                             ("submitted_notebook", f"assignment_id IN ({subs})"),
+                             ("grade", f"notebook_id IN ({nbs})"),
+                             ("comment", f"notebook_id IN ({nbs})")):
+            con.execute(f"INSERT OR REPLACE INTO main.{table} SELECT * FROM w.{table} WHERE {where}")
+        con.commit()
+    finally:
+        con.close()

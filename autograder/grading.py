@@ -1,0 +1,68 @@
+"""Grade one student's submissions with nbgrader autograde, inside one worker process."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+from autograder import gradebook, results
+from autograder.course import AutograderError, Course
+from autograder.settings import Limits
+
+_slot: int | None = None  # which worker this process is: picks its private gradebook
+
+
+def init_worker(slots) -> None:
+    """ProcessPoolExecutor initializer: take a worker slot (and so a gradebook) for this process."""
+    global _slot
+    _slot = slots.get()
+    quiet()
+
+
+def quiet() -> None:
+    """nbgrader's gradebook emits SQLAlchemy warnings on every autograde; they mean nothing here."""
+    import warnings
+
+    from sqlalchemy.exc import SAWarning
+
+    warnings.filterwarnings("ignore", category=SAWarning)
+
+
+def grade_student(course: Course, student: str, chapters: list[str], limits: Limits,
+                  slot: int | None = None) -> tuple[int, list[dict]]:
+    """Autograde `student`'s chapters into this worker's gradebook; save and return the results."""
+    from nbgrader.converters import Autograde
+
+    from autograder import nbgrader_run
+    from autograder.settings import nbgrader_config
+
+    slot = _slot if slot is None else slot
+    db = course.work / f"worker{slot}" / "gradebook.db"
+    config = nbgrader_config(course, db=f"sqlite:///{db}", limits=limits)
+    records = []
+    for chapter in chapters:
+        started, message = time.monotonic(), ""
+        # A stale autograded copy must never stand in for this run's result.
+        shutil.rmtree(course.autograded / student / chapter, ignore_errors=True)
+        try:
+            log = nbgrader_run.run(Autograde, config, chapter, student)
+        except AutograderError as e:
+            log, message = str(e), str(e)
+        _write_log(course.work / "logs" / student / f"{chapter}.log", log)
+        try:
+            record = results.build(course, student, chapter, gradebook.scores(db, student, chapter),
+                                   time.monotonic() - started, message)
+        except AutograderError as e:  # e.g. the autograded notebook is unreadable
+            record = results.build(course, student, chapter, {}, time.monotonic() - started, str(e))
+            record["status"] = "error"
+        if message:
+            record["status"] = "error"
+        results.save(course, record)
+        records.append(record)
+    return slot, records
+
+
+def _write_log(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")

@@ -1,0 +1,276 @@
+"""Hostile submissions, built from any chapter, with the grade each one must get.
+
+`full`: every test keeps its points; `zero`: every test gets 0; `first_zero`: the first
+exercise gets 0 and the others keep their points. Cases in GRADER_CASES test the grader itself
+(the same on every chapter); CHAPTER_CASES also test the chapter's own test cells.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from autograder import results, variants
+from autograder.course import Course
+
+ALWAYS_EQUAL = '''\
+class AlwaysEqual:
+    """Looks equal to anything, is truthy, has every attribute: fools `==`-only tests."""
+    def __eq__(self, other): return True
+    def __ne__(self, other): return False
+    def __lt__(self, other): return True
+    __le__ = __gt__ = __ge__ = __lt__
+    def __hash__(self): return 0
+    def __bool__(self): return True
+    def __len__(self): return 1
+    def __iter__(self): return iter([AlwaysEqual()])
+    def __contains__(self, item): return True
+    def __getattr__(self, name): return AlwaysEqual()
+    def __getitem__(self, key): return AlwaysEqual()
+    def __call__(self, *args, **kwargs): return AlwaysEqual()
+    def __repr__(self): return "AlwaysEqual()"
+'''
+
+
+@dataclass(frozen=True)
+class Expect:
+    score: str  # "full" | "zero" | "first_zero"
+    status: str = "ok"
+    tampered: bool = False  # the grader must report restoring something
+    short_timeout: bool = False  # a case that burns cell timeouts: grade it with short ones
+
+
+def _cheat_answers(course: Course, chapter: str):
+    """The released notebook whose every answer returns AlwaysEqual instead of working."""
+    nb = variants.stub(course, chapter)
+    for grade_id in variants.answer_ids(nb):
+        defs = variants.defined_names(variants.solution_answers(course, chapter)[grade_id])
+        lines = [ALWAYS_EQUAL]
+        for kind, name in defs:
+            if kind == "class":
+                lines.append(f"{name} = AlwaysEqual()")
+            else:
+                lines.append(f"{kind} {name}(*args, **kwargs):\n    return AlwaysEqual()")
+        nb = variants.with_answer(nb, grade_id, "\n".join(lines) + "\n")
+    return nb
+
+
+def _first_answer_defs(course: Course, chapter: str) -> tuple[str, list[tuple[str, str]]]:
+    answers = variants.solution_answers(course, chapter)
+    first = next(iter(answers))
+    return first, variants.defined_names(answers[first])
+
+
+def loop_in_function(course, chapter):
+    first, defs = _first_answer_defs(course, chapter)
+    nb = variants.solved(course, chapter)
+    loops = "\n".join(f"{k if k != 'class' else 'def'} {n}(*args, **kwargs):\n    while True:\n        pass"
+                      for k, n in defs)
+    return variants.with_answer(nb, first, variants.solution_answers(course, chapter)[first] + "\n" + loops + "\n")
+
+
+def loop_top_level(course, chapter):
+    return variants.insert(variants.solved(course, chapter), "while True:\n    pass\n")
+
+
+def loop_ignores_interrupt(course, chapter):
+    code = "while True:\n    try:\n        while True:\n            pass\n    except KeyboardInterrupt:\n        pass\n"
+    return variants.insert(variants.solved(course, chapter), code)
+
+
+def os_exit(course, chapter):
+    return variants.insert(variants.solved(course, chapter), "import os\nos._exit(1)\n")
+
+
+def sys_exit(course, chapter):
+    return variants.insert(variants.solved(course, chapter), "import sys\nsys.exit()\n")
+
+
+def huge_output(course, chapter):
+    first, defs = _first_answer_defs(course, chapter)
+    noisy = "\n".join(f"_quiet_{n} = {n}\ndef {n}(*args, **kwargs):\n    print('x' * 10_000_000)\n"
+                      f"    return _quiet_{n}(*args, **kwargs)" for k, n in defs if k == "def")
+    nb = variants.solved(course, chapter)
+    nb = variants.with_answer(nb, first, variants.solution_answers(course, chapter)[first] + "\n" + noisy + "\n")
+    return variants.insert(nb, "print('y' * 10_000_000)\nfor i in range(100_000):\n    print(i)\n")
+
+
+def asks_input(course, chapter):
+    return variants.insert(variants.solved(course, chapter), "name = input('Your name? ')\n")
+
+
+def stderr_noise(course, chapter):
+    """Correct answers that log to stderr, warn, and print to stderr every time they are called."""
+    nb = variants.solved(course, chapter)
+    for grade_id, source in variants.solution_answers(course, chapter).items():
+        wraps = "\n".join(
+            f"{n} = _noisy({n})" for k, n in variants.defined_names(source) if k == "def")
+        noisy = ("import functools, logging, sys, warnings\n"
+                 "def _noisy(f):\n    @functools.wraps(f)\n    def wrapper(*args, **kwargs):\n"
+                 "        print('debug: calling', f.__name__, file=sys.stderr)\n"
+                 "        warnings.warn('a warning from ' + f.__name__)\n"
+                 "        logging.getLogger('student').warning('a log line')\n"
+                 "        return f(*args, **kwargs)\n    return wrapper\n")
+        nb = variants.with_answer(nb, grade_id, source + "\n" + noisy + wraps + "\n")
+    return nb
+
+
+def always_equal(course, chapter):
+    return _cheat_answers(course, chapter)
+
+
+def shadow_names(course, chapter):
+    code = ("def fresh(*args, **kwargs):\n    return AlwaysEqual()\n"
+            "FakeLLM = scenarios = wb = checks = AlwaysEqual()\n")
+    return variants.insert(_cheat_answers(course, chapter), ALWAYS_EQUAL + code)
+
+
+def patch_workbook(course, chapter):
+    code = ALWAYS_EQUAL + '''
+import importlib, pkgutil
+import workbook, workbook.checks
+for info in pkgutil.iter_modules(workbook.__path__):
+    try:
+        module = importlib.import_module("workbook." + info.name)
+    except Exception:
+        continue
+    for name, value in list(vars(module).items()):
+        if callable(value) and not name.startswith("_"):
+            setattr(module, name, AlwaysEqual())
+def _fake_fresh(*args, **kwargs):
+    return AlwaysEqual()
+workbook.checks.fresh = _fake_fresh
+'''
+    return variants.insert(_cheat_answers(course, chapter), code)
+
+
+def patch_code(course, chapter):
+    code = ALWAYS_EQUAL + '''
+import workbook.checks
+def _fake_fresh(*args, **kwargs):
+    return AlwaysEqual()
+workbook.checks.fresh.__code__ = _fake_fresh.__code__
+'''
+    return variants.insert(_cheat_answers(course, chapter), code)
+
+
+def replace_modules(course, chapter):
+    code = ALWAYS_EQUAL + '''
+import sys, types
+import workbook
+fake = types.ModuleType("workbook.checks")
+fake.fresh = lambda *args, **kwargs: AlwaysEqual()
+fake.__getattr__ = lambda name: AlwaysEqual()
+sys.modules["workbook.checks"] = fake
+workbook.checks = fake
+'''
+    return variants.insert(_cheat_answers(course, chapter), code)
+
+
+def patch_builtins(course, chapter):
+    code = ALWAYS_EQUAL + '''
+import builtins
+_real_isinstance, _real_callable = builtins.isinstance, builtins.callable
+# Subtle enough to keep the kernel working, so the tests are the only ones fooled.
+builtins.isinstance = lambda obj, types: type(obj).__name__ == "AlwaysEqual" or _real_isinstance(obj, types)
+builtins.callable = lambda obj: True
+'''
+    return variants.insert(_cheat_answers(course, chapter), code)
+
+
+def swallow_errors(course, chapter):
+    code = '''
+import ast
+from IPython import get_ipython
+from IPython.core.interactiveshell import InteractiveShell
+shell = get_ipython()
+shell.set_custom_exc((BaseException,), lambda *args, **kwargs: None)
+InteractiveShell.showtraceback = lambda *args, **kwargs: None
+class DropAsserts(ast.NodeTransformer):
+    def visit_Assert(self, node):
+        return ast.Pass()
+    def visit_Raise(self, node):
+        return ast.Pass()
+shell.ast_transformers.append(DropAsserts())
+'''
+    return variants.insert(variants.stub(course, chapter), code)
+
+
+def read_solutions(course, chapter):
+    """Answers that exec the solution file, and print what the gradebook and notebook reveal."""
+    files = sorted({str(course.solution_py(chapter)), str(course.solution_py(chapter).resolve()),
+                    str(course.solution_ipynb(chapter).resolve())})
+    dbs = [str(course.gradebook)] + [str(course.work / f"worker{i}" / "gradebook.db") for i in range(4)]
+    code = f'''
+import json, os, sqlite3
+for _path in {files!r} + [os.path.join(os.getcwd(), {chapter + ".ipynb"!r})]:
+    try:
+        with open(_path, encoding="utf-8") as _f:
+            _text = _f.read()
+    except Exception as _e:
+        print("blocked:", type(_e).__name__)
+        continue
+    if _path.endswith(".ipynb"):
+        _text = "\\n".join("".join(c["source"]) for c in json.loads(_text)["cells"] if c["cell_type"] == "code")
+    print("LEAKED", _path)
+    if "BEGIN SOLUTION" in _text:
+        exec(_text)
+        break
+for _db in {dbs!r}:
+    try:
+        print("LEAKED", sqlite3.connect(_db).execute("SELECT source FROM source_cell").fetchall())
+    except Exception as _e:
+        print("blocked:", type(_e).__name__)
+'''
+    nb = variants.stub(course, chapter)
+    for grade_id in variants.answer_ids(nb):
+        nb = variants.with_answer(nb, grade_id, code)
+    return nb
+
+
+def edited_tests(course, chapter):
+    nb = variants.stub(course, chapter)
+    for test in results.chapter_tests(nb):
+        cell = variants._cell(nb, test["grade_id"])
+        cell.source = '"""Edited by the student."""\npass\n'
+        cell.metadata.nbgrader["points"] = 100
+    return nb
+
+
+def _delete_tests(nb):
+    ids = {t["grade_id"] for t in results.chapter_tests(nb)}
+    nb.cells = [c for c in nb.cells if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") not in ids]
+    return nb
+
+
+def deleted_tests(course, chapter):
+    return _delete_tests(variants.stub(course, chapter))
+
+
+def deleted_tests_solved(course, chapter):
+    return _delete_tests(variants.solved(course, chapter))
+
+
+GRADER_CASES = {
+    "loop_in_function": (loop_in_function, Expect("first_zero", "timeout", short_timeout=True)),
+    "loop_top_level": (loop_top_level, Expect("full", "timeout", short_timeout=True)),
+    "loop_ignores_interrupt": (loop_ignores_interrupt, Expect("zero", "timeout", short_timeout=True)),
+    "os_exit": (os_exit, Expect("zero", "dead_kernel")),
+    "sys_exit": (sys_exit, Expect("full")),
+    "huge_output": (huge_output, Expect("full")),
+    "input": (asks_input, Expect("full")),
+    "patch_builtins": (patch_builtins, Expect("zero", tampered=True)),
+    "swallow_errors": (swallow_errors, Expect("zero", tampered=True)),
+    "patch_code": (patch_code, Expect("zero", tampered=True)),
+}
+CHAPTER_CASES = {
+    "always_equal": (always_equal, Expect("zero")),
+    "shadow_names": (shadow_names, Expect("zero")),
+    "patch_workbook": (patch_workbook, Expect("zero", tampered=True)),
+    "replace_modules": (replace_modules, Expect("zero", tampered=True)),
+    "read_solutions": (read_solutions, Expect("zero")),
+    "edited_tests": (edited_tests, Expect("zero")),
+    "deleted_tests": (deleted_tests, Expect("zero")),
+    "deleted_tests_solved": (deleted_tests_solved, Expect("full")),
+    "stderr_noise": (stderr_noise, Expect("full")),
+}
+CASES = {**GRADER_CASES, **CHAPTER_CASES}

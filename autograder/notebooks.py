@@ -1,0 +1,98 @@
+"""Read, build and normalise notebooks so that every generated file is byte-for-byte reproducible."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import nbformat
+
+from autograder.course import AutograderError
+
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+CELL_METADATA = ("nbgrader", "tags", "deletable", "editable")  # everything else is editor noise
+BAD_ID = re.compile(r"[^a-zA-Z0-9_-]")
+
+
+def read(path: Path | str) -> nbformat.NotebookNode:
+    """Read a notebook, or raise AutograderError saying what is wrong with it."""
+    path = Path(path)
+    if not path.is_file():
+        raise AutograderError(f"no such notebook: {path}")
+    try:
+        with open(path, encoding="utf-8") as f:
+            nb = nbformat.read(f, as_version=4)
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise AutograderError(f"{path} is not a notebook (not valid JSON: {e})") from None
+    except Exception as e:  # nbformat raises several kinds for a file that is JSON but not a notebook
+        raise AutograderError(f"{path} is not a readable notebook ({type(e).__name__}: {e})") from None
+    if not isinstance(nb.get("cells"), list):
+        raise AutograderError(f"{path} is not a notebook (it has no cells)")
+    return nb
+
+
+def dumps(nb) -> str:
+    """The canonical text of a notebook (nbformat's own layout, sorted keys, final newline)."""
+    return nbformat.writes(nb, version=4).rstrip("\n") + "\n"
+
+
+def write_if_changed(path: Path, text: str) -> bool:
+    """Write `text` unless the file already holds it; return whether it changed."""
+    path = Path(path)
+    if path.is_file() and path.read_text(encoding="utf-8") == text:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return True
+
+
+def cell_ids(nb) -> None:
+    """Deterministic cell ids: the grade_id where there is one, else the cell's position."""
+    used = set()
+    for index, cell in enumerate(nb.cells):
+        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        base = BAD_ID.sub("-", grade_id)[:60] if grade_id else f"cell-{index}"
+        cid, n = base, 1
+        while cid in used:
+            n += 1
+            cid = f"{base}-{n}"
+        used.add(cid)
+        cell["id"] = cid
+
+
+def normalise(nb) -> nbformat.NotebookNode:
+    """No outputs, no editor metadata, a fixed kernelspec and deterministic ids."""
+    nb.nbformat, nb.nbformat_minor = 4, 5
+    meta = {k: v for k, v in nb.metadata.items() if k not in ("jupytext", "widgets", "toc")}
+    meta["kernelspec"] = dict(KERNELSPEC)
+    meta["language_info"] = {"name": "python"}
+    nb.metadata = nbformat.NotebookNode(meta)
+    for cell in nb.cells:
+        cell.metadata = nbformat.NotebookNode(
+            {k: cell.metadata[k] for k in CELL_METADATA if k in cell.metadata})
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+        if "attachments" in cell and not cell.attachments:
+            del cell["attachments"]
+    cell_ids(nb)
+    return nb
+
+
+def from_py(path: Path) -> nbformat.NotebookNode:
+    """Build the notebook for a jupytext py:percent chapter source."""
+    import jupytext
+
+    try:
+        nb = jupytext.read(path, fmt="py:percent")
+    except Exception as e:
+        raise AutograderError(f"cannot read {path} as a py:percent notebook: {e}") from None
+    return normalise(nbformat.from_dict(json.loads(nbformat.writes(nb, version=4))))
+
+
+def strip_ids(nb) -> dict:
+    """The notebook as plain data without cell ids, for comparisons that ignore them."""
+    data = json.loads(nbformat.writes(nb, version=4))
+    for cell in data["cells"]:
+        cell.pop("id", None)
+    return data

@@ -1,0 +1,101 @@
+"""`release`: build solution notebooks from their .py sources, then chapters/ with nbgrader."""
+
+from __future__ import annotations
+
+import filecmp
+import shutil
+import tempfile
+from pathlib import Path
+
+from autograder import notebooks
+from autograder.course import CHAPTER_ID, Course
+
+README = """\
+# chapters/ — generated, do not edit
+
+Every notebook here is made by `make release` (nbgrader `generate_assignment`) from
+`solutions/NN_name/NN_name.py`: the solutions are replaced by stubs and the hidden tests are
+removed. Edit the source in `solutions/` and run `make release`; a test fails when this folder
+is out of date.
+
+Students: open these notebooks (`make lab`), fill in the exercises, run the test cells, and
+check a whole notebook with `make check NB=chapters/NN_name/NN_name.ipynb`.
+"""
+
+
+def build_sources(course: Course, chapters: list[str]) -> list[Path]:
+    """Write solutions/NN/NN.ipynb from NN.py (or normalise it in place); return changed files."""
+    changed = []
+    for chapter in chapters:
+        py, ipynb = course.solution_py(chapter), course.solution_ipynb(chapter)
+        nb = notebooks.from_py(py) if py.is_file() else notebooks.normalise(notebooks.read(ipynb))
+        if notebooks.write_if_changed(ipynb, notebooks.dumps(nb)):
+            changed.append(ipynb)
+    return changed
+
+
+def generate(course: Course, chapters: list[str], out: Path, db: Path) -> None:
+    """Run nbgrader generate_assignment for `chapters` into `out`, recording them in `db`."""
+    from nbgrader.converters import GenerateAssignment
+
+    from autograder import nbgrader_run
+    from autograder.settings import nbgrader_config
+
+    config = nbgrader_config(course, db=f"sqlite:///{db}")
+    config.CourseDirectory.release_directory = str(out)
+    for chapter in chapters:
+        nbgrader_run.run(GenerateAssignment, config, chapter, student=".")
+        released = out / chapter / f"{chapter}.ipynb"
+        nb = notebooks.read(released)
+        notebooks.cell_ids(nb)
+        nb.metadata = notebooks.normalise(nb.copy()).metadata
+        released.write_text(notebooks.dumps(nb), encoding="utf-8")
+
+
+def _sync(src: Path, dst: Path) -> list[str]:
+    """Make folder `dst` equal to `src`; return what changed."""
+    changes = []
+    for path in sorted(src.rglob("*")):
+        target = dst / path.relative_to(src)
+        if path.is_dir():
+            target.mkdir(parents=True, exist_ok=True)
+        elif not target.is_file() or not filecmp.cmp(path, target, shallow=False):
+            changes.append(f"{'updated' if target.exists() else 'new':8} {target}")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target)
+    for path in sorted(dst.rglob("*"), reverse=True):
+        if not (src / path.relative_to(dst)).exists() and ".ipynb_checkpoints" not in path.parts:
+            changes.append(f"{'removed':8} {path}")
+            shutil.rmtree(path) if path.is_dir() else path.unlink()
+    return changes
+
+
+def build_release(course: Course, out: Path) -> list[str]:
+    """Build everything `release` would write to chapters/, into the empty folder `out`."""
+    chapters = course.chapters()
+    with tempfile.TemporaryDirectory(prefix="release-db-") as tmp:
+        generate(course, chapters, out, Path(tmp) / "gradebook.db")
+    (out / "README.md").write_text(README, encoding="utf-8")
+    return chapters
+
+
+def release(course: Course | None = None) -> list[str]:
+    """Regenerate solutions/*.ipynb and chapters/; idempotent. Returns the lines it printed."""
+    course = course or Course()
+    chapters = course.chapters()
+    lines = [f"{'built':8} {p}" for p in build_sources(course, chapters)]
+    with tempfile.TemporaryDirectory(prefix="release-") as tmp:
+        out = Path(tmp) / "chapters"
+        out.mkdir()
+        build_release(course, out)
+        course.release.mkdir(parents=True, exist_ok=True)
+        for stale in sorted(course.release.iterdir()):
+            if stale.is_dir() and CHAPTER_ID.match(stale.name) and stale.name not in chapters:
+                shutil.rmtree(stale)
+                lines.append(f"{'removed':8} {stale}")
+        for chapter in chapters:
+            lines += _sync(out / chapter, course.release / chapter)
+        if notebooks.write_if_changed(course.release / "README.md", README):
+            lines.append(f"{'updated':8} {course.release / 'README.md'}")
+    summary = f"release: {len(chapters)} chapter(s) in {course.release}, {len(lines)} file(s) changed"
+    return lines + [summary]

@@ -1,0 +1,3 @@
+def add(a, b):
+    """The sum of a and b."""
+    return float(a + b)

@@ -1,0 +1,176 @@
+"""Helpers for test cells: a fresh private copy of the workbook, and clear assertion messages.
+
+    from workbook.checks import fresh
+    wb = fresh()                                   # loaded from the files, not from sys.modules
+    llm = wb.fake_llm.FakeLLM(wb.scenarios.taxi_spending())
+    wb.checks.equal(add(2, 3), 5, "add(2, 3)")     # AssertionError: add(2, 3) should be 5, got '23'
+
+A student's cell can rebind `FakeLLM`, monkeypatch `workbook.fake_llm.FakeLLM`, or replace a
+module in `sys.modules`; none of that reaches the copy `fresh()` returns. What the grader adds on
+top of this (restoring `workbook.checks` and builtins before each test cell) is described in
+`autograder/kernel_guard.py`.
+"""
+
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.util
+import re
+import sys
+import threading
+import types
+from contextlib import contextmanager
+from pathlib import Path
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+PACKAGE = "workbook"
+
+# Bound at import time, so a later `importlib.import_module = ...` in a student's cell is not used.
+_import_module = importlib.import_module
+_spec_from_file = importlib.util.spec_from_file_location
+_FileFinder = importlib.machinery.PathFinder
+_lock = threading.Lock()  # fresh() swaps sys.modules entries; two threads must not interleave
+
+
+def _ours(name: str) -> bool:
+    return name == PACKAGE or name.startswith(PACKAGE + ".")
+
+
+class _Finder:
+    """Finds `workbook` and its submodules in PACKAGE_DIR only, ahead of any other finder."""
+
+    def __init__(self, package_dir: Path):
+        self.package_dir = package_dir
+
+    def find_spec(self, name, path=None, target=None):
+        if not _ours(name):
+            return None
+        if name == PACKAGE:
+            return _spec_from_file(PACKAGE, self.package_dir / "__init__.py",
+                                   submodule_search_locations=[str(self.package_dir)])
+        parent, _, _ = name.rpartition(".")
+        folder = self.package_dir.joinpath(*parent.split(".")[1:])
+        return _FileFinder.find_spec(name, [str(folder)])
+
+
+class Fresh:
+    """A private copy of the workbook package: `wb.fake_llm`, `wb.scenarios`, `wb.checks`, ..."""
+
+    def __init__(self, package_dir: Path = PACKAGE_DIR):
+        self._dir = Path(package_dir)
+        self._modules: dict[str, types.ModuleType] = {}
+        self._load(PACKAGE)
+
+    def _load(self, name: str) -> types.ModuleType:
+        """Import `name` with our private modules in sys.modules, then put the real ones back."""
+        with _lock:
+            saved = {k: v for k, v in sys.modules.items() if _ours(k)}
+            for k in saved:
+                del sys.modules[k]
+            sys.modules.update(self._modules)
+            finder = _Finder(self._dir)
+            sys.meta_path.insert(0, finder)
+            try:
+                return _import_module(name)
+            finally:
+                sys.meta_path.remove(finder)
+                self._modules.update({k: v for k, v in sys.modules.items() if _ours(k)})
+                for k in [k for k in sys.modules if _ours(k)]:
+                    del sys.modules[k]
+                sys.modules.update(saved)
+
+    def __getattr__(self, attr: str):
+        if attr.startswith("_"):
+            raise AttributeError(attr)
+        name = f"{PACKAGE}.{attr}"
+        if name not in self._modules:
+            if not (self._dir / f"{attr}.py").is_file() and not (self._dir / attr / "__init__.py").is_file():
+                raise AttributeError(f"the workbook has no module {attr!r} (have: {', '.join(dir(self))})")
+            self._load(name)
+        return self._modules[name]
+
+    def __dir__(self):
+        names = {p.stem for p in self._dir.glob("*.py")} | {
+            p.parent.name for p in self._dir.glob("*/__init__.py")}
+        return sorted(n for n in names if not n.startswith("_"))
+
+    def __repr__(self):
+        return f"<fresh copy of the workbook from {self._dir}>"
+
+
+def fresh(package_dir: Path | str = PACKAGE_DIR) -> Fresh:
+    """Return a private, freshly loaded copy of the workbook package (modules load on first use)."""
+    return Fresh(Path(package_dir))
+
+
+# ---- clear assertion messages ------------------------------------------------------------------
+
+_PLAIN = (type(None), bool, int, float, complex, str, bytes, tuple, list, dict, set, frozenset)
+
+
+def short(value, limit: int = 300) -> str:
+    """repr() cut to `limit` characters, for readable messages."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 15] + f"... ({len(text)} chars)"
+
+
+def _shape_error(actual, expected, where: str) -> str | None:
+    """Why `actual` does not have the exact plain-data types of `expected`, or None."""
+    if type(expected) not in _PLAIN:
+        return None  # not plain data: only == applies
+    if type(actual) is not type(expected):  # also stops objects whose __eq__ always says True
+        return f"{where} should be a {type(expected).__name__}, got {type(actual).__name__} {short(actual, 80)}"
+    if isinstance(expected, (tuple, list)):
+        if len(actual) != len(expected):
+            return f"{where} should have {len(expected)} items, got {len(actual)}: {short(actual, 120)}"
+        for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
+            if err := _shape_error(a, e, f"{where}[{i}]"):
+                return err
+    if isinstance(expected, dict):
+        if set(actual) != set(expected):
+            missing, extra = set(expected) - set(actual), set(actual) - set(expected)
+            parts = [f"missing keys {sorted(map(repr, missing))}" if missing else "",
+                     f"unexpected keys {sorted(map(repr, extra))}" if extra else ""]
+            return f"{where}: " + "; ".join(p for p in parts if p)
+        for key, e in expected.items():
+            if err := _shape_error(actual[key], e, f"{where}[{key!r}]"):
+                return err
+    return None
+
+
+def equal(actual, expected, what: str = "the result", hint: str = "") -> None:
+    """Assert `actual == expected`, with the same plain types all the way down (no look-alikes)."""
+    message = _shape_error(actual, expected, what)
+    if message is None and not actual == expected:
+        message = f"{what} should be {short(expected)}, got {short(actual)}"
+    if message:
+        raise AssertionError(message + (f" — {hint}" if hint else ""))
+
+
+def is_type(value, types_, what: str = "the result") -> None:
+    """Assert `value` is an instance of `types_` (a type or a tuple of types)."""
+    if not isinstance(value, types_):
+        names = " or ".join(t.__name__ for t in (types_ if isinstance(types_, tuple) else (types_,)))
+        raise AssertionError(f"{what} should be a {names}, got {type(value).__name__} {short(value, 80)}")
+
+
+def expect(condition, message: str) -> None:
+    """Assert `condition` with a message that tells the student what to fix."""
+    if not condition:
+        raise AssertionError(message)
+
+
+@contextmanager
+def raises(exc_type, match: str | None = None, what: str = "the call"):
+    """Assert the block raises `exc_type` (with `match` searched in its message)."""
+    try:
+        yield
+    except exc_type as e:
+        if match is not None and not re.search(match, str(e)):
+            raise AssertionError(f"{what} raised {type(e).__name__}({str(e)!r}), "
+                                 f"but the message should mention {match!r}") from None
+    except Exception as e:
+        raise AssertionError(f"{what} should raise {exc_type.__name__}, "
+                             f"it raised {type(e).__name__}: {e}") from None
+    else:
+        raise AssertionError(f"{what} should raise {exc_type.__name__}, but it returned normally")
