@@ -119,7 +119,7 @@ greet("Aigerim")  # still the same function
 # %% [markdown]
 # ### Reading a function
 #
-# Three standard tools tell you everything the registry needs:
+# Three functions of the standard library tell you everything the registry needs:
 #
 # - `inspect.getdoc(fn)`: the docstring, with indentation cleaned up (or `None` when there is
 #   none);
@@ -229,6 +229,9 @@ assert callable(add_tip) and add_tip(200, 10) == 220.0, (
 assert spec.fn is add_tip, "the ToolSpec's fn must be the decorated function itself"
 assert spec.description == "Add a tip to an amount.", (
     f"the description must be the docstring; got {spec.description!r}")
+assert "return" not in spec.params, (
+    "params must not contain 'return': that is the return type, not a parameter "
+    "(typing.get_type_hints and fn.__annotations__ both include it)")
 assert type(spec.params) is dict and spec.params == {"amount": int, "percent": float}, (
     f"params must be a dict, parameter name -> type; got {spec.params!r}")
 assert spec.confirm is False, f"without confirm=True the flag must be False; got {spec.confirm!r}"
@@ -325,8 +328,8 @@ for fn, why in [(untyped, "its parameter 'order_id' has no type"),
 # customer taken from the session, there is simply no argument to abuse. (Chapter 07 takes this
 # much further.)
 #
-# Here are the shop's tools, registered with your decorator. Each is a thin wrapper that passes
-# the call on to the session.
+# Here are the shop's tools, registered with your decorator (so this cell needs Exercise 1). Each
+# is a thin wrapper that passes the call on to the session.
 
 # %%
 SESSION = Shop(customer_id="C-001")  # set by the login; the model never sees it
