@@ -282,10 +282,10 @@ print("tools:   ", [t["function"]["name"] for t in sent["tools"]])
 #
 # 1. **The assistant turn goes in first, verbatim.** Append the model's message — with its
 #    `tool_calls` and their ids — to `messages` *before* any result. The model needs to see what
-#    it asked for, and the provider needs the ids to pair results with calls. `message.model_dump(
-#    exclude_none=True)` turns the SDK object into a plain dict with every field the provider
-#    sent (including fields other providers add, like DeepSeek's `reasoning_content`, chapter 10).
-#    Do not rebuild it by hand: that is how fields get lost.
+#    it asked for, and the provider needs the ids to pair results with calls.
+#    `message.model_dump(exclude_none=True)` turns the SDK object into a plain dict with every
+#    field the provider sent (including fields other providers add, like DeepSeek's
+#    `reasoning_content`, chapter 10). Do not rebuild it by hand: that is how fields get lost.
 # 2. **One `tool` message per `tool_call_id`**, right after the assistant turn:
 #    `{"role": "tool", "tool_call_id": call.id, "content": "..."}`. The `content` is a
 #    **string**: serialise results with `json.dumps`.
