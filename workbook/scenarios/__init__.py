@@ -8,14 +8,40 @@
 
 from __future__ import annotations
 
-from workbook.scenarios.base import (Call, Conversation, Fault, Reply, Scenario, Timeout, call,
-                                     calls, final, rate_limit, server_error)
-from workbook.scenarios.core import (asks_other_customer, broken_json_then_fix, chat_history,
-                                     deepseek_thinking, flaky_server, long_chat_small_context,
-                                     never_finishes, rate_limited, refund_with_timeout,
-                                     repeat_forever, slow_provider, taxi_spending, text_tool_call,
-                                     token_hog, two_orders, unknown_tool_then_recover,
-                                     vague_vs_specific_error, wants_card_block, weather_and_math)
+from workbook.scenarios.base import (
+    Call,
+    Conversation,
+    Fault,
+    Reply,
+    Scenario,
+    Timeout,
+    call,
+    calls,
+    final,
+    rate_limit,
+    server_error,
+)
+from workbook.scenarios.core import (
+    asks_other_customer,
+    broken_json_then_fix,
+    chat_history,
+    deepseek_thinking,
+    flaky_server,
+    long_chat_small_context,
+    never_finishes,
+    rate_limited,
+    refund_with_timeout,
+    repeat_forever,
+    slow_provider,
+    taxi_spending,
+    text_tool_call,
+    token_hog,
+    two_orders,
+    unknown_tool_then_recover,
+    vague_vs_specific_error,
+    wants_card_block,
+    weather_and_math,
+)
 
 CATALOGUE = {f.__name__: f for f in (
     taxi_spending, weather_and_math, two_orders, unknown_tool_then_recover, broken_json_then_fix,

@@ -4,8 +4,18 @@ from __future__ import annotations
 
 import json
 
-from workbook.scenarios.base import (Call, Conversation, Reply, Scenario, Timeout, call, calls,
-                                     final, rate_limit, server_error)
+from workbook.scenarios.base import (
+    Call,
+    Conversation,
+    Reply,
+    Scenario,
+    Timeout,
+    call,
+    calls,
+    final,
+    rate_limit,
+    server_error,
+)
 
 TAXI_ANSWER = "Taxi in September 2026: 2 rides, 5000 KZT."
 
@@ -301,7 +311,7 @@ def long_chat_small_context() -> Scenario:
                     f"Your order A-1001 has shipped. {SIGNATURE}", ORDER_QUESTION, SUPPORT_SYSTEM)
 
 
-def chat_history(exchanges: int = 40) -> list[dict]:
+def chat_history(exchanges: int = 80) -> list[dict]:
     """A long earlier chat (user/assistant pairs) to overflow a small context window."""
     out = []
     for i in range(exchanges):

@@ -1,0 +1,56 @@
+"""Provider switching: defaults in one place, keys from env or .env, and a real-socket switch."""
+
+import pytest
+
+from tests.reference_loop import run_agent, tools_for
+from workbook import providers, scenarios
+from workbook.fake_llm import FakeLLM
+from workbook.shop import Shop
+
+
+def test_default_is_the_fake_and_live_cells_stay_off():
+    assert providers.current(env={}, dotenv={}).name == "fake"
+    assert not providers.live_enabled(env={}, dotenv={})
+    client, model = providers.make_client(env={}, dotenv={})
+    reply = client.chat.completions.create(model=model, messages=[{"role": "user", "content": "x"}])
+    assert reply.choices[0].message.tool_calls[0].function.name == "txn_sum"
+
+
+@pytest.mark.parametrize("name,url,model", [
+    ("ollama", "http://localhost:11434/v1", "qwen3:4b"),
+    ("deepseek", "https://api.deepseek.com", "deepseek-flash"),
+])
+def test_provider_defaults(name, url, model):
+    p = providers.current(env={"LLM_PROVIDER": name}, dotenv={})
+    assert (p.base_url, p.model) == (url, model)
+
+
+def test_missing_key_is_one_clear_line_and_keys_are_never_shown(tmp_path):
+    with pytest.raises(providers.ProviderError, match="needs DEEPSEEK_API_KEY"):
+        providers.make_client(env={"LLM_PROVIDER": "deepseek"}, dotenv={})
+    env = {"LLM_PROVIDER": "openai", "OPENAI_API_KEY": "sk-secret-123"}
+    assert "sk-secret" not in providers.describe(env=env, dotenv={})
+    with pytest.raises(providers.ProviderError, match="not known"):
+        providers.current(env={"LLM_PROVIDER": "claude"}, dotenv={})
+
+
+def test_dotenv_is_read_and_environment_wins(tmp_path):
+    f = tmp_path / ".env"
+    f.write_text("# keys\nexport LLM_PROVIDER=deepseek\nDEEPSEEK_API_KEY='from-file'\nLLM_MODEL=x\n")
+    dotenv = providers.read_dotenv(f)
+    assert dotenv == {"LLM_PROVIDER": "deepseek", "DEEPSEEK_API_KEY": "from-file", "LLM_MODEL": "x"}
+    assert providers.current(env={"LLM_MODEL": "y"}, dotenv=dotenv).model == "y"
+    assert providers.read_dotenv(tmp_path / "absent") == {}
+
+
+def test_openai_provider_pointed_at_the_fake_http_face():
+    """The live code path with real sockets: LLM_PROVIDER=openai, LLM_BASE_URL=the fake's URL."""
+    sc = scenarios.two_orders()
+    llm = FakeLLM(sc)
+    with llm.serve() as base_url:
+        env = {"LLM_PROVIDER": "openai", "OPENAI_API_KEY": "k", "LLM_BASE_URL": base_url}
+        client, model = providers.make_client(env=env, dotenv={})
+        assert str(client.base_url).startswith(base_url)
+        result = run_agent(client, sc.question, sc.openai_tools(), tools_for(Shop()), model=model)
+    assert result.answer == sc.answer and llm.calls == 2
+    assert llm.requests[0]["model"] == "gpt-5-mini"

@@ -1,0 +1,108 @@
+"""Pick the model provider from the environment: the same loop code runs on the fake or a live one.
+
+    LLM_PROVIDER = fake (default) | ollama | deepseek | openai
+    LLM_MODEL, LLM_BASE_URL      override the defaults below
+    OPENAI_API_KEY, DEEPSEEK_API_KEY   from the environment or a git-ignored .env file
+
+Model names and base URLs live here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from workbook.paths import ROOT
+
+
+@dataclass(frozen=True)
+class Provider:
+    name: str
+    base_url: str | None  # None: the SDK's own default
+    model: str
+    key_var: str | None  # environment variable holding the key; None: no key needed
+
+
+PROVIDERS = {
+    "fake": Provider("fake", None, "fake-model", None),
+    "ollama": Provider("ollama", "http://localhost:11434/v1", "qwen3:4b", None),
+    "deepseek": Provider("deepseek", "https://api.deepseek.com", "deepseek-flash", "DEEPSEEK_API_KEY"),
+    "openai": Provider("openai", None, "gpt-5-mini", "OPENAI_API_KEY"),
+}
+
+
+class ProviderError(RuntimeError):
+    """A provider set-up problem with a one-line explanation (never contains a key)."""
+
+
+def read_dotenv(path: Path | None = None) -> dict[str, str]:
+    """KEY=value lines of a .env file (comments and blank lines skipped); {} when absent."""
+    path = path or ROOT / ".env"
+    if not path.is_file():
+        return {}
+    out = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if not line or line.startswith("#") or "=" not in line:
+            continue
+        key, _, value = line.removeprefix("export ").partition("=")
+        out[key.strip()] = value.strip().strip("'\"")
+    return out
+
+
+def setting(name: str, default: str | None = None, env=None, dotenv=None) -> str | None:
+    """The environment wins over .env, which wins over the default."""
+    env = os.environ if env is None else env
+    dotenv = read_dotenv() if dotenv is None else dotenv
+    return env.get(name) or dotenv.get(name) or default
+
+
+def current(env=None, dotenv=None) -> Provider:
+    """The configured provider, with LLM_MODEL / LLM_BASE_URL applied."""
+    name = (setting("LLM_PROVIDER", "fake", env, dotenv) or "fake").strip().lower()
+    if name not in PROVIDERS:
+        raise ProviderError(f"LLM_PROVIDER={name!r} is not known; use one of: {', '.join(PROVIDERS)}")
+    p = PROVIDERS[name]
+    return Provider(p.name, setting("LLM_BASE_URL", p.base_url, env, dotenv),
+                    setting("LLM_MODEL", p.model, env, dotenv) or p.model, p.key_var)
+
+
+def live_enabled(env=None, dotenv=None) -> bool:
+    """True when a live provider (not the fake) is configured: live cells run only then."""
+    try:
+        return current(env, dotenv).name != "fake"
+    except ProviderError:
+        return False
+
+
+SKIP_HINT = ("Live cell skipped: set LLM_PROVIDER=ollama, deepseek or openai (in the environment "
+             "or .env) to run it against a real model. See README, 'Live providers'.")
+
+
+def make_client(scenario="taxi_spending", env=None, dotenv=None, **client_kwargs):
+    """Return `(client, model)` for the configured provider; the fake plays `scenario`."""
+    import openai
+
+    p = current(env, dotenv)
+    if p.name == "fake":
+        from workbook.fake_llm import FakeLLM
+
+        return FakeLLM(scenario).client(**client_kwargs), p.model
+    key = "ollama"  # Ollama requires a key but ignores it
+    if p.key_var:
+        key = setting(p.key_var, None, env, dotenv)
+        if not key:
+            raise ProviderError(f"LLM_PROVIDER={p.name} needs {p.key_var}: put "
+                                f"'{p.key_var}=...' in .env (git-ignored) or the environment.")
+    kwargs = {"api_key": key, **client_kwargs}
+    if p.base_url:
+        kwargs["base_url"] = p.base_url
+    return openai.OpenAI(**kwargs), p.model
+
+
+def describe(env=None, dotenv=None) -> str:
+    """One line saying which provider and model are in use (safe to print: no key)."""
+    p = current(env, dotenv)
+    where = p.base_url or "the SDK's default URL"
+    return f"provider={p.name} model={p.model} base_url={where}"
