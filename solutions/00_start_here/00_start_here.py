@@ -268,8 +268,9 @@ for final in (answer, {"final": ""}, {"final": "No tool is needed: your order ha
 # %% [markdown]
 # ## Checking your work
 #
-# - **Run the test cell** under an exercise. No output but the "passed" line means the visible
-#   tests pass. A red `AssertionError` ends with a message that says what to fix.
+# - **Run the test cell** under an exercise. If it prints its "visible tests passed" line, they
+#   pass. If not, the red error ends with a message that says what to fix. (A hidden test cell
+#   shows only its docstring in your copy: its tests are added when the notebook is graded.)
 # - **Validate** (the ✓ button in the notebook toolbar) runs the whole notebook from the top in a
 #   fresh kernel and lists the test cells that fail. That is how the grader sees your notebook:
 #   a function you defined in a cell you later deleted does not exist for it.
@@ -280,8 +281,10 @@ for final in (answer, {"final": ""}, {"final": "No tool is needed: your order ha
 #
 # - Do not edit or delete test cells. The grader puts its own copies back, so an edited test
 #   gains nothing.
-# - Keep stderr quiet. nbgrader counts a test cell that writes to stderr (a warning, a `logging`
-#   message) as failed, even if every assert passed.
+# - Keep stderr quiet. nbgrader on its own gives 0 to a test cell that writes to stderr (a
+#   warning, a `logging` message), even if every assert passed. This workbook's grader shows
+#   such text as ordinary output and takes no points for it, but a tool such as the Validate
+#   button may still report the cell as failed.
 # - Before you hand in, run **Kernel → Restart Kernel and Run All Cells** once.
 
 # %% [markdown]
