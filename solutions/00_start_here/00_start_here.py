@@ -335,7 +335,10 @@ else:
 from workbook.paths import AGENT_FILES
 
 print(AGENT_FILES)
-print(sorted(p.name for p in AGENT_FILES.iterdir() if p.is_dir()))
+if AGENT_FILES.is_dir():
+    print("folders:", sorted(p.name for p in AGENT_FILES.iterdir() if p.is_dir()))
+else:
+    print("missing: see the environment check at the top")
 
 # %% [markdown]
 # ## Common mistakes
