@@ -21,6 +21,12 @@ from workbook.scenarios.base import (
     rate_limit,
     server_error,
 )
+from workbook.scenarios.ch04_05 import (
+    missing_order,
+    refund_and_status,
+    two_refunds,
+    wrong_field_then_fix,
+)
 from workbook.scenarios.core import (
     asks_other_customer,
     broken_json_then_fix,
@@ -49,6 +55,8 @@ CATALOGUE = {f.__name__: f for f in (
     asks_other_customer, wants_card_block, rate_limited, flaky_server, slow_provider,
     refund_with_timeout, deepseek_thinking, long_chat_small_context,
 )}
+CATALOGUE.update({f.__name__: f for f in (  # chapters 04-05
+    two_refunds, refund_and_status, wrong_field_then_fix, missing_order)})
 
 
 def get(name: str, **options) -> Scenario:
