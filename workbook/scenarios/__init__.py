@@ -27,6 +27,13 @@ from workbook.scenarios.ch04_05 import (
     two_refunds,
     wrong_field_then_fix,
 )
+from workbook.scenarios.ch06_07 import (  # chapters 06-07
+    content_filtered,
+    cut_off,
+    goes_in_circles,
+    huge_power,
+    reads_outside_folder,
+)
 from workbook.scenarios.core import (
     asks_other_customer,
     broken_json_then_fix,
@@ -55,6 +62,8 @@ CATALOGUE = {f.__name__: f for f in (
     asks_other_customer, wants_card_block, rate_limited, flaky_server, slow_provider,
     refund_with_timeout, deepseek_thinking, long_chat_small_context,
 )}
+CATALOGUE.update({f.__name__: f for f in (  # chapters 06-07
+    cut_off, content_filtered, goes_in_circles, reads_outside_folder, huge_power)})
 CATALOGUE.update({f.__name__: f for f in (  # chapters 04-05
     two_refunds, refund_and_status, wrong_field_then_fix, missing_order)})
 
