@@ -106,7 +106,8 @@ check_environment()
 #   forever. A real model shows those only now and then; the fake shows them when a chapter
 #   needs them.
 #
-# In chapters 01–02 the fake is a plain Python function:
+# In chapters 00–02 the fake is a plain Python function (from chapter 03 on it speaks the real
+# OpenAI protocol):
 #
 # ```
 # model(messages, tool_specs) -> {"tool": name, "args": {...}}   # "please run this tool for me"
