@@ -34,6 +34,8 @@ from workbook.scenarios.ch06_07 import (  # chapters 06-07
     huge_power,
     reads_outside_folder,
 )
+from workbook.scenarios.ch08_09 import Crash as Crash  # chapters 08-09
+from workbook.scenarios.ch08_09 import refund_then_check
 from workbook.scenarios.core import (
     asks_other_customer,
     broken_json_then_fix,
@@ -66,6 +68,7 @@ CATALOGUE.update({f.__name__: f for f in (  # chapters 06-07
     cut_off, content_filtered, goes_in_circles, reads_outside_folder, huge_power)})
 CATALOGUE.update({f.__name__: f for f in (  # chapters 04-05
     two_refunds, refund_and_status, wrong_field_then_fix, missing_order)})
+CATALOGUE.update({f.__name__: f for f in (refund_then_check,)})  # chapters 08-09
 
 
 def get(name: str, **options) -> Scenario:
