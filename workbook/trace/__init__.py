@@ -1,0 +1,43 @@
+"""Trajectories: read one (JSONL or a message list), show it as a table, a plot, a step-through viewer.
+
+    from workbook import trace
+    traj = trace.read_jsonl("agent_files/out/run.jsonl")  # or trace.from_messages(messages)
+    traj.problems              # what could not be read, in words; reading never raises on content
+    trace.table(traj)          # step, thought, tool, input, result preview, tokens, ms, status
+    trace.token_growth(traj)   # prompt tokens per step, growth, running total
+    trace.plot_tokens(traj)    # the same as a small matplotlib Figure
+    trace.view(traj)           # previous/next through the steps (plain text with WORKBOOK_PLAIN=1)
+    trace.sample()             # a recorded run of the weather_and_math scenario
+
+The file format is described in docs/TRAJECTORY.md.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from workbook.trace.messages import from_messages
+from workbook.trace.model import Call, Step, Summary, Trajectory
+from workbook.trace.reader import as_trajectory, read_jsonl
+from workbook.trace.render import Growth, Table, plot_tokens, table, token_growth
+from workbook.trace.viewer import Viewer, plain, to_html, view, viewer
+
+SAMPLES = Path(__file__).with_name("samples")
+
+
+def samples() -> list[str]:
+    """Names of the recorded sample trajectories."""
+    return sorted(p.stem for p in SAMPLES.glob("*.jsonl"))
+
+
+def sample(name: str = "weather_and_math") -> Trajectory:
+    """A recorded sample trajectory, by name (see samples())."""
+    # Look the name up rather than joining it into a path: no "../" surprises.
+    if name not in (known := samples()):
+        raise ValueError(f"no sample trajectory named {name!r}; available: {', '.join(known)}")
+    return read_jsonl(SAMPLES / f"{name}.jsonl")
+
+
+__all__ = ["SAMPLES", "Call", "Growth", "Step", "Summary", "Table", "Trajectory", "Viewer",
+           "as_trajectory", "from_messages", "plain", "plot_tokens", "read_jsonl", "sample",
+           "samples", "table", "to_html", "token_growth", "view", "viewer"]

@@ -1,0 +1,84 @@
+"""Build a trajectory from an OpenAI-format message list (what a loop keeps anyway)."""
+
+from __future__ import annotations
+
+import json
+
+from workbook.trace.model import Call, Step, Summary, Trajectory, preview
+
+NO_ANSWER = "STOPPED: the messages end without a final answer"
+
+
+def from_messages(messages, tools=None, status: str | None = None) -> Trajectory:
+    """One step per assistant turn; tool results attached by tool_call_id as previews.
+
+    A message list records no usage, so tokens are estimated with the fake model's rule
+    (one token per 4 characters of JSON; pass the `tools` that were sent for exact fake counts)
+    and `ms` is unknown (None). `status` overrides the guessed stop status.
+    """
+    from workbook.fake_llm.engine import prompt_tokens, tokens
+
+    traj = Trajectory(source="<messages>")
+    if isinstance(messages, (str, bytes, dict)) or not hasattr(messages, "__iter__"):
+        traj.problems.append(f"from_messages needs a list of messages, got {type(messages).__name__}"
+                             " (for a JSONL file or text use read_jsonl)")
+        return traj
+    msgs = []
+    for n, m in enumerate(messages, start=1):
+        d = _as_dict(m)
+        if d is None or not isinstance(d.get("role"), str):
+            traj.problems.append(f"message {n}: not a message (a dict with a 'role'), "
+                                 f"got {str(m)[:60]!r}; skipped")
+            continue
+        msgs.append(d)
+    results = {m.get("tool_call_id"): m.get("content") for m in msgs if m["role"] == "tool"}
+    for i, m in enumerate(msgs):
+        if m["role"] != "assistant":
+            continue
+        sent = msgs[:i]
+        calls = [_call(tc, results) for tc in m.get("tool_calls") or ()]
+        reasoning = m.get("reasoning_content")
+        # With tool calls, any text beside them is the model thinking aloud; without, it is the answer.
+        thought = reasoning or ((m.get("content") or None) if calls else None)
+        replied = {k: m.get(k) for k in ("content", "tool_calls", "reasoning_content")}
+        step = Step(len(traj.steps) + 1, thought, tokens_in=prompt_tokens(sent, tools),
+                    tokens_out=tokens(replied), ms=None, messages=sent)
+        if calls:
+            first, *rest = calls
+            step.tool, step.input, step.result_preview = first.tool, first.input, first.result_preview
+            step.more_calls = rest
+        traj.steps.append(step)
+    last = msgs[-1] if msgs else None
+    finished = last is not None and last["role"] == "assistant" and not last.get("tool_calls")
+    tin, tout = traj.totals()
+    traj.summary = Summary(status or ("done" if finished else NO_ANSWER), len(traj.steps), tin, tout,
+                           tin + tout, _text(last.get("content")) if finished else None)
+    if not traj.steps:
+        traj.problems.append("no assistant turn in the messages: nothing to show as steps")
+    return traj
+
+
+def _as_dict(m) -> dict | None:
+    """A message as a plain dict; SDK message objects are dumped the way they are sent."""
+    if isinstance(m, dict):
+        return m
+    if hasattr(m, "model_dump"):
+        return m.model_dump(exclude_none=True)
+    return None
+
+
+def _call(tc, results: dict) -> Call:
+    tc = _as_dict(tc) or {}
+    fn = tc.get("function") or {}
+    raw = fn.get("arguments")
+    try:
+        args = json.loads(raw) if isinstance(raw, str) else raw
+    except ValueError:
+        args = raw  # arguments that are not JSON are shown as the model sent them
+    return Call(fn.get("name"), args, preview(results.get(tc.get("id"))))
+
+
+def _text(content) -> str | None:
+    if isinstance(content, list):
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return content
