@@ -48,6 +48,8 @@ class Course:
     grades_csv = property(lambda self: self.workspace / "grades.csv")
     work = property(lambda self: self.workspace / "work")  # per-worker gradebooks, results, logs
     results = property(lambda self: self.workspace / "work" / "results")
+    sample_cohort = property(lambda self: self.root / "autograder" / "sample_cohort")  # committed
+    demo_workspace = property(lambda self: self.root / "autograder" / "work" / "demo")
 
     def chapters(self) -> list[str]:
         """Chapter ids found in the source folder, in order."""

@@ -45,10 +45,14 @@ def grade_student(course: Course, student: str, chapters: list[str], limits: Lim
         started, message = time.monotonic(), ""
         # A stale autograded copy must never stand in for this run's result.
         shutil.rmtree(course.autograded / student / chapter, ignore_errors=True)
-        try:
-            log = nbgrader_run.run(Autograde, config, chapter, student)
-        except AutograderError as e:
-            log, message = str(e), str(e)
+        for _ in range(2):
+            try:
+                log, message = nbgrader_run.run(Autograde, config, chapter, student), ""
+                break
+            except AutograderError as e:
+                log, message = str(e), str(e)
+                if "didn't respond" not in message:  # only a kernel that never started is retried
+                    break
         _write_log(course.work / "logs" / student / f"{chapter}.log", log)
         try:
             record = results.build(course, student, chapter, gradebook.scores(db, student, chapter),

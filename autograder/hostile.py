@@ -261,9 +261,9 @@ GRADER_CASES = {
     "patch_builtins": (patch_builtins, Expect("zero", tampered=True)),
     "swallow_errors": (swallow_errors, Expect("zero", tampered=True)),
     "patch_code": (patch_code, Expect("zero", tampered=True)),
+    "always_equal": (always_equal, Expect("zero")),  # implied by shadow_names on other chapters
 }
 CHAPTER_CASES = {
-    "always_equal": (always_equal, Expect("zero")),
     "shadow_names": (shadow_names, Expect("zero")),
     "patch_workbook": (patch_workbook, Expect("zero", tampered=True)),
     "replace_modules": (replace_modules, Expect("zero", tampered=True)),

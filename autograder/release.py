@@ -95,7 +95,9 @@ def release(course: Course | None = None) -> list[str]:
                 lines.append(f"{'removed':8} {stale}")
         for chapter in chapters:
             lines += _sync(out / chapter, course.release / chapter)
-        if notebooks.write_if_changed(course.release / "README.md", README):
-            lines.append(f"{'updated':8} {course.release / 'README.md'}")
+        readme = course.release / "README.md"
+        existed = readme.exists()
+        if notebooks.write_if_changed(readme, README):
+            lines.append(f"{'updated' if existed else 'new':8} {readme}")
     summary = f"release: {len(chapters)} chapter(s) in {course.release}, {len(lines)} file(s) changed"
     return lines + [summary]

@@ -62,6 +62,7 @@ def nbgrader_config(course: Course | None = None, db: str | None = None,
         SafeExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades,
         AssignLatePenalties, CheckCellMetadata]
     c.SafeExecute.timeout = limits.cell_timeout
+    c.SafeExecute.startup_timeout = 120  # a busy machine can take long to start a kernel
     c.SafeExecute.notebook_timeout = limits.notebook_timeout
     c.SafeExecute.output_chars = limits.output_chars
     c.SafeExecute.memory_mb = limits.memory_mb

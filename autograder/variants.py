@@ -18,7 +18,7 @@ from autograder import notebooks, results
 from autograder.course import AutograderError, Course
 
 MARKER = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION[^\n]*\n?", re.M)
-MUTANT_NAME = re.compile(r"^(?P<exercise>[A-Za-z_][A-Za-z0-9_]*)-(?P<mistake>[a-z0-9_]+)\.py$")
+MUTANT_NAME = re.compile(r"^(?P<exercise>[A-Za-z_][A-Za-z0-9_]*)-(?P<mistake>[A-Za-z0-9_-]+)\.py$")
 
 
 def answer_ids(nb) -> list[str]:

@@ -1,0 +1,90 @@
+"""python -m autograder {release,collect,grade,feedback,export,report,check,demo,sample-cohort}."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from autograder.course import AutograderError, Course
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m autograder", description=__doc__.split(".")[0] + ".")
+    p.add_argument("--root", type=Path, default=None, help="course root (default: this repository)")
+    p.add_argument("--workspace", type=Path, default=None,
+                   help="where submissions, grades and feedback live (default: <root>/autograder)")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub.add_parser("release", help="build solutions/*.ipynb from .py and chapters/ with nbgrader")
+    c = sub.add_parser("collect", help="import submissions from a folder or an LMS zip")
+    c.add_argument("source", type=Path, help="folder or .zip")
+    c.add_argument("--skip-bad", action="store_true", help="collect what can be placed, list the rest")
+    g = sub.add_parser("grade", help="autograde collected submissions in parallel")
+    g.add_argument("--workers", type=int, default=2)
+    g.add_argument("--timeout", type=int, default=30, help="seconds per cell (default 30)")
+    g.add_argument("--student", action="append", help="only this student (repeatable)")
+    g.add_argument("--chapter", action="append", help="only this chapter (repeatable)")
+    f = sub.add_parser("feedback", help="HTML feedback per student and chapter (no hidden tests)")
+    f.add_argument("--workers", type=int, default=2)
+    e = sub.add_parser("export", help="write grades.csv")
+    e.add_argument("--out", type=Path, default=None)
+    sub.add_parser("report", help="summary table per chapter and exercise")
+    k = sub.add_parser("check", help="run a notebook's tests; exit 1 if one fails (students)")
+    k.add_argument("notebook", type=Path)
+    k.add_argument("--timeout", type=int, default=30, help="seconds per cell (default 30)")
+    d = sub.add_parser("demo", help="collect, grade, feedback, export and report the sample cohort")
+    d.add_argument("--workers", type=int, default=2)
+    sub.add_parser("sample-cohort", help="regenerate autograder/sample_cohort from the chapters")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    course = Course(root=args.root or Course().root,
+                    workspace=args.workspace or (args.root / "autograder" if args.root else None))
+    lines: list[str] = []
+    code = 0
+    if args.command == "release":
+        from autograder.release import release
+        lines = release(course)
+    elif args.command == "collect":
+        from autograder.collect import collect
+        lines = collect(course, args.source, skip_bad=args.skip_bad)
+    elif args.command == "grade":
+        from autograder.cohort import grade
+        from autograder.settings import Limits
+        if args.workers < 1 or args.timeout < 1:
+            raise AutograderError("--workers and --timeout must be at least 1")
+        grade(course, workers=args.workers, limits=Limits(cell_timeout=args.timeout),
+              students=args.student, chapters=args.chapter)
+    elif args.command == "feedback":
+        from autograder.feedback import feedback
+        lines = feedback(course, workers=args.workers)
+    elif args.command == "export":
+        from autograder.export import export
+        lines = export(course, args.out)
+    elif args.command == "report":
+        from autograder.export import report
+        lines = report(course)
+    elif args.command == "check":
+        from autograder.check import check
+        code, lines = check(args.notebook, timeout=args.timeout)
+    elif args.command == "demo":
+        from autograder.demo import demo
+        demo(course, workers=args.workers)
+    elif args.command == "sample-cohort":
+        from autograder.sample import regenerate
+        lines = regenerate(course)
+    print("\n".join(lines)) if lines else None
+    return code
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except AutograderError as e:
+        print(f"error: {e}", file=sys.stderr)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)

@@ -1,0 +1,88 @@
+"""`check NB`: run a student's notebook top to bottom and say which test cells fail, and why.
+
+Unlike `nbgrader validate` it exits non-zero when a test fails, ignores stderr noise the grader
+ignores too, survives infinite loops and crashes, and warns about edited test cells.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from nbgrader.utils import compute_checksum, is_locked
+
+from autograder import notebooks, results
+from autograder.course import AutograderError
+
+
+def _only_docstring(source: str) -> bool:
+    """A released hidden-test cell: a docstring and nothing else (the grader puts the tests back)."""
+    try:
+        body = ast.parse(source).body
+    except SyntaxError:
+        return False
+    return len(body) == 1 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+
+
+def _edited(nb) -> list[str]:
+    """Locked cells whose content no longer matches the checksum nbgrader gave them."""
+    out = []
+    for cell in nb.cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if meta.get("checksum") and is_locked(cell) and compute_checksum(cell) != meta["checksum"]:
+            out.append(meta.get("grade_id", "?"))
+    return out
+
+
+def run(path: Path, timeout: int = 30):
+    """Execute the notebook with the grader's protections; return the executed notebook."""
+    from autograder.execute import SafeExecute
+
+    nb = notebooks.read(path)
+    if not results.chapter_tests(nb):
+        raise AutograderError(f"{path} has no test cells: is it a chapter notebook?")
+    executor = SafeExecute(timeout=timeout, notebook_timeout=max(300, 10 * timeout),
+                           private_paths=[], memory_mb=0)
+    executor.preprocess(nb, {"metadata": {"path": str(Path(path).resolve().parent)}})
+    return nb
+
+
+def summarise(path: Path, nb, edited: list[str]) -> tuple[int, list[str]]:
+    """(exit code, lines): 0 when every test cell that ran passed."""
+    lines = [f"Checking {path}"]
+    failed = passed = 0
+    for cell in nb.cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        grade_id = meta.get("grade_id", "")
+        error = results.first_error(cell)
+        if meta.get("grade") and not meta.get("solution"):
+            if _only_docstring(cell.source):
+                lines.append(f"  ----  {grade_id}: hidden tests, run when your notebook is graded")
+            elif error is None:
+                passed += 1
+                lines.append(f"  PASS  {grade_id}")
+            else:
+                failed += 1
+                tag = "TODO" if error.startswith("NotImplementedError") else "FAIL"
+                lines.append(f"  {tag}  {grade_id}: {error}")
+        elif meta.get("solution") and error:
+            lines.append(f"  note  your cell {grade_id!r} raised {error}")
+    for grade_id in edited:
+        lines.append(f"  note  you edited the locked cell {grade_id!r}; the grader uses its own copy")
+    events = nb.metadata.get("autograder", {}).get("events", [])
+    for e in events:
+        if e["kind"] in ("timeout", "unresponsive", "dead_kernel", "notebook_timeout"):
+            lines.append(f"  note  {e['detail']} (cell {e['cell']})")
+    total = passed + failed
+    lines.append(f"{passed} of {total} test cell(s) passed." if failed else
+                 f"All {total} test cell(s) passed.")
+    return (1 if failed else 0), lines
+
+
+def check(path: Path | str, timeout: int = 30) -> tuple[int, list[str]]:
+    """Run the notebook's tests; return (exit code, lines to print)."""
+    path = Path(path)
+    if path.suffix != ".ipynb":
+        raise AutograderError(f"{path} is not a notebook (.ipynb)")
+    edited = _edited(notebooks.read(path))
+    return summarise(path, run(path, timeout), edited)

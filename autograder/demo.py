@@ -1,0 +1,31 @@
+"""`demo` (`make grade`): collect -> grade -> feedback -> export -> report on the sample cohort."""
+
+from __future__ import annotations
+
+import shutil
+
+from autograder import cohort, collect, export, feedback
+from autograder.course import AutograderError, Course
+from autograder.settings import Limits
+
+
+def demo(course: Course, workers: int = 2, out=print) -> None:
+    """Run the whole pipeline in autograder/work/demo/, leaving the real workspace alone."""
+    if not course.sample_cohort.is_dir():
+        raise AutograderError(f"no sample cohort in {course.sample_cohort}: "
+                              "run `python -m autograder sample-cohort`")
+    demo_course = course.with_workspace(course.demo_workspace)
+    shutil.rmtree(demo_course.workspace, ignore_errors=True)
+    _show("collect", collect.collect(demo_course, course.sample_cohort), out)
+    out("== grade")
+    cohort.grade(demo_course, workers=workers, limits=Limits(cell_timeout=10, notebook_timeout=120))
+    _show("feedback", feedback.feedback(demo_course, workers), out)
+    _show("export", export.export(demo_course), out)
+    _show("report", export.report(demo_course), out)
+    out(f"Demo workspace: {demo_course.workspace} (grades.csv, feedback/, autograded/, gradebook.db)")
+
+
+def _show(title: str, lines: list[str], out) -> None:
+    out(f"== {title}")
+    for line in lines:
+        out(line)

@@ -1,0 +1,101 @@
+"""What the quality gates in tests/ run on: every chapter of the course, plus the pilot chapter.
+
+All gate submissions of all chapters are graded in one parallel batch, in a throwaway course
+that links to the real chapter folders (read-only) and releases them afresh.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from autograder import hostile, notebooks, variants
+from autograder.course import REPO, Course
+from autograder.release import build_release
+from autograder.settings import Limits
+
+PILOT = Course(root=REPO / "tests" / "pilot")
+GATE_LIMITS = Limits(cell_timeout=30, notebook_timeout=300)
+MUTANT_LIMITS = Limits(cell_timeout=10, notebook_timeout=120)  # a mutant may loop forever
+HOSTILE_LIMITS = Limits(cell_timeout=10, notebook_timeout=120)
+SHORT_LIMITS = Limits(cell_timeout=3, notebook_timeout=60)
+
+
+def courses() -> list[Course]:
+    """The repository's course (when it has chapters) and the pilot course."""
+    repo = Course()
+    return ([repo] if repo.chapters() else []) + [PILOT]
+
+
+def chapters() -> list[tuple[Course, str]]:
+    return [(course, chapter) for course in courses() for chapter in course.chapters()]
+
+
+def hostile_cases(course: Course, chapter: str) -> dict:
+    """Grader cases run on the pilot (GATES_HOSTILE=all: on every chapter); chapter cases everywhere."""
+    if course == PILOT or os.environ.get("GATES_HOSTILE") == "all":
+        return hostile.CASES
+    return hostile.CHAPTER_CASES
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One gate submission and what it must score."""
+
+    chapter: str
+    kind: str  # solution | stub | mutant | hostile
+    name: str  # mutant or hostile case name ("" otherwise)
+    expect: hostile.Expect | None = None  # hostile only
+
+    @property
+    def student(self) -> str:
+        return f"{self.chapter}--{self.kind}" + (f"--{self.name}" if self.name else "")
+
+    @property
+    def exercise(self) -> str:
+        return variants.MUTANT_NAME.match(self.name + ".py").group("exercise") if self.kind == "mutant" else ""
+
+
+def plan() -> list[tuple[Course, Submission]]:
+    """Every gate submission of every chapter (cheap: nothing is built yet)."""
+    out = []
+    for course, chapter in chapters():
+        out += [(course, Submission(chapter, "solution", "")), (course, Submission(chapter, "stub", ""))]
+        out += [(course, Submission(chapter, "mutant", m)) for m in variants.mutants(course, chapter)]
+        out += [(course, Submission(chapter, "hostile", name, expect))
+                for name, (_, expect) in hostile_cases(course, chapter).items()]
+    return out
+
+
+def gate_course(root: Path) -> Course:
+    """A course in `root` whose solutions and mutants link to every gated chapter's folders."""
+    gate = Course(root=root)
+    gate.source.mkdir(parents=True)
+    gate.mutants.mkdir(parents=True)
+    for course, chapter in chapters():
+        (gate.source / chapter).symlink_to(course.source / chapter, target_is_directory=True)
+        if (course.mutants / chapter).is_dir():
+            (gate.mutants / chapter).symlink_to(course.mutants / chapter, target_is_directory=True)
+    gate.release.mkdir()
+    build_release(gate, gate.release)
+    return gate
+
+
+def build(gate: Course, todo: list[tuple[Course, Submission]]) -> dict[str, Limits]:
+    """Write every submission into the gate course; return the per-student time limits."""
+    limits = {}
+    for _, sub in todo:
+        if sub.kind == "solution":
+            nb = notebooks.read(gate.solution_ipynb(sub.chapter))
+        elif sub.kind == "stub":
+            nb = variants.stub(gate, sub.chapter)
+        elif sub.kind == "mutant":
+            nb = variants.mutant(gate, sub.chapter, sub.name)
+        else:
+            nb = hostile.CASES[sub.name][0](gate, sub.chapter)
+        variants.save(nb, gate.submitted / sub.student / sub.chapter / f"{sub.chapter}.ipynb")
+        limits[sub.student] = (GATE_LIMITS if sub.kind in ("solution", "stub") else
+                               MUTANT_LIMITS if sub.kind == "mutant" else
+                               SHORT_LIMITS if sub.expect.short_timeout else HOSTILE_LIMITS)
+    return limits

@@ -1,0 +1,133 @@
+"""Gates that grade: solutions get full marks, stubs get 0, every mutant loses points on its own
+exercise only, hostile submissions get the right score in bounded time, feedback hides hidden tests.
+
+Every submission of every chapter is graded once, in one parallel batch (a session fixture).
+"""
+
+import html
+import io
+import os
+import re
+import time
+
+import pytest
+
+from autograder import cohort, feedback_filter, gates, notebooks
+
+pytestmark = pytest.mark.slow
+PLAN = gates.plan()
+WORKERS = int(os.environ.get("GATES_WORKERS", "2"))
+
+
+@pytest.fixture(scope="session")
+def graded(tmp_path_factory):
+    """student -> result record, for every gate submission; also the gate course and timing."""
+    gate = gates.gate_course(tmp_path_factory.mktemp("gates") / "course")
+    limits_for = gates.build(gate, PLAN)
+    started = time.monotonic()
+    log = io.StringIO()
+    records = cohort.grade(gate, workers=WORKERS, limits=gates.GATE_LIMITS, limits_for=limits_for, out=log)
+    seconds = time.monotonic() - started
+    print(f"\ngates: graded {len(records)} notebooks in {seconds:.0f} s with {WORKERS} workers")
+    return {"course": gate, "records": {r["student"]: r for r in records}, "seconds": seconds, "log": log}
+
+
+def _pick(kind):
+    subs = [s for _, s in PLAN if s.kind == kind]
+    return pytest.mark.parametrize("sub", subs, ids=[s.student for s in subs])
+
+
+def _scores(record):
+    return {t: f"{v['score']:g}/{v['max']:g}" + (f" ({v['error']})" if v["error"] else "")
+            for t, v in record["tests"].items()}
+
+
+def _record(graded, sub):
+    record = graded["records"][sub.student]
+    assert record["status"] != "error", f"{sub.student} could not be graded: {record['message']}"
+    return record
+
+
+@_pick("solution")
+def test_solution_gets_full_marks_without_stderr(graded, sub):
+    record = _record(graded, sub)
+    lost = {t: s for t, s in _scores(record).items() if record["tests"][t]["score"] < record["tests"][t]["max"]}
+    assert not lost, f"{sub.chapter}: the solution notebook loses points: {lost}"
+    assert record["status"] == "ok", f"{sub.chapter}: {record['status']}: {record['events']}"
+    noisy = [e["grade_id"] for e in record["events"] if e["kind"] == "stderr"]
+    assert not noisy, f"{sub.chapter}: test cells {noisy} write to stderr; keep tests and solutions quiet"
+    assert not record["tamper"], f"{sub.chapter}: the guard restored {record['tamper']} for the solution"
+
+
+@_pick("stub")
+def test_untouched_release_gets_zero_on_every_test(graded, sub):
+    record = _record(graded, sub)
+    passing = [t for t, v in record["tests"].items() if v["score"] > 0]
+    assert not passing, (f"{sub.chapter}: tests {passing} give points to the untouched stubs; "
+                         "every graded test must call the student's code")
+
+
+@_pick("mutant")
+def test_mutant_loses_points_on_its_exercise_only(graded, sub):
+    record = _record(graded, sub)
+    own = record["exercises"][sub.exercise]
+    assert own["score"] < own["max"], (
+        f"mutant {sub.chapter}/{sub.name} keeps all {own['max']:g} points of {sub.exercise}: "
+        f"its tests do not catch this mistake. Scores: {_scores(record)}")
+    others = {e: v for e, v in record["exercises"].items() if e != sub.exercise and v["score"] < v["max"]}
+    assert not others, (f"mutant {sub.chapter}/{sub.name} also loses points on {sorted(others)}: "
+                        f"an exercise's tests must not depend on another exercise's answer. "
+                        f"Scores: {_scores(record)}")
+
+
+@_pick("hostile")
+def test_hostile_submission_gets_the_right_score(graded, sub):
+    record = _record(graded, sub)
+    expect = sub.expect
+    first = next(iter(record["exercises"]))
+    for exercise, v in record["exercises"].items():
+        want = (v["max"] if expect.score == "full" else 0.0 if expect.score == "zero" else
+                0.0 if exercise == first else v["max"])
+        assert v["score"] == want, (f"{sub.student}: {exercise} scored {v['score']:g}, expected {want:g}. "
+                                    f"Scores: {_scores(record)}; events: {record['events']}")
+    assert record["status"] == expect.status, f"{sub.student}: status {record['status']}: {record['events']}"
+    if expect.tampered:
+        assert record["tamper"], f"{sub.student}: the grader did not report the tampering it undid"
+    limit = gates.SHORT_LIMITS if expect.short_timeout else gates.HOSTILE_LIMITS
+    assert record["seconds"] < limit.notebook_timeout + 30, f"{sub.student} took {record['seconds']} s"
+
+
+def test_hostile_outputs_stay_small_and_secrets_stay_hidden(graded):
+    gate = graded["course"]
+    for sub in [s for _, s in PLAN if s.kind == "hostile" and s.name in ("huge_output", "read_solutions")]:
+        path = gate.autograded / sub.student / sub.chapter / f"{sub.chapter}.ipynb"
+        assert path.stat().st_size < 2_000_000, f"{path} is {path.stat().st_size} bytes"
+        if sub.name == "read_solutions":
+            assert "LEAKED" not in path.read_text(), f"{sub.student} read a private file while graded"
+
+
+def test_feedback_hides_hidden_tests(graded):
+    """Feedback says which test failed and why; it never shows hidden test code."""
+    from nbgrader.converters import GenerateFeedback
+
+    from autograder import nbgrader_run
+    from autograder.settings import nbgrader_config
+
+    gate = graded["course"]
+    subs = [s for _, s in PLAN if s.kind == "stub" or (s.kind == "hostile" and s.name == "os_exit")]
+    for sub in subs[:3]:
+        nbgrader_run.run(GenerateFeedback, nbgrader_config(gate), sub.chapter, sub.student)
+        page = (gate.feedback / sub.student / sub.chapter / f"{sub.chapter}.html").read_text()
+        text = html.unescape(re.sub(r"<[^>]+>", "", page))  # code is split into highlighted spans
+        secret = feedback_filter.hidden_lines(notebooks.read(gate.solution_ipynb(sub.chapter)))
+        leaked = [line for line in secret if line in text]
+        assert not leaked, f"feedback for {sub.student} shows hidden test code: {leaked[:3]}"
+        assert "BEGIN HIDDEN TESTS" not in text
+        assert re.search(r"(NotImplementedError|DeadKernelError|CellNotRun)", text), (
+            f"feedback for {sub.student} does not say why its tests failed")
+
+
+def test_gate_suite_stays_fast(graded):
+    per = graded["seconds"] / max(1, len(graded["records"]))
+    print(graded["log"].getvalue().splitlines()[-1])
+    assert per < 10, f"grading takes {per:.1f} s per gate notebook"
