@@ -55,7 +55,7 @@ def test_timeout_after_success_is_ambiguous_and_a_retry_with_the_key_is_safe():
 
 def test_a_retry_with_a_new_key_after_a_timeout_refunds_twice():
     pay = Payments(script=["timeout"])
-    with pytest.raises(TimeoutError):  # PaymentTimeout is a TimeoutError
+    with pytest.raises(TimeoutError):  # PaymentTimeout is the builtin TimeoutError
         pay.refund("A-1001", 2450, "attempt-1")
     pay.refund("A-1001", 2450, "attempt-2")
     assert pay.refunded("A-1001") == 4900 and len(pay.refunds) == 2
@@ -117,3 +117,14 @@ def test_state_is_per_instance():
     assert a.refunds == [] and a.refund.__self__ is a
     with pytest.raises(PaymentTimeout):
         a.refund("A-1001", 2450, "k")
+
+
+def test_a_private_copy_of_the_workbook_raises_a_timeout_the_callers_except_catches():
+    from workbook.checks import fresh
+
+    copy = fresh().payments
+    assert copy.Payments is not Payments
+    try:
+        copy.Payments(script=["timeout"]).refund("A-1001", 2450, "k")
+    except PaymentTimeout:  # the name a student's tool imported from the shared workbook
+        pass
