@@ -21,6 +21,11 @@ from workbook.scenarios.base import (
     rate_limit,
     server_error,
 )
+from workbook.scenarios.capstone import (  # chapter 11
+    capstone_lamps,
+    capstone_payment,
+    capstone_wander,
+)
 from workbook.scenarios.ch04_05 import (
     missing_order,
     refund_and_status,
@@ -69,6 +74,8 @@ CATALOGUE.update({f.__name__: f for f in (  # chapters 06-07
 CATALOGUE.update({f.__name__: f for f in (  # chapters 04-05
     two_refunds, refund_and_status, wrong_field_then_fix, missing_order)})
 CATALOGUE.update({f.__name__: f for f in (refund_then_check,)})  # chapters 08-09
+CATALOGUE.update({f.__name__: f for f in (  # chapter 11
+    capstone_lamps, capstone_payment, capstone_wander)})
 
 
 def get(name: str, **options) -> Scenario:
