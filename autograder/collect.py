@@ -44,19 +44,18 @@ def _place(rel: PurePosixPath, chapters: set[str]) -> tuple[str, str] | str:
     return student, chapter
 
 
-def _unwrap(root: Path) -> Path:
-    """Skip a single wrapping folder (`submissions/...`), as zips often have one."""
-    entries = [p for p in root.iterdir() if p.name not in SKIP and not p.name.startswith(".")]
-    if len(entries) == 1 and entries[0].is_dir() and not list(entries[0].glob("*.ipynb")):
-        inner = [p for p in entries[0].iterdir() if p.is_dir()]
-        if inner and not all(p.name in SKIP for p in inner):
-            return entries[0]
-    return root
-
-
 def plan(source: Path, chapters: list[str]) -> tuple[dict[tuple[str, str], Path], list[str]]:
     """Where each notebook under `source` goes, and the problems that stop the collection."""
-    root = _unwrap(source)
+    placed, problems = _plan(source, chapters)
+    entries = [p for p in source.iterdir() if p.name not in SKIP and not p.name.startswith(".")]
+    if problems and len(entries) == 1 and entries[0].is_dir():  # a wrapping folder, as zips often have
+        inner = _plan(entries[0], chapters)
+        if len(inner[1]) < len(problems):
+            return inner
+    return placed, problems
+
+
+def _plan(root: Path, chapters: list[str]) -> tuple[dict[tuple[str, str], Path], list[str]]:
     placed: dict[tuple[str, str], Path] = {}
     problems = []
     for path in sorted(root.rglob("*.ipynb")):
@@ -78,7 +77,7 @@ def plan(source: Path, chapters: list[str]) -> tuple[dict[tuple[str, str], Path]
             continue
         placed[where] = path
     if not placed and not problems:
-        problems.append(f"no notebooks found under {source}")
+        problems.append(f"no notebooks found under {root}")
     return placed, problems
 
 

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import nbformat
+from nbformat.reader import NotJSONError
 
 from autograder.course import AutograderError
 
@@ -23,8 +24,8 @@ def read(path: Path | str) -> nbformat.NotebookNode:
     try:
         with open(path, encoding="utf-8") as f:
             nb = nbformat.read(f, as_version=4)
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise AutograderError(f"{path} is not a notebook (not valid JSON: {e})") from None
+    except (json.JSONDecodeError, UnicodeDecodeError, NotJSONError):
+        raise AutograderError(f"{path} is not a notebook (not valid JSON)") from None
     except Exception as e:  # nbformat raises several kinds for a file that is JSON but not a notebook
         raise AutograderError(f"{path} is not a readable notebook ({type(e).__name__}: {e})") from None
     if not isinstance(nb.get("cells"), list):

@@ -111,7 +111,10 @@ _PLAIN = (type(None), bool, int, float, complex, str, bytes, tuple, list, dict, 
 def short(value, limit: int = 300) -> str:
     """repr() cut to `limit` characters, for readable messages."""
     text = repr(value)
-    return text if len(text) <= limit else text[: limit - 15] + f"... ({len(text)} chars)"
+    if len(text) <= limit:
+        return text
+    tail = f"... ({len(text)} chars)"
+    return text[: max(limit - len(tail), 10)] + tail
 
 
 def _shape_error(actual, expected, where: str) -> str | None:
