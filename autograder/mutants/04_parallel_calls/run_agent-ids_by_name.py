@@ -1,0 +1,18 @@
+def run_agent(client, model, question, tools, impl, max_steps=8, read_only=READ_ONLY):
+    """The agent loop: every tool call of a reply answered, by id, in one round."""
+    messages = [{"role": "user", "content": question}]
+    for step in range(1, max_steps + 1):
+        response = client.chat.completions.create(model=model, messages=messages, tools=tools)
+        choice = response.choices[0]
+        message = choice.message
+        messages.append(message.model_dump(exclude_none=True))
+        if not message.tool_calls:
+            if choice.finish_reason == "stop":
+                return AgentResult(message.content, "done", step)
+            return AgentResult(None, f"STOPPED: {choice.finish_reason}", step)
+        # Mistake: ids looked up by tool name; two calls of the same tool get the same id.
+        id_of = {call.function.name: call.id for call in message.tool_calls}
+        for call in message.tool_calls:
+            messages.append({"role": "tool", "tool_call_id": id_of[call.function.name],
+                             "content": observe(impl, call.function.name, call.function.arguments)})
+    return AgentResult(None, "STOPPED: step limit", max_steps)

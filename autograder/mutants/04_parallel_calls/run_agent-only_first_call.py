@@ -1,0 +1,17 @@
+def run_agent(client, model, question, tools, impl, max_steps=8, read_only=READ_ONLY):
+    """The agent loop: every tool call of a reply answered, by id, in one round."""
+    messages = [{"role": "user", "content": question}]
+    for step in range(1, max_steps + 1):
+        response = client.chat.completions.create(model=model, messages=messages, tools=tools)
+        choice = response.choices[0]
+        message = choice.message
+        messages.append(message.model_dump(exclude_none=True))
+        if not message.tool_calls:
+            if choice.finish_reason == "stop":
+                return AgentResult(message.content, "done", step)
+            return AgentResult(None, f"STOPPED: {choice.finish_reason}", step)
+        # Mistake: written for one call per reply; only the first call runs and is answered.
+        call = message.tool_calls[0]
+        messages.append({"role": "tool", "tool_call_id": call.id,
+                         "content": observe(impl, call.function.name, call.function.arguments)})
+    return AgentResult(None, "STOPPED: step limit", max_steps)

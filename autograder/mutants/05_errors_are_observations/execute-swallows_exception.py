@@ -1,0 +1,20 @@
+def execute(name, raw_args, impl):
+    """One tool call -> the text of its tool message: the JSON result, or an "ERROR: ..." observation."""
+    fn = impl.get(name)
+    if fn is None:
+        return f"ERROR: unknown tool {name!r}. Available tools: {', '.join(sorted(impl))}."
+    try:
+        args = json.loads(raw_args or "{}")
+    except json.JSONDecodeError as e:
+        return f"ERROR: the arguments of {name} are not valid JSON ({e}). Send one JSON object."
+    try:
+        validated = args_model(fn).model_validate(args)
+    except ValidationError as e:
+        problems = "; ".join(f"{'.'.join(map(str, err['loc']))}: {err['msg']}" if err["loc"] else err["msg"]
+                             for err in e.errors())
+        return f"ERROR: bad arguments for {name}: {problems}. Fix them and call {name} again."
+    try:
+        result = fn(**validated.model_dump())
+    except Exception:
+        result = None  # Mistake: the failure is swallowed; the model gets "null" and thinks all went well.
+    return json.dumps(result, ensure_ascii=False, default=str)
