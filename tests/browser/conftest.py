@@ -1,0 +1,76 @@
+"""Fixtures for the real-browser suite: one JupyterLab server and one Chromium for the session."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.browser.jupyter import (
+    ARTIFACTS,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    JupyterServer,
+    chapter_missing,
+    finished_chapter,
+    missing,
+    viewer_notebook,
+)
+
+
+@pytest.fixture(scope="session")
+def jupyter(tmp_path_factory):
+    """A running server whose root is a temp copy of chapters/ plus the viewer notebook."""
+    tmp = tmp_path_factory.mktemp("jupyter")
+    root = tmp / "root"
+    root.mkdir()
+    if chapter_missing() is None:
+        finished_chapter(root)
+    viewer_notebook(root)
+    server = JupyterServer(root, tmp)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if reason := missing():
+        # Only reached in CI (elsewhere the tests are skipped): .ci/run installs Chromium.
+        pytest.fail(f"the browser tests cannot run: {reason}")
+    from playwright.sync_api import expect, sync_playwright
+
+    expect.set_options(timeout=60_000)  # assertions wait as long as the page's own actions
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def page(browser, request):
+    """A fresh browser context per test; a failing test leaves a screenshot in test-artifacts/."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    pg = context.new_page()
+    pg.set_default_timeout(60_000)  # a kernel start and "Run All" on a busy 2-core CI machine
+    try:
+        yield pg
+    finally:
+        report = getattr(request.node, "rep_call", None)
+        if report is not None and report.failed:
+            ARTIFACTS.mkdir(exist_ok=True)
+            name = re.sub(r"[^\w.-]+", "_", request.node.name)
+            pg.screenshot(path=str(ARTIFACTS / f"FAILED-{name}.png"), full_page=True)
+        context.close()
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    setattr(item, f"rep_{report.when}", report)  # the page fixture reads it at teardown
+    return report

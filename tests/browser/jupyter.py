@@ -1,0 +1,167 @@
+"""Helpers for the real-browser tests: a JupyterLab server on a temp folder, notebooks to open."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parents[2]
+CHAPTERS = ROOT / "chapters"
+SOLUTIONS = ROOT / "solutions"
+ARTIFACTS = ROOT / "test-artifacts"
+CHAPTER = "01_one_step"  # the released chapter the suite opens
+CHROMIUM = "/usr/bin/chromium"  # Debian's package: tests never download a browser
+# Without the background-networking flags Chromium keeps dialling out, and this network refuses.
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+VIEWER_NOTEBOOK = "trace_viewer.ipynb"
+
+
+def missing() -> str | None:
+    """What the suite needs and this machine lacks, or None."""
+    if not Path(CHROMIUM).is_file():
+        return f"{CHROMIUM} is missing: `apt-get install chromium` (.ci/run does this in CI)"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "the playwright package is missing: `pip install -e '.[dev]'`"
+    return None
+
+
+def skip_reason() -> str | None:
+    """Why the suite is skipped here, or None. In CI nothing but SKIP_BROWSER skips it."""
+    if os.environ.get("SKIP_BROWSER", "").strip() not in ("", "0"):
+        return "SKIP_BROWSER is set"
+    if os.environ.get("CI"):
+        return None  # a missing browser in CI fails the suite (see the browser fixture)
+    return missing()
+
+
+def chapter_missing() -> str | None:
+    """Why the released chapter cannot be used, or None."""
+    for path in (CHAPTERS / CHAPTER / f"{CHAPTER}.ipynb", SOLUTIONS / CHAPTER / f"{CHAPTER}.ipynb"):
+        if not path.is_file():
+            return f"{path.relative_to(ROOT)} does not exist yet: run `make release`"
+    return None
+
+
+def finished_chapter(dest: Path) -> Path:
+    """Copy chapters/ to dest, filling CHAPTER's answer cells from solutions/: a finished notebook.
+
+    A released notebook stops at its first visible test (the stub raises), and "Run All" then
+    never reaches the quiz; a student who did the exercises gets there.
+    """
+    shutil.copytree(CHAPTERS, dest, dirs_exist_ok=True)
+    released = dest / CHAPTER / f"{CHAPTER}.ipynb"
+    nb = nbformat.read(released, as_version=4)
+    solution = nbformat.read(SOLUTIONS / CHAPTER / f"{CHAPTER}.ipynb", as_version=4)
+    answers = {c.metadata["nbgrader"]["grade_id"]: c.source for c in solution.cells
+               if c.metadata.get("nbgrader", {}).get("solution")}
+    filled = 0
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("solution") and meta.get("grade_id") in answers:
+            cell.source = answers[meta["grade_id"]]
+            filled += 1
+    assert filled, f"no answer cell of {released.name} matched one in solutions/"
+    nbformat.write(nb, released)
+    return released
+
+
+def viewer_notebook(dest: Path) -> Path:
+    """A small notebook showing the trajectory viewer and the token plot."""
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# Trajectory viewer"),
+        nbformat.v4.new_code_cell('from workbook import trace\n\ntrace.view(trace.sample("weather_and_math"))'),
+        nbformat.v4.new_code_cell('trace.plot_tokens(trace.sample("step_limit"))'),
+    ])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)",
+                                 "language": "python"}
+    path = dest / VIEWER_NOTEBOOK
+    nbformat.write(nb, path)
+    return path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class JupyterServer:
+    """`jupyter lab` on a temp root, with its config, data, runtime and settings in temp too."""
+
+    def __init__(self, root: Path, tmp: Path):
+        self.root, self.tmp = root, tmp
+        self.token = secrets.token_hex(16)
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.log = tmp / "jupyter.log"
+        self.proc: subprocess.Popen | None = None
+
+    def url(self, path: str) -> str:
+        return f"{self.base}/{path.lstrip('/')}{'&' if '?' in path else '?'}token={self.token}"
+
+    def start(self, timeout: float = 90) -> None:
+        dirs = {name: self.tmp / name for name in ("config", "data", "runtime", "ipython",
+                                                   "workspaces", "settings")}
+        for d in dirs.values():
+            d.mkdir(parents=True, exist_ok=True)
+        # No news/update toast over the notebook: it would cover what the test clicks.
+        notify = dirs["settings"] / "@jupyterlab" / "apputils-extension"
+        notify.mkdir(parents=True, exist_ok=True)
+        (notify / "notification.jupyterlab-settings").write_text(
+            json.dumps({"fetchNews": "false", "checkForUpdates": False}), encoding="utf-8")
+        env = {k: v for k, v in os.environ.items() if k not in ("WORKBOOK_PLAIN", "LLM_PROVIDER")}
+        env |= {"JUPYTER_CONFIG_DIR": str(dirs["config"]), "JUPYTER_DATA_DIR": str(dirs["data"]),
+                "JUPYTER_RUNTIME_DIR": str(dirs["runtime"]), "IPYTHONDIR": str(dirs["ipython"]),
+                "JUPYTER_PLATFORM_DIRS": "1"}
+        cmd = [sys.executable, "-m", "jupyterlab", "--allow-root", "--no-browser", "--ip", "127.0.0.1",
+               f"--port={self.port}", "--ServerApp.port_retries=0", f"--ServerApp.token={self.token}",
+               f"--ServerApp.root_dir={self.root}", f"--LabApp.workspaces_dir={dirs['workspaces']}",
+               f"--LabApp.user_settings_dir={dirs['settings']}"]
+        with self.log.open("wb") as log:
+            self.proc = subprocess.Popen(cmd, cwd=self.root, env=env, stdout=log,
+                                         stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"jupyter lab exited with {self.proc.returncode}:\n{self.tail()}")
+            try:
+                with urllib.request.urlopen(self.url("/api/status"), timeout=2):
+                    return
+            except (urllib.error.URLError, OSError):
+                time.sleep(0.25)  # polling a server that is still starting; nothing to wait on
+        self.stop()
+        raise RuntimeError(f"jupyter lab did not answer within {timeout:.0f} s:\n{self.tail()}")
+
+    def stop(self) -> None:
+        """Shut the server down (it stops its kernels), then make sure the process is gone."""
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        try:
+            req = urllib.request.Request(self.url("/api/shutdown"), method="POST")
+            urllib.request.urlopen(req, timeout=5).close()
+            self.proc.wait(timeout=20)
+        except (urllib.error.URLError, OSError, subprocess.TimeoutExpired):
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+
+    def tail(self, lines: int = 40) -> str:
+        text = self.log.read_text(encoding="utf-8", errors="replace") if self.log.exists() else ""
+        return "\n".join(text.splitlines()[-lines:])
