@@ -518,7 +518,8 @@ def call(name, args, **kwargs):
 
 
 def error_of(result, what):
-    assert type(result) is dict and "error" in result, f"{what}: expected {{'error': '...'}}, got {result!r}"
+    assert type(result) is dict and "error" in result, (
+        f"{what}: run_tool must return an error observation {{'error': '...'}}; got {result!r}")
     assert type(result["error"]) is str and result["error"].strip(), (
         f"{what}: the error must be a non-empty str, got {result['error']!r}")
     return result["error"]
@@ -535,36 +536,36 @@ assert order == {"order_id": "A-1001", "item": "Svet desk lamp", "total": 2450, 
     f"a valid call returns the tool's result; got {order!r}")
 
 # Unknown tool: every available name is listed.
-err = error_of(call("lookup_order", {"order_id": "A-1001"}, registry=reg), "unknown tool")
+err = error_of(call("lookup_order", {"order_id": "A-1001"}, registry=reg), "an unknown tool, lookup_order")
 assert all(n in err for n in reg), f"list every available tool ({sorted(reg)}) in the error; got {err!r}"
-error_of(call("lookup_order", "not even a dict", registry=reg), "unknown tool with bad arguments")
+error_of(call("lookup_order", "not even a dict", registry=reg), "an unknown tool with arguments that are not a dict")
 
 # Arguments must be exactly the parameters: nothing runs otherwise.
 shop.log.clear()
 err = error_of(call("txn_sum", {"category": "taxi", "month": "2026-09", "customer_id": "C-002"},
-                    registry=reg), "extra argument customer_id")
+                    registry=reg), "txn_sum with an extra argument customer_id (arguments must be exactly the parameters)")
 assert "customer_id" in err, f"name the argument that is not allowed (customer_id); got {err!r}"
 assert shop.log == [], ("an extra argument must be refused before the tool runs; "
                         f"the tool ran with {shop.log}")
-err = error_of(call("txn_sum", {"category": "taxi"}, registry=reg), "missing argument")
+err = error_of(call("txn_sum", {"category": "taxi"}, registry=reg), "txn_sum without its month argument")
 assert "month" in err, f"name the missing argument (month); got {err!r}"
 assert shop.log == [], f"a call with a missing argument must not run the tool; it ran: {shop.log}"
 for bad in ['{"category": "taxi", "month": "2026-09"}', None, ["taxi", "2026-09"]]:
-    error_of(call("txn_sum", bad, registry=reg), f"arguments {bad!r} that are not a dict")
+    error_of(call("txn_sum", bad, registry=reg), f"arguments {bad!r}, which are not a dict")
 assert shop.log == [], f"arguments that are not a dict must not run the tool; it ran: {shop.log}"
 
 # Types.
-err = error_of(call("txn_sum", {"category": "taxi", "month": 202609}, registry=reg), "month as an int")
+err = error_of(call("txn_sum", {"category": "taxi", "month": 202609}, registry=reg), "txn_sum with month=202609, an int where the parameter is a str")
 assert "month" in err, f"name the argument with the wrong type (month); got {err!r}"
 assert shop.log == [], f"an argument of the wrong type must be refused before the tool runs; it ran: {shop.log}"
-error_of(call("add", {"a": 2, "b": "3"}, registry=reg), "b given as a str")
-error_of(call("add", {"a": 2.5, "b": 3}, registry=reg), "a given as a float")
+error_of(call("add", {"a": 2, "b": "3"}, registry=reg), "add with b='3', a str where the parameter is an int")
+error_of(call("add", {"a": 2.5, "b": 3}, registry=reg), "add with a=2.5, a float where the parameter is an int")
 
 # Confirmation comes from the code, never from the model's arguments.
-err = error_of(call("card_block", {}, registry=reg), "card_block without confirmation")
+err = error_of(call("card_block", {}, registry=reg), "card_block without the customer's confirmation")
 assert "confirm" in err.lower(), f"say that the customer's confirmation is needed; got {err!r}"
 assert shop.card_blocked is False, "without confirmation the card must not be blocked"
-error_of(call("card_block", {"confirmed": True}, registry=reg), "card_block with confirmed in the model's arguments")
+error_of(call("card_block", {"confirmed": True}, registry=reg), "card_block with {'confirmed': True} in the model's arguments (only your code can confirm)")
 assert shop.card_blocked is False, (
     "the model cannot confirm for the customer: {'confirmed': True} in its arguments must not block the card")
 assert call("card_block", {}, confirmed=True, registry=reg) == {"status": "blocked"}, (
