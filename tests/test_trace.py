@@ -18,6 +18,7 @@ from workbook import scenarios, trace
 from workbook.fake_llm import FakeLLM
 from workbook.shop import Shop
 from workbook.trace import Trajectory, from_messages, read_jsonl, table, token_growth
+from workbook.trace.widget import step_fields
 
 # name -> (scenario, dialect, max_steps): one plain run, one with thoughts and parallel calls,
 # one stopped by its step limit.
@@ -285,7 +286,7 @@ def test_unknown_fields_are_kept_and_shown():
     assert traj.ok and traj.steps[0].extra == {"model": "qwen3:4b"}
     assert traj.summary.extra == {"cost_usd": 0.01}
     assert "qwen3:4b" in table(traj).text() and "<th>extra</th>" in table(traj).html()
-    assert ("model", "qwen3:4b") in trace.viewer.__globals__["step_fields"](traj, 0)
+    assert ("model", "qwen3:4b") in step_fields(traj, 0)
 
 
 # ---------------------------------------------------------------- table, growth, plot

@@ -20,7 +20,7 @@ from workbook.trace.messages import from_messages
 from workbook.trace.model import Call, Step, Summary, Trajectory
 from workbook.trace.reader import as_trajectory, read_jsonl
 from workbook.trace.render import Growth, Table, plot_tokens, table, token_growth
-from workbook.trace.viewer import Viewer, plain, to_html, view, viewer
+from workbook.trace.widget import Viewer, plain, to_html, view, viewer
 
 SAMPLES = Path(__file__).with_name("samples")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from workbook.trace.model import Call, Step, Summary, Trajectory, preview
+from workbook.trace.model import Call, Step, Summary, Trajectory, preview, text_of
 
 NO_ANSWER = "STOPPED: the messages end without a final answer"
 
@@ -52,7 +52,7 @@ def from_messages(messages, tools=None, status: str | None = None) -> Trajectory
     finished = last is not None and last["role"] == "assistant" and not last.get("tool_calls")
     tin, tout = traj.totals()
     traj.summary = Summary(status or ("done" if finished else NO_ANSWER), len(traj.steps), tin, tout,
-                           tin + tout, _text(last.get("content")) if finished else None)
+                           tin + tout, text_of(last.get("content")) if finished else None)
     if not traj.steps:
         traj.problems.append("no assistant turn in the messages: nothing to show as steps")
     return traj
@@ -78,7 +78,3 @@ def _call(tc, results: dict) -> Call:
     return Call(fn.get("name"), args, preview(results.get(tc.get("id"))))
 
 
-def _text(content) -> str | None:
-    if isinstance(content, list):
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return content

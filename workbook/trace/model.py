@@ -105,11 +105,16 @@ class Trajectory:
         return table(self).html()
 
 
+def text_of(content) -> str | None:
+    """A message's content as text: content parts keep their text ones, as providers read them."""
+    if isinstance(content, list):
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return content if content is None or isinstance(content, str) else str(content)
+
+
 def preview(value, limit: int = PREVIEW_CHARS) -> str | None:
-    """A tool result as a short one-string preview (None stays None)."""
-    if value is None:
-        return None
-    if isinstance(value, list):  # content parts: keep the text ones, as providers read them
-        value = "".join(p.get("text", "") for p in value if isinstance(p, dict))
-    text = value if isinstance(value, str) else str(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """A tool result as a short preview, cut with "…" (None stays None)."""
+    text = text_of(value)
+    if text is None or len(text) <= limit:
+        return text
+    return text[: limit - 1] + "…"

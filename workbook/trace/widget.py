@@ -1,11 +1,11 @@
-"""Step through a trajectory: an ipywidgets viewer, with a plain-text/HTML fallback."""
+"""The step-through viewer widget (ipywidgets), with its plain-text and HTML fallbacks."""
 
 from __future__ import annotations
 
 import html
 import json
 
-from workbook.trace.model import Step, Trajectory
+from workbook.trace.model import Step, Trajectory, text_of
 from workbook.trace.reader import as_trajectory
 from workbook.trace.render import fmt, footer, problems_html, step_status, table
 
@@ -56,9 +56,7 @@ def _message_lines(m: dict) -> tuple[str, list[str]]:
     lines = []
     if m.get("reasoning_content"):
         lines.append(f"(thinking) {m['reasoning_content']}")
-    content = m.get("content")
-    if isinstance(content, list):
-        content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    content = text_of(m.get("content"))
     if content:
         lines.append(str(content))
     for tc in m.get("tool_calls") or ():
@@ -91,10 +89,13 @@ def messages_html(step: Step) -> str:
 
 
 def step_html(traj: Trajectory, index: int) -> str:
-    rows = "".join(f"<div><b>{html.escape(k)}:</b> {html.escape(v)}</div>" if k not in (
-        "Tool result", "Answer") else f"<div><b>{html.escape(k)}:</b><pre>{html.escape(v)}</pre></div>"
-        for k, v in step_fields(traj, index))
-    return rows
+    """One step's fields as HTML; results and answers keep their line breaks."""
+    rows = []
+    for label, text in step_fields(traj, index):
+        body = f"<pre>{html.escape(text)}</pre>" if label in ("Tool result", "Answer") else (
+            " " + html.escape(text))
+        rows.append(f"<div><b>{html.escape(label)}:</b>{body}</div>")
+    return "".join(rows)
 
 
 def plain(traj) -> str:
