@@ -63,8 +63,10 @@ def summarise(path: Path, nb, edited: list[str]) -> tuple[int, list[str]]:
                 lines.append(f"  PASS  {grade_id}")
             else:
                 failed += 1
-                tag = "TODO" if error.startswith("NotImplementedError") else "FAIL"
-                lines.append(f"  {tag}  {grade_id}: {error}")
+                if error.startswith("NotImplementedError"):
+                    lines.append(f"  TODO  {grade_id}: not answered yet (the stub raises NotImplementedError)")
+                else:
+                    lines.append(f"  FAIL  {grade_id}: {error}")
         elif meta.get("solution") and error:
             lines.append(f"  note  your cell {grade_id!r} raised {error}")
     for grade_id in edited:

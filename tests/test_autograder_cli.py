@@ -146,7 +146,7 @@ def test_check_exit_codes(course, tmp_path):
     stub_path = variants.save(stub, tmp_path / "stub" / f"{CHAPTER}.ipynb")
     done = _cli("check", stub_path)
     assert done.returncode == 1
-    assert "TODO  parse_reply_tests: NotImplementedError" in done.stdout
+    assert "TODO  parse_reply_tests: not answered yet" in done.stdout
     assert "hidden tests, run when your notebook is graded" in done.stdout
     assert "you edited the locked cell 'add_tests'" in done.stdout
     assert json.loads(stub_path.read_text())["cells"], "check must not modify the notebook"

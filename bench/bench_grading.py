@@ -1,0 +1,105 @@
+"""Autograde seconds per submission: plain `nbgrader autograde` vs `grade --workers 1` vs `--workers 2`.
+
+The synthetic cohort is made from one chapter's own notebooks (solved, partial, untouched, mutants),
+so every way grades exactly the same notebooks. BENCH_STUDENTS (default 40) sets its size.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from autograder import cohort, gradebook, variants
+from autograder.course import Course
+from autograder.gates import PILOT
+from autograder.release import build_release
+from autograder.settings import Limits
+
+PLAIN_CONFIG = """\
+c = get_config()
+c.CourseDirectory.root = {root!r}
+c.CourseDirectory.source_directory = "solutions"
+c.CourseDirectory.release_directory = "chapters"
+c.CourseDirectory.submitted_directory = "plain/submitted"
+c.CourseDirectory.autograded_directory = "plain/autograded"
+c.CourseDirectory.db_url = "sqlite:///{root}/plain/gradebook.db"
+c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", ".*", "[0-9][0-9]_*.py"]
+"""
+
+
+def _course(root: Path) -> tuple[Course, str]:
+    """A throwaway course linking to the first real chapter (or the pilot), released afresh."""
+    real = Course()
+    source, chapter = (real, real.chapters()[0]) if real.chapters() else (PILOT, PILOT.chapters()[0])
+    course = Course(root=root)
+    course.source.mkdir(parents=True)
+    (course.source / chapter).symlink_to(source.source / chapter, target_is_directory=True)
+    if (source.mutants / chapter).is_dir():
+        course.mutants.mkdir(parents=True)
+        (course.mutants / chapter).symlink_to(source.mutants / chapter, target_is_directory=True)
+    course.release.mkdir()
+    build_release(course, course.release)
+    return course, chapter
+
+
+def _cohort(course: Course, chapter: str, size: int) -> list:
+    """`size` notebooks cycling through solved, partial, untouched and every mutant."""
+    first = variants.answer_ids(variants.stub(course, chapter))[:1]
+    kinds = [variants.solved(course, chapter), variants.solved(course, chapter, only=first),
+             variants.stub(course, chapter)]
+    kinds += [variants.mutant(course, chapter, m) for m in variants.mutants(course, chapter)]
+    return [kinds[i % len(kinds)] for i in range(size)]
+
+
+def _plain(course: Course, chapter: str, nbs: list) -> float:
+    """nbgrader's own CLI, as an instructor would run it without this repository's autograder."""
+    for i, nb in enumerate(nbs):
+        variants.save(nb, course.root / "plain" / "submitted" / f"s{i:03}" / chapter / f"{chapter}.ipynb")
+    (course.root / "nbgrader_config.py").write_text(PLAIN_CONFIG.format(root=str(course.root)))
+    env = dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""))
+    nbgrader = [sys.executable, "-m", "nbgrader"]
+    subprocess.run([*nbgrader, "generate_assignment", chapter, "--force"], cwd=course.root, env=env,
+                   check=True, capture_output=True)
+    started = time.monotonic()
+    subprocess.run([*nbgrader, "autograde", chapter, "--force"], cwd=course.root, env=env,
+                   check=True, capture_output=True)
+    return time.monotonic() - started
+
+
+def _ours(course: Course, chapter: str, nbs: list, workers: int) -> float:
+    shutil.rmtree(course.workspace, ignore_errors=True)
+    for i, nb in enumerate(nbs):
+        variants.save(nb, course.submitted / f"s{i:03}" / chapter / f"{chapter}.ipynb")
+    gradebook.ensure_assignments(course, [chapter])  # untimed, like generate_assignment above
+    started = time.monotonic()
+    cohort.grade(course, workers=workers, limits=Limits(cell_timeout=60), out=io.StringIO())
+    return time.monotonic() - started
+
+
+def main(size: int | None = None) -> None:
+    size = size or int(os.environ.get("BENCH_STUDENTS", "40"))
+    with tempfile.TemporaryDirectory(prefix="bench-grading-") as tmp:
+        course, chapter = _course(Path(tmp) / "course")
+        nbs = _cohort(course, chapter, size)
+        load = os.getloadavg()
+        timings = [("nbgrader autograde (plain)", _plain(course, chapter, nbs)),
+                   ("grade --workers 1", _ours(course, chapter, nbs, 1)),
+                   ("grade --workers 2", _ours(course, chapter, nbs, 2))]
+        after = os.getloadavg()
+    base = timings[0][1]
+    print(f"{size} submissions of {chapter}; {os.cpu_count()} CPUs; load average "
+          f"{load[0]:.2f} before, {after[0]:.2f} after\n")
+    print(f"| {'how':28} | {'total s':>8} | {'s / submission':>14} | {'speed-up':>8} |")
+    print(f"|{'-' * 30}|{'-' * 10}|{'-' * 16}|{'-' * 10}|")
+    for name, seconds in timings:
+        print(f"| {name:28} | {seconds:8.1f} | {seconds / size:14.2f} | {base / seconds:7.2f}x |")
+
+
+if __name__ == "__main__":
+    main()
