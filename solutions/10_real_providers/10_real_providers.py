@@ -1,0 +1,1129 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 10 · Real providers
+#
+# Every loop so far talked to the workbook's fake provider. This chapter points the same loop at
+# real ones: **Ollama** on your own machine, **DeepSeek** in the cloud, and **OpenAI**. All three
+# speak Chat Completions, so most of your code does not change — only the client does. But each
+# provider bends the format in its own way, and a loop written against one of them breaks on the
+# next: DeepSeek wants its reasoning back, Ollama quietly forgets your system prompt when the
+# conversation outgrows its context, `tool_choice` means three different things, and strict
+# schemas have rules of their own. At the end, Anthropic's Messages API sits beside Chat
+# Completions, and you convert a whole transcript from one format to the other.
+#
+# You rehearse all of it offline: the fake provider has a DeepSeek dialect and an Ollama dialect
+# that copy the real rules and error texts, and it can serve real HTTP on `127.0.0.1`, so the code
+# path you test is the one a live provider uses.
+#
+# **Learning goals.** After this chapter you can
+# - switch providers with one setting, and say where base URLs, keys and model names belong;
+# - keep DeepSeek's `reasoning_content` in the history, and recognise the 400 when it is lost;
+# - choose `tool_choice` per provider (and know why forcing a tool fails in thinking mode);
+# - make a tool definition fit strict mode;
+# - notice Ollama cutting your system prompt, and prevent it;
+# - write one `run_agent` that works on every provider;
+# - convert a transcript between Anthropic Messages and Chat Completions: `tool_use` /
+#   `tool_result`, `is_error`, `stop_reason`.
+#
+# **Time:** about 90 minutes.
+#
+# **Builds on:** 03 · The OpenAI wire format (tool calls, ids, the assistant turn, the 400s),
+# 05 · Errors are observations, 06 · Limits and stopping. What you need is restated below as given
+# code.
+
+# %% [markdown]
+# ## Given code from chapters 02–03
+#
+# The result object of every loop in this workbook, and `call_tool`: a tool's result, or an
+# `{"error": ...}` observation for an unknown tool or any exception. It never raises.
+
+# %% nbgrader={"grade": false, "grade_id": "given_chapter_03", "locked": true, "schema_version": 3, "solution": false}
+import copy
+import json
+from dataclasses import dataclass
+
+from workbook import scenarios
+from workbook.fake_llm import FakeLLM, prompt_tokens
+from workbook.shop import SCHEMAS, Shop
+
+
+@dataclass
+class AgentResult:
+    """How a run ended."""
+
+    answer: str | None  # the model's final text; None when the run was stopped
+    status: str  # "done", or a stop status such as "STOPPED: step limit"
+    steps: int  # how many times the model was called
+
+
+def call_tool(impl, name, args):
+    """Run impl[name](**args): the result, or {"error": ...} for an unknown tool or any exception."""
+    fn = impl.get(name)
+    if fn is None:
+        return {"error": f"unknown tool {name!r}; available tools: {', '.join(sorted(impl))}"}
+    try:
+        return fn(**args)
+    except Exception as e:  # a failing tool is news for the model, not a crash
+        return {"error": f"{type(e).__name__}: {e}"}
+
+
+# %% [markdown]
+# ## Part 1 · One loop, four providers
+#
+# Ollama, DeepSeek and OpenAI all accept `client.chat.completions.create(...)` from the `openai`
+# package. What differs is where the client connects, which key it sends and which model it asks
+# for. The workbook keeps those three things in **one place**, `workbook.providers`, and picks the
+# provider from one setting, `LLM_PROVIDER`:
+
+# %%
+from workbook.providers import PROVIDERS, describe, make_client
+
+print(f"{'LLM_PROVIDER':14}{'base_url':32}{'model':16}key from")
+for p in PROVIDERS.values():
+    print(f"{p.name:14}{p.base_url or '(SDK default)':32}{p.model:16}{p.key_var or '(none)'}")
+print()
+print("now:", describe())
+
+# %% [markdown]
+# - **ollama** runs on your machine. Its OpenAI-compatible endpoint is `/v1` on port 11434; it
+#   needs *some* API key in the request but ignores it. Nothing leaves your computer, so it is the
+#   only choice for private data. The course's default model, `qwen3:4b`, fits in 8 GB of memory.
+# - **deepseek** is a cloud provider with an OpenAI-compatible API at `https://api.deepseek.com`.
+#   It is cheap and strong at tool use, and it thinks out loud (Part 2). Its servers are in China:
+#   send it only public data — in this workbook, the shop's public knowledge-base pages.
+# - **openai**: the SDK's default URL, a key in `OPENAI_API_KEY`.
+#
+# Keys never go into a notebook or a repository. Put them in a `.env` file at the root of the
+# workbook (git ignores it) or in the environment:
+#
+# ```
+# # .env
+# LLM_PROVIDER=deepseek
+# DEEPSEEK_API_KEY=sk-...
+# # LLM_MODEL=deepseek-v4-pro      optional: another model of the same provider
+# # LLM_BASE_URL=http://...        optional: another server that speaks the same API
+# ```
+#
+# `make_client()` reads these settings and returns `(client, model)`. Your loop receives both and
+# never looks at `LLM_PROVIDER` itself: switching providers is a change of settings, not of code.
+#
+# ### The real HTTP path, offline
+#
+# A live client talks HTTP to a URL. The fake can do that too: `llm.serve()` starts a server on
+# `127.0.0.1` and gives you its URL. Point the `openai` provider settings at it, and
+# `make_client` builds exactly the client it would build for a real provider — real sockets, real
+# headers, a real `Authorization: Bearer` key.
+
+# %%
+llm = FakeLLM(scenarios.taxi_spending())
+with llm.serve() as base_url:
+    settings = {"LLM_PROVIDER": "openai", "LLM_BASE_URL": base_url, "OPENAI_API_KEY": "sk-not-a-real-key"}
+    client, model = make_client(env=settings, dotenv={})
+    print("client:", client.base_url, "model:", model)
+    response = client.chat.completions.create(
+        model=model, messages=[{"role": "user", "content": "How much did I spend on taxis in September?"}],
+        tools=[SCHEMAS["txn_sum"]])
+    print("reply: ", response.choices[0].message.tool_calls[0].function)
+
+# %% [markdown]
+# ## Part 2 · DeepSeek's thinking mode
+#
+# DeepSeek's models think before they answer, and the API returns that thinking in an extra field,
+# `reasoning_content`, beside `content`. Thinking mode is on by default. The fake's `"deepseek"`
+# dialect does the same:
+
+# %%
+scenario = scenarios.deepseek_thinking()
+llm = FakeLLM(scenario, dialect="deepseek")
+client = llm.client()
+messages = [{"role": "user", "content": scenario.question}]
+response = client.chat.completions.create(model="deepseek-flash", messages=messages,
+                                          tools=scenario.openai_tools())
+message = response.choices[0].message
+print("reasoning_content:", message.reasoning_content)
+print("tool_calls:       ", [(c.function.name, c.function.arguments) for c in message.tool_calls])
+print("usage:            ", response.usage)
+
+# %% [markdown]
+# The `openai` package does not know this field, but it keeps it: unknown fields of a reply live
+# in `message.model_extra` and can be read as attributes. Reply objects from other providers
+# simply do not have it, so read it with a default: `getattr(message, "reasoning_content", None)`.
+#
+# Here is the rule that breaks loops written for OpenAI: **when a turn used tools, its
+# `reasoning_content` must be sent back in every later request.** A loop that rebuilds the
+# assistant turn by hand, the way many tutorials do, loses the field — and the second step fails.
+# Run the cell and read the error (it is meant to fail):
+
+# %% tags=["raises-exception"]
+call = message.tool_calls[0]
+by_hand = {"role": "assistant", "content": message.content,
+           "tool_calls": [c.model_dump() for c in message.tool_calls]}  # reasoning_content is lost
+result = call_tool(Shop().tools(), call.function.name, json.loads(call.function.arguments))
+messages += [by_hand, {"role": "tool", "tool_call_id": call.id, "content": json.dumps(result)}]
+client.chat.completions.create(model="deepseek-flash", messages=messages, tools=scenario.openai_tools())
+
+# %% [markdown]
+# The first step worked and the second did not, which makes this bug easy to miss in a quick
+# test. Two ways out: keep `reasoning_content` in the assistant turn, or switch thinking off
+# (`extra_body={"thinking": {"type": "disabled"}}`) when your loop cannot keep it. DeepSeek has
+# changed this rule over time; the fake teaches the strict version, which is always safe.
+#
+# `message.model_dump(exclude_none=True)` (chapter 03) keeps the field, because it copies
+# everything the provider sent. But sooner or later you write the turn yourself: to save a
+# history as JSON (chapter 09), to move it to another provider, or to drop fields you do not want
+# to send back. That is the moment to decide, field by field, what goes back.
+
+# %% [markdown]
+# ## Exercise 1 — `assistant_turn` (3 points)
+#
+# Write `assistant_turn(message)`. `message` is the assistant message from the SDK
+# (`response.choices[0].message`) of any provider. Return a **plain dict** for the history with
+# exactly these keys:
+#
+# - `"role"`: `"assistant"`;
+# - `"content"`: `message.content` as it is (a string, or `None` when the reply only calls tools);
+# - `"tool_calls"` — **only when the message has tool calls**: a list with one plain dict per call,
+#   `{"id": ..., "type": "function", "function": {"name": ..., "arguments": ...}}`, in order, the
+#   arguments exactly the string the provider sent;
+# - `"reasoning_content"` — **only when the provider sent a non-empty one**.
+#
+# Nothing else: no `refusal`, `annotations`, `audio` or `None`-valued extras, and no SDK objects
+# (use `dict`s and `list`s all the way down).
+
+# %% nbgrader={"grade": false, "grade_id": "assistant_turn", "locked": false, "schema_version": 3, "solution": true}
+def assistant_turn(message):
+    """The assistant message as a plain dict for the history, with DeepSeek's reasoning kept."""
+    ### BEGIN SOLUTION
+    turn = {"role": "assistant", "content": message.content}
+    if message.tool_calls:
+        turn["tool_calls"] = [{"id": c.id, "type": "function",
+                               "function": {"name": c.function.name, "arguments": c.function.arguments}}
+                              for c in message.tool_calls]
+    reasoning = getattr(message, "reasoning_content", None)
+    if reasoning:
+        turn["reasoning_content"] = reasoning
+    return turn
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "assistant_turn_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+"""Visible tests: assistant_turn turns a DeepSeek reply with a tool call into a plain dict that keeps
+role, tool_calls and reasoning_content."""
+from workbook.checks import fresh
+
+wb = fresh()
+scenario = wb.scenarios.deepseek_thinking()
+llm = wb.fake_llm.FakeLLM(scenario, dialect="deepseek")
+reply = llm.client().chat.completions.create(
+    model="deepseek-flash", messages=[{"role": "user", "content": scenario.question}],
+    tools=scenario.openai_tools()).choices[0].message
+turn = assistant_turn(reply)
+assert type(turn) is dict, f"assistant_turn must return a plain dict, got {type(turn).__name__}"
+assert turn.get("role") == "assistant", f"the turn's role is 'assistant'; got {turn.get('role')!r}"
+assert type(turn.get("tool_calls")) is list and len(turn["tool_calls"]) == 1, (
+    f"keep the reply's tool call, as a list; got {turn.get('tool_calls')!r}")
+assert turn.get("reasoning_content") == "I need the taxi total for September 2026.", (
+    "keep DeepSeek's reasoning_content (getattr(message, 'reasoning_content', None)); "
+    f"got {turn.get('reasoning_content')!r}")
+print("assistant_turn: visible tests passed")
+
+# %% nbgrader={"grade": true, "grade_id": "assistant_turn_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+"""Hidden tests: assistant_turn gives exactly role/content/tool_calls/reasoning_content as plain
+data for OpenAI and DeepSeek replies, with and without tool calls, keeps every parallel call in
+order, and a DeepSeek loop built on it passes the second step."""
+### BEGIN HIDDEN TESTS
+import json
+
+from workbook.checks import fresh
+
+wb = fresh()
+
+
+def reply_of(scenario, dialect, messages=None):
+    llm = wb.fake_llm.FakeLLM(scenario, dialect=dialect)
+    messages = messages or [{"role": "user", "content": scenario.question}]
+    response = llm.client().chat.completions.create(model="m", messages=messages,
+                                                    tools=scenario.openai_tools())
+    return llm, response.choices[0].message, response.model_dump()["choices"][0]["message"]
+
+
+def turn_of(message):
+    try:
+        turn = assistant_turn(message)
+    except NotImplementedError:
+        raise
+    except Exception as e:
+        raise AssertionError(f"assistant_turn raised {type(e).__name__}: {e}") from None
+    assert type(turn) is dict, f"return a plain dict, got {type(turn).__name__}"
+    return turn
+
+
+def wire_calls(raw):
+    return [{"id": c["id"], "type": "function",
+             "function": {"name": c["function"]["name"], "arguments": c["function"]["arguments"]}}
+            for c in raw["tool_calls"]]
+
+
+# OpenAI dialect, two parallel calls: exactly role, content None, the calls as plain dicts.
+llm, msg, raw = reply_of(wb.scenarios.two_orders(), "openai")
+turn = turn_of(msg)
+assert set(turn) == {"role", "content", "tool_calls"}, (
+    f"an OpenAI tool-call reply gives exactly role, content and tool_calls; got keys {sorted(turn)}")
+assert turn["content"] is None, f"keep content as it is (None here); got {turn['content']!r}"
+assert type(turn["tool_calls"]) is list and all(type(c) is dict and type(c.get("function")) is dict
+                                               for c in turn["tool_calls"]), (
+    "tool_calls must be a list of plain dicts (not SDK objects), with 'function' a dict too")
+wb.checks.equal(turn["tool_calls"], wire_calls(raw), "the tool_calls",
+                "one {'id', 'type': 'function', 'function': {'name', 'arguments'}} per call, in order")
+
+# OpenAI dialect, a final answer: no tool_calls key, no reasoning.
+llm, msg, raw = reply_of(wb.scenarios.long_chat_small_context(), "openai")
+wb.checks.equal(turn_of(msg), {"role": "assistant", "content": raw["content"]}, "the turn of a final answer",
+                "leave out tool_calls when there are none, and every field the protocol does not need")
+
+# DeepSeek dialect: the reasoning is kept, for a tool call and for a final answer.
+llm, msg, raw = reply_of(wb.scenarios.two_orders(), "deepseek")
+wb.checks.equal(turn_of(msg), {"role": "assistant", "content": None, "tool_calls": wire_calls(raw),
+                               "reasoning_content": raw["reasoning_content"]}, "a DeepSeek tool-call turn")
+llm, msg, raw = reply_of(wb.scenarios.long_chat_small_context(), "deepseek")
+wb.checks.equal(turn_of(msg), {"role": "assistant", "content": raw["content"],
+                               "reasoning_content": raw["reasoning_content"]}, "a DeepSeek final turn")
+
+# A whole DeepSeek conversation built on assistant_turn gets past the second step.
+scenario = wb.scenarios.deepseek_thinking()
+llm = wb.fake_llm.FakeLLM(scenario, dialect="deepseek")
+client = llm.client(max_retries=0)
+messages = [{"role": "user", "content": scenario.question}]
+shop = wb.shop.Shop("C-001")
+for _ in range(3):
+    try:
+        msg = client.chat.completions.create(model="deepseek-flash", messages=messages,
+                                             tools=scenario.openai_tools()).choices[0].message
+    except Exception as e:
+        raise AssertionError(f"DeepSeek refused a history built with assistant_turn: {e}") from None
+    messages.append(turn_of(msg))
+    for call in msg.tool_calls or []:
+        result = shop.txn_sum(**json.loads(call.function.arguments))
+        messages.append({"role": "tool", "tool_call_id": call.id, "content": json.dumps(result)})
+assert msg.content == scenario.answer, f"the conversation should end with the answer; got {msg.content!r}"
+json.dumps(messages)  # plain data all the way down
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Part 3 · `tool_choice` is not the same everywhere
+#
+# `tool_choice` tells the model whether it may, must or must not call a tool. OpenAI defines four
+# values; the others support less:
+#
+# | `tool_choice` | OpenAI | DeepSeek, thinking on | DeepSeek, thinking off | Ollama `/v1` |
+# |---|---|---|---|---|
+# | `"auto"` (the default) | the model decides | ✓ | ✓ | the only behaviour |
+# | `"none"` | no tool calls | ✓ | ✓ | not supported |
+# | `"required"` | at least one call | **400** | ✓ | not supported |
+# | `{"type": "function", "function": {"name": N}}` | must call N | **400** | ✓ | not supported |
+#
+# So "force the model to call a tool" is a request you can make to OpenAI; to DeepSeek only with
+# thinking switched off for that request; and to Ollama not at all — there your loop has to cope
+# with a model that answers in text, or writes the call as text (chapter 05). DeepSeek's refusal:
+
+# %% tags=["raises-exception"]
+scenario = scenarios.two_orders()
+client = FakeLLM(scenario, dialect="deepseek").client(max_retries=0)
+client.chat.completions.create(model="deepseek-flash", messages=[{"role": "user", "content": scenario.question}],
+                               tools=scenario.openai_tools(), tool_choice="required")
+
+# %% [markdown]
+# Options the SDK does not know by name, like DeepSeek's `thinking` switch, go in `extra_body`:
+# the SDK merges that dict into the JSON body. The fake records the body as it arrived:
+
+# %%
+llm = FakeLLM(scenario, dialect="deepseek")
+llm.client().chat.completions.create(
+    model="deepseek-flash", messages=[{"role": "user", "content": scenario.question}],
+    tools=scenario.openai_tools(), tool_choice="required", extra_body={"thinking": {"type": "disabled"}})
+print({k: v for k, v in llm.requests[0].items() if k in ("tool_choice", "thinking")})
+
+# %% [markdown]
+# ## Exercise 2 — `request_options` (3 points)
+#
+# Write `request_options(provider, force_tool=False, thinking=True)`. It returns a **new dict** of
+# the extra keyword arguments to pass to `client.chat.completions.create(...)` for that provider:
+#
+# | `provider` | `force_tool=False` | `force_tool=True` |
+# |---|---|---|
+# | `"openai"` or `"fake"` | `{}` | `{"tool_choice": "required"}` |
+# | `"deepseek"` | `{"extra_body": {"thinking": {"type": T}}}`, where T is `"enabled"` if `thinking` else `"disabled"` | `{"tool_choice": "required", "extra_body": {"thinking": {"type": "disabled"}}}` (forcing a tool needs thinking off) |
+# | `"ollama"` | `{}` | `{}` (Ollama cannot force a tool call) |
+#
+# `thinking` matters only for DeepSeek. Any other provider name raises `ValueError` with a
+# message that lists the known ones.
+
+# %% nbgrader={"grade": false, "grade_id": "request_options", "locked": false, "schema_version": 3, "solution": true}
+def request_options(provider, force_tool=False, thinking=True):
+    """Extra keyword arguments for chat.completions.create, per provider."""
+    ### BEGIN SOLUTION
+    if provider in ("openai", "fake"):
+        return {"tool_choice": "required"} if force_tool else {}
+    if provider == "deepseek":
+        on = thinking and not force_tool  # forcing a tool is refused in thinking mode
+        options = {"extra_body": {"thinking": {"type": "enabled" if on else "disabled"}}}
+        if force_tool:
+            options["tool_choice"] = "required"
+        return options
+    if provider == "ollama":
+        return {}  # no tool_choice on Ollama's OpenAI-compatible API
+    raise ValueError(f"unknown provider {provider!r}; known: openai, fake, deepseek, ollama")
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "request_options_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+"""Visible tests: request_options forces a tool on OpenAI with tool_choice="required", and its
+DeepSeek options for a forced tool are accepted by the DeepSeek fake."""
+from workbook.checks import fresh
+
+wb = fresh()
+got = request_options("openai", force_tool=True)
+wb.checks.equal(got, {"tool_choice": "required"}, 'request_options("openai", force_tool=True)')
+options = request_options("deepseek", force_tool=True)
+assert type(options) is dict, f"return a dict of keyword arguments, got {type(options).__name__}"
+scenario = wb.scenarios.two_orders()
+llm = wb.fake_llm.FakeLLM(scenario, dialect="deepseek")
+try:
+    llm.client(max_retries=0).chat.completions.create(
+        model="deepseek-flash", messages=[{"role": "user", "content": scenario.question}],
+        tools=scenario.openai_tools(), **options)
+except Exception as e:
+    raise AssertionError(f"DeepSeek refused request_options('deepseek', force_tool=True) = {options!r}: {e}") from None
+assert llm.requests[0].get("tool_choice") == "required", "forcing a tool on DeepSeek still sends tool_choice='required'"
+print("request_options: visible tests passed")
+
+# %% nbgrader={"grade": true, "grade_id": "request_options_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+"""Hidden tests: every provider and flag combination gives exactly the table's options, as a new
+dict each time; DeepSeek accepts all of them and thinking is off whenever a tool is forced; Ollama
+never gets tool_choice; an unknown provider raises ValueError."""
+### BEGIN HIDDEN TESTS
+from workbook.checks import fresh
+
+wb = fresh()
+
+
+def options_for(*args, **kwargs):
+    try:
+        got = request_options(*args, **kwargs)
+    except NotImplementedError:
+        raise
+    except Exception as e:
+        raise AssertionError(f"request_options{args} raised {type(e).__name__}: {e}") from None
+    assert type(got) is dict, f"request_options{args} must return a dict, got {type(got).__name__}"
+    return got
+
+
+on, off = {"extra_body": {"thinking": {"type": "enabled"}}}, {"extra_body": {"thinking": {"type": "disabled"}}}
+table = {
+    ("openai", False, True): {}, ("openai", True, True): {"tool_choice": "required"},
+    ("fake", False, True): {}, ("fake", True, False): {"tool_choice": "required"},
+    ("openai", False, False): {},
+    ("deepseek", False, True): on, ("deepseek", False, False): off,
+    ("deepseek", True, True): {"tool_choice": "required", **off},
+    ("deepseek", True, False): {"tool_choice": "required", **off},
+    ("ollama", False, True): {}, ("ollama", True, True): {}, ("ollama", True, False): {},
+}
+for (provider, force, thinking), want in table.items():
+    got = options_for(provider, force_tool=force, thinking=thinking)
+    wb.checks.equal(got, want, f"request_options({provider!r}, force_tool={force}, thinking={thinking})")
+wb.checks.equal(options_for("deepseek"), on, "request_options('deepseek') (thinking is on by default)")
+
+first = options_for("deepseek", force_tool=True)
+first["extra_body"]["thinking"]["type"] = "changed"
+first["tool_choice"] = "changed"
+wb.checks.equal(options_for("deepseek", force_tool=True), {"tool_choice": "required", **off},
+                "a second call after changing the first result", "return a new dict every time")
+
+scenario = wb.scenarios.two_orders()
+for force in (False, True):
+    for thinking in (False, True):
+        llm = wb.fake_llm.FakeLLM(scenario, dialect="deepseek")
+        options = options_for("deepseek", force_tool=force, thinking=thinking)
+        try:
+            llm.client(max_retries=0).chat.completions.create(
+                model="deepseek-flash", messages=[{"role": "user", "content": scenario.question}],
+                tools=scenario.openai_tools(), **options)
+        except Exception as e:
+            raise AssertionError(f"DeepSeek refused {options!r}: {e}") from None
+
+for bad in ("anthropic", "OpenAI", "", None):
+    with wb.checks.raises(ValueError, match="deepseek", what=f"request_options({bad!r})"):
+        request_options(bad)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Part 4 · Strict schemas
+#
+# A schema asks the model for arguments of a certain shape; it does not make it send them.
+# **Strict mode** does: the provider constrains the model's output to the schema, so the arguments
+# always parse and always match. OpenAI has it (`"strict": true` in the function definition), and
+# DeepSeek has it in beta (the same flag, through the `https://api.deepseek.com/beta` base URL).
+# The price is a stricter schema language:
+#
+# - `"strict": true` next to `name` and `parameters`;
+# - every object has `"additionalProperties": false`;
+# - **every** property is listed in `required` — an optional field becomes a required one that may
+#   be `null`: `{"type": ["integer", "null"]}`;
+# - no `minLength`, `maxLength`, `pattern`, `minItems`, `maxItems` (DeepSeek rejects them).
+#
+# The provider checks the schema when the request arrives and refuses one that does not fit. This
+# small checker lists what would be refused:
+
+# %%
+UNSUPPORTED = ("minLength", "maxLength", "pattern", "minItems", "maxItems")
+
+
+def strict_problems(tool):
+    """What keeps an OpenAI tool definition out of strict mode; [] when it fits."""
+    fn = tool["function"]
+    problems = [] if fn.get("strict") is True else ["'strict': true is missing"]
+
+    def walk(schema, where):
+        problems.extend(f"{where}: '{key}' is not allowed" for key in UNSUPPORTED if key in schema)
+        if schema.get("type") == "object":
+            if schema.get("additionalProperties") is not False:
+                problems.append(f"{where}: needs 'additionalProperties': false")
+            props = schema.get("properties", {})
+            loose = sorted(set(props) - set(schema.get("required", [])))
+            if loose:
+                problems.append(f"{where}: not in 'required': {', '.join(loose)}")
+            for name, sub in props.items():
+                walk(sub, f"{where}.{name}")
+
+    walk(fn.get("parameters", {}), fn["name"])
+    return problems
+
+
+search = {"type": "function", "function": {
+    "name": "rag_search", "description": "Search the shop's knowledge base.",
+    "parameters": {"type": "object", "properties": {
+        "query": {"type": "string", "minLength": 2},
+        "k": {"type": "integer", "description": "how many results, 1-8 (default 4)"}},
+        "required": ["query"]}}}
+print(strict_problems(search))
+
+strict_search = copy.deepcopy(search)
+fn = strict_search["function"]
+fn["strict"] = True
+params = fn["parameters"]
+params["additionalProperties"] = False
+params["required"] = ["query", "k"]
+del params["properties"]["query"]["minLength"]
+params["properties"]["k"]["type"] = ["integer", "null"]  # optional: required, but may be null
+print(strict_problems(strict_search))
+
+# %% [markdown]
+# Strict mode cuts argument errors (wrong names, wrong types, broken JSON) down to almost none,
+# which matters most for small models. It does not check *values*: a strict schema still lets a
+# model ask for `k = 500`, so the tool keeps its own checks (chapter 07).
+
+# %% [markdown]
+# ## Part 5 · Ollama forgets your system prompt
+#
+# A local model has a context window, and Ollama's default is small: 4096 tokens on most
+# machines. When a request is longer, Ollama does not refuse it. It **silently cuts the start of
+# the conversation** — and the start is your system prompt. The model then answers without its
+# instructions, and nothing tells you.
+#
+# The fake's `"ollama"` dialect does the same. Northwind's support prompt says "always sign your
+# answer"; after a long earlier chat, the same question gets a different answer:
+
+# %%
+scenario = scenarios.long_chat_small_context()
+system = {"role": "system", "content": scenario.system}
+history = scenarios.chat_history(80)
+question = {"role": "user", "content": scenario.question}
+
+for window in (4096, 16_384):
+    llm = FakeLLM(scenario, dialect="ollama", context_window=window)
+    sent = [system, *history, question]
+    response = llm.client().chat.completions.create(model="qwen3:4b", messages=sent)
+    print(f"window {window:>6}: sent {prompt_tokens(sent, None)} tokens, the model read "
+          f"{response.usage.prompt_tokens}; its first message: {llm.seen[0][0]['role']!r}")
+    print(f"               answer: {response.choices[0].message.content}")
+
+# %% [markdown]
+# `llm.seen` is what the model actually read. With a 4096-token window the system prompt is gone,
+# and so is the signature. Two clues you *can* see with a real Ollama: the reply's
+# `usage.prompt_tokens` is smaller than what you sent, and it sits right at the window size.
+#
+# What to do:
+# - give the model more context: start the server with `OLLAMA_CONTEXT_LENGTH=16384 ollama serve`
+#   (or set `num_ctx` in a Modelfile), then check the `CONTEXT` column of `ollama ps`. The course
+#   default is `qwen3:4b` with 16k. Larger windows cost memory, so do not just set 128k on a
+#   laptop;
+# - keep tool results short (chapter 06's truncation) and the history trimmed (a later chapter);
+# - count your own prompt before sending it, and compare it with `usage.prompt_tokens` after.
+#
+# An agent fills 4096 tokens in two or three steps: a couple of knowledge-base searches are
+# enough. The capstone (chapter 11) runs its "small local" model with a 16k window for that
+# reason.
+
+# %% [markdown]
+# ## Part 6 · One loop for every provider
+#
+# Put Parts 2–5 together and the loop from chapter 03 needs only a few changes to run anywhere:
+#
+# - an optional **system prompt**, as the first message;
+# - the assistant turn written as plain data **with `reasoning_content`** when there is one;
+# - the provider's **options** passed through to every request (`request_options(...)`);
+# - arguments treated as what they are on every OpenAI-compatible API: a JSON **string**.
+#   `json.loads` it, and check that you got an object (a dict): a model can send `[]` or `"A-1001"`.
+#   (Ollama's *native* API and Anthropic's send an object instead; through `/v1`, Ollama sends a
+#   string like everyone else.)
+
+# %% [markdown]
+# ## Exercise 3 — `run_agent` for any provider (4 points)
+#
+# Write `run_agent(client, model, question, tools, impl, system=None, max_steps=8, **options)`:
+#
+# - `messages` starts with `{"role": "system", "content": system}` when `system` is given, then the
+#   user's `question`;
+# - each step calls `client.chat.completions.create(model=model, messages=messages, tools=tools,
+#   **options)`;
+# - append the assistant turn as a plain dict, exactly as in Exercise 1 (keep `reasoning_content`);
+# - for each tool call, in order: parse `function.arguments` with `json.loads`. Not valid JSON →
+#   the result is `{"error": "..."}` saying the arguments are not valid JSON; valid JSON but not an
+#   object → `{"error": "..."}` saying the arguments must be a JSON object; otherwise
+#   `call_tool(impl, name, args)`. Append `{"role": "tool", "tool_call_id": call.id, "content":
+#   json.dumps(result, ensure_ascii=False, default=str)}`;
+# - no tool calls: `finish_reason == "stop"` → `AgentResult(content, "done", step)`; any other
+#   reason → `AgentResult(None, f"STOPPED: {finish_reason}", step)`;
+# - after `max_steps` model calls: `AgentResult(None, "STOPPED: step limit", max_steps)`.
+#
+# Write the assistant turn inside the loop (you may copy your Exercise 1 code): each exercise is
+# graded on its own.
+
+# %% nbgrader={"grade": false, "grade_id": "run_agent", "locked": false, "schema_version": 3, "solution": true}
+def run_agent(client, model, question, tools, impl, system=None, max_steps=8, **options):
+    """The chapter 03 loop, provider-neutral: system prompt, reasoning kept, options passed through."""
+    ### BEGIN SOLUTION
+    messages = [{"role": "system", "content": system}] if system else []
+    messages.append({"role": "user", "content": question})
+    for step in range(1, max_steps + 1):
+        response = client.chat.completions.create(model=model, messages=messages, tools=tools, **options)
+        choice = response.choices[0]
+        message = choice.message
+        turn = {"role": "assistant", "content": message.content}
+        if message.tool_calls:
+            turn["tool_calls"] = [{"id": c.id, "type": "function",
+                                   "function": {"name": c.function.name, "arguments": c.function.arguments}}
+                                  for c in message.tool_calls]
+        if getattr(message, "reasoning_content", None):
+            turn["reasoning_content"] = message.reasoning_content
+        messages.append(turn)
+        if not message.tool_calls:
+            if choice.finish_reason == "stop":
+                return AgentResult(message.content, "done", step)
+            return AgentResult(None, f"STOPPED: {choice.finish_reason}", step)
+        for call in message.tool_calls:
+            try:
+                args = json.loads(call.function.arguments)
+            except json.JSONDecodeError as e:
+                result = {"error": f"arguments are not valid JSON ({e}); send one JSON object"}
+            else:
+                if isinstance(args, dict):
+                    result = call_tool(impl, call.function.name, args)
+                else:
+                    result = {"error": f"arguments must be a JSON object with named fields, got {args!r:.60}"}
+            messages.append({"role": "tool", "tool_call_id": call.id,
+                             "content": json.dumps(result, ensure_ascii=False, default=str)})
+    return AgentResult(None, "STOPPED: step limit", max_steps)
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "run_agent_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+"""Visible tests: run_agent answers the two-month taxi question on the DeepSeek fake (thinking
+mode) in three model calls."""
+import dataclasses
+
+from workbook.checks import fresh
+
+wb = fresh()
+scenario = wb.scenarios.deepseek_thinking()
+llm = wb.fake_llm.FakeLLM(scenario, dialect="deepseek")
+shop = wb.shop.Shop("C-001")
+try:
+    result = run_agent(llm.client(max_retries=0), "deepseek-flash", scenario.question,
+                       scenario.openai_tools(), shop.tools(), max_steps=5)
+except NotImplementedError:
+    raise
+except Exception as e:
+    hint = " — keep reasoning_content in the assistant turn" if "reasoning_content" in str(e) else ""
+    raise AssertionError(f"run_agent raised {type(e).__name__}: {e}{hint}") from None
+assert dataclasses.is_dataclass(result) and type(result).__name__ == "AgentResult", (
+    f"run_agent must return an AgentResult, got {type(result).__name__}: {result!r}")
+assert shop.log, ("the tool never ran: function.arguments is a JSON string; json.loads it before "
+                  f"calling the tool. Got {result!r}")
+assert (result.answer, result.status, result.steps) == (scenario.answer, "done", 3), (
+    f"expected AgentResult({scenario.answer!r}, 'done', 3), got {result!r}")
+print("run_agent: visible tests passed")
+
+# %% nbgrader={"grade": true, "grade_id": "run_agent_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+"""Hidden tests: run_agent works over real HTTP on the DeepSeek dialect, sends the system prompt
+first and the options with every request, keeps reasoning_content, parses string arguments, turns
+broken or non-object arguments into observations, answers parallel calls, stops at max_steps and
+reports a non-"stop" finish_reason."""
+### BEGIN HIDDEN TESTS
+import dataclasses
+import json
+import types
+
+import openai
+
+from workbook.checks import fresh
+
+wb = fresh()
+
+
+class CappedClient:
+    """Passes chat.completions.create through to a real client, at most `cap` times."""
+
+    def __init__(self, client, cap):
+        self.client, self.cap, self.n = client, cap, 0
+        self.chat = types.SimpleNamespace(completions=types.SimpleNamespace(create=self.create))
+
+    def create(self, **kwargs):
+        self.n += 1
+        if self.n > self.cap:
+            raise AssertionError(f"the model was called more than {self.cap} times: does the loop stop at max_steps?")
+        return self.client.chat.completions.create(**kwargs)
+
+
+def run(client, scenario, impl, cap=12, **kwargs):
+    try:
+        r = run_agent(CappedClient(client, cap), "m-1", scenario.question, scenario.openai_tools(), impl, **kwargs)
+    except (NotImplementedError, AssertionError):
+        raise
+    except Exception as e:
+        hint = " — keep reasoning_content in the assistant turn" if "reasoning_content" in str(e) else ""
+        raise AssertionError(f"run_agent raised {type(e).__name__}: {e}{hint}") from None
+    assert dataclasses.is_dataclass(r) and type(r).__name__ == "AgentResult", (
+        f"run_agent must return an AgentResult, got {type(r).__name__}: {r!r}")
+    return r
+
+
+# Real HTTP, DeepSeek dialect, a system prompt and options.
+scenario = wb.scenarios.deepseek_thinking()
+llm = wb.fake_llm.FakeLLM(scenario, dialect="deepseek")
+shop = wb.shop.Shop("C-001")
+with llm.serve() as base_url:
+    client = openai.OpenAI(base_url=base_url, api_key="sk-test", max_retries=0)
+    r = run(client, scenario, shop.tools(), system="You are Northwind support.",
+            extra_body={"thinking": {"type": "enabled"}}, temperature=0)
+assert (r.answer, r.status, r.steps) == (scenario.answer, "done", 3), f"expected the answer in 3 steps; got {r!r}"
+assert shop.log == [("txn_sum", {"category": "taxi", "month": "2026-09"}),
+                    ("txn_sum", {"category": "taxi", "month": "2026-08"})], (
+    f"run each tool with its parsed arguments; the shop saw {shop.log}")
+first, last = llm.requests[0], llm.requests[-1]
+assert first["messages"][:2] == [{"role": "system", "content": "You are Northwind support."},
+                                 {"role": "user", "content": scenario.question}], (
+    f"start with the system prompt, then the question; sent {first['messages'][:2]!r}")
+for body in llm.requests:
+    assert body.get("model") == "m-1" and body.get("tools") == scenario.openai_tools(), "send model and tools every time"
+    assert body.get("thinking") == {"type": "enabled"} and body.get("temperature") == 0, (
+        "pass **options through to every create call")
+turns = [m for m in last["messages"] if m.get("role") == "assistant"]
+assert len(turns) == 2 and all(m.get("reasoning_content") for m in turns), (
+    "every earlier assistant turn goes back with its reasoning_content")
+assert all(type(m) is dict for m in last["messages"]), "messages must be plain dicts"
+assert [m.get("role") for m in last["messages"]] == ["system", "user", "assistant", "tool", "assistant", "tool"]
+wb.checks.is_type(json.loads(last["messages"][3]["content"]), dict, "the first tool result, parsed")
+
+# No system prompt: the conversation starts with the question. Parallel calls on DeepSeek.
+scenario = wb.scenarios.two_orders()
+llm = wb.fake_llm.FakeLLM(scenario, dialect="deepseek")
+r = run(llm.client(max_retries=0), scenario, wb.shop.Shop("C-001").tools())
+assert (r.answer, r.status, r.steps) == (scenario.answer, "done", 2), f"answer every parallel call; got {r!r}"
+assert llm.requests[0]["messages"] == [{"role": "user", "content": scenario.question}], (
+    "without a system prompt the first request holds only the question")
+
+# Ollama dialect: the system prompt goes first and the model follows it.
+scenario = wb.scenarios.long_chat_small_context()
+llm = wb.fake_llm.FakeLLM(scenario, dialect="ollama")
+r = run(llm.client(max_retries=0), scenario, {}, system=scenario.system)
+assert (r.answer, r.status, r.steps) == (scenario.answer, "done", 1), f"expected the signed answer; got {r!r}"
+
+# Broken JSON, and JSON that is not an object: error observations, then recovery.
+scenario = wb.scenarios.broken_json_then_fix()
+r = run(wb.fake_llm.FakeLLM(scenario).client(), scenario, wb.shop.Shop("C-001").tools())
+assert (r.answer, r.status, r.steps) == (scenario.answer, "done", 3), f"broken JSON is an observation; got {r!r}"
+
+S = wb.scenarios
+
+
+def array_args(conv):
+    if not conv.results:
+        return S.Reply(calls=(S.Call("get_order", '["A-1001"]'),))
+    if len(conv.results) == 1:
+        error = conv.last_error() or ""
+        return S.call("get_order", order_id="A-1001") if "object" in error.lower() else S.final("gave up")
+    return S.final(f"done: {conv.last_result}")
+
+
+scenario = S.Scenario("array_args", "Sends a JSON array as arguments.", array_args, ("get_order",), None,
+                      "Where is my order A-1001?")
+llm = wb.fake_llm.FakeLLM(scenario)
+r = run(llm.client(), scenario, wb.shop.Shop("C-001").tools())
+assert r.status == "done" and r.steps == 3 and "shipped" in (r.answer or ""), (
+    f"arguments that are not a JSON object must give an error saying so; got {r!r}")
+
+# The step limit and a cut-off reply.
+for max_steps in (2, 8):
+    scenario = S.never_finishes()
+    llm = wb.fake_llm.FakeLLM(scenario)
+    kwargs = {} if max_steps == 8 else {"max_steps": max_steps}
+    r = run(llm.client(), scenario, {"search_kb": lambda query: {"hits": []}}, cap=max_steps + 3, **kwargs)
+    assert (r.answer, r.status, r.steps, llm.calls) == (None, "STOPPED: step limit", max_steps, max_steps), (
+        f"with max_steps={max_steps}: AgentResult(None, 'STOPPED: step limit', {max_steps}) after "
+        f"{max_steps} calls; got {r!r} after {llm.calls} calls")
+cut = S.Scenario("cut", "Cut off.", lambda conv: S.final("Your taxi spend", finish_reason="length"),
+                 ("txn_sum",), None, "Taxi?")
+r = run(wb.fake_llm.FakeLLM(cut, dialect="deepseek").client(), cut, {})
+assert (r.answer, r.status, r.steps) == (None, "STOPPED: length", 1), f"'length' is not an answer; got {r!r}"
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### Your loop on three dialects
+#
+# The same function, unchanged, against the fake's three dialects — the DeepSeek one over real
+# HTTP, as a live provider would be reached.
+
+# %%
+import openai
+
+shop = Shop("C-001")
+runs = [("openai", scenarios.two_orders(), None),
+        ("deepseek", scenarios.deepseek_thinking(), None),
+        ("ollama", scenarios.long_chat_small_context(), scenarios.long_chat_small_context().system)]
+for dialect, scenario, system in runs:
+    llm = FakeLLM(scenario, dialect=dialect)
+    with llm.serve() as base_url:
+        client = openai.OpenAI(base_url=base_url, api_key="sk-not-a-real-key")
+        result = run_agent(client, "fake-model", scenario.question, scenario.openai_tools(), shop.tools(),
+                           system=system, max_steps=5, **request_options(dialect))
+    print(f"{dialect:9} {result.status:6} steps={result.steps}  {result.answer}")
+
+# %% [markdown]
+# ## Part 7 · Anthropic Messages, side by side
+#
+# Anthropic's Messages API has the same loop with different names, and a few real differences in
+# where things go. You met its tool definitions in chapter 03; here is the rest.
+#
+# | | Anthropic Messages | Chat Completions (OpenAI, DeepSeek, Ollama) |
+# |---|---|---|
+# | system prompt | the `system=` parameter, not a message | first message, role `system` |
+# | "run my tools" | `stop_reason == "tool_use"` | `finish_reason == "tool_calls"` |
+# | a tool call | a content block `{"type": "tool_use", "id": "toolu_…", "name", "input"}` | `tool_calls[i]`: `{"id": "call_…", "type": "function", "function": {"name", "arguments"}}` |
+# | arguments | `input`: an **object** | `arguments`: a JSON **string** |
+# | text before the call | a `text` block in the same `content` list | `content` beside `tool_calls` |
+# | a tool result | a block `{"type": "tool_result", "tool_use_id", "content"}` in the next **user** message | a message `{"role": "tool", "tool_call_id", "content"}` |
+# | several results | all blocks in **one** user message | one `tool` message per call |
+# | a failed tool | `"is_error": true` on the result block | no flag: say it in `content` (`"ERROR: …"`) |
+# | normal end | `stop_reason == "end_turn"` | `finish_reason == "stop"` |
+# | cut off | `"max_tokens"` | `"length"` |
+# | refused | `"refusal"` | `"content_filter"` |
+# | a stop sequence | `"stop_sequence"` | `"stop"` |
+# | a result missing | 400: "`tool_use` ids were found without `tool_result` blocks immediately after…" | 400: "An assistant message with 'tool_calls' must be followed by tool messages…" |
+#
+# The same failed look-up, in both formats. In Anthropic's, the error is a flag the model reads:
+
+# %%
+ANTHROPIC_SYSTEM = "You are Northwind support."
+ANTHROPIC_MESSAGES = [
+    {"role": "user", "content": "How much did I spend on taxis in September 2026?"},
+    {"role": "assistant", "content": [
+        {"type": "text", "text": "Let me look that up."},
+        {"type": "tool_use", "id": "toolu_01", "name": "txn_sum",
+         "input": {"category": "taxi", "month": "September 2026"}}]},
+    {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "toolu_01", "is_error": True,
+         "content": "ValueError: 'month' must look like YYYY-MM, e.g. 2026-09; got 'September 2026'"}]},
+]
+for m in ANTHROPIC_MESSAGES:
+    print(m)
+
+# %% [markdown]
+# In Chat Completions the same three turns are a user message, an assistant message with
+# `content` and `tool_calls`, and a `tool` message whose content says `ERROR: …` — there is no
+# flag, so the words carry it. That is why chapter 05 insisted on specific error texts.
+
+# %% [markdown]
+# ## Exercise 4 — `anthropic_to_openai` (4 points)
+#
+# Write `anthropic_to_openai(system, messages)`: it converts an Anthropic Messages transcript
+# (`system` is a string or `None`; `messages` as above) into a **new list** of Chat Completions
+# messages that a provider accepts:
+#
+# 1. A non-empty `system` becomes the first message, `{"role": "system", "content": system}`.
+# 2. A message whose `content` is a string is copied as `{"role": ..., "content": ...}`.
+# 3. An **assistant** message with blocks becomes one message: `content` is its `text` blocks'
+#    texts joined with `"\n"` (`None` if it has none), and, if it has `tool_use` blocks,
+#    `"tool_calls"`: one `{"id": block id, "type": "function", "function": {"name": ...,
+#    "arguments": json.dumps(input)}}` per block, in order.
+# 4. A **user** message with blocks becomes, in order: one `tool` message per `tool_result` block,
+#    `{"role": "tool", "tool_call_id": tool_use_id, "content": text}`, then — if it also has
+#    `text` blocks — one user message with their texts joined with `"\n"`. A result's `content`
+#    is a string or a list of `text` blocks (join their texts with `"\n"`); when the block has
+#    `"is_error": true`, the content becomes `"ERROR: " + text`.
+# 5. Other block types (for example `thinking`) are left out. Do not change the input.
+
+# %% nbgrader={"grade": false, "grade_id": "anthropic_to_openai", "locked": false, "schema_version": 3, "solution": true}
+def anthropic_to_openai(system, messages):
+    """An Anthropic Messages transcript -> Chat Completions messages."""
+    ### BEGIN SOLUTION
+    def texts(blocks):
+        return [b["text"] for b in blocks if b.get("type") == "text"]
+
+    out = [{"role": "system", "content": system}] if system else []
+    for m in messages:
+        content = m["content"]
+        if isinstance(content, str):
+            out.append({"role": m["role"], "content": content})
+        elif m["role"] == "assistant":
+            turn = {"role": "assistant", "content": "\n".join(texts(content)) or None}
+            calls = [{"id": b["id"], "type": "function",
+                      "function": {"name": b["name"], "arguments": json.dumps(b["input"], ensure_ascii=False)}}
+                     for b in content if b.get("type") == "tool_use"]
+            if calls:
+                turn["tool_calls"] = calls
+            out.append(turn)
+        else:
+            for b in content:
+                if b.get("type") == "tool_result":
+                    body = b.get("content", "")
+                    text = body if isinstance(body, str) else "\n".join(texts(body))
+                    out.append({"role": "tool", "tool_call_id": b["tool_use_id"],
+                                "content": f"ERROR: {text}" if b.get("is_error") else text})
+            if texts(content):
+                out.append({"role": "user", "content": "\n".join(texts(content))})
+    return out
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "anthropic_to_openai_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+"""Visible tests: anthropic_to_openai converts a successful taxi look-up into system, user,
+assistant (with tool_calls) and tool messages that the fake provider accepts and answers."""
+from workbook.checks import fresh
+
+wb = fresh()
+transcript = [
+    {"role": "user", "content": "How much did I spend on taxis in September?"},
+    {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_01", "name": "txn_sum",
+                                       "input": {"category": "taxi", "month": "2026-09"}}]},
+    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01",
+                                  "content": '{"category": "taxi", "month": "2026-09", "count": 2, "total_kzt": 5000}'}]},
+]
+got = anthropic_to_openai("You are Northwind support.", transcript)
+assert type(got) is list, f"return a list of messages, got {type(got).__name__}"
+roles = [m.get("role") for m in got if type(m) is dict]
+assert roles == ["system", "user", "assistant", "tool"], f"expected roles system, user, assistant, tool; got {roles}"
+scenario = wb.scenarios.taxi_spending()
+llm = wb.fake_llm.FakeLLM(scenario)
+try:
+    reply = llm.client(max_retries=0).chat.completions.create(model="m", messages=got, tools=scenario.openai_tools())
+except Exception as e:
+    raise AssertionError(f"the provider refused the converted transcript: {e}") from None
+assert reply.choices[0].message.content == scenario.answer, (
+    f"the model should read the result and answer {scenario.answer!r}; got {reply.choices[0].message.content!r}")
+print("anthropic_to_openai: visible tests passed")
+
+# %% nbgrader={"grade": true, "grade_id": "anthropic_to_openai_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+"""Hidden tests: anthropic_to_openai gives exactly the Chat Completions messages for text and
+tool_use blocks, several results in one user message, is_error, result content as blocks, mixed
+result and text, skipped thinking blocks and a missing system prompt; arguments are JSON strings;
+the input is unchanged; the model recovers from a converted error."""
+### BEGIN HIDDEN TESTS
+import copy
+import json
+
+from workbook.checks import fresh
+
+wb = fresh()
+
+
+def convert(system, messages):
+    before = copy.deepcopy(messages)
+    try:
+        got = anthropic_to_openai(system, messages)
+    except NotImplementedError:
+        raise
+    except Exception as e:
+        raise AssertionError(f"anthropic_to_openai raised {type(e).__name__}: {e}") from None
+    assert messages == before, "anthropic_to_openai must not change the transcript it was given"
+    assert type(got) is list, f"return a list, got {type(got).__name__}"
+    return got
+
+
+orders = [
+    {"role": "user", "content": "Where are my orders A-1001 and A-1002?"},
+    {"role": "assistant", "content": [
+        {"type": "thinking", "thinking": "Two look-ups.", "signature": "abc"},
+        {"type": "text", "text": "Checking both orders."},
+        {"type": "text", "text": "One moment."},
+        {"type": "tool_use", "id": "toolu_a", "name": "get_order", "input": {"order_id": "A-1001"}},
+        {"type": "tool_use", "id": "toolu_b", "name": "get_order", "input": {"order_id": "A-1002"}}]},
+    {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "toolu_a",
+         "content": [{"type": "text", "text": '{"order_id": "A-1001", "item": "Svet desk lamp",'},
+                     {"type": "text", "text": ' "status": "shipped"}'}]},
+        {"type": "tool_result", "tool_use_id": "toolu_b", "is_error": False,
+         "content": '{"order_id": "A-1002", "item": "Green tea, 200 g", "status": "processing"}'},
+        {"type": "text", "text": "Also, is the lamp dimmable?"}]},
+    {"role": "assistant", "content": "Both found."},
+]
+want = [
+    {"role": "user", "content": "Where are my orders A-1001 and A-1002?"},
+    {"role": "assistant", "content": "Checking both orders.\nOne moment.", "tool_calls": [
+        {"id": "toolu_a", "type": "function", "function": {"name": "get_order", "arguments": '{"order_id": "A-1001"}'}},
+        {"id": "toolu_b", "type": "function", "function": {"name": "get_order", "arguments": '{"order_id": "A-1002"}'}}]},
+    {"role": "tool", "tool_call_id": "toolu_a",
+     "content": '{"order_id": "A-1001", "item": "Svet desk lamp",\n "status": "shipped"}'},
+    {"role": "tool", "tool_call_id": "toolu_b",
+     "content": '{"order_id": "A-1002", "item": "Green tea, 200 g", "status": "processing"}'},
+    {"role": "user", "content": "Also, is the lamp dimmable?"},
+    {"role": "assistant", "content": "Both found."},
+]
+got = convert(None, orders)
+assert all(type(m) is dict for m in got), "every message must be a dict"
+for m in got:
+    for c in m.get("tool_calls") or []:
+        args = c.get("function", {}).get("arguments") if type(c) is dict else None
+        assert type(args) is str, (
+            f"Anthropic's input is an object; Chat Completions arguments must be a JSON string (json.dumps); got {args!r}")
+wb.checks.equal([m.get("role") for m in got], [m["role"] for m in want], "the roles, in order",
+                "no system message without a system prompt; one tool message per tool_result, then the user's text")
+for i, (g, w) in enumerate(zip(got, want)):
+    if "tool_calls" in w:
+        g = {**g, "tool_calls": [{**c, "function": {**c["function"], "arguments": json.dumps(json.loads(c["function"]["arguments"]))}}
+                                 for c in g.get("tool_calls") or []]}
+    wb.checks.equal(g, w, f"message {i}")
+
+# A tool_use with no text: content None. is_error: an ERROR: prefix the model can read.
+got = convert("You are Northwind support.", [
+    {"role": "user", "content": "How much did I spend on taxis in September 2026?"},
+    {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_01", "name": "txn_sum",
+                                       "input": {"category": "taxi", "month": "September 2026"}}]},
+    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01", "is_error": True,
+                                  "content": "ValueError: 'month' must look like YYYY-MM"}]}])
+wb.checks.equal(got[0], {"role": "system", "content": "You are Northwind support."}, "the first message")
+assert got[2].get("content") is None, f"an assistant turn without text has content None; got {got[2].get('content')!r}"
+wb.checks.equal(got[3], {"role": "tool", "tool_call_id": "toolu_01",
+                         "content": "ERROR: ValueError: 'month' must look like YYYY-MM"}, "a failed result",
+                "is_error becomes an 'ERROR: ' prefix: Chat Completions has no flag")
+scenario = wb.scenarios.vague_vs_specific_error()
+reply = wb.fake_llm.FakeLLM(scenario).client(max_retries=0).chat.completions.create(
+    model="m", messages=got, tools=scenario.openai_tools()).choices[0].message
+assert reply.tool_calls and json.loads(reply.tool_calls[0].function.arguments).get("month") == "2026-09", (
+    "after the converted error the model should retry with month 2026-09; it did not read the result as an error")
+
+# Plain string content passes through, for both roles; an empty system prompt adds nothing.
+got = convert("", [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "Hello!"}])
+wb.checks.equal(got, [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "Hello!"}],
+                "a plain-text chat")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# The failed look-up from Part 7, converted and sent to a provider that speaks Chat Completions.
+# The model reads the `ERROR:` text and fixes its call:
+
+# %%
+converted = anthropic_to_openai(ANTHROPIC_SYSTEM, ANTHROPIC_MESSAGES)
+for m in converted:
+    print(m)
+scenario = scenarios.vague_vs_specific_error()
+reply = FakeLLM(scenario).client().chat.completions.create(model="fake-model", messages=converted,
+                                                            tools=scenario.openai_tools())
+print("next call:", reply.choices[0].message.tool_calls[0].function)
+
+# %% [markdown]
+# The other direction works the same way, reversed: `json.loads` the arguments into `input`,
+# gather consecutive `tool` messages into one user message of `tool_result` blocks, and turn an
+# `ERROR: …` content back into `is_error: true`. The stop reasons map as in the table above.
+
+# %% [markdown]
+# ## Common mistakes
+#
+# Each of these is a wrong answer the hidden tests catch.
+#
+# - **Rebuilding the assistant turn without `reasoning_content`.** The first DeepSeek step works,
+#   the second gets 400 "The reasoning_content in the thinking mode must be passed back to the
+#   API."
+# - **Sending SDK objects or every field back.** `c` instead of a dict in `tool_calls`, or
+#   `message.model_dump()` with its `refusal: None`, `annotations: None`, `audio: None`: plain data
+#   is what you can save, compare and send to any provider.
+# - **`tool_choice="required"` on DeepSeek in thinking mode.** 400. Switch thinking off for that
+#   request, or do not force.
+# - **`tool_choice` sent to Ollama.** Its OpenAI-compatible API does not support it; your loop
+#   must handle a model that answers in text instead.
+# - **Assuming the arguments are a dict.** `fn(**call.function.arguments)` works on Anthropic's
+#   `input`, never on Chat Completions' string — on any of its providers.
+# - **Trusting that parsed arguments are an object.** `json.loads("[1]")` is valid JSON; `fn(**[1])`
+#   is a crash.
+# - **A small context and no check.** Ollama cuts the system prompt without an error; compare
+#   `usage.prompt_tokens` with what you sent, and give the server a bigger window.
+# - **Anthropic → OpenAI: dropping `is_error`, or one message for all results.** Without the
+#   `ERROR:` text the model reads a failure as data; Chat Completions needs one `tool` message per
+#   call, right after the assistant turn.
+# - **Model names and URLs scattered through the code.** They change (DeepSeek switched its old
+#   model names off in 2026). Keep them in one place and read keys from `.env`.
+
+# %% [markdown]
+# ## Self-check quiz
+
+# %%
+from workbook.quiz import show
+
+show("10_real_providers")
+
+# %% [markdown]
+# ## Live cell (optional)
+#
+# Your `run_agent` on the provider you configured, with the options that provider needs. It runs
+# only when `LLM_PROVIDER` names a live provider (see chapter 00) and is never graded. A real
+# model words its answer its own way, and a small local one may need more steps.
+
+# %%
+from workbook.providers import SKIP_HINT, ProviderError, current, live_enabled
+
+if live_enabled():
+    try:
+        live_client, live_model = make_client()
+        provider = current().name
+        print(describe())
+        scenario = scenarios.deepseek_thinking()
+        live = run_agent(live_client, live_model, scenario.question, scenario.openai_tools(),
+                         Shop("C-001").tools(), system="You are Northwind support. Use the tools; be brief.",
+                         max_steps=6, **request_options(provider))
+        print(live)
+    except ProviderError as e:  # a set-up problem, explained in one line
+        print(e)
+    except Exception as e:  # the provider is down or refused: no traceback (and no key) in a cell
+        print(f"The live call failed ({type(e).__name__}): check LLM_PROVIDER, the key and the network.")
+else:
+    print(SKIP_HINT)
+
+# %% [markdown]
+# ## What's next
+#
+# **11 · Capstone: the knowledge-base agent.** Everything at once: four tools with least
+# privilege (a knowledge-base search, `read_file`, `write_note`, `calculate`), a loop that keeps
+# DeepSeek's reasoning and catches a small model's text calls, a trajectory log, and an
+# evaluation that runs two tasks on a "cloud-like" and a "small-local-like" model and puts the
+# difference in one table.
