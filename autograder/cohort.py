@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -74,7 +73,7 @@ def grade(course: Course, workers: int = 2, limits: Limits | None = None,
     started, done, records, graded_by = time.monotonic(), 0, [], {}
     # Biggest shards first, so a student with many chapters does not finish last alone.
     order = sorted(todo, key=lambda s: (-len(todo[s]), s))
-    ctx = multiprocessing.get_context("fork")
+    ctx = grading.pool_context()
     slots = ctx.Queue()
     for slot in range(workers):
         slots.put(slot)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 
 from autograder import results
@@ -30,7 +29,9 @@ def feedback(course: Course, workers: int = 2) -> list[str]:
     if not course.gradebook.is_file():
         raise AutograderError(f"no gradebook at {course.gradebook}: run `grade` first")
     lines = []
-    ctx = multiprocessing.get_context("fork")
+    from autograder.grading import pool_context
+
+    ctx = pool_context()
     with ProcessPoolExecutor(max(1, min(workers, len(todo))), mp_context=ctx) as pool:
         futures = [(s, c, pool.submit(_one, course, s, c)) for s, c in todo]
         for student, chapter, future in futures:

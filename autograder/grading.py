@@ -13,6 +13,16 @@ from autograder.settings import Limits
 _slot: int | None = None  # which worker this process is: picks its private gradebook
 
 
+def pool_context():
+    """Workers start from a clean forkserver with nbgrader imported: fast, and safe to use from a
+    process that already runs threads (plain fork could inherit a held lock and hang)."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["autograder.grading", "nbgrader.converters", "nbclient"])
+    return ctx
+
+
 def init_worker(slots) -> None:
     """ProcessPoolExecutor initializer: take a worker slot (and so a gradebook) for this process."""
     global _slot
