@@ -123,10 +123,11 @@ class JupyterServer:
         notify.mkdir(parents=True, exist_ok=True)
         (notify / "notification.jupyterlab-settings").write_text(
             json.dumps({"fetchNews": "false", "checkForUpdates": False}), encoding="utf-8")
-        env = {k: v for k, v in os.environ.items() if k not in ("WORKBOOK_PLAIN", "LLM_PROVIDER")}
-        env |= {"JUPYTER_CONFIG_DIR": str(dirs["config"]), "JUPYTER_DATA_DIR": str(dirs["data"]),
-                "JUPYTER_RUNTIME_DIR": str(dirs["runtime"]), "IPYTHONDIR": str(dirs["ipython"]),
-                "JUPYTER_PLATFORM_DIRS": "1"}
+        # Widgets on, and the fake model even where a developer's .env names a live provider.
+        env = {k: v for k, v in os.environ.items() if k != "WORKBOOK_PLAIN"}
+        env |= {"LLM_PROVIDER": "fake", "JUPYTER_CONFIG_DIR": str(dirs["config"]),
+                "JUPYTER_DATA_DIR": str(dirs["data"]), "JUPYTER_RUNTIME_DIR": str(dirs["runtime"]),
+                "IPYTHONDIR": str(dirs["ipython"]), "JUPYTER_PLATFORM_DIRS": "1"}
         cmd = [sys.executable, "-m", "jupyterlab", "--allow-root", "--no-browser", "--ip", "127.0.0.1",
                f"--port={self.port}", "--ServerApp.port_retries=0", f"--ServerApp.token={self.token}",
                f"--ServerApp.root_dir={self.root}", f"--LabApp.workspaces_dir={dirs['workspaces']}",
