@@ -375,6 +375,14 @@ def test_viewer_of_nothing_readable_says_so():
     assert "the trajectory is empty" in v.widget.children[0].value
 
 
+def test_odd_messages_in_a_file_still_show():
+    odd = [{"role": "assistant", "tool_calls": ["x", {"function": "y"}, {"id": "c", "function": {
+        "name": "calculate", "arguments": "{}"}}]}, {"role": "tool", "content": [{"text": "4"}]}]
+    v = trace.viewer(read_jsonl(jsonl(step(1, messages=odd), summary(1))))
+    assert '→ &quot;x&quot;' in v.messages.value and "→ calculate({})  [c]" in v.messages.value
+    assert "<pre>4</pre>" in v.messages.value
+
+
 def test_viewer_bundle_has_the_widget_and_fallbacks():
     bundle = trace.viewer(trace.sample())._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle

@@ -59,8 +59,12 @@ def _message_lines(m: dict) -> tuple[str, list[str]]:
     content = text_of(m.get("content"))
     if content:
         lines.append(str(content))
-    for tc in m.get("tool_calls") or ():
-        fn = tc.get("function") or {}
+    calls = m.get("tool_calls")
+    for tc in calls if isinstance(calls, list) else ():
+        fn = tc.get("function") if isinstance(tc, dict) else None
+        if not isinstance(fn, dict):  # a hand-written file may hold anything here: show it as is
+            lines.append(f"→ {json.dumps(tc, ensure_ascii=False)}")
+            continue
         lines.append(f"→ {fn.get('name')}({fn.get('arguments', '')})  [{tc.get('id', '')}]")
     return label, lines or ["(empty)"]
 
