@@ -712,9 +712,9 @@ try:
 except NotImplementedError:
     raise
 except Exception as e:
-    hint = (" — the provider refused the request: every tool_call_id needs its tool message before "
-            "the next model call" if "400" in str(e) else "")
-    raise AssertionError(f"run_agent raised {type(e).__name__}: {e}{hint}") from None
+    hint = (" (the provider refused the request: every tool_call_id needs its own tool message, all "
+            "before the next model call)" if "400" in str(e) else "")
+    raise AssertionError(f"run_agent raised {type(e).__name__}{hint}: {e}") from None
 assert dataclasses.is_dataclass(result) and type(result).__name__ == "AgentResult", (
     f"run_agent must return an AgentResult, got {type(result).__name__}: {result!r}")
 assert (result.answer, result.status, result.steps) == (scenario.answer, "done", 2), (
@@ -766,9 +766,9 @@ def run(scenario, impl, cap=12, model="fake-model", **kwargs):
     except (NotImplementedError, AssertionError):
         raise
     except Exception as e:
-        hint = (" — the provider refused your messages: append the assistant turn, then one tool "
-                "message per tool_call_id, all before the next model call" if "400" in str(e) else "")
-        raise AssertionError(f"run_agent raised {type(e).__name__}: {e}{hint}") from None
+        hint = (" (the provider refused your messages: the assistant turn, then one tool message per "
+                "tool_call_id, all before the next model call)" if "400" in str(e) else "")
+        raise AssertionError(f"run_agent raised {type(e).__name__}{hint}: {e}") from None
     assert dataclasses.is_dataclass(r) and type(r).__name__ == "AgentResult", (
         f"run_agent must return an AgentResult, got {type(r).__name__}: {r!r}")
     return llm, r

@@ -142,7 +142,7 @@ for name in ["unknown_tool_then_recover", "broken_json_then_fix", "wrong_field_t
 # ## Part 2 · Arguments: a pydantic model per tool
 #
 # The JSON Schema you send tells the model what to write; nothing makes it comply. (Strict modes
-# help where a provider has one, but local models do not.) So check the arguments on arrival.
+# help where a provider offers one, and not every provider does.) So check the arguments on arrival.
 # **pydantic** does it in one call and explains every problem. A model for `get_order`:
 
 # %%
@@ -324,7 +324,7 @@ print("execute: visible tests passed")
 """Hidden tests: execute names every bad field (missing, extra such as customer_id, wrong type)
 without running the tool, treats "" as no arguments, reports a raising tool with its exception's
 type and message, serialises results, never raises — and its errors are specific enough for the
-fake model to fix its calls in five scenarios."""
+fake model to fix its calls in six scenarios."""
 ### BEGIN HIDDEN TESTS
 import json
 
