@@ -36,7 +36,8 @@ def from_messages(messages, tools=None, status: str | None = None) -> Trajectory
         if m["role"] != "assistant":
             continue
         sent = msgs[:i]
-        calls = [_call(tc, results) for tc in m.get("tool_calls") or ()]
+        asked = m.get("tool_calls")
+        calls = [_call(tc, results) for tc in asked] if isinstance(asked, (list, tuple)) else []
         reasoning = m.get("reasoning_content")
         # With tool calls, any text beside them is the model thinking aloud; without, it is the answer.
         thought = reasoning or ((m.get("content") or None) if calls else None)
