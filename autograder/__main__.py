@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from autograder.course import AutograderError, Course
+from autograder.course import REPO, AutograderError, Course
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -40,8 +40,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    course = Course(root=args.root or Course().root,
-                    workspace=args.workspace or (args.root / "autograder" if args.root else None))
+    course = Course(root=args.root or REPO, workspace=args.workspace)
     lines: list[str] = []
     code = 0
     if args.command == "release":

@@ -33,8 +33,9 @@ class Course:
         for name, default in defaults.items():
             value = getattr(self, name)
             object.__setattr__(self, name, Path(value).absolute() if value else default)
-        if not self.workspace.is_relative_to(root):  # nbgrader builds its paths as regexps from root
-            raise AutograderError(f"the workspace {self.workspace} must be inside {root}")
+        for name in ("source", "workspace"):  # nbgrader matches its paths as regexps built from root
+            if not getattr(self, name).is_relative_to(root):
+                raise AutograderError(f"the {name} folder {getattr(self, name)} must be inside {root}")
 
     def with_workspace(self, workspace: Path) -> Course:
         """The same course, grading into another workspace (the demo uses its own)."""

@@ -47,8 +47,10 @@ def nbgrader_config(course: Course | None = None, db: str | None = None,
     cd = c.CourseDirectory
     cd.course_id = COURSE_ID
     cd.root = str(course.root)
-    cd.source_directory = course.rel(course.source) if course.source.is_relative_to(course.root) else str(course.source)
-    cd.release_directory = course.rel(course.release) if course.release.is_relative_to(course.root) else str(course.release)
+    cd.source_directory = course.rel(course.source)
+    # Only ever written to, never matched as a regexp, so it may live outside the root.
+    cd.release_directory = (course.rel(course.release) if course.release.is_relative_to(course.root)
+                            else str(course.release))
     cd.submitted_directory = course.rel(course.submitted)
     cd.autograded_directory = course.rel(course.autograded)
     cd.feedback_directory = course.rel(course.feedback)
