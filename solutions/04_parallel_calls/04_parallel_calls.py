@@ -396,8 +396,8 @@ print("same results, same order:", together == one_by_one)
 # Exceptions do not get lost either: a job that raised re-raises when you read its result. Here
 # that never happens, because `observe` turns every failure into an observation.
 #
-# One tool call, one thread, no shared state between calls: that is all the threading this needs.
-# The shop's tools only append to a list, which is safe across threads in Python.
+# One tool call, one thread, and reads that share nothing but the shop's log (appending to a list is
+# safe across threads in Python): that is all the threading this needs.
 
 # %% [markdown]
 # ## Exercise 2 — `run_batches` (4 points)
@@ -461,8 +461,8 @@ def tool_calls(*pairs):
 class Meeting:
     """Tools that wait briefly for each other: `met` says which calls ran at the same time."""
 
-    def __init__(self, parties):
-        self.barrier, self.met, self.order = threading.Barrier(parties, timeout=0.3), {}, []
+    def __init__(self, parties, timeout):
+        self.barrier, self.met, self.order = threading.Barrier(parties, timeout=timeout), {}, []
 
     def tool(self, name):
         def fn(order_id):
@@ -476,7 +476,7 @@ class Meeting:
         return fn
 
 
-meeting = Meeting(2)
+meeting = Meeting(2, timeout=1.0)  # reads that run together meet at once
 calls = tool_calls(("get_order", {"order_id": "A-1001"}), ("get_order", {"order_id": "A-1002"}))
 out = run_batches([list(calls)], {"get_order": meeting.tool("get_order")})
 assert type(out) is list and len(out) == 2, f"two calls need two tool messages; got {out!r}"
@@ -491,7 +491,7 @@ for msg, call, order_id in zip(out, calls, ("A-1001", "A-1002")):
     assert type(msg.get("content")) is str and json.loads(msg["content"]) == {"order_id": order_id, "tool": "get_order"}, (
         f"content must be observe(...) of that call: the tool's result as JSON text; got {msg.get('content')!r}")
 
-meeting = Meeting(2)
+meeting = Meeting(2, timeout=0.3)  # an action alone waits 0.3 s in vain
 calls = tool_calls(("refund", {"order_id": "A-1001"}), ("refund", {"order_id": "A-1002"}))
 out = run_batches([[calls[0]], [calls[1]]], {"refund": meeting.tool("refund")})
 assert meeting.met == {"A-1001": False, "A-1002": False}, (
@@ -526,7 +526,7 @@ def tool_calls(*pairs):
 class Probe:
     """Tools that record start/end events, their threads, and whether they met each other."""
 
-    def __init__(self, parties, timeout=0.3):
+    def __init__(self, parties, timeout):
         self.barrier = threading.Barrier(parties, timeout=timeout)
         self.lock, self.events, self.met, self.threads = threading.Lock(), [], {}, set()
 
@@ -563,7 +563,7 @@ def run(batches, impl):
 
 
 # Three reads in one batch: all at the same time, in worker threads.
-probe = Probe(3)
+probe = Probe(3, timeout=1.0)
 calls = tool_calls(*[("get_order", {"order_id": o}) for o in ("A", "B", "C")])
 out = run([list(calls)], {"get_order": probe.tool("get_order")})
 assert len(out) == 3, f"one tool message per call: 3 calls, {len(out)} messages"
@@ -576,10 +576,11 @@ for m in out:
         f"a tool message has exactly role, tool_call_id and content; got {m!r}")
 
 # Batches one after another: the refund starts only after both reads ended; the last read after it.
-probe = Probe(2)
+probe = Probe(2, timeout=1.0)
 calls = tool_calls(("get_order", {"order_id": "A"}), ("get_order", {"order_id": "B"}),
-                   ("refund", {"order_id": "C"}), ("get_order", {"order_id": "D"}))
-impl = {"get_order": probe.tool("get_order"), "refund": probe.tool("refund", meet=False)}
+                   ("refund", {"order_id": "C"}), ("txn_sum", {"order_id": "D"}))
+impl = {"get_order": probe.tool("get_order"), "refund": probe.tool("refund", meet=False),
+        "txn_sum": probe.tool("txn_sum", meet=False)}
 out = run([[calls[0], calls[1]], [calls[2]], [calls[3]]], impl)
 events = probe.events
 assert events.index(("start", "C")) > max(events.index(("end", "A")), events.index(("end", "B"))), (
@@ -588,7 +589,7 @@ assert events.index(("start", "D")) > events.index(("end", "C")), f"batches run 
 assert [m["tool_call_id"] for m in out] == [c.id for c in calls], "one message per call, in order"
 
 # Actions, one batch each: never at the same time, in the order asked.
-probe = Probe(2)
+probe = Probe(2, timeout=0.3)
 calls = tool_calls(*[("refund", {"order_id": o}) for o in ("A", "B", "C")])
 out = run([[c] for c in calls], {"refund": probe.tool("refund")})
 assert not any(probe.met.values()), f"batches of one action must never overlap; met: {probe.met}"
@@ -597,7 +598,7 @@ assert [e for e in probe.events if e[0] == "start"] == [("start", "A"), ("start"
 
 # The first call finishes last: the messages still follow the calls.
 first_waits = threading.Event()
-probe = Probe(1)
+probe = Probe(1, timeout=0.3)
 calls = tool_calls(("get_order", {"order_id": "slow"}), ("txn_sum", {"order_id": "fast"}))
 impl = {"get_order": probe.tool("get_order", meet=False, before=first_waits),
         "txn_sum": probe.tool("txn_sum", meet=False, after=first_waits)}
