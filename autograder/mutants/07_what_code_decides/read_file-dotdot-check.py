@@ -1,0 +1,12 @@
+def read_file(path):
+    """Text of a .md/.txt/.json file inside BASE (at most MAX_READ characters); refusals raise."""
+    target = Path(os.path.join(BASE, path))  # Mistake: a string check, and join keeps absolute paths.
+    if ".." in path:
+        raise PermissionError(f"{path!r} is outside the agent's folder")
+    if target.suffix not in READABLE:
+        raise PermissionError(f"{path!r}: only {', '.join(sorted(READABLE))} files may be read")
+    if not target.is_file():
+        raise FileNotFoundError(f"no file {path!r} in the agent's folder")
+    with open(target, encoding="utf-8", errors="replace") as f:
+        text = f.read(MAX_READ + 1)
+    return text if len(text) <= MAX_READ else text[:MAX_READ] + "\n[truncated]"

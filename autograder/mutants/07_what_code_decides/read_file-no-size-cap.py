@@ -1,0 +1,12 @@
+def read_file(path):
+    """Text of a .md/.txt/.json file inside BASE (at most MAX_READ characters); refusals raise."""
+    root = Path(BASE).resolve()
+    target = (root / path).resolve()
+    if not target.is_relative_to(root):
+        raise PermissionError(f"{path!r} is outside the agent's folder")
+    if target.suffix not in READABLE:
+        raise PermissionError(f"{path!r}: only {', '.join(sorted(READABLE))} files may be read")
+    if not target.is_file():
+        raise FileNotFoundError(f"no file {path!r} in the agent's folder")
+    with open(target, encoding="utf-8", errors="replace") as f:
+        return f.read()  # Mistake: a 40 MB file goes straight into the prompt.

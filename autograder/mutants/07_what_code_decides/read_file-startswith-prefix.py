@@ -1,0 +1,13 @@
+def read_file(path):
+    """Text of a .md/.txt/.json file inside BASE (at most MAX_READ characters); refusals raise."""
+    root = Path(BASE).resolve()
+    target = (root / path).resolve()
+    if not str(target).startswith(str(root)):  # Mistake: agent_files_evil starts the same way.
+        raise PermissionError(f"{path!r} is outside the agent's folder")
+    if target.suffix not in READABLE:
+        raise PermissionError(f"{path!r}: only {', '.join(sorted(READABLE))} files may be read")
+    if not target.is_file():
+        raise FileNotFoundError(f"no file {path!r} in the agent's folder")
+    with open(target, encoding="utf-8", errors="replace") as f:
+        text = f.read(MAX_READ + 1)
+    return text if len(text) <= MAX_READ else text[:MAX_READ] + "\n[truncated]"

@@ -1,0 +1,1123 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 07 · What only code decides
+#
+# The model writes text. Some of that text is a request — "call `read_file` with
+# `{"path": "../.env"}`" — and your code decides what actually happens. Everything that matters for
+# safety is decided there, in code the model cannot talk its way around:
+#
+# - **who** the customer is: the logged-in session, never an argument;
+# - **whether** an action that changes something may run: only after the *customer* said yes;
+# - **how much** each tool can do at most: read only one folder, write only notes, compute only
+#   arithmetic — whatever the model asks, and whatever a poisoned page tells it to ask.
+#
+# This chapter builds those guarantees: a dispatcher that keeps identity and confirmation in code,
+# and the three least-privilege tools the capstone agent uses — `read_file`, `write_note` and
+# `calculate` — each refusing the attacks that break the obvious versions.
+#
+# **Learning goals.** After this chapter you can
+# - explain why no tool takes a `customer_id`, and reject a model that sends one;
+# - run state-changing tools only after the customer's own confirmation, never the model's;
+# - confine file reads to one folder with `resolve()` + `is_relative_to()`, and say why a
+#   `".." in path` check is not a check;
+# - write notes only into `out/`, with a strict name pattern and no symlinks;
+# - evaluate arithmetic with an `ast` whitelist and bounds, and say why `eval` is remote code
+#   execution.
+#
+# **Time:** about 90 minutes.
+#
+# **Builds on:** 02 · The loop (the session, the confirmation flag), 03 · The OpenAI wire format
+# (tool calls, arguments as a JSON string) and 06 · Limits. What you need from them is restated
+# below as given code.
+
+# %% [markdown]
+# ## Given code
+#
+# The result object and a compact loop over Chat Completions (chapter 03, with chapter 06's
+# finish-reason check). This time the loop does not run tools itself: it hands every call to a
+# **dispatcher**, `run_call(name, arguments) -> str`, and sends back the text it returns. The
+# dispatcher is where this chapter's decisions live.
+
+# %% nbgrader={"grade": false, "grade_id": "given_loop", "locked": true, "schema_version": 3, "solution": false}
+import ast
+import json
+import math
+import operator
+import os
+import re
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from workbook import scenarios
+from workbook.fake_llm import FakeLLM
+from workbook.paths import AGENT_FILES
+from workbook.shop import SCHEMAS, Shop
+
+
+@dataclass
+class AgentResult:
+    """How a run ended."""
+
+    answer: str | None  # the model's final text; None when the run was stopped
+    status: str  # "done", or a stop status such as "STOPPED: step limit"
+    steps: int  # how many times the model was called
+
+
+def agent(client, model, question, tools, run_call, max_steps=8):
+    """The loop; every tool call goes to run_call(name, arguments) -> observation text."""
+    messages = [{"role": "user", "content": question}]
+    for step in range(1, max_steps + 1):
+        response = client.chat.completions.create(model=model, messages=messages, tools=tools)
+        choice = response.choices[0]
+        messages.append(choice.message.model_dump(exclude_none=True))
+        if choice.finish_reason not in ("stop", "tool_calls"):
+            return AgentResult(None, f"STOPPED: {choice.finish_reason}", step)
+        if not choice.message.tool_calls:
+            return AgentResult(choice.message.content, "done", step)
+        for call in choice.message.tool_calls:
+            observation = run_call(call.function.name, call.function.arguments)
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": observation})
+    return AgentResult(None, "STOPPED: step limit", max_steps)
+
+
+# %% [markdown]
+# ## Part 1 · Who: identity comes from the session
+#
+# A customer logs in; the login decides who they are. From then on, a `Shop(customer_id=...)`
+# object — the **session** — holds that identity, and every shop tool works for that customer
+# only. Look at the tool schemas the model is given: not one of them has a `customer_id`.
+
+# %%
+for name in ("txn_sum", "get_order", "card_block", "get_weather"):
+    print(f"{name:12} parameters: {list(SCHEMAS[name]['function']['parameters']['properties'])}")
+
+# %% [markdown]
+# This is a guarantee by construction (*poka-yoke*): there is no argument through which the model
+# could name another customer, so no prompt can make it do so. Compare the alternative — a
+# `customer_id` parameter "that the model will fill in correctly" — with what the model actually
+# sends when a customer asks about someone else:
+
+# %%
+scenario = scenarios.asks_other_customer()
+llm = FakeLLM(scenario)
+reply = llm.client().chat.completions.create(
+    model="fake-model", messages=[{"role": "user", "content": scenario.question}],
+    tools=scenario.openai_tools()).choices[0].message
+print("customer asks:", scenario.question)
+print("model sends:  ", reply.tool_calls[0].function.name, reply.tool_calls[0].function.arguments)
+
+# %% [markdown]
+# The schema says `"additionalProperties": false`, and the model sent `customer_id` anyway. A
+# schema is a request to the model, not a guarantee: **your dispatcher** has to reject it, with an
+# error that says why, so the model can explain to the customer that it can only see their own
+# data.
+#
+# ## Part 2 · Whether: confirmation comes from the customer
+#
+# Blocking a card or refunding money changes the world, and cannot be taken back by sending
+# another message. Such tools run only after the **customer** agreed — in the chat UI, by
+# pressing "Yes", in their own words. The model cannot give that agreement: if it could, one
+# confused step (or one sentence in a web page the model read) would be enough.
+#
+# Here is a model that tries to confirm on the customer's behalf:
+
+# %%
+scenario = scenarios.wants_card_block()
+reply = FakeLLM(scenario).client().chat.completions.create(
+    model="fake-model", messages=[{"role": "user", "content": scenario.question}],
+    tools=scenario.openai_tools()).choices[0].message
+print("model sends:", reply.tool_calls[0].function.name, reply.tool_calls[0].function.arguments)
+
+# %% [markdown]
+# So the dispatcher gets a function, `ask_customer(name, args) -> bool`, from the application. For
+# a state-changing tool it calls `ask_customer` and goes ahead only on `True`. In a chat app
+# `ask_customer` shows a button; in the tests it is a plain function that records it was asked.
+# The set of tools that change state is code too:
+
+# %% nbgrader={"grade": false, "grade_id": "given_confirmation", "locked": true, "schema_version": 3, "solution": false}
+NEEDS_CONFIRMATION = {"card_block", "refund"}  # tools that change state: the customer must say yes
+
+
+def customer_says(answer):
+    """An ask_customer for demos: prints the question, answers `answer`, and records each call."""
+    def ask_customer(name, args):
+        ask_customer.asked.append((name, args))
+        print(f"    [app asks the customer] Run {name}({args})? -> {'yes' if answer else 'no'}")
+        return answer
+    ask_customer.asked = []
+    return ask_customer
+
+
+# %% [markdown]
+# ## Exercise 1 — `execute` (4 points)
+#
+# Write `execute(shop, name, arguments, ask_customer)`: run one tool call for the logged-in
+# customer and return the **observation text** the loop sends back. `shop` is the session,
+# `arguments` the JSON string from the tool call. In this order:
+#
+# 1. `name` is not one of `shop.tools()` → `"ERROR: unknown tool ...; available tools: ..."`
+#    (list them);
+# 2. `arguments` is not valid JSON, or not a JSON object → an `"ERROR: ..."` that says so;
+# 3. the arguments hold `customer_id` → an `"ERROR: ..."` that names `customer_id` and says that
+#    tools always work for the logged-in customer. Nothing runs, nobody else's data is touched;
+# 4. the argument names are not exactly the schema's (`SCHEMAS[name]["function"]["parameters"]
+#    ["properties"]`) → an `"ERROR: ..."` naming the expected arguments. A `"confirmed": true` from
+#    the model lands here: it is just an argument the tool does not have;
+# 5. `name` is in `NEEDS_CONFIRMATION`: call `ask_customer(name, args)` once; unless it returns
+#    `True`, return an `"ERROR: ..."` saying the customer did not confirm (and do not run it);
+# 6. run `shop.tools()[name](**args)`; an exception becomes `f"ERROR: {type(e).__name__}: {e}"`,
+#    a result becomes `json.dumps(result, ensure_ascii=False, default=str)`.
+#
+# Every error string starts with `"ERROR:"`. `execute` never raises, and never asks the customer
+# about a call it would refuse anyway.
+
+# %% nbgrader={"grade": false, "grade_id": "execute", "locked": false, "schema_version": 3, "solution": true}
+def execute(shop, name, arguments, ask_customer):
+    """Run one tool call for the session's customer; the observation text (errors start "ERROR:")."""
+    ### BEGIN SOLUTION
+    tools = shop.tools()
+    if name not in tools:
+        return f"ERROR: unknown tool {name!r}; available tools: {', '.join(sorted(tools))}"
+    try:
+        args = json.loads(arguments)
+    except (TypeError, ValueError) as e:
+        return f"ERROR: the arguments of {name} are not valid JSON ({e}); send one JSON object"
+    if not isinstance(args, dict):
+        return f"ERROR: the arguments of {name} must be a JSON object, got {type(args).__name__}"
+    if "customer_id" in args:
+        return ("ERROR: customer_id is not an argument: every tool works for the logged-in "
+                "customer only, and cannot look at anyone else's data")
+    expected = list(SCHEMAS[name]["function"]["parameters"]["properties"])
+    if set(args) != set(expected):
+        return f"ERROR: {name} takes exactly the arguments {expected}; got {sorted(args)}"
+    if name in NEEDS_CONFIRMATION and ask_customer(name, args) is not True:
+        return (f"ERROR: the customer did not confirm {name}; it did not run. Tell the customer what "
+                "you would do and ask them to confirm")
+    try:
+        result = tools[name](**args)
+    except Exception as e:  # a failing tool is news for the model, not a crash
+        return f"ERROR: {type(e).__name__}: {e}"
+    return json.dumps(result, ensure_ascii=False, default=str)
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "execute_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+"""Visible tests: execute runs txn_sum for the session's customer and returns its JSON result, and
+refuses a call that names a customer_id with an "ERROR:" observation, running nothing."""
+import json
+
+from workbook.checks import fresh
+
+wb = fresh()
+shop = wb.shop.Shop("C-001")
+asked = []
+out = execute(shop, "txn_sum", '{"category": "taxi", "month": "2026-09"}', lambda n, a: asked.append(n) or True)
+assert type(out) is str, f"execute must return the observation as a str, got {type(out).__name__}"
+assert json.loads(out) == {"category": "taxi", "month": "2026-09", "count": 2, "total_kzt": 5000}, (
+    f"txn_sum for the session's customer C-001 totals 5000 KZT; got {out!r}")
+assert asked == [], "txn_sum only reads: do not ask the customer to confirm it"
+shop = wb.shop.Shop("C-001")
+out = execute(shop, "txn_sum", '{"category": "taxi", "month": "2026-09", "customer_id": "C-002"}',
+              lambda n, a: True)
+assert type(out) is str and out.startswith("ERROR:") and "customer_id" in out, (
+    f"a call with customer_id must give an observation starting 'ERROR:' that names customer_id; got {out!r}")
+assert shop.log == [], f"a refused call must not run the tool; the shop saw {shop.log}"
+print("execute: visible tests passed")
+
+# %% nbgrader={"grade": true, "grade_id": "execute_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+"""Hidden tests: execute never uses a customer_id from the arguments (asks_other_customer ends
+with the session's own data and nobody else's); runs card_block only after ask_customer returned
+True, never on the model's "confirmed"; asks only about valid state-changing calls, once; refuses
+unknown tools, broken JSON and extra arguments; turns tool errors into observations; never raises."""
+### BEGIN HIDDEN TESTS
+import json
+
+from workbook.checks import fresh
+
+wb = fresh()
+
+
+class Customer:
+    """An ask_customer that records each question and gives a fixed answer."""
+
+    def __init__(self, answer):
+        self.answer, self.asked = answer, []
+
+    def __call__(self, name, args):
+        self.asked.append((name, dict(args)))
+        return self.answer
+
+
+def ex(shop, name, arguments, customer):
+    try:
+        out = execute(shop, name, arguments, customer)
+    except NotImplementedError:
+        raise
+    except Exception as e:
+        raise AssertionError(f"execute({name!r}, {arguments!r}) raised {type(e).__name__}: {e}; "
+                             "return an 'ERROR: ...' observation instead") from None
+    assert type(out) is str, f"execute must return a str, got {type(out).__name__}: {out!r}"
+    return out
+
+
+def refused(out, what):
+    assert out.startswith("ERROR:"), f"{what}: expected an observation starting 'ERROR:', got {out!r}"
+
+
+def drive(scenario, shop, customer, cap=6):
+    """The test's own loop: every call goes through execute; returns (AgentResult-like, observations)."""
+    llm = wb.fake_llm.FakeLLM(scenario)
+    client = llm.client()
+    messages = [{"role": "user", "content": scenario.question}]
+    seen = []
+    for step in range(1, cap + 1):
+        message = client.chat.completions.create(model="fake-model", messages=messages,
+                                                 tools=scenario.openai_tools()).choices[0].message
+        messages.append(message.model_dump(exclude_none=True))
+        if not message.tool_calls:
+            return (message.content, step), seen
+        for call in message.tool_calls:
+            out = ex(shop, call.function.name, call.function.arguments, customer)
+            seen.append(out)
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": out})
+    raise AssertionError(f"{scenario.name} did not finish in {cap} steps; observations: {seen}")
+
+
+# Identity: a customer_id from the model is refused, and only the session's data is ever used.
+shop, customer = wb.shop.Shop("C-001"), Customer(True)
+(answer, steps), seen = drive(wb.scenarios.asks_other_customer(), shop, customer)
+refused(seen[0], "txn_sum with customer_id='C-002'")
+assert "customer_id" in seen[0], f"the error must name customer_id so the model understands; got {seen[0]!r}"
+assert not any("9900" in s for s in seen), (
+    f"C-002's data (9900 KZT) reached the model: never take the customer from the arguments; got {seen}")
+assert (answer, steps) == ("Taxi in September 2026: 2 rides, 5000 KZT.", 3), (
+    f"after the error the model retries without customer_id and answers with the session's data; got {answer!r} in {steps} steps")
+assert shop.log == [("txn_sum", {"category": "taxi", "month": "2026-09"})], (
+    f"only the retry without customer_id may run; the shop saw {shop.log}")
+for name, arguments in [("get_order", '{"order_id": "B-2001", "customer_id": "C-002"}'),
+                        ("card_block", '{"customer_id": "C-002"}')]:
+    shop, customer = wb.shop.Shop("C-001"), Customer(True)
+    out = ex(shop, name, arguments, customer)
+    refused(out, f"{name} with customer_id")
+    assert "customer_id" in out and shop.log == [] and not shop.card_blocked, (
+        f"{name} with a customer_id must be refused without running; got {out!r}, the shop saw {shop.log}")
+    assert customer.asked == [], "do not ask the customer to confirm a call that is refused anyway"
+shop = wb.shop.Shop("C-002")
+out = ex(shop, "txn_sum", '{"category": "taxi", "month": "2026-09"}', Customer(True))
+assert json.loads(out)["total_kzt"] == 9900, f"the session decides the customer: C-002's session sees 9900; got {out!r}"
+
+# Confirmation: the customer's, never the model's.
+shop, customer = wb.shop.Shop("C-001"), Customer(False)
+(answer, steps), seen = drive(wb.scenarios.wants_card_block(), shop, customer)
+assert not shop.card_blocked, (
+    "the card was blocked although the customer never agreed: ignore the model's 'confirmed', "
+    "ask the customer and run only on True")
+refused(seen[0], "card_block with confirmed=true from the model")
+assert customer.asked == [("card_block", {})], (
+    "ask the customer once, for the valid call card_block({}), and not for the call that carried the "
+    f"model's own 'confirmed'; asked {customer.asked}")
+refused(seen[1], "card_block after the customer said no")
+assert answer == wb.scenarios.wants_card_block().answer, f"the model then asks the customer; it said {answer!r}"
+shop, customer = wb.shop.Shop("C-001"), Customer(True)
+(answer, steps), seen = drive(wb.scenarios.wants_card_block(), shop, customer)
+assert shop.card_blocked and customer.asked == [("card_block", {})], (
+    f"a customer who says yes gets the card blocked after one question; blocked={shop.card_blocked}, asked={customer.asked}")
+assert json.loads(seen[1]) == {"status": "blocked"} and answer == "Your card is now blocked.", (
+    f"the result of card_block goes back as JSON; got {seen[1]!r}, answer {answer!r}")
+for answer_given in (None, 0, False):
+    shop = wb.shop.Shop("C-001")
+    out = ex(shop, "card_block", "{}", Customer(answer_given))
+    refused(out, f"card_block when ask_customer returned {answer_given!r}")
+    assert not shop.card_blocked, f"run a state-changing tool only when ask_customer returns True (it returned {answer_given!r})"
+for arguments in ('{"confirmed": true}', '{"confirm": "yes"}', '{"customer_confirmed": true}'):
+    shop, customer = wb.shop.Shop("C-001"), Customer(True)
+    out = ex(shop, "card_block", arguments, customer)
+    refused(out, f"card_block{arguments}")
+    assert not shop.card_blocked and customer.asked == [], (
+        f"card_block with {arguments} from the model: refuse it (an argument the tool does not have), "
+        f"ask nobody, block nothing; asked={customer.asked}, blocked={shop.card_blocked}")
+customer = Customer(True)
+ex(wb.shop.Shop("C-001"), "get_order", '{"order_id": "A-1001"}', customer)
+ex(wb.shop.Shop("C-001"), "get_weather", '{"city": "Almaty"}', customer)
+assert customer.asked == [], f"read-only tools need no confirmation; asked {customer.asked}"
+
+# Bad calls become observations.
+shop, customer = wb.shop.Shop("C-001"), Customer(True)
+out = ex(shop, "refund_everything", "{}", customer)
+refused(out, "an unknown tool")
+assert all(n in out for n in ("txn_sum", "get_order", "card_block", "get_weather")), (
+    f"an unknown tool's error lists the available tools; got {out!r}")
+for arguments in ('{"order_id": "A-10', '["A-1001"]', '"A-1001"'):
+    refused(ex(shop, "get_order", arguments, customer), f"get_order with arguments {arguments}")
+out = ex(shop, "get_order", '{"order_id": "A-1001", "verbose": true}', customer)
+refused(out, "get_order with an extra argument")
+assert "order_id" in out, f"name the expected arguments; got {out!r}"
+refused(ex(shop, "txn_sum", '{"category": "taxi"}', customer), "txn_sum without month")
+assert shop.log == [] and customer.asked == [], f"none of these may run or ask; the shop saw {shop.log}"
+out = ex(shop, "get_order", '{"order_id": "B-2001"}', customer)
+assert out.startswith("ERROR: KeyError"), (
+    f"a tool that raises gives 'ERROR: <exception type>: <message>'; got {out!r}")
+out = ex(shop, "get_order", '{"order_id": "A-1001"}', customer)
+assert json.loads(out) == {"order_id": "A-1001", "item": "Svet desk lamp", "total": 2450, "status": "shipped"}, (
+    f"a result goes back as json.dumps(result); got {out!r}")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### The dispatcher at work
+#
+# Both scenarios through the loop, with a customer who says no and one who says yes:
+
+# %%
+for name, says in [("asks_other_customer", True), ("wants_card_block", False), ("wants_card_block", True)]:
+    scenario = scenarios.get(name)
+    session = Shop("C-001")
+    ask_customer = customer_says(says)
+    print(f"{name} (customer says {'yes' if says else 'no'}):")
+    result = agent(FakeLLM(scenario).client(), "fake-model", scenario.question, scenario.openai_tools(),
+                   lambda name, arguments: execute(session, name, arguments, ask_customer))
+    print(f"    {result}\n    card blocked: {session.card_blocked}")
+
+# %% [markdown]
+# ## Part 3 · How much: least privilege for tools
+#
+# The capstone agent gets three general tools: `read_file`, `write_note` and `calculate`. Each one
+# is a door into your machine, opened for the model — and the model's arguments can come from
+# anywhere: the customer, a knowledge-base page with hidden instructions, a confused small model.
+# So each tool is built to do **its job and nothing more**, whatever it is asked (OWASP calls
+# giving an agent more than it needs *excessive agency*):
+#
+# | tool | may | may not |
+# |---|---|---|
+# | `read_file(path)` | read `.md`, `.txt`, `.json` files inside `agent_files/`, up to 20,000 characters | leave the folder (`..`, absolute paths, symlinks), read `.env`, code or anything else |
+# | `write_note(filename, text)` | write a Markdown note of up to 5,000 characters into `agent_files/out/` | choose a path, overwrite the knowledge base, follow a symlink |
+# | `calculate(expression)` | evaluate numbers with `+ - * / **` and unary minus | run code, look up names, compute a number with a billion digits |
+#
+# And nothing secret goes into `agent_files/` in the first place: no `.env`, no customer data,
+# only public pages (`kb/`) and study notes (`notes/`).
+#
+# The folder the file tools may touch is a module constant, `BASE`. The tests point it at a
+# temporary copy so they can plant files and symlinks without touching yours, so **read `BASE`
+# when your function runs** (not in a default argument):
+
+# %% nbgrader={"grade": false, "grade_id": "given_limits", "locked": true, "schema_version": 3, "solution": false}
+BASE = AGENT_FILES  # the only folder the file tools may touch
+READABLE = {".md", ".txt", ".json"}  # suffixes read_file accepts
+MAX_READ = 20_000  # characters read_file returns at most
+MAX_NOTE = 5_000  # characters of one note
+MAX_LENGTH = 200  # characters of one calculate expression
+MAX_EXPONENT = 100  # largest |exponent| calculate accepts
+MAX_VALUE = 10**100  # largest |number| calculate accepts, literal or intermediate
+
+print("BASE =", BASE)
+print(sorted(str(p.relative_to(BASE)) for p in BASE.rglob("*") if p.is_file()))
+
+# %% [markdown]
+# ### Why `".." in path` is not a check
+#
+# The first idea for "stay inside the folder" is to refuse paths containing `..` and join the
+# rest onto the folder. It fails three ways. Here it is, run inside a throw-away folder that has a
+# secret next to it and a symlink planted inside it:
+
+# %%
+def naive_read_file(path, base):
+    """The obvious version. Do not use it."""
+    if ".." in path:
+        raise PermissionError("no '..' allowed")
+    return Path(os.path.join(base, path)).read_text()
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    tmp = Path(tmp).resolve()
+    base = tmp / "agent_files"
+    (base / "notes").mkdir(parents=True)
+    (tmp / "secret.md").write_text("SHOP_API_KEY=not-a-real-key")
+    (tmp / "agent_files_evil").mkdir()
+    (tmp / "agent_files_evil" / "keys.md").write_text("the evil twin's keys")
+    (base / "notes" / "innocent.md").symlink_to(tmp / "secret.md")
+    for attack in [str(tmp / "secret.md"), "notes/innocent.md", "../secret.md"]:
+        try:
+            print(f"{attack!r:60} -> read {naive_read_file(attack, base)!r}")
+        except PermissionError as e:
+            print(f"{attack!r:60} -> refused ({e})")
+    print("os.path.join(base, '/etc/hosts') =", os.path.join(base, "/etc/hosts"))
+    # And the prefix check: a sibling folder whose name starts with the same letters.
+    sibling = (tmp / "agent_files_evil" / "keys.md").resolve()
+    print("startswith says inside:", str(sibling).startswith(str(base)),
+          "| is_relative_to says inside:", sibling.is_relative_to(base))
+
+# %% [markdown]
+# 1. An **absolute path** has no `..`, and `os.path.join` throws away everything before an
+#    absolute component: `os.path.join(base, "/etc/hosts")` is `/etc/hosts`.
+# 2. A **symlink** inside the folder points anywhere; the string looks harmless.
+# 3. A **prefix check** on strings (`str(target).startswith(str(base))`) accepts
+#    `agent_files_evil/`, a sibling whose name starts the same way.
+#
+# The check that works asks about the file the path *really* leads to:
+#
+# ```python
+# root = BASE.resolve()
+# target = (root / path).resolve()   # absolute paths, "..", and every symlink resolved
+# if not target.is_relative_to(root): # compares path components, not characters
+#     raise PermissionError(...)
+# ```
+#
+# `Path.resolve()` follows symlinks and removes `..`; `Path.is_relative_to()` (Python 3.9+)
+# compares whole path components. Then check the **resolved** target's suffix — a symlink named
+# `notes.md` may point at `.env`.
+
+# %% [markdown]
+# ## Exercise 2 — `read_file` (4 points)
+#
+# Write `read_file(path)`, where `path` is relative to the folder `BASE` (e.g.
+# `"notes/agent-loop.md"`):
+#
+# 1. resolve `BASE` and `BASE / path`; when the target is not inside the resolved `BASE`, raise
+#    `PermissionError` (a message saying it is outside the agent's folder);
+# 2. when the resolved target's suffix is not in `READABLE`, raise `PermissionError` (say which
+#    suffixes are allowed);
+# 3. when it is not a file, raise `FileNotFoundError`;
+# 4. read it as UTF-8 and return the text — but at most `MAX_READ` characters: a longer file is
+#    cut there and followed by `"\n[truncated]"` (read no more than you need).
+#
+# Check in this order: a refusal must not depend on whether a file exists outside the folder.
+# The loop's dispatcher turns these exceptions into `ERROR:` observations.
+
+# %% nbgrader={"grade": false, "grade_id": "read_file", "locked": false, "schema_version": 3, "solution": true}
+def read_file(path):
+    """Text of a .md/.txt/.json file inside BASE (at most MAX_READ characters); refusals raise."""
+    ### BEGIN SOLUTION
+    root = Path(BASE).resolve()
+    target = (root / path).resolve()
+    if not target.is_relative_to(root):
+        raise PermissionError(f"{path!r} is outside the agent's folder")
+    if target.suffix not in READABLE:
+        raise PermissionError(f"{path!r}: only {', '.join(sorted(READABLE))} files may be read")
+    if not target.is_file():
+        raise FileNotFoundError(f"no file {path!r} in the agent's folder")
+    with open(target, encoding="utf-8", errors="replace") as f:
+        text = f.read(MAX_READ + 1)
+    return text if len(text) <= MAX_READ else text[:MAX_READ] + "\n[truncated]"
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "read_file_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+"""Visible tests: read_file reads a study note from agent_files/ and refuses a path that leaves the
+folder with PermissionError."""
+text = read_file("notes/agent-loop.md")
+assert type(text) is str and "agent loop" in text.lower(), (
+    f"read_file('notes/agent-loop.md') must return the note's text; got {text[:80]!r}")
+try:
+    leaked = read_file("../README.md")
+except PermissionError:
+    pass
+except NotImplementedError:
+    raise
+except Exception as e:
+    raise AssertionError(f"read_file('../README.md') must raise PermissionError, not {type(e).__name__}: {e}") from None
+else:
+    raise AssertionError(f"read_file('../README.md') left agent_files/ and returned {leaked[:60]!r}: "
+                         "resolve the path and check target.is_relative_to(root)")
+print("read_file: visible tests passed")
+
+# %% nbgrader={"grade": true, "grade_id": "read_file_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+"""Hidden tests: read_file, pointed at a temporary agent folder, refuses ../, absolute paths, a
+symlink out of the folder, a sibling folder with a common prefix, .env/.py/suffix-less files and
+directories; reads allowed files (also through .. that stays inside and a symlink inside); cuts
+files over 20,000 characters with the marker."""
+### BEGIN HIDDEN TESTS
+import tempfile
+from pathlib import Path
+
+_saved_base = BASE
+_tmp = tempfile.TemporaryDirectory()
+try:
+    tmp = Path(_tmp.name).resolve()
+    BASE = tmp / "agent_files"
+    for folder in ("notes", "kb", "out"):
+        (BASE / folder).mkdir(parents=True)
+    note = "# The agent loop\n\nA loop: model, tool, observation. Ünïcödé ✓\n"
+    (BASE / "notes" / "agent-loop.md").write_text(note, encoding="utf-8")
+    (BASE / "kb" / "page.txt").write_text("plain text page", encoding="utf-8")
+    (BASE / "kb" / "data.json").write_text('{"fee": 2.5}', encoding="utf-8")
+    big = "".join(f"line {i:05d} of a very long page\n" for i in range(1500))  # 42,000 characters
+    (BASE / "kb" / "big.md").write_text(big, encoding="utf-8")
+    (BASE / "kb" / "exact.md").write_text("e" * 20_000, encoding="utf-8")
+    (BASE / ".env").write_text("SHOP_API_KEY=inside-but-secret", encoding="utf-8")
+    (BASE / "tools.py").write_text("import os", encoding="utf-8")
+    (BASE / "kb" / "folder.md").mkdir()
+    (tmp / ".env").write_text("SHOP_API_KEY=outside-secret", encoding="utf-8")
+    (tmp / "outside").mkdir()
+    (tmp / "outside" / "secret.md").write_text("outside secret", encoding="utf-8")
+    (tmp / "agent_files_evil").mkdir()
+    (tmp / "agent_files_evil" / "keys.md").write_text("evil twin secret", encoding="utf-8")
+    (BASE / "notes" / "escape.md").symlink_to(tmp / "outside" / "secret.md")
+    (BASE / "notes" / "env.md").symlink_to(BASE / ".env")
+    (BASE / "notes" / "alias.md").symlink_to(BASE / "notes" / "agent-loop.md")
+
+    def read(path):
+        try:
+            return read_file(path)
+        except NotImplementedError:
+            raise
+        except (PermissionError, FileNotFoundError):
+            raise
+        except Exception as e:
+            raise AssertionError(f"read_file({path!r}) raised {type(e).__name__}: {e}") from None
+
+    attacks = [
+        ("../.env", "a parent-folder path"),
+        ("notes/../../outside/secret.md", "'..' in the middle of the path"),
+        (str(tmp / "outside" / "secret.md"), "an absolute path (os.path.join keeps only it)"),
+        (str(tmp / "agent_files_evil" / "keys.md"), "an absolute path into a sibling folder named agent_files_evil"),
+        ("../agent_files_evil/keys.md", "a sibling folder whose name starts like the agent's folder"),
+        ("notes/escape.md", "a symlink inside the folder pointing outside it"),
+        ("/etc/hosts", "an absolute system path"),
+        (".env", "a .env file (not .md, .txt or .json)"),
+        ("notes/env.md", "a symlink named .md that points to .env (check the resolved suffix)"),
+        ("tools.py", "a .py file"),
+        ("", "the folder itself"),
+        ("notes", "a folder"),
+    ]
+    for path, what in attacks:
+        try:
+            got = read(path)
+        except PermissionError as e:
+            assert str(e).strip(), f"read_file({path!r}): give the PermissionError a message saying why"
+        except FileNotFoundError as e:
+            raise AssertionError(f"read_file({path!r}) ({what}) must raise PermissionError, not "
+                                 f"FileNotFoundError: {e}") from None
+        else:
+            raise AssertionError(f"read_file({path!r}) ({what}) must raise PermissionError; it returned "
+                                 f"{got[:40]!r}. Resolve BASE / path, check is_relative_to, then the suffix")
+
+    for path, expected in [("notes/agent-loop.md", note), ("kb/page.txt", "plain text page"),
+                           ("kb/data.json", '{"fee": 2.5}'), ("./kb/page.txt", "plain text page"),
+                           ("kb/../notes/agent-loop.md", note), ("notes/alias.md", note),
+                           ("kb/exact.md", "e" * 20_000)]:
+        try:
+            got = read(path)
+        except (PermissionError, FileNotFoundError) as e:
+            raise AssertionError(f"read_file({path!r}) is inside the folder and allowed, but raised "
+                                 f"{type(e).__name__}: {e}") from None
+        assert type(got) is str and got == expected, (
+            f"read_file({path!r}) should return the file's text ({len(expected)} characters); got {got[:60]!r}")
+
+    got = read("kb/big.md")
+    assert type(got) is str and got == big[:20_000] + "\n[truncated]", (
+        f"a 42,000-character file gives its first 20,000 characters and '\\n[truncated]'; got "
+        f"{len(got)} characters ending {got[-30:]!r}")
+    for path in ("notes/missing.md", "kb/folder.md"):
+        try:
+            got = read(path)
+        except FileNotFoundError:
+            pass
+        except PermissionError as e:
+            raise AssertionError(f"read_file({path!r}) is inside and has an allowed suffix, but is not a "
+                                 f"file: raise FileNotFoundError, not PermissionError ({e})") from None
+        else:
+            raise AssertionError(f"read_file({path!r}) is not a file: raise FileNotFoundError; got {got!r}")
+finally:
+    BASE = _saved_base
+    _tmp.cleanup()
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Exercise 3 — `write_note` (4 points)
+#
+# `write_note` is the only tool that changes anything, so it is the strictest. Write
+# `write_note(filename, text)`:
+#
+# 1. `filename` must match the **whole** pattern `[a-z0-9][a-z0-9-]{0,40}\.md` (use
+#    `re.fullmatch`): lowercase letters, digits and dashes, starting with a letter or digit, ending
+#    in `.md` — no `/`, no `..`, no hidden files, nothing after `.md`. Otherwise raise `ValueError`
+#    with an example of a good name;
+# 2. `text` longer than `MAX_NOTE` characters → `ValueError`;
+# 3. the note goes into `BASE / "out"` (create the folder if it is missing). If the target is a
+#    symlink, or its resolved path is not inside `<resolved BASE>/out`, raise `PermissionError` —
+#    someone planted a link to make you overwrite another file;
+# 4. write `text` as UTF-8 and return `f"saved out/{filename} ({len(text)} characters)"`.
+#
+# A refused call writes nothing, anywhere. Writing the same name again replaces the note.
+
+# %% nbgrader={"grade": false, "grade_id": "write_note", "locked": false, "schema_version": 3, "solution": true}
+def write_note(filename, text):
+    """Save a Markdown note into BASE/out; refusals raise ValueError or PermissionError."""
+    ### BEGIN SOLUTION
+    if not isinstance(filename, str) or not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,40}\.md", filename):
+        raise ValueError(f"bad note name {filename!r}: use lowercase letters, digits and dashes, "
+                         "like 'lamps-returns.md'")
+    if not isinstance(text, str) or len(text) > MAX_NOTE:
+        raise ValueError(f"a note is a string of at most {MAX_NOTE} characters")
+    out = Path(BASE).resolve() / "out"
+    out.mkdir(exist_ok=True)
+    target = out / filename
+    if target.is_symlink() or not target.resolve().is_relative_to(out):
+        raise PermissionError(f"out/{filename} is a link to somewhere else; refusing to write through it")
+    target.write_text(text, encoding="utf-8")
+    return f"saved out/{filename} ({len(text)} characters)"
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "write_note_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+"""Visible tests: write_note saves a note into out/ of the agent folder and returns a str; a name
+with a path in it is refused with ValueError. (Run in a temporary agent folder.)"""
+import tempfile
+from pathlib import Path
+
+_saved_base = BASE
+_tmp = tempfile.TemporaryDirectory()
+try:
+    BASE = Path(_tmp.name).resolve() / "agent_files"
+    (BASE / "kb").mkdir(parents=True)
+    said = write_note("lamps-returns.md", "Returns: 14 days.")
+    assert type(said) is str, f"write_note must return a str, got {type(said).__name__}"
+    saved = BASE / "out" / "lamps-returns.md"
+    assert saved.is_file() and saved.read_text(encoding="utf-8") == "Returns: 14 days.", (
+        "write_note('lamps-returns.md', text) must write text to BASE / 'out' / 'lamps-returns.md'")
+    try:
+        write_note("../kb/returns.md", "Returns: 90 days!")
+    except ValueError:
+        pass
+    except NotImplementedError:
+        raise
+    except Exception as e:
+        raise AssertionError(f"a bad name must raise ValueError, not {type(e).__name__}: {e}") from None
+    else:
+        raise AssertionError("write_note('../kb/returns.md', ...) must raise ValueError: check the name "
+                             "with re.fullmatch(r'[a-z0-9][a-z0-9-]{0,40}\\.md', filename)")
+    assert not (BASE / "kb" / "returns.md").exists(), "the refused call wrote kb/returns.md"
+finally:
+    BASE = _saved_base
+    _tmp.cleanup()
+print("write_note: visible tests passed")
+
+# %% nbgrader={"grade": true, "grade_id": "write_note_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+"""Hidden tests: write_note refuses names with paths, capitals, other suffixes, a trailing newline,
+leading dashes or dots and names over 41 characters; refuses text over 5,000 characters; refuses
+planted symlinks (to kb/, out of the folder, and an out/ that is itself a link); creates out/ when
+missing; accepts the longest name and exactly 5,000 characters; writes nothing when it refuses."""
+### BEGIN HIDDEN TESTS
+import os
+import tempfile
+from pathlib import Path
+
+_saved_base = BASE
+_tmp = tempfile.TemporaryDirectory()
+
+
+def snapshot(root):
+    return sorted((str(p.relative_to(root)), p.is_symlink() or p.is_dir() or p.read_text(encoding="utf-8"))
+                  for p in root.rglob("*"))
+
+
+def write(filename, text):
+    try:
+        return write_note(filename, text)
+    except (NotImplementedError, ValueError, PermissionError):
+        raise
+    except Exception as e:
+        raise AssertionError(f"write_note({filename!r}, ...) raised {type(e).__name__}: {e}") from None
+
+
+def refuse(filename, text, why, root, errors=(ValueError, PermissionError)):
+    before = snapshot(root)
+    try:
+        got = write(filename, text)
+    except errors as e:
+        assert str(e).strip(), f"write_note({filename!r}): give the error a message saying why"
+    except (ValueError, PermissionError) as e:
+        raise AssertionError(f"write_note({filename!r}, ...) ({why}) should raise "
+                             f"{' or '.join(x.__name__ for x in errors)}, not {type(e).__name__}") from None
+    else:
+        raise AssertionError(f"write_note({filename!r}, ...) ({why}) must be refused; it returned {got!r}")
+    assert snapshot(root) == before, f"the refused write_note({filename!r}, ...) changed files: write nothing"
+
+
+try:
+    tmp = Path(_tmp.name).resolve()
+    BASE = tmp / "agent_files"
+    (BASE / "kb").mkdir(parents=True)
+    (BASE / "kb" / "returns.md").write_text("Returns: 14 days.", encoding="utf-8")
+    (tmp / "outside").mkdir()
+
+    # out/ is created when missing; a good note is written, replaced, and nothing else appears.
+    said = write("lamps-returns.md", "Svet: 12 months. Светик ✓")
+    assert type(said) is str and "lamps-returns.md" in said, f"return a message naming the note; got {said!r}"
+    assert (BASE / "out" / "lamps-returns.md").read_text(encoding="utf-8") == "Svet: 12 months. Светик ✓", (
+        "the note's text must be written as UTF-8, unchanged")
+    write("lamps-returns.md", "Replaced.")
+    assert (BASE / "out" / "lamps-returns.md").read_text(encoding="utf-8") == "Replaced.", (
+        "writing the same name again replaces the note")
+    longest = "a" + "b" * 40 + ".md"
+    write(longest, "x" * 5_000)
+    write("2026-09-report.md", "")
+    assert sorted(p.name for p in (BASE / "out").iterdir()) == sorted(["lamps-returns.md", longest, "2026-09-report.md"]), (
+        f"only the notes asked for may appear in out/; found {sorted(p.name for p in (BASE / 'out').iterdir())}")
+    assert sorted(p.name for p in tmp.iterdir()) == ["agent_files", "outside"], "write only into BASE/out"
+
+    # Bad names and sizes.
+    root = tmp
+    for name, why in [("../kb/returns.md", "a path"), ("kb/returns.md", "a sub-folder"),
+                      (str(tmp / "outside" / "x.md"), "an absolute path"), ("Lamps.md", "a capital letter"),
+                      ("lamps.MD", "a capital suffix"), ("lamps.txt", "not .md"), ("lamps", "no suffix"),
+                      (".md", "nothing before .md"), ("-lamps.md", "a leading dash"), ("..md", "dots"),
+                      (".hidden.md", "a hidden file"), ("lamps.md\n", "a trailing newline (re.match with $ lets it through)"),
+                      ("lamps.md.py", "something after .md"), ("lamps returns.md", "a space"),
+                      ("lamps_returns.md", "an underscore"), ("a" + "b" * 41 + ".md", "42 characters before .md"),
+                      ("", "an empty name"), ("notes.md/../x.md", "a path hidden after a good start")]:
+        refuse(name, "x", why, root, errors=(ValueError,))
+    refuse("too-long.md", "x" * 5_001, "5,001 characters", root, errors=(ValueError,))
+
+    # Planted symlinks.
+    (BASE / "out" / "planted.md").symlink_to(BASE / "kb" / "returns.md")
+    refuse("planted.md", "Returns: 90 days!", "a symlink into kb/", root, errors=(PermissionError,))
+    assert (BASE / "kb" / "returns.md").read_text(encoding="utf-8") == "Returns: 14 days.", "kb/returns.md was overwritten"
+    (BASE / "out" / "escape.md").symlink_to(tmp / "outside" / "new.md")
+    refuse("escape.md", "pwned", "a dangling symlink out of the folder", root, errors=(PermissionError,))
+    assert not (tmp / "outside" / "new.md").exists(), "the note was written through a symlink out of the folder"
+    (BASE / "out" / "inside.md").symlink_to(BASE / "out" / "lamps-returns.md")
+    refuse("inside.md", "sneaky", "a symlink, even to another note", root, errors=(PermissionError,))
+
+    # out/ itself replaced by a link to another folder.
+    for p in (BASE / "out").iterdir():
+        p.unlink()
+    (BASE / "out").rmdir()
+    (tmp / "elsewhere").mkdir()
+    os.symlink(tmp / "elsewhere", BASE / "out")
+    refuse("notes.md", "x", "out/ is a symlink to another folder", root, errors=(PermissionError,))
+    assert list((tmp / "elsewhere").iterdir()) == [], "the note was written outside BASE through a linked out/"
+finally:
+    BASE = _saved_base
+    _tmp.cleanup()
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Part 4 · A calculator that is not a Python interpreter
+#
+# The capstone task asks for a payment fee on a 2,450 KZT order. Models are bad at arithmetic, so
+# they get a calculator. The one-line version is `eval(expression)` — and `eval` runs **any**
+# Python, so the model (or a page it read) can call anything:
+
+# %%
+print(eval("__import__('os').getcwd()"))  # harmless here; `.system('...')` would run a command
+
+# %% [markdown]
+# `eval(expression, {"__builtins__": {}})` looks safer and is not: Python objects lead back to
+# everything through their attributes (`().__class__.__base__.__subclasses__()`), and there is no
+# sandbox for `eval` worth the name. The fix is to not run code at all: **parse** the expression
+# with `ast` and evaluate only the node types you allow.
+
+# %%
+print(ast.dump(ast.parse("-(21 * 9) / 5 + 2 ** 3", mode="eval").body, indent=1))
+
+# %% [markdown]
+# A whitelist keeps out code, but not cost. `9**9**9` is three numbers and two operators, and
+# its value has about 370 million digits: Python would compute it for minutes, holding the loop,
+# the worker and its memory. (`**` groups from the right: `9**(9**9)`.)
+
+# %%
+print(f"9**9**9 has about {9**9 * math.log10(9):,.0f} digits")
+
+# %% [markdown]
+# So the calculator also bounds its work: the expression's length (`MAX_LENGTH`), every exponent
+# **before** computing the power (`MAX_EXPONENT`), and every number, written or computed
+# (`MAX_VALUE`). With these, the biggest thing it ever computes is small.
+
+# %% [markdown]
+# ## Exercise 4 — `calculate` (4 points)
+#
+# Write `calculate(expression)` that returns the value (an `int` or a `float`) of an arithmetic
+# expression, or raises `ValueError` with a message saying what is not allowed:
+#
+# 1. `expression` must be a string of at most `MAX_LENGTH` characters (surrounding spaces are
+#    fine: strip them);
+# 2. parse it with `ast.parse(expression, mode="eval")`; a `SyntaxError` becomes a `ValueError`;
+# 3. walk the tree from `.body`, allowing only:
+#    - `ast.Constant` whose value is an `int` or a `float` (not a `bool`, not a string);
+#    - `ast.BinOp` with `ast.Add`, `ast.Sub`, `ast.Mult`, `ast.Div` or `ast.Pow`;
+#    - `ast.UnaryOp` with `ast.USub`;
+#
+#    anything else (a name, a call, an attribute, a string, a comparison...) → `ValueError`
+#    naming it. Never `eval`, `exec` or `compile` the expression;
+# 4. for `**`, check the exponent **before** computing: `abs(exponent) > MAX_EXPONENT` →
+#    `ValueError`;
+# 5. every number — literal or result of an operation — must have `abs(x) <= MAX_VALUE` and be
+#    real (a negative number to a fractional power gives a `complex`): otherwise `ValueError`.
+#
+# Division by zero may raise `ZeroDivisionError`; that is a clear error too.
+
+# %% nbgrader={"grade": false, "grade_id": "calculate", "locked": false, "schema_version": 3, "solution": true}
+def calculate(expression):
+    """The value of an arithmetic expression (numbers, + - * / **, unary -); refusals raise ValueError."""
+    ### BEGIN SOLUTION
+    operators = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+                 ast.Div: operator.truediv, ast.Pow: operator.pow}
+    if not isinstance(expression, str) or len(expression) > MAX_LENGTH:
+        raise ValueError(f"the expression must be a string of at most {MAX_LENGTH} characters")
+    try:
+        tree = ast.parse(expression.strip(), mode="eval")
+    except SyntaxError:
+        raise ValueError(f"not an arithmetic expression: {expression!r}") from None
+
+    def checked(x):
+        if isinstance(x, complex) or not abs(x) <= MAX_VALUE:
+            raise ValueError(f"numbers must be real and at most {MAX_VALUE:.0e} in size")
+        return x
+
+    def value(node):
+        if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+            return checked(node.value)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return -value(node.operand)
+        if isinstance(node, ast.BinOp) and type(node.op) in operators:
+            left, right = value(node.left), value(node.right)
+            if isinstance(node.op, ast.Pow) and abs(right) > MAX_EXPONENT:
+                raise ValueError(f"exponents are limited to {MAX_EXPONENT}; got {right}")
+            try:
+                return checked(operators[type(node.op)](left, right))
+            except OverflowError:
+                raise ValueError("the result is too large") from None
+        raise ValueError(f"not allowed in a calculation: {type(node).__name__}")
+
+    return value(tree.body)
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "calculate_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+"""Visible tests: calculate computes a fee and a power as numbers, and refuses a function call with
+ValueError."""
+fee = calculate("2450 * 2.5 / 100")
+assert type(fee) is float and fee == 61.25, f"calculate('2450 * 2.5 / 100') should be 61.25 (a float); got {fee!r}"
+power = calculate("2 ** 10")
+assert type(power) is int and power == 1024, f"calculate('2 ** 10') should be the int 1024; got {power!r}"
+try:
+    got = calculate("__import__('os').getcwd()")
+except ValueError:
+    pass
+except NotImplementedError:
+    raise
+except Exception as e:
+    raise AssertionError(f"a call in the expression must raise ValueError, not {type(e).__name__}: {e}") from None
+else:
+    raise AssertionError(f"calculate ran code and returned {got!r}: allow only numbers and operators (ast), never eval")
+print("calculate: visible tests passed")
+
+# %% nbgrader={"grade": true, "grade_id": "calculate_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+"""Hidden tests: calculate gets arithmetic right (types too), refuses names, calls, attributes,
+subscripts, strings, bools, lambdas and comparisons with ValueError, refuses big exponents before
+computing them (9**9**9 in well under a second), huge literals and results, complex results and
+expressions over 200 characters, and accepts values right at the limits."""
+### BEGIN HIDDEN TESTS
+import time
+
+
+def calc(expression):
+    try:
+        return calculate(expression)
+    except (NotImplementedError, ValueError, ZeroDivisionError):
+        raise
+    except Exception as e:
+        raise AssertionError(f"calculate({expression!r}) raised {type(e).__name__}: {e}; "
+                             "raise ValueError for anything it refuses") from None
+
+
+def refused(expression, why):
+    try:
+        got = calc(expression)
+    except ValueError as e:
+        assert str(e).strip(), f"calculate({expression!r}): give the ValueError a message"
+    else:
+        raise AssertionError(f"calculate({expression[:60]!r}) ({why}) must raise ValueError; it returned "
+                             f"{str(got)[:40]}")
+
+
+for expression, expected in [("1 + 2", 3), ("21 * 9 / 5 + 32", 69.8), ("-(3 - 10) * 2", 14),
+                             ("2 ** -1", 0.5), ("(1.5 + 2.5) * 4", 16.0), ("  7 - 10 ", -3),
+                             ("-2 ** 2", -4), ("10 ** 100", 10**100), ("2 ** 100", 2**100)]:
+    got = calc(expression)
+    assert type(got) is type(expected) and got == expected, (
+        f"calculate({expression!r}) should be {expected!r} ({type(expected).__name__}); got {got!r}")
+
+# Code, not arithmetic: refused before anything runs (eval would run every one of these).
+for expression, why in [("__import__('os').getcwd()", "a call"), ("abs(-3)", "a call"),
+                        ("x + 1", "a name"), ("pi * 2", "a name"),
+                        ("(1).__class__", "attribute access"), ("().__class__.__bases__", "attribute access"),
+                        ("[1, 2][0]", "a subscript"), ("'ab' * 3", "a string"), ("True + 1", "a bool"),
+                        ("(lambda: 1)()", "a lambda"), ("1 < 2", "a comparison"), ("1 if 1 else 2", "a condition"),
+                        ("[x for x in (1, 2)]", "a comprehension"), ("2 ^ 3", "another operator"),
+                        ("1j * 2", "a complex number"), ("1; 2", "two statements"), ("", "nothing")]:
+    refused(expression, why)
+
+# Too big: bounded before anything slow happens.
+for expression, why in [("2 ** 1000", "an exponent over 100"), ("10 ** 101", "an exponent over 100"),
+                        ("2 ** (50 * 3)", "an exponent over 100, computed"), ("2 ** -101", "an exponent below -100"),
+                        ("(10 ** 100) ** 100", "a result over 10**100"), ("10 ** 100 * 10", "a result over 10**100"),
+                        ("9" * 150, "a literal over 10**100"), ("1e308", "a float literal over 10**100"),
+                        ("1e999", "an infinite literal"), ("(-8) ** 0.5", "a complex result"),
+                        ("1" + " + 1" * 60, "over 200 characters")]:
+    refused(expression, why)
+started = time.perf_counter()
+refused("9**9**9", "9**(9**9): an exponent of 387,420,489")
+refused("9 ** 9 ** 9 ** 9", "a tower of powers")
+refused("((9 ** 100) ** 100) ** 100", "powers of powers")
+seconds = time.perf_counter() - started
+assert seconds < 0.5, f"refusing 9**9**9 took {seconds:.2f} s: check the exponent before computing the power"
+assert calc("1" + " + 1" * 49) == 50, "an expression of 197 characters is within the 200-character limit"
+assert calc("(" * 60 + "1" + ")" * 60) == 1, "brackets are fine"
+try:
+    calc("1 / 0")
+except (ZeroDivisionError, ValueError):
+    pass
+else:
+    raise AssertionError("calculate('1 / 0') must raise (ZeroDivisionError or ValueError)")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## The tools at work
+#
+# The three tools go to the model through a dispatcher like `execute`: a name → function table,
+# the arguments checked against the schema (so the model cannot slip in a parameter), and every
+# exception turned into an `ERROR:` observation.
+
+# %% nbgrader={"grade": false, "grade_id": "given_file_dispatcher", "locked": true, "schema_version": 3, "solution": false}
+def run_least_privilege_tool(name, arguments, tools):
+    """Dispatch a call to read_file / write_note / calculate; every failure is an ERROR observation."""
+    functions = {"read_file": read_file, "write_note": write_note, "calculate": calculate}
+    schema = {t["function"]["name"]: t["function"]["parameters"] for t in tools}
+    if name not in functions or name not in schema:
+        return f"ERROR: unknown tool {name!r}; available tools: {', '.join(sorted(schema))}"
+    try:
+        args = json.loads(arguments)
+    except ValueError as e:
+        return f"ERROR: arguments are not valid JSON ({e})"
+    if not isinstance(args, dict) or set(args) != set(schema[name]["properties"]):
+        return f"ERROR: {name} takes exactly the arguments {list(schema[name]['properties'])}"
+    try:
+        return json.dumps(functions[name](**args), ensure_ascii=False)
+    except Exception as e:
+        return f"ERROR: {type(e).__name__}: {e}"
+
+
+# %% [markdown]
+# `reads_outside_folder` is a model that was told (by a page it read) to fetch `../.env` first.
+# It runs here in a temporary copy of your agent folder, with a fake secret placed next to it —
+# the exact situation `read_file` must survive. `huge_power` asks for `9**9**9`; it runs only if
+# your `calculate` refuses `2 ** 1000` and `1 ** (10 * 100)`, so an unbounded calculator cannot
+# hang this notebook.
+
+# %%
+bounded = True
+for probe in ("2 ** 1000", "1 ** (10 * 100)"):  # cheap stand-ins for 9**9**9
+    try:
+        calculate(probe)
+        bounded = False
+    except Exception:
+        pass
+real_base = BASE
+with tempfile.TemporaryDirectory() as tmp:
+    try:
+        BASE = Path(tmp).resolve() / "agent_files"
+        shutil.copytree(real_base / "notes", BASE / "notes")
+        (BASE.parent / ".env").write_text("SHOP_API_KEY=not-a-real-key\n")
+        if not bounded:
+            print("huge_power skipped: your calculate computes 2 ** 1000, so 9**9**9 would run for minutes")
+        for name in ("reads_outside_folder", "huge_power") if bounded else ("reads_outside_folder",):
+            scenario = scenarios.get(name)
+            tools = scenario.openai_tools()
+            llm = FakeLLM(scenario)
+            started = time.perf_counter()
+            result = agent(llm.client(), "fake-model", scenario.question, tools,
+                           lambda n, a: run_least_privilege_tool(n, a, tools))
+            seconds = time.perf_counter() - started
+            print(f"{name}: {result}  ({seconds:.2f} s)")
+            for m in llm.requests[-1]["messages"]:
+                if m["role"] == "tool":
+                    print(f"    observation: {m['content'][:110]}")
+        print("\nout/ now holds:", [p.name for p in (BASE / "out").iterdir()])
+        print((BASE / "out" / "least-privilege-summary.md").read_text()[:300])
+    finally:
+        BASE = real_base
+
+# %% [markdown]
+# ## Common mistakes
+#
+# Each of these is a wrong answer the hidden tests catch.
+#
+# - **A `customer_id` parameter, or taking it from the arguments.** One sentence ("what did
+#   C-002 spend?") then reaches another customer's data. Identity comes from the session; a
+#   `customer_id` in the arguments is an error.
+# - **Silently dropping `customer_id`.** Safer, but the model is not told, and answers the
+#   customer's question about C-002 with C-001's numbers as if they were C-002's.
+# - **Confirmation from the model.** `args.pop("confirmed")` lets the model say yes for the
+#   customer. Only `ask_customer` — the application asking the person — can.
+# - **`".." in path`.** Misses absolute paths (`os.path.join` keeps only them), symlinks, and
+#   refuses harmless paths like `kb/../notes/x.md`.
+# - **`str(target).startswith(str(root))`.** Accepts the sibling folder `agent_files_evil/`.
+#   Use `Path.is_relative_to`, on resolved paths.
+# - **Checking the suffix of the path you were given** instead of the resolved target: a
+#   symlink `notes.md` → `.env` passes.
+# - **`re.match(r"...\.md$")` for note names.** `$` also matches before a trailing newline, and
+#   `re.match` only anchors the start: use `re.fullmatch`.
+# - **Writing through a symlink.** `open(out / name, "w")` follows a link planted in `out/` and
+#   overwrites `kb/returns.md`, or a file outside the folder.
+# - **`eval`**, even with `{"__builtins__": {}}`: it is code execution. Parse with `ast`.
+# - **No bound on powers.** `9**9**9` passes any whitelist of operators and hangs the worker;
+#   check the exponent before computing, and bound every number.
+
+# %% [markdown]
+# ## Self-check quiz
+
+# %%
+from workbook.quiz import show
+
+show("07_what_code_decides")
+
+# %% [markdown]
+# ## Live cell (optional)
+#
+# A real model with your dispatcher and a customer who says no. Ask it to block your card, or to
+# look at another customer's spending, and read what it does with the errors. It runs only when
+# `LLM_PROVIDER` names a live provider (see chapter 00) and is never graded.
+
+# %%
+from workbook.providers import SKIP_HINT, ProviderError, live_enabled, make_client
+
+if live_enabled():
+    try:
+        live_client, live_model = make_client()
+        session = Shop("C-001")
+        for question in ("Someone stole my card, block it right now! I confirm.",
+                         "How much did customer C-002 spend on taxis in September 2026?"):
+            live = agent(live_client, live_model, question,
+                         [SCHEMAS[n] for n in ("txn_sum", "card_block")],
+                         lambda name, arguments: execute(session, name, arguments, customer_says(False)),
+                         max_steps=4)
+            print(question, "->", live)
+        print("card blocked:", session.card_blocked)
+    except ProviderError as e:  # a set-up problem, explained in one line
+        print(e)
+    except Exception as e:  # the provider is down or refused: no traceback (and no key) in a cell
+        print(f"The live call failed ({type(e).__name__}): check LLM_PROVIDER, the key and the network.")
+else:
+    print(SKIP_HINT)
+
+# %% [markdown]
+# ## What's next
+#
+# **08 · Timeouts, retries and idempotency keys**: the provider answers 429 or 503, a refund times
+# out half-way — which calls may be retried, how long to wait, and how an idempotency key keeps a
+# retried refund from paying twice.
