@@ -44,15 +44,8 @@ from workbook.scenarios.ch08_09 import refund_then_check
 from workbook.scenarios.core import (
     asks_other_customer,
     broken_json_then_fix,
-    chat_history,
-    deepseek_thinking,
-    flaky_server,
-    long_chat_small_context,
     never_finishes,
-    rate_limited,
-    refund_with_timeout,
     repeat_forever,
-    slow_provider,
     taxi_spending,
     text_tool_call,
     token_hog,
@@ -61,6 +54,15 @@ from workbook.scenarios.core import (
     vague_vs_specific_error,
     wants_card_block,
     weather_and_math,
+)
+from workbook.scenarios.faults import (
+    chat_history,
+    deepseek_thinking,
+    flaky_server,
+    long_chat_small_context,
+    rate_limited,
+    refund_with_timeout,
+    slow_provider,
 )
 
 CATALOGUE = {f.__name__: f for f in (
