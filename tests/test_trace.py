@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -264,7 +265,7 @@ def test_read_jsonl_raises_only_for_a_missing_file_or_a_wrong_argument(tmp_path)
 def test_bad_content_gets_a_clear_problem_and_keeps_what_could_be_read(text, problem, steps):
     traj = read_jsonl(text)
     assert not traj.ok
-    assert any(__import__("re").search(problem, p) for p in traj.problems), traj.problems
+    assert any(re.search(problem, p) for p in traj.problems), traj.problems
     assert len(traj.steps) == steps
     # Whatever was read still renders everywhere, with the problems listed.
     shown = table(traj).text()
@@ -337,7 +338,8 @@ def test_plot_tokens_returns_a_figure_without_pyplot(capsys):
     buf = io.BytesIO()
     fig.savefig(buf, format="png")
     assert buf.getvalue()[:4] == b"\x89PNG"
-    assert "matplotlib.pyplot" not in sys.modules or not __import__("matplotlib.pyplot").pyplot.get_fignums()
+    pyplot = sys.modules.get("matplotlib.pyplot")  # the plot must not open pyplot figures
+    assert pyplot is None or not pyplot.get_fignums()
     empty = trace.plot_tokens(Trajectory())
     assert empty.axes[0].texts[0].get_text() == "no steps to plot"
     assert capsys.readouterr().err == ""
