@@ -14,12 +14,14 @@ MIN_LINE = 12  # shorter hidden lines (`wb = fresh()`) are too common to be wort
 
 
 def hidden_lines(nb) -> set[str]:
-    """The stripped, distinctive lines of every hidden test block in the notebook."""
-    lines = set()
+    """The distinctive lines of hidden test blocks that appear nowhere else in the notebook."""
+    hidden, visible = set(), set()
     for cell in nb.cells:
-        for block in HIDDEN.findall(cell.source if cell.cell_type == "code" else ""):
-            lines |= {s.strip() for s in block.splitlines()[1:-1] if len(s.strip()) >= MIN_LINE}
-    return lines
+        source = cell.source if cell.cell_type == "code" else ""
+        for block in HIDDEN.findall(source):
+            hidden |= {s.strip() for s in block.splitlines()[1:-1] if len(s.strip()) >= MIN_LINE}
+        visible |= {s.strip() for s in HIDDEN.sub("", source).splitlines()}
+    return hidden - visible
 
 
 def _redact(text: str, secret: set[str]) -> str:

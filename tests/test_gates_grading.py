@@ -102,8 +102,9 @@ def test_hostile_outputs_stay_small_and_secrets_stay_hidden(graded):
     for sub in [s for _, s in PLAN if s.kind == "hostile" and s.name in ("huge_output", "read_solutions")]:
         path = gate.autograded / sub.student / sub.chapter / f"{sub.chapter}.ipynb"
         assert path.stat().st_size < 2_000_000, f"{path} is {path.stat().st_size} bytes"
-        if sub.name == "read_solutions":
-            assert "LEAKED" not in path.read_text(), f"{sub.student} read a private file while graded"
+        printed = [o.get("text", "") for c in notebooks.read(path).cells for o in c.get("outputs", [])]
+        leaks = [t for t in printed if "LEAKED" in t]
+        assert not leaks, f"{sub.student} read a private file while graded: {leaks[0][:300]}"
 
 
 def test_feedback_hides_hidden_tests(graded):
