@@ -979,7 +979,8 @@ def make_refund_tool(payments, sleep=time.sleep, attempts=3):
 
 # %% nbgrader={"grade": true, "grade_id": "make_refund_tool_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: after an ambiguous timeout the refund tool retries with the same key, so the
-payment service refunds once and the tool returns its result."""
+payment service refunds once and the tool returns its result; the same refund asked for again in a
+new tool call is reported, not paid again."""
 from workbook.checks import fresh
 
 wb = fresh()
@@ -995,6 +996,12 @@ assert len(payments.refunds) == 1, f"one refund asked for, {len(payments.refunds
 assert type(result) is dict and result.get("status") == "refunded" and result.get("refund_id") == "rf_0001", (
     f"return the payment service's result; got {result!r}")
 assert sleeps == [0.5], f"sleep(0.5 * 2**attempt) between attempts: expected [0.5], got {sleeps}"
+again = refund("A-1001", 2450, call_id="call_def456")  # the model asks again, in a new tool call
+assert len(payments.refunds) == 1, (
+    "the same refund asked for again in a new tool call (a new call id, so a new key) was paid a second "
+    "time: check payments.refunds_for(order_id) for a refund of this amount first")
+assert type(again) is dict and again.get("status") == "already refunded", (
+    f"report the earlier refund with status 'already refunded'; got {again!r}")
 print("make_refund_tool: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "make_refund_tool_hidden_tests", "locked": true, "points": 4, "schema_version": 3, "solution": false}

@@ -469,7 +469,8 @@ def run_logged(client, model, question, tools, impl, log_path, max_steps=8, syst
 
 # %% nbgrader={"grade": true, "grade_id": "run_logged_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: run_logged answers the taxi question and leaves a trajectory of two step lines and
-a summary line that the workbook's trajectory reader reads without a problem."""
+a summary line that the workbook's trajectory reader reads without a problem; a run stopped by the
+step limit ends with a summary line too."""
 import dataclasses
 import json
 import tempfile
@@ -496,6 +497,14 @@ with tempfile.TemporaryDirectory() as folder:
         f"the summary says how the run ended: status 'done', steps 2, the answer; got {summary}")
     traj = wb.trace.read_jsonl(path)
     assert traj.problems == [], f"the trajectory reader found problems: {traj.problems}"
+    limited = wb.scenarios.never_finishes()
+    path = Path(folder) / "limit.jsonl"
+    result = run_logged(wb.fake_llm.FakeLLM(limited).client(), "fake-model", limited.question,
+                        limited.openai_tools(), {"search_kb": lambda query: {"hits": []}}, path, max_steps=2)
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    assert result.status == "STOPPED: step limit" and lines and lines[-1].get("type") == "summary", (
+        "a run stopped by the step limit must end its trajectory with a summary line too; the last line was "
+        f"{lines[-1] if lines else None}")
 print("run_logged: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "run_logged_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
@@ -760,11 +769,21 @@ def save_checkpoint(path, state):
 
 
 # %% nbgrader={"grade": true, "grade_id": "save_checkpoint_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: save_checkpoint writes the state as JSON, overwrites an older checkpoint, and
-leaves no temporary file behind."""
+"""Visible tests: save_checkpoint writes the state as JSON, overwrites an older checkpoint, leaves no
+temporary file behind, and keeps the old checkpoint when writing the new one fails part-way."""
 import json
 import tempfile
 from pathlib import Path
+
+
+class DiesWhileWritten:
+    """Serialising it raises: a crash in the middle of writing."""
+
+    def __repr__(self):
+        raise RuntimeError("the process died while writing the checkpoint (simulated)")
+
+    __str__ = __repr__
+
 
 with tempfile.TemporaryDirectory() as folder:
     path = Path(folder) / "run.json"
@@ -777,6 +796,18 @@ with tempfile.TemporaryDirectory() as folder:
     assert json.loads(path.read_text(encoding="utf-8")) == second, "a new save replaces the old checkpoint (path may be a str)"
     left = sorted(p.name for p in Path(folder).iterdir())
     assert left == ["run.json"], f"only the checkpoint may be left in the folder; found {left}"
+    try:
+        save_checkpoint(path, {"step": 3, "messages": second["messages"] * 100 + [DiesWhileWritten()]})
+    except NotImplementedError:
+        raise
+    except Exception:
+        pass  # the simulated crash
+    try:
+        survived = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError:
+        raise AssertionError("writing failed part-way and left a broken checkpoint: write a temporary file in "
+                             "the same folder, then os.replace it onto path") from None
+    assert survived == second, "writing failed part-way and the old checkpoint changed; it must stay as it was"
 print("save_checkpoint: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "save_checkpoint_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
