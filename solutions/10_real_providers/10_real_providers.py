@@ -560,8 +560,9 @@ for window in (4096, 16_384):
 
 # %% [markdown]
 # `llm.seen` is what the model actually read. With a 4096-token window the system prompt is gone,
-# and so is the signature. Two clues you *can* see with a real Ollama: the reply's
-# `usage.prompt_tokens` is smaller than what you sent, and it sits right at the window size.
+# and so is the signature. The fake shows you what happened; a real Ollama hardly does. Your
+# code gets no error, and the only trace is a line such as `truncating input prompt` in the
+# server's own log (the `ollama serve` output), easy to miss and absent at some log levels.
 #
 # What to do:
 # - give the model more context: start the server with `OLLAMA_CONTEXT_LENGTH=16384 ollama serve`
@@ -569,7 +570,8 @@ for window in (4096, 16_384):
 #   default is `qwen3:4b` with 16k. Larger windows cost memory, so do not just set 128k on a
 #   laptop;
 # - keep tool results short (chapter 06's truncation) and the history trimmed (a later chapter);
-# - count your own prompt before sending it, and compare it with `usage.prompt_tokens` after.
+# - estimate your prompt's size before sending it (about 4 characters per token for English;
+#   `prompt_tokens` above is the fake's rule) and act before it reaches the window.
 #
 # An agent fills 4096 tokens in two or three steps: a couple of knowledge-base searches are
 # enough. The capstone (chapter 11) runs its "small local" model with a 16k window for that
@@ -1077,7 +1079,7 @@ print("next call:", reply.choices[0].message.tool_calls[0].function)
 # - **Trusting that parsed arguments are an object.** `json.loads("[1]")` is valid JSON; `fn(**[1])`
 #   is a crash.
 # - **A small context and no check.** Ollama cuts the system prompt without an error; compare
-#   `usage.prompt_tokens` with what you sent, and give the server a bigger window.
+#   your prompt's size with the window before sending, and give the server a bigger window.
 # - **Anthropic → OpenAI: dropping `is_error`, or one message for all results.** Without the
 #   `ERROR:` text the model reads a failure as data; Chat Completions needs one `tool` message per
 #   call, right after the assistant turn.
