@@ -20,10 +20,10 @@ def evaluate(agent, fake, tasks, runs=5):
             row["correct"] += bool(correct)
             row["archived_as_current"] += bool(archived)
             steps.append(result.steps)
-            records = [r for r in log if not r.get("summary")]
-            row["arg_errors"] += sum(c.get("error") == "arguments" for r in records for c in r.get("calls", []))
-            row["text_calls"] += sum(bool(r.get("text_call")) for r in records)
-            row["cache_hits"] += sum(r.get("cache_hit", 0) for r in records)
+            lines = [line for line in log if line.get("type") == "step"]
+            row["arg_errors"] += sum(e == "arguments" for line in lines for e in line.get("errors", []))
+            row["text_calls"] += sum(bool(line.get("text_call")) for line in lines)
+            row["cache_hits"] += sum(line.get("cache_hit_tokens", 0) for line in lines)
             if task.note is not None:
                 task.note.unlink(missing_ok=True)
     row["correct"] = row["correct"] / row["runs"] if row["runs"] else 0.0

@@ -5,40 +5,38 @@ def run_task(client, model, task, tools, impl, system=SYSTEM, max_steps=8):
     log, asked = [], False
 
     def finish(answer, status, steps):
-        totals = {k: sum(r[k] for r in log) for k in ("tokens_in", "tokens_out", "cache_hit")}
-        log.append({"summary": True, "status": status, "answer": answer, "steps": steps, **totals})
+        totals = {k: sum(line[k] for line in log) for k in ("tokens_in", "tokens_out", "cache_hit_tokens")}
+        log.append({"type": "summary", "status": status, "steps": steps, "tokens_in": totals["tokens_in"],
+                    "tokens_out": totals["tokens_out"], "total_tokens": totals["tokens_in"] + totals["tokens_out"],
+                    "answer": answer, "cache_hit_tokens": totals["cache_hit_tokens"]})
         return AgentResult(answer, status, steps), log
 
     for step in range(1, max_steps + 1):
         started = time.perf_counter()
         response = client.chat.completions.create(model=model, messages=messages, tools=tools)
-        choice, usage = response.choices[0], response.usage
+        ms = round((time.perf_counter() - started) * 1000, 1)
+        choice = response.choices[0]
         message = choice.message
         messages.append(assistant_turn(message))
-        thought = getattr(message, "reasoning_content", None) or (message.content if message.tool_calls else "")
-        record = {"step": step, "thought": thought or "", "calls": [], "text_call": False,
-                  "tokens_in": usage.prompt_tokens, "tokens_out": usage.completion_tokens,
-                  "cache_hit": getattr(usage, "prompt_cache_hit_tokens", None) or 0}
-        stop = None
-        for call in message.tool_calls or []:
-            observation = execute(call.function.name, call.function.arguments, impl)
-            messages.append({"role": "tool", "tool_call_id": call.id, "content": observation})
-            record["calls"].append({"tool": call.function.name, "input": call.function.arguments,
-                                    "result": observation[:200], "error": error_kind(observation)})
-        if not message.tool_calls:
-            if choice.finish_reason != "stop":
-                stop = (None, f"STOPPED: {choice.finish_reason}")
-            elif (name := find_text_call(message.content, names)) is not None:
-                record["text_call"] = True
-                if asked:
-                    stop = (None, "STOPPED: text tool call")
-                else:
-                    asked = True
-                    messages.append({"role": "user", "content": ASK_TO_CALL.format(name=name)})
-            else:
-                stop = (message.content, "done")
-        record["ms"] = round((time.perf_counter() - started) * 1000)
-        log.append(record)
-        if stop:
-            return finish(stop[0], stop[1], step)
-    return AgentResult(None, "STOPPED: step limit", max_steps), log  # Mistake: no summary record
+        results = [{"role": "tool", "tool_call_id": call.id,
+                    "content": execute(call.function.name, call.function.arguments, impl)}
+                   for call in message.tool_calls or []]
+        messages.extend(results)
+        line = step_line(step, response, results, ms)
+        line["errors"] = [error_kind(r["content"]) for r in results]
+        line["text_call"] = False
+        line["cache_hit_tokens"] = getattr(response.usage, "prompt_cache_hit_tokens", None) or 0
+        log.append(line)
+        if message.tool_calls:
+            continue
+        if choice.finish_reason != "stop":
+            return finish(None, f"STOPPED: {choice.finish_reason}", step)
+        name = find_text_call(message.content, names)
+        if name is None:
+            return finish(message.content, "done", step)
+        line["text_call"] = True
+        if asked:
+            return finish(None, "STOPPED: text tool call", step)
+        asked = True
+        messages.append({"role": "user", "content": ASK_TO_CALL.format(name=name)})
+    return AgentResult(None, "STOPPED: step limit", max_steps), log  # Mistake: no summary line
