@@ -533,7 +533,8 @@ assert close(delay(0, openai.InternalServerError(
 # - never sleep after the last attempt, or before the first.
 #
 # `retryable` and `delay` default to your functions from Exercises 1 and 2. The tests pass their
-# own, so this exercise is graded on its own.
+# own, so this exercise is graded on its own. (Defaults are taken when the `def` runs: after you
+# change Exercise 1 or 2, run this cell again.)
 
 # %% nbgrader={"grade": false, "grade_id": "create_with_retries", "locked": false, "schema_version": 3, "solution": true}
 def create_with_retries(client, *, attempts=4, sleep=time.sleep, retryable=is_retryable,
