@@ -25,4 +25,4 @@ def test_environment_yml_matches_pyproject():
 
 def test_quiz_files_ship_with_the_package():
     data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
-    assert "quizzes/*.json" in data["package-data"]["workbook"]
+    assert {"quizzes/*.json", "trace/samples/*.jsonl"} <= set(data["package-data"]["workbook"])
