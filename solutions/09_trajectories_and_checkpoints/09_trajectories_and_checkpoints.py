@@ -165,10 +165,11 @@ for step in range(1, 6):
 # ```
 # {"type": "step", "step": 2, "thought": "The lamp cost 2450 KZT: I refund that amount.",
 #  "tool": "refund", "input": {"order_id": "A-1001", "amount": 2450},
-#  "result_preview": "{\"refund_id\": \"rf_0001\", ...}", "tokens_in": 262, "tokens_out": 37, "ms": 812.5}
+#  "result_preview": "{\"refund_id\": \"rf_0001\", \"order_id\": \"A-1001\", \"amount\": 2450, \"status\": \"refunded\"}",
+#  "tokens_in": 297, "tokens_out": 61, "ms": 812.5}
 # ...
-# {"type": "summary", "status": "done", "steps": 4, "tokens_in": 1187, "tokens_out": 130,
-#  "total_tokens": 1317, "answer": "Refunded 2450 KZT for order A-1001; ..."}
+# {"type": "summary", "status": "done", "steps": 4, "tokens_in": 1410, "tokens_out": 215,
+#  "total_tokens": 1625, "answer": "Refunded 2450 KZT for order A-1001; order A-1002 (Green tea, 200 g) is processing."}
 # ```
 #
 # (one line each in the file). Field by field:
