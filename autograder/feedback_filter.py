@@ -15,13 +15,13 @@ MIN_LINE = 12  # shorter hidden lines (`wb = fresh()`) are too common to be wort
 
 def hidden_lines(nb) -> set[str]:
     """The distinctive lines of hidden test blocks that appear nowhere else in the notebook."""
-    hidden, visible = set(), set()
+    hidden, visible = set(), []
     for cell in nb.cells:
-        source = cell.source if cell.cell_type == "code" else ""
-        for block in HIDDEN.findall(source):
+        for block in HIDDEN.findall(cell.source if cell.cell_type == "code" else ""):
             hidden |= {s.strip() for s in block.splitlines()[1:-1] if len(s.strip()) >= MIN_LINE}
-        visible |= {s.strip() for s in HIDDEN.sub("", source).splitlines()}
-    return hidden - visible
+        visible.append(HIDDEN.sub("", cell.source))
+    shown = "\n".join(visible)  # a line also in visible code or prose is no secret
+    return {line for line in hidden if line not in shown}
 
 
 def _redact(text: str, secret: set[str]) -> str:

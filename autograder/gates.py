@@ -6,8 +6,12 @@ that links to the real chapter folders (read-only) and releases them afresh.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+import platform
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 
 from autograder import hostile, notebooks, variants
@@ -20,6 +24,12 @@ GATE_LIMITS = Limits(cell_timeout=30, notebook_timeout=300)
 MUTANT_LIMITS = Limits(cell_timeout=10, notebook_timeout=120)  # a mutant may loop forever
 HOSTILE_LIMITS = Limits(cell_timeout=10, notebook_timeout=120)
 SHORT_LIMITS = Limits(cell_timeout=3, notebook_timeout=60)
+CACHE = REPO / "autograder" / "work" / "gate-cache"  # git-ignored
+# The autograder modules a grading result depends on (feedback, export, collect... do not).
+GRADING_MODULES = ("course", "settings", "execute", "kernel_guard", "notebooks", "nbgrader_run",
+                   "release", "results", "gradebook", "grading", "cohort", "variants", "hostile", "gates")
+PACKAGES = ("nbgrader", "nbclient", "nbconvert", "nbformat", "ipykernel", "jupyter_client", "openai",
+            "httpx", "pydantic", "jupytext", "ipywidgets")
 
 
 def courses() -> list[Course]:
@@ -99,3 +109,48 @@ def build(gate: Course, todo: list[tuple[Course, Submission]]) -> dict[str, Limi
                                MUTANT_LIMITS if sub.kind == "mutant" else
                                SHORT_LIMITS if sub.expect.short_timeout else HOSTILE_LIMITS)
     return limits
+
+
+def environment_key() -> str:
+    """What every gate result depends on besides the notebooks: the code the kernel imports, the
+    grader, the agent's files, and the versions of Python and the notebook stack."""
+    h = hashlib.sha256(platform.python_version().encode())
+    for name in PACKAGES:
+        try:
+            h.update(f"{name}={metadata.version(name)}".encode())
+        except metadata.PackageNotFoundError:
+            h.update(name.encode())
+    files = [REPO / "autograder" / f"{m}.py" for m in GRADING_MODULES]
+    for folder in (REPO / "workbook", REPO / "agent_files"):
+        files += [p for p in folder.rglob("*") if not {"out", "__pycache__"} & set(p.parts)]
+    for path in sorted(p for p in files if p.is_file()):
+        h.update(str(path.relative_to(REPO)).encode() + path.read_bytes())
+    return h.hexdigest()
+
+
+def cache_key(env: str, gate: Course, sub: Submission, limits: Limits) -> str:
+    """A submission's result is reusable while its notebook, its chapter and `env` are unchanged."""
+    h = hashlib.sha256(f"{env}|{sub.student}|{limits}".encode())
+    for path in sorted((gate.source / sub.chapter).rglob("*")):  # the notebook and any data files
+        if path.is_file():
+            h.update(path.name.encode() + path.read_bytes())
+    h.update((gate.submitted / sub.student / sub.chapter / f"{sub.chapter}.ipynb").read_bytes())
+    return h.hexdigest()
+
+
+def cached(keys: dict[str, str]) -> dict[str, dict]:
+    """student -> result record, for the keys already in the cache."""
+    found = {}
+    for student, key in keys.items():
+        path = CACHE / f"{key}.json"
+        if path.is_file():
+            found[student] = json.loads(path.read_text(encoding="utf-8"))
+    return found
+
+
+def remember(keys: dict[str, str], records: list[dict]) -> None:
+    """Cache results that are facts about the notebooks (not a grader failure)."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    for record in records:
+        if record["status"] != "error" and record["student"] in keys:
+            (CACHE / f"{keys[record['student']]}.json").write_text(json.dumps(record), encoding="utf-8")
