@@ -1,8 +1,7 @@
 """Hostile submissions, built from any chapter, with the grade each one must get.
 
 `full`: every test keeps its points; `zero`: every test gets 0; `first_zero`: the first
-exercise gets 0 and the others keep their points. Cases in GRADER_CASES test the grader itself
-(the same on every chapter); CHAPTER_CASES also test the chapter's own test cells.
+exercise gets 0 and the others keep their points.
 """
 
 from __future__ import annotations
@@ -250,6 +249,8 @@ def deleted_tests_solved(course, chapter):
     return _delete_tests(variants.solved(course, chapter))
 
 
+# The grader's own defences: the same on every chapter, so they run on the pilot chapter
+# (and everywhere with GATES_HOSTILE=all).
 GRADER_CASES = {
     "loop_in_function": (loop_in_function, Expect("first_zero", "timeout", short_timeout=True)),
     "loop_top_level": (loop_top_level, Expect("full", "timeout", short_timeout=True)),
@@ -261,15 +262,17 @@ GRADER_CASES = {
     "patch_builtins": (patch_builtins, Expect("zero", tampered=True)),
     "swallow_errors": (swallow_errors, Expect("zero", tampered=True)),
     "patch_code": (patch_code, Expect("zero", tampered=True)),
-    "always_equal": (always_equal, Expect("zero")),  # implied by shadow_names on other chapters
-}
-CHAPTER_CASES = {
-    "shadow_names": (shadow_names, Expect("zero")),
-    "patch_workbook": (patch_workbook, Expect("zero", tampered=True)),
     "replace_modules": (replace_modules, Expect("zero", tampered=True)),
     "read_solutions": (read_solutions, Expect("zero")),
     "edited_tests": (edited_tests, Expect("zero")),
     "deleted_tests": (deleted_tests, Expect("zero")),
+    "always_equal": (always_equal, Expect("zero")),  # implied by shadow_names on other chapters
+}
+# These also test the chapter's own tests (type checks, fresh(), quiet solutions, independent
+# test cells), so they run on every chapter.
+CHAPTER_CASES = {
+    "shadow_names": (shadow_names, Expect("zero")),
+    "patch_workbook": (patch_workbook, Expect("zero", tampered=True)),
     "deleted_tests_solved": (deleted_tests_solved, Expect("full")),
     "stderr_noise": (stderr_noise, Expect("full")),
 }
