@@ -86,17 +86,32 @@ def _shell():
         return None
 
 
-def install(token, package_dir, private=(), memory_mb=0, checks_module="workbook.checks"):
+def _load_checks(package_dir, notes):
+    """workbook.checks as the kernel imports it, unless a folder next to the notebook shadows it."""
+    import importlib
+    import importlib.util
+
+    checks = importlib.import_module("workbook.checks")
+    if not os.path.realpath(checks.__file__).startswith(os.path.join(os.path.realpath(os.getcwd()), "")):
+        return checks
+    notes.append(f"ignored {checks.__file__} in the submission's folder")
+    for name in [n for n in sys.modules if n == "workbook" or n.startswith("workbook.")]:
+        del sys.modules[name]
+    for name, path, search in (("workbook", os.path.join(package_dir, "__init__.py"), [package_dir]),
+                               ("workbook.checks", os.path.join(package_dir, "checks.py"), None)):
+        spec = importlib.util.spec_from_file_location(name, path, submodule_search_locations=search)
+        sys.modules[name] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules[name])
+    sys.modules["workbook"].checks = sys.modules["workbook.checks"]
+    return sys.modules["workbook.checks"]
+
+
+def install(token, package_dir, private=(), memory_mb=0):
     """Snapshot what test cells rely on and install the limits; call before any student code."""
     _limit_memory(memory_mb)
-    import importlib
-
-    checks = importlib.import_module(checks_module)
-    package = sys.modules[checks_module.rpartition(".")[0]]
-    real_dir = os.path.realpath(package_dir)
     notes = []
-    if os.path.dirname(os.path.realpath(checks.__file__)) != real_dir:
-        notes.append(f"{checks_module} was shadowed by {checks.__file__}")  # e.g. a stray folder
+    checks = _load_checks(package_dir, notes)
+    package = sys.modules["workbook"]
     shell = _shell()
     snap = {
         "builtins": list(vars(builtins).items()),
