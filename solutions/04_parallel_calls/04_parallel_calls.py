@@ -778,8 +778,9 @@ def run(scenario, impl, cap=12, model="fake-model", **kwargs):
 class Meter:
     """Tools that wait briefly for a partner: a call that meets another ran at the same time."""
 
-    def __init__(self):
-        self.barrier, self.met, self.order = threading.Barrier(2, timeout=0.25), [], []
+    def __init__(self, timeout):
+        # Long enough that a partner started by a pool arrives even on a loaded grader.
+        self.barrier, self.met, self.order = threading.Barrier(2, timeout=timeout), [], []
 
     def wrap(self, name, fn):
         def tool(**kwargs):
@@ -798,7 +799,7 @@ def refund_ok(order_id, amount):
 
 
 # Two refunds: one round, never at the same time, in the order asked.
-meter = Meter()
+meter = Meter(0.6)
 shop = wb.shop.Shop("C-001")
 impl = {**shop.tools(), "refund": meter.wrap("refund", refund_ok)}
 scenario = wb.scenarios.two_refunds()
@@ -810,7 +811,7 @@ assert (r.answer, r.status, r.steps) == (scenario.answer, "done", 2) and llm.cal
     f"both refunds in one round, then the answer; got {r!r} after {llm.calls} model calls")
 
 # A refund and a look-up: each result under its own id; the refund first.
-meter = Meter()
+meter = Meter(0.4)
 shop = wb.shop.Shop("C-001")
 impl = {**shop.tools(), "refund": meter.wrap("refund", refund_ok)}
 impl["get_order"] = meter.wrap("get_order", impl["get_order"])
@@ -839,7 +840,7 @@ assert [json.loads(m["content"])["order_id"] for m in sent[2:]] == ["A-1001", "A
 assert sorted(a["order_id"] for _, a in shop.log) == ["A-1001", "A-1002"], f"run every call once; ran {shop.log}"
 
 # read_only is honoured: with nothing read-only, even look-ups run one at a time.
-meter = Meter()
+meter = Meter(0.25)
 shop = wb.shop.Shop("C-001")
 llm, r = run(wb.scenarios.two_orders(), {"get_order": meter.wrap("get_order", shop.get_order)},
              read_only=frozenset())
