@@ -82,7 +82,7 @@ def test_rule_through_sdk(name, overrides, fragment, param):
     assert llm.calls == 1  # a 400 is never retried by the SDK
 
 
-@pytest.mark.parametrize("name,overrides,fragment,param", CASES[:6], ids=[c[0] for c in CASES[:6]])
+@pytest.mark.parametrize("name,overrides,fragment,param", CASES, ids=[c[0] for c in CASES])
 def test_rule_through_http(name, overrides, fragment, param):
     llm = FakeLLM(scenarios.two_orders())
     with llm.serve() as base_url:
