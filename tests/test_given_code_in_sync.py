@@ -1,0 +1,42 @@
+"""Chapters are self-contained, so later ones re-provide earlier reference code as given cells.
+These copies must not drift from the chapter that teaches them: compared as code (AST), so
+comments, docstrings, type hints and solution markers do not matter."""
+
+import ast
+
+import pytest
+
+from workbook.paths import ROOT
+
+# name -> (the chapter that teaches it, chapters that re-provide it verbatim)
+COPIES = {
+    "AgentResult": ("02_the_loop", ["03_openai_format", "04_parallel_calls",
+                                    "05_errors_are_observations", "06_limits",
+                                    "07_what_code_decides", "08_retries_and_idempotency",
+                                    "09_trajectories_and_checkpoints", "10_real_providers",
+                                    "11_capstone"]),
+    "read_file": ("07_what_code_decides", ["11_capstone"]),
+    "write_note": ("07_what_code_decides", ["11_capstone"]),
+    "calculate": ("07_what_code_decides", ["11_capstone"]),
+    "step_line": ("09_trajectories_and_checkpoints", ["11_capstone"]),
+}
+
+
+def definition(chapter: str, name: str) -> str:
+    source = (ROOT / "solutions" / chapter / f"{chapter}.py").read_text(encoding="utf-8")
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.FunctionDef | ast.ClassDef) and node.name == name:
+            if ast.get_docstring(node) is not None:  # a copy may word its docstring for its chapter
+                node.body = node.body[1:]
+            if isinstance(node, ast.FunctionDef):  # ... and add type hints (tool schemas need them)
+                node.returns = None
+                for arg in node.args.args + node.args.kwonlyargs:
+                    arg.annotation = None
+            return ast.dump(node)
+    raise AssertionError(f"{chapter} does not define {name}")
+
+
+@pytest.mark.parametrize("name,teacher,copy", [(n, t, c) for n, (t, cs) in COPIES.items() for c in cs])
+def test_given_copy_matches_the_teaching_chapter(name, teacher, copy):
+    assert definition(copy, name) == definition(teacher, name), (
+        f"{copy} re-provides {name} but it differs from {teacher}'s: copy the current version")
