@@ -108,6 +108,20 @@ def fresh(package_dir: Path | str = PACKAGE_DIR) -> Fresh:
 _PLAIN = (type(None), bool, int, float, complex, str, bytes, tuple, list, dict, set, frozenset)
 
 
+class CappedClient:
+    """Wraps a client: chat.completions.create passes through at most `cap` times, then fails."""
+
+    def __init__(self, client, cap: int, hint: str = "does the loop stop at max_steps?"):
+        self.client, self.cap, self.hint, self.n = client, cap, hint, 0
+        self.chat = types.SimpleNamespace(completions=types.SimpleNamespace(create=self.create))
+
+    def create(self, **kwargs):
+        self.n += 1
+        if self.n > self.cap:  # a loop without a limit fails the test instead of hanging it
+            raise AssertionError(f"the model was called more than {self.cap} times: {self.hint}")
+        return self.client.chat.completions.create(**kwargs)
+
+
 def short(value, limit: int = 300) -> str:
     """repr() cut to `limit` characters, for readable messages."""
     text = repr(value)

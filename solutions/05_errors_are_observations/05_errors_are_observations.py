@@ -689,26 +689,12 @@ from workbook.checks import fresh
 wb = fresh()
 
 
-class CappedClient:
-    """Passes chat.completions.create through to a fake client, at most `cap` times."""
-
-    def __init__(self, client, cap):
-        self.client, self.cap, self.n = client, cap, 0
-        self.chat = types.SimpleNamespace(completions=types.SimpleNamespace(create=self.create))
-
-    def create(self, **kwargs):
-        self.n += 1
-        if self.n > self.cap:
-            raise AssertionError(f"the model was called more than {self.cap} times: does the loop ask "
-                                 "forever, or ignore max_steps?")
-        return self.client.chat.completions.create(**kwargs)
-
-
 def run(scenario, impl=None, cap=10, **kwargs):
     llm = wb.fake_llm.FakeLLM(scenario)
     impl = wb.shop.Shop("C-001").tools() if impl is None else impl
     try:
-        r = run_agent(CappedClient(llm.client(max_retries=0), cap), "fake-model", scenario.question,
+        capped = wb.checks.CappedClient(llm.client(max_retries=0), cap, "does the loop ask forever, or ignore max_steps?")
+        r = run_agent(capped, "fake-model", scenario.question,
                       scenario.openai_tools(), impl, **kwargs)
     except (NotImplementedError, AssertionError):
         raise

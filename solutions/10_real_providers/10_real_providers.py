@@ -694,23 +694,10 @@ from workbook.checks import fresh
 wb = fresh()
 
 
-class CappedClient:
-    """Passes chat.completions.create through to a real client, at most `cap` times."""
-
-    def __init__(self, client, cap):
-        self.client, self.cap, self.n = client, cap, 0
-        self.chat = types.SimpleNamespace(completions=types.SimpleNamespace(create=self.create))
-
-    def create(self, **kwargs):
-        self.n += 1
-        if self.n > self.cap:
-            raise AssertionError(f"the model was called more than {self.cap} times: does the loop stop at max_steps?")
-        return self.client.chat.completions.create(**kwargs)
-
-
 def run(client, scenario, impl, cap=12, **kwargs):
     try:
-        r = run_agent(CappedClient(client, cap), "m-1", scenario.question, scenario.openai_tools(), impl, **kwargs)
+        capped = wb.checks.CappedClient(client, cap, "does the loop stop at max_steps?")
+        r = run_agent(capped, "m-1", scenario.question, scenario.openai_tools(), impl, **kwargs)
     except (NotImplementedError, AssertionError):
         raise
     except Exception as e:
