@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import re
 import string
-import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from workbook.display import widgets_ok
 
 QUIZ_DIR = Path(__file__).with_name("quizzes")
 # The instruction shown with each question, by type; its keys are the known types.
@@ -275,24 +275,10 @@ def _on_check(q, index, choices, feedback, results, score_line):
     return handler
 
 
-def _widgets_ok() -> bool:
-    """True when a notebook kernel can show ipywidgets and plain mode is not forced."""
-    if os.environ.get("WORKBOOK_PLAIN", "").strip() not in ("", "0"):
-        return False
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # stay silent: stderr in a cell costs nbgrader points
-            import ipywidgets  # noqa: F401
-            from IPython import get_ipython
-    except ImportError:
-        return False
-    return getattr(get_ipython(), "kernel", None) is not None
-
-
 def show(chapter_id: str, plain_text: bool | None = None) -> None:
     """Show a chapter's quiz: widgets in a notebook, plain text elsewhere (or if plain_text)."""
     if plain_text is None:
-        plain_text = not _widgets_ok()
+        plain_text = not widgets_ok()
     if plain_text:
         print(plain(chapter_id))
         return

@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import json
 
+from workbook.display import widgets_ok
 from workbook.trace.model import Step, Trajectory, text_of
 from workbook.trace.reader import as_trajectory
 from workbook.trace.render import fmt, footer, problems_html, step_status, table
@@ -178,11 +179,9 @@ def viewer(traj) -> Viewer:
 
 def view(traj, plain_text: bool | None = None) -> None:
     """Show a trajectory to step through: widgets in a notebook, text/HTML elsewhere."""
-    from workbook.quiz import _widgets_ok  # one rule for when widgets can render
-
     traj = as_trajectory(traj)
     if plain_text is None:
-        plain_text = not _widgets_ok()
+        plain_text = not widgets_ok()
     try:
         from IPython import get_ipython
     except ImportError:
