@@ -8,6 +8,7 @@ import time
 
 import openai
 
+from bench import print_table
 from workbook import scenarios
 from workbook.fake_llm import FakeLLM
 
@@ -52,10 +53,7 @@ def main(n: int = 200) -> None:
     ns = scenarios.never_finishes()
     rows.append(("10-step agent run, SDK face",
                  _median_ms(lambda: ten_step_run(FakeLLM(ns).client(), ns.openai_tools()), 20)))
-    print(f"| {'what':<42} | {'median ms':>9} |")
-    print(f"|{'-' * 44}|{'-' * 11}|")
-    for what, ms in rows:
-        print(f"| {what:<42} | {ms:>9.3f} |")
+    print_table(["what", "median ms"], [[what, f"{ms:.3f}"] for what, ms in rows])
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ from autograder.course import Course
 from autograder.gates import PILOT
 from autograder.release import build_release
 from autograder.settings import Limits
+from bench import print_table
 
 PLAIN_CONFIG = """\
 c = get_config()
@@ -95,10 +96,9 @@ def main(size: int | None = None) -> None:
     base = timings[0][1]
     print(f"{size} submissions of {chapter}; {os.cpu_count()} CPUs; load average "
           f"{load[0]:.2f} before, {after[0]:.2f} after\n")
-    print(f"| {'how':28} | {'total s':>8} | {'s / submission':>14} | {'speed-up':>8} |")
-    print(f"|{'-' * 30}|{'-' * 10}|{'-' * 16}|{'-' * 10}|")
-    for name, seconds in timings:
-        print(f"| {name:28} | {seconds:8.1f} | {seconds / size:14.2f} | {base / seconds:7.2f}x |")
+    print_table(["how", "total s", "s / submission", "speed-up"],
+                [[name, f"{seconds:.1f}", f"{seconds / size:.2f}", f"{base / seconds:.2f}x"]
+                 for name, seconds in timings])
 
 
 if __name__ == "__main__":
