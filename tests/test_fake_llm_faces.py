@@ -28,7 +28,7 @@ def test_deepseek_replies_carry_reasoning_and_cache_usage():
     assert result.status == "done" and result.answer == scenarios.deepseek_thinking().answer
     first = llm.requests[1]["messages"][1]
     assert first["reasoning_content"].startswith("I need the taxi total")
-    usage = [llm.handle(llm.requests[-1]).body["usage"]][0]
+    usage = llm.handle(llm.requests[-1]).body["usage"]
     assert usage["prompt_cache_hit_tokens"] > 0
     assert usage["prompt_cache_hit_tokens"] + usage["prompt_cache_miss_tokens"] == usage["prompt_tokens"]
 
@@ -59,7 +59,7 @@ def test_deepseek_refuses_required_tool_choice_in_thinking_mode_only():
 
 def test_ollama_silently_cuts_the_system_prompt_first():
     sc = scenarios.long_chat_small_context()
-    short_llm, short = run("long_chat_small_context", "ollama")
+    _, short = run("long_chat_small_context", "ollama")
     assert short.answer == sc.answer  # fits: the system prompt's rule is followed
     long_llm = FakeLLM(sc, dialect="ollama")
     history = scenarios.chat_history()

@@ -13,11 +13,6 @@ from workbook.shop import Shop
 DIALECT = {"deepseek_thinking": "deepseek", "long_chat_small_context": "ollama"}
 
 
-def confirmed_tools(shop):
-    """card_block runs only after the customer said yes: here, never."""
-    return tools_for(shop)
-
-
 @pytest.mark.parametrize("name", [n for n, f in scenarios.CATALOGUE.items() if f().answer])
 def test_scenario_reaches_its_answer(name):
     sc = scenarios.get(name)
