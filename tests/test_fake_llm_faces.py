@@ -1,5 +1,6 @@
 """Dialects, faults with the SDK's real behaviour, usage, determinism, and the function face."""
 
+import dataclasses
 import json
 import time
 
@@ -10,6 +11,7 @@ from tests.reference_loop import run_agent, tools_for
 from workbook import scenarios
 from workbook.fake_llm import FakeLLM, ModelError
 from workbook.fake_llm.engine import prompt_tokens
+from workbook.scenarios.faults import ASK_ORDER, SIGNATURE
 from workbook.shop import Shop
 
 
@@ -44,8 +46,12 @@ def test_deepseek_400_when_reasoning_content_is_dropped():
     messages += [{"role": "assistant", "content": None,  # reasoning_content forgotten
                   "tool_calls": [call.model_dump()]},
                  {"role": "tool", "tool_call_id": call.id, "content": "{}"}]
-    with pytest.raises(openai.BadRequestError, match="reasoning_content in the thinking mode must"):
+    with pytest.raises(openai.BadRequestError) as info:
         client.chat.completions.create(model="deepseek-flash", messages=messages, tools=sc.openai_tools())
+    # DeepSeek's own body, backticks included (docs/SOURCES.md).
+    assert info.value.body == {"message": "The `reasoning_content` in the thinking mode must be passed "
+                               "back to the API.", "type": "invalid_request_error", "param": None,
+                               "code": "invalid_request_error"}
 
 
 def test_deepseek_refuses_required_tool_choice_in_thinking_mode_only():
@@ -53,24 +59,64 @@ def test_deepseek_refuses_required_tool_choice_in_thinking_mode_only():
     llm = FakeLLM(sc, dialect="deepseek")
     body = {"model": "m", "messages": [{"role": "user", "content": "x"}], "tools": sc.openai_tools(),
             "tool_choice": "required"}
-    assert llm.handle(body).status == 400
+    refused = llm.handle(body)
+    assert refused.status == 400
+    assert refused.body["error"]["message"] == "Thinking mode does not support this tool_choice"
+    assert refused.body["error"]["type"] == "invalid_request_error"
+    named = {"type": "function", "function": {"name": "txn_sum"}}
+    assert llm.handle(body | {"tool_choice": named}).status == 400
     assert llm.handle(body | {"thinking": {"type": "disabled"}}).status == 200
 
 
-def test_ollama_silently_cuts_the_system_prompt_first():
+def test_ollama_drops_the_oldest_history_but_keeps_system_and_latest():
+    """Like Ollama's chatPrompt: whole messages go from the front; system messages and the
+    latest message always stay; the user's early message (naming the order) vanishes."""
     sc = scenarios.long_chat_small_context()
     _, short = run("long_chat_small_context", "ollama")
-    assert short.answer == sc.answer  # fits: the system prompt's rule is followed
+    assert short.answer == sc.answer  # fits: nothing is cut
+    opening = [{"role": "user", "content": "Hi! I have a question about my order A-1001."},
+               {"role": "assistant", "content": "Of course. What would you like to know?"}]
+    history = opening + scenarios.chat_history()
+    follow_up = "Thanks. And my order: has it shipped yet?"
     long_llm = FakeLLM(sc, dialect="ollama")
-    history = scenarios.chat_history()
-    result = run_agent(long_llm.client(), sc.question, [], {}, system=sc.system, history=history)
-    assert result.status == "done" and not result.answer.endswith("Northwind support")
+    result = run_agent(long_llm.client(), follow_up, [], {}, system=sc.system, history=history)
+    assert result.answer == f"{ASK_ORDER} {SIGNATURE}"
     sent, seen = long_llm.requests[0]["messages"], long_llm.seen[0]
-    assert sent[0]["role"] == "system" and seen[0]["role"] != "system"
+    assert seen[0] == sent[0] and seen[0]["role"] == "system"  # the system prompt survives
+    assert seen[-1] == sent[-1]  # so does the latest message
+    assert seen[1:] == sent[len(sent) - len(seen) + 1:]  # a contiguous tail: whole messages
+    assert opening[0] not in seen  # the oldest history is gone
     assert prompt_tokens(seen, None) <= 4096 < prompt_tokens(sent, None)
+    # One message more would not have fitted: the cut is the smallest one.
+    assert prompt_tokens([sent[0], *sent[len(sent) - len(seen):]], None) > 4096
     roomy = FakeLLM(sc, dialect="ollama", context_window=16384)
-    assert run_agent(roomy.client(), sc.question, [], {}, system=sc.system,
+    assert run_agent(roomy.client(), follow_up, [], {}, system=sc.system,
                      history=history).answer == sc.answer
+    assert roomy.seen[0] == roomy.requests[0]["messages"]
+
+
+def test_ollama_keeps_every_system_message_and_the_latest_even_when_too_long():
+    llm = FakeLLM(scenarios.long_chat_small_context(), dialect="ollama", context_window=64)
+    messages = [{"role": "system", "content": "S1"}, {"role": "user", "content": "old " * 50},
+                {"role": "system", "content": "S2"}, {"role": "user", "content": "A-1001? " * 40}]
+    assert llm.handle({"model": "qwen3:4b", "messages": messages}).status == 200
+    assert llm.seen[0] == [messages[0], messages[2], messages[3]]
+
+
+def test_ollama_model_without_tool_support_refuses_tools():
+    sc = dataclasses.replace(scenarios.taxi_spending(), supports_tools=False)
+    client = FakeLLM(sc, dialect="ollama").client(max_retries=0)
+    question = [{"role": "user", "content": sc.question}]
+    with pytest.raises(openai.BadRequestError) as info:
+        client.chat.completions.create(model="qwen3:4b", messages=question, tools=sc.openai_tools())
+    assert info.value.body["message"] == "registry.ollama.ai/library/qwen3:4b does not support tools"
+    assert info.value.body["type"] == "invalid_request_error"
+    with pytest.raises(openai.BadRequestError, match="library/gemma:latest does not support tools"):
+        client.chat.completions.create(model="gemma", messages=question, tools=sc.openai_tools())
+    assert client.chat.completions.create(model="qwen3:4b", messages=question).choices  # no tools: fine
+    for dialect in ("openai", "deepseek"):  # only Ollama's dialect knows this refusal
+        assert FakeLLM(sc, dialect=dialect).handle(
+            {"model": "m", "messages": question, "tools": sc.openai_tools()}).status == 200
 
 
 # ------------------------------------------------------------------ faults

@@ -150,15 +150,22 @@ def test_small_payment_runs(tmp_path, n, correct, steps):
 def test_small_model_without_its_system_prompt_presents_old_rules_as_current(tmp_path):
     llm, r = run("small-local-like", "lamps", 1, tmp_path=tmp_path, system="")
     assert r.status == "done" and "within 30 days of delivery" in r.answer
-    # A context window one token too small for the last request: Ollama silently drops the
-    # system prompt, and with it the rule about archived pages.
     llm, r = run("small-local-like", "lamps", 1, tmp_path=tmp_path)
     assert r.status == "done" and "14 days from delivery" in r.answer
+
+
+def test_a_context_one_token_too_small_drops_the_task_and_keeps_the_system_prompt(tmp_path):
+    # Ollama's chatPrompt drops the oldest non-system message (here the task itself), never the
+    # system prompt, so the rule about archived pages still holds (docs/SOURCES.md).
+    llm, r = run("small-local-like", "lamps", 1, tmp_path=tmp_path)
     window = prompt_tokens(llm.requests[-1]["messages"], llm.requests[-1]["tools"]) - 1
     llm, r = run("small-local-like", "lamps", 1, tmp_path=tmp_path, window=window)
-    assert [m["role"] for m in llm.seen[-2][:1]] == ["system"]
-    assert [m["role"] for m in llm.seen[-1][:1]] == ["user"]
-    assert r.status == "done" and "within 30 days of delivery" in r.answer
+    sent, seen = llm.requests[-1]["messages"], llm.seen[-1]
+    assert llm.seen[-2] == llm.requests[-2]["messages"]  # the step before still fitted
+    assert [m["role"] for m in sent[:2]] == ["system", "user"]
+    assert seen == [sent[0], *sent[2:]]
+    assert r.status == "done" and "14 days from delivery" in r.answer
+    assert "within 30 days of delivery" not in r.answer
 
 
 def test_wander_only_stops_at_the_step_limit(tmp_path):

@@ -51,11 +51,22 @@ def to_turn(m: dict) -> Turn:
 
 
 def ollama_cut(messages: list[dict], tools, window: int) -> list[dict]:
-    """Ollama silently drops the start of the conversation (system prompt first) to fit."""
-    kept = list(messages)
-    while len(kept) > 1 and prompt_tokens(kept, tools) > window:
-        kept.pop(0)
-    return kept
+    """What Ollama's chat path keeps when a conversation outgrows the context window.
+
+    Like `chatPrompt` in ollama's server/prompt.go: drop whole messages from the front, oldest
+    first, but always keep every system message and the latest message; the first cut that fits
+    wins, and if none does, the system messages and the latest message are kept anyway. No error
+    reaches the caller (see docs/SOURCES.md).
+    """
+    cost = [message_tokens(m) for m in messages]
+    fixed = (tokens(tools) if tools else 0) + 3  # as in prompt_tokens
+    start, systems, rest = 0, 0, sum(cost)
+    while start < len(messages) - 1 and fixed + systems + rest > window:
+        if messages[start].get("role") == "system":
+            systems += cost[start]
+        rest -= cost[start]
+        start += 1
+    return [m for m in messages[:start] if m.get("role") == "system"] + messages[start:]
 
 
 def _common_prefix(a: list[dict], b: list[dict]) -> int:
@@ -109,7 +120,7 @@ class Engine:
         """Answer one chat.completions request body."""
         self.requests.append(body)
         try:
-            check_request(body, self.dialect)
+            check_request(body, self.dialect, getattr(self.scenario, "supports_tools", True))
         except ProtocolError as e:
             return Outcome(e.status, e.body())
         messages, tools = body["messages"], body.get("tools")

@@ -1,7 +1,7 @@
 """The request rules a real provider enforces, with the real providers' error texts.
 
 Each rule raises ProtocolError, which the faces turn into HTTP 400 and an OpenAI-shaped body.
-Texts follow shared/PROVIDERS.md (the typo "preceeding" is OpenAI's own).
+Every text, with its source, is listed in docs/SOURCES.md (the typo "preceeding" is OpenAI's own).
 """
 
 from __future__ import annotations
@@ -161,16 +161,32 @@ def check_deepseek(body: dict) -> None:
         return
     choice = body.get("tool_choice")
     if choice == "required" or isinstance(choice, dict):
-        raise ProtocolError("deepseek-flash does not support this tool_choice in thinking mode: "
-                            "use 'auto' or 'none', or disable thinking.", "tool_choice",
+        raise ProtocolError("Thinking mode does not support this tool_choice", None,
                             "invalid_request_error")
     for m in body["messages"]:
         if m.get("role") == "assistant" and m.get("tool_calls") and not m.get("reasoning_content"):
-            raise ProtocolError("The reasoning_content in the thinking mode must be passed back "
+            raise ProtocolError("The `reasoning_content` in the thinking mode must be passed back "
                                 "to the API.", None, "invalid_request_error")
 
 
-def check_request(body, dialect: str = "openai") -> None:
+def ollama_model_name(model: str) -> str:
+    """The full name Ollama puts in its errors: 'qwen3:4b' -> 'registry.ollama.ai/library/qwen3:4b'."""
+    name = model if ":" in model.rsplit("/", 1)[-1] else f"{model}:latest"
+    parts = name.split("/")
+    if len(parts) == 1:
+        parts = ["library", *parts]
+    if len(parts) == 2:
+        parts = ["registry.ollama.ai", *parts]
+    return "/".join(parts)
+
+
+def check_ollama(body: dict, supports_tools: bool = True) -> None:
+    """Ollama: a model without tool support refuses any request that sends tools."""
+    if body.get("tools") and not supports_tools:
+        raise ProtocolError(f"{ollama_model_name(str(body['model']))} does not support tools")
+
+
+def check_request(body, dialect: str = "openai", supports_tools: bool = True) -> None:
     """Every rule, in the order a provider checks them."""
     if not isinstance(body, dict):
         raise ProtocolError("We could not parse the JSON body of your request.", None, None)
@@ -180,3 +196,5 @@ def check_request(body, dialect: str = "openai") -> None:
     check_tools(body.get("tools"), body.get("tool_choice"))
     if dialect == "deepseek":
         check_deepseek(body)
+    if dialect == "ollama":
+        check_ollama(body, supports_tools)

@@ -185,12 +185,17 @@ class Scenario:
     answer: str | None = None  # the final answer a correct loop ends with
     question: str = ""  # the user question the scenario is written for
     system: str | None = None
+    # False: a model without tool support. On the "ollama" dialect a request that sends `tools`
+    # gets Ollama's 400 "registry.ollama.ai/library/<model> does not support tools".
+    supports_tools: bool = True
 
-    def as_function(self):
-        """Face 1: `model(messages, tool_specs) -> {"tool", "args"} | {"final"}`."""
+    def as_function(self, max_calls: int | None = None):
+        """Face 1: `model(messages, tool_specs) -> {"tool", "args"} | {"final"}`.
+
+        With `max_calls=N` the (N+1)-th call raises TooManyCalls (a test's safety cap)."""
         from workbook.fake_llm.function_face import as_function
 
-        return as_function(self)
+        return as_function(self, max_calls)
 
     def openai_tools(self) -> list[dict]:
         """The tool definitions (OpenAI format) for the tools this scenario expects."""

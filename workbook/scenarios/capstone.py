@@ -19,8 +19,9 @@ each run index scripts one typical small-model failure (run % 5):
     3    bad note file name, recovers           forgets the fixed part of a fee (wrong answer)
     4    text call again after the nudge        wrong argument name ('filename'), recovers
 
-It also presents archived rules as current whenever its system prompt (which must say that
-archived pages hold old rules) has been cut from its context.
+It also presents archived rules as current whenever no system prompt in its context says that
+archived pages hold old rules. (An Ollama context overflow never cuts the system prompt: it drops
+the oldest other messages; see docs/SOURCES.md.)
 """
 
 from __future__ import annotations

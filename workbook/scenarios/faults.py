@@ -83,13 +83,18 @@ SIGNATURE = "— Northwind support"
 SUPPORT_SYSTEM = f"You are Northwind support. Always end every answer with '{SIGNATURE}'."
 
 
+ASK_ORDER = "Which order do you mean? Please give me its number."
+
+
 def long_chat_small_context() -> Scenario:
     def policy(conv):
         signed = conv.system is not None and SIGNATURE in conv.system
-        return final("Your order A-1001 has shipped." + (f" {SIGNATURE}" if signed else ""))
+        named = any("A-1001" in (t.content or "") for t in conv.turns if t.role == "user")
+        text = "Your order A-1001 has shipped." if named else ASK_ORDER
+        return final(text + (f" {SIGNATURE}" if signed else ""))
 
-    return Scenario("long_chat_small_context", "Follows the system prompt's rule (sign every answer) "
-                    "only while the system prompt is still in its context.", policy, (),
+    return Scenario("long_chat_small_context", "Knows the order only while a user message naming it "
+                    "(A-1001) is in its context; signs answers if the system prompt asks.", policy, (),
                     f"Your order A-1001 has shipped. {SIGNATURE}", ORDER_QUESTION, SUPPORT_SYSTEM)
 
 
