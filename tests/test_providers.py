@@ -1,5 +1,6 @@
 """Provider switching: defaults in one place, keys from env or .env, and a real-socket switch."""
 
+import openai
 import pytest
 
 from tests.reference_loop import run_agent, tools_for
@@ -54,3 +55,13 @@ def test_openai_provider_pointed_at_the_fake_http_face():
         result = run_agent(client, sc.question, sc.openai_tools(), tools_for(Shop()), model=model)
     assert result.answer == sc.answer and llm.calls == 2
     assert llm.requests[0]["model"] == "gpt-5-mini"
+
+
+def test_ollama_needs_no_key_but_the_sdk_needs_a_non_empty_one(monkeypatch):
+    """Ollama ignores the key; it is the openai SDK that refuses an empty one (docs/SOURCES.md)."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_ADMIN_KEY", raising=False)
+    with pytest.raises(openai.OpenAIError, match="Missing credentials"):
+        openai.OpenAI(api_key="", base_url="http://localhost:11434/v1")
+    client, model = providers.make_client(env={"LLM_PROVIDER": "ollama"}, dotenv={})
+    assert client.api_key and model == "qwen3:4b"

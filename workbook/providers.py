@@ -89,7 +89,7 @@ def make_client(scenario="taxi_spending", env=None, dotenv=None, **client_kwargs
         from workbook.fake_llm import FakeLLM
 
         return FakeLLM(scenario).client(**client_kwargs), p.model
-    key = "ollama"  # Ollama requires a key but ignores it
+    key = "ollama"  # Ollama ignores the key; the openai SDK refuses an empty one (docs/SOURCES.md)
     if p.key_var:
         key = setting(p.key_var, None, env, dotenv)
         if not key:
