@@ -5,6 +5,19 @@
     llm = wb.fake_llm.FakeLLM(wb.scenarios.taxi_spending())
     wb.checks.equal(add(2, 3), 5, "add(2, 3)")     # AssertionError: add(2, 3) should be 5, got '23'
 
+Test helpers (see docs/CHAPTERS.md, "Test helpers"): `equal`, `is_type`, `expect`, and two
+context managers. `raises` is the ONLY form (no `raises(fn, *args)`): the block must raise.
+
+    with wb.checks.raises(ValueError, match="unknown tool", what="run_tool('nope', {})"):
+        run_tool("nope", {})
+    with wb.checks.no_raise("agent(question, model)", hint="errors are observations"):
+        result = agent(question, model)
+
+`raises` turns a missing or different exception, or a message without `match` (a regex, searched),
+into an AssertionError naming `what`. In `no_raise` a NotImplementedError (an unfinished exercise)
+and an AssertionError (a test's own assert) pass through unchanged; any other exception becomes an
+AssertionError naming `what`.
+
 A student's cell can rebind `FakeLLM`, monkeypatch `workbook.fake_llm.FakeLLM`, or replace a
 module in `sys.modules`; none of that reaches the copy `fresh()` returns. What the grader adds on
 top of this (restoring `workbook.checks` and builtins before each test cell) is described in
@@ -109,7 +122,10 @@ _PLAIN = (type(None), bool, int, float, complex, str, bytes, tuple, list, dict, 
 
 
 class CappedClient:
-    """Wraps a client: chat.completions.create passes through at most `cap` times, then fails."""
+    """Wraps a client: chat.completions.create passes through at most `cap` times, then fails.
+
+    Old name, kept until the chapters stop using it: prefer `llm.client(max_calls=cap)`, a real
+    `openai.OpenAI` with the same cap (see workbook.fake_llm)."""
 
     def __init__(self, client, cap: int, hint: str = "does the loop stop at max_steps?"):
         self.client, self.cap, self.hint, self.n = client, cap, hint, 0
@@ -177,9 +193,12 @@ def expect(condition, message: str) -> None:
         raise AssertionError(message)
 
 
+_PASS_THROUGH = (NotImplementedError, AssertionError)  # unfinished work, a test's own assert
+
+
 @contextmanager
 def raises(exc_type, match: str | None = None, what: str = "the call"):
-    """Assert the block raises `exc_type` (with `match` searched in its message)."""
+    """Assert the block raises `exc_type` (with the regex `match` searched in its message)."""
     try:
         yield
     except exc_type as e:
@@ -191,3 +210,19 @@ def raises(exc_type, match: str | None = None, what: str = "the call"):
                              f"it raised {type(e).__name__}: {e}") from None
     else:
         raise AssertionError(f"{what} should raise {exc_type.__name__}, but it returned normally")
+
+
+@contextmanager
+def no_raise(what: str = "the call", hint: str = ""):
+    """Assert the block raises nothing: an exception becomes an AssertionError naming `what`.
+
+    Replaces `try: ... except NotImplementedError: raise except Exception as e: raise
+    AssertionError(...)`: NotImplementedError and AssertionError pass through unchanged.
+    """
+    try:
+        yield
+    except _PASS_THROUGH:
+        raise
+    except Exception as e:
+        raise AssertionError(f"{what} raised {type(e).__name__}: {e}"
+                             + (f" — {hint}" if hint else "")) from None

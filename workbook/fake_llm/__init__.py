@@ -14,10 +14,11 @@ import json
 import threading
 
 from workbook.fake_llm.engine import Engine, Outcome, prompt_tokens, tokens
-from workbook.fake_llm.function_face import FunctionModel, ModelError
+from workbook.fake_llm.function_face import FunctionModel, ModelError, TooManyCalls
 from workbook.fake_llm.protocol import ProtocolError
 
-__all__ = ["FakeLLM", "FunctionModel", "ModelError", "ProtocolError", "prompt_tokens", "tokens"]
+__all__ = ["FakeLLM", "FunctionModel", "ModelError", "ProtocolError", "TooManyCalls", "prompt_tokens",
+           "tokens"]
 
 FAKE_BASE_URL = "http://fake-llm.invalid/v1"  # never resolved: the transport is in-process
 
@@ -45,8 +46,13 @@ class FakeLLM:
         with self._lock:
             return self.engine.handle(body)
 
-    def _transport_handler(self, httpx2):
+    def _transport_handler(self, httpx2, max_calls: int | None = None):
+        sent = []
+
         def handler(request):
+            if max_calls is not None and len(sent) >= max_calls:
+                raise TooManyCalls(max_calls)  # a BaseException: the SDK's retries let it through
+            sent.append(request)
             if not request.url.path.endswith("/chat/completions"):
                 return httpx2.Response(404, json={"error": {"message": f"Unknown path {request.url.path}",
                                                             "type": "invalid_request_error"}})
@@ -61,12 +67,15 @@ class FakeLLM:
 
         return handler
 
-    def client(self, **kwargs):
-        """Face 2: a real `openai.OpenAI` whose HTTP goes to this fake, in-process (no sockets)."""
+    def client(self, max_calls: int | None = None, **kwargs):
+        """Face 2: a real `openai.OpenAI` whose HTTP goes to this fake, in-process (no sockets).
+
+        With `max_calls=N` the (N+1)-th request through this client raises TooManyCalls (a test's
+        safety cap; the SDK's own retries count, as they are requests too)."""
         import httpx2
         import openai
 
-        transport = httpx2.MockTransport(self._transport_handler(httpx2))
+        transport = httpx2.MockTransport(self._transport_handler(httpx2, max_calls))
         kwargs.setdefault("api_key", "fake-key")
         kwargs.setdefault("base_url", FAKE_BASE_URL)
         return openai.OpenAI(http_client=httpx2.Client(transport=transport), **kwargs)

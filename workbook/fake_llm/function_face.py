@@ -18,6 +18,19 @@ class ModelError(RuntimeError):
     """The fake provider failed (rate limit, server error, timeout) on the function face."""
 
 
+class TooManyCalls(BaseException):
+    """A test's cap (`max_calls`) was passed: the loop under test does not stop.
+
+    A BaseException, like KeyboardInterrupt: a loop's `except Exception` cannot swallow it and
+    carry on, so a loop without a working limit fails at once instead of hanging the test.
+    """
+
+    def __init__(self, max_calls: int):
+        times = "time" if max_calls == 1 else "times"
+        super().__init__(f"the model was called more than {max_calls} {times}: does the loop stop "
+                         "at max_steps?")
+
+
 def _turn(i: int, m) -> Turn:
     if not isinstance(m, dict) or "role" not in m:
         raise TypeError(f"messages[{i}] must be a dict with a 'role', got {m!r:.80}")
@@ -41,8 +54,9 @@ def _turn(i: int, m) -> Turn:
 class FunctionModel:
     """A callable fake model that records what it was sent."""
 
-    def __init__(self, scenario):
+    def __init__(self, scenario, max_calls: int | None = None):
         self.scenario = scenario
+        self.max_calls = max_calls  # None: no cap; else one call more raises TooManyCalls
         self.requests: list[list[dict]] = []  # a deep copy of `messages` at every call
         self.tool_specs: list = []
 
@@ -53,6 +67,8 @@ class FunctionModel:
     def __call__(self, messages, tool_specs=None) -> dict:
         if not isinstance(messages, list):
             raise TypeError(f"messages must be a list of dicts, got {type(messages).__name__}")
+        if self.max_calls is not None and self.calls >= self.max_calls:
+            raise TooManyCalls(self.max_calls)
         self.requests.append(copy.deepcopy(messages))
         self.tool_specs = copy.deepcopy(tool_specs)
         turns = [_turn(i, m) for i, m in enumerate(messages)]
@@ -72,5 +88,5 @@ class FunctionModel:
         return f"<fake model {self.scenario.name!r}: {self.calls} calls>"
 
 
-def as_function(scenario) -> FunctionModel:
-    return FunctionModel(scenario)
+def as_function(scenario, max_calls: int | None = None) -> FunctionModel:
+    return FunctionModel(scenario, max_calls)

@@ -4,6 +4,7 @@
     scenarios.taxi_spending()          # a Scenario
     scenarios.get("two_orders")        # the same, by name
     scenarios.catalogue()              # [(name, description), ...]
+    scenarios.scripted(reply, ...)     # a test's model: plays these replies in order
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ from workbook.scenarios.faults import (
     refund_with_timeout,
     slow_provider,
 )
+from workbook.scenarios.scripted import scripted
 
 CATALOGUE = {f.__name__: f for f in (
     taxi_spending, weather_and_math, two_orders, unknown_tool_then_recover, broken_json_then_fix,
@@ -95,5 +97,5 @@ def catalogue() -> list[tuple[str, str]]:
 
 
 __all__ = ["CATALOGUE", "Call", "Conversation", "Fault", "Reply", "Scenario", "Timeout", "call",
-           "calls", "catalogue", "chat_history", "final", "get", "rate_limit", "server_error",
+           "calls", "catalogue", "chat_history", "final", "get", "rate_limit", "scripted", "server_error",
            *CATALOGUE]
