@@ -173,7 +173,8 @@ def first_reply(model, question):
 
 
 # %% nbgrader={"grade": true, "grade_id": "first_reply_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: first_reply calls the taxi model once and returns its reply, a dict."""
+"""Visible tests: first_reply sends the taxi model one user message holding the question, calls
+it once and returns its reply, a dict."""
 from workbook.checks import fresh
 
 wb = fresh()
@@ -182,6 +183,9 @@ got = first_reply(model, "How much did I spend on taxis in September?")
 assert got is not None, "first_reply returned None: return the model's reply instead of printing it"
 assert type(got) is dict, f"first_reply must return the model's reply, a dict; got {type(got).__name__}"
 assert model.calls == 1, f"call the model exactly once; it was called {model.calls} times"
+sent = model.requests[0]
+assert sent == [{"role": "user", "content": "How much did I spend on taxis in September?"}], (
+    f"send a list holding one message, {{'role': 'user', 'content': question}}; the model was sent {sent!r}")
 assert got == {"tool": "txn_sum", "args": {"category": "taxi", "month": "2026-09"}}, (
     f"return the reply exactly as the model gave it; got {got!r}")
 print("first_reply: visible tests passed")
@@ -231,9 +235,13 @@ def wanted_tool(reply):
 
 
 # %% nbgrader={"grade": true, "grade_id": "wanted_tool_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: wanted_tool names the tool of a tool request and gives None for a final answer."""
+"""Visible tests: wanted_tool names the tool of a tool request (with or without "args") and gives
+None for a final answer."""
 got = wanted_tool({"tool": "txn_sum", "args": {"category": "taxi", "month": "2026-09"}})
 assert got == "txn_sum", f"for a tool request, return the tool's name; got {got!r}"
+got = wanted_tool({"tool": "card_block"})
+assert got == "card_block", (
+    f"a tool request without 'args' still names its tool; expected 'card_block', got {got!r}")
 try:
     got = wanted_tool({"final": "Taxi in September 2026: 2 rides, 5000 KZT."})
 except KeyError as e:
@@ -287,6 +295,10 @@ for final in (answer, {"final": ""}, {"final": "No tool is needed: your order ha
 #   such text as ordinary output and takes no points for it, but a tool such as the Validate
 #   button may still report the cell as failed.
 # - Before you hand in, run **Kernel → Restart Kernel and Run All Cells** once.
+#
+# "Run All" stops at the first cell that fails, which is the test of the first exercise you have
+# not finished. That hides nothing you need: every exercise's cells and the self-check quiz at
+# the end of each chapter run on their own, so click a cell further down and press Shift+Enter.
 
 # %% [markdown]
 # ## Live providers (optional)
@@ -361,7 +373,8 @@ else:
 # ## Self-check quiz
 #
 # Pick an answer and press **Check**: every option explains why it is right or wrong. The quiz
-# is not graded.
+# is not graded. Its cell needs nothing above it, so you can run it even while an exercise is
+# unfinished and "Run All" stops before it.
 
 # %%
 from workbook.quiz import show

@@ -179,19 +179,28 @@ def parse_reply(reply):
 
 
 # %% nbgrader={"grade": true, "grade_id": "parse_reply_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: parse_reply classifies a tool request and a final answer, returning tuples,
-and raises ValueError for a reply that is neither."""
+"""Visible tests: parse_reply on the four rows of the table (a tool request with and without
+"args", a final answer, an empty final answer), returning tuples, and ValueError for a reply
+that has neither key and for a plain string (JSON text is still not a dict)."""
 from workbook.checks import fresh
 
 wb = fresh()
 got = parse_reply({"tool": "txn_sum", "args": {"category": "taxi", "month": "2026-09"}})
 wb.checks.equal(got, ("tool", "txn_sum", {"category": "taxi", "month": "2026-09"}),
                 "parse_reply(<a txn_sum request>)", "a tool request gives a tuple ('tool', name, args)")
+got = parse_reply({"tool": "card_block"})
+wb.checks.equal(got, ("tool", "card_block", {}), "parse_reply({'tool': 'card_block'})",
+                "a tool request without 'args' has no arguments: use {}")
 got = parse_reply({"final": "Taxi in September 2026: 2 rides, 5000 KZT."})
 wb.checks.equal(got, ("final", "Taxi in September 2026: 2 rides, 5000 KZT."),
                 "parse_reply(<a final answer>)", "a final answer gives a tuple ('final', text)")
+got = parse_reply({"final": ""})
+wb.checks.equal(got, ("final", ""), "parse_reply({'final': ''})",
+                "an empty final answer is still a final answer: test for the key, not for a truthy value")
 with wb.checks.raises(ValueError, what="parse_reply({'answer': '42'}), a reply with neither 'tool' nor 'final',"):
     parse_reply({"answer": "42"})
+with wb.checks.raises(ValueError, what="""parse_reply('{"final": "5000 KZT."}'), a plain string,"""):
+    parse_reply('{"final": "5000 KZT."}')
 print("parse_reply: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "parse_reply_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
@@ -279,8 +288,10 @@ def one_step(messages, model, tools):
 
 
 # %% nbgrader={"grade": true, "grade_id": "one_step_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: one step of the taxi question. The model asks for txn_sum; one_step runs it,
-appends the assistant turn and then the observation, and returns None."""
+"""Visible tests: two steps of the taxi question. First the model asks for txn_sum: one_step tells
+it the tools, runs txn_sum once with its arguments, appends the assistant turn and then the
+observation, and returns None. Then the model answers: one_step appends that assistant turn too
+and returns the final text."""
 import json
 
 from workbook.checks import fresh
@@ -292,6 +303,12 @@ messages = [{"role": "user", "content": "How much did I spend on taxis in Septem
 out = one_step(messages, model, shop.tools())
 assert model.calls == 1, f"one_step must call the model exactly once; it was called {model.calls} times"
 assert out is None, f"after running a tool, return None (the model has not answered yet); got {out!r}"
+told = sorted(spec.get("name") for spec in model.tool_specs or [] if isinstance(spec, dict))
+assert told == sorted(shop.tools()), (
+    f"tell the model which tools exist: call model(messages, tool_specs(tools)); it was told about {told}")
+assert shop.log == [("txn_sum", {"category": "taxi", "month": "2026-09"})], (
+    f"run the tool the model asked for, once, with its arguments (never write the result yourself); "
+    f"the shop saw {shop.log}")
 roles = [m.get("role") for m in messages]
 assert "tool" in roles, (
     f"the observation is missing (roles are {roles}): after running the tool, append "
@@ -312,6 +329,14 @@ except ValueError:
     raise AssertionError(f"the observation must be json.dumps(result), valid JSON; got {content!r}") from None
 assert observed == {"category": "taxi", "month": "2026-09", "count": 2, "total_kzt": 5000}, (
     f"the observation must be what txn_sum returned; got {observed!r}")
+
+out = one_step(messages, model, shop.tools())
+assert out == "Taxi in September 2026: 2 rides, 5000 KZT.", (
+    f"when the model answers, return its final text; got {out!r}")
+assert len(shop.log) == 1, "no tool may run when the model gives a final answer"
+assert [m.get("role") for m in messages] == ["user", "assistant", "tool", "assistant"], (
+    "append the final reply as an assistant turn too: roles should be ['user', 'assistant', 'tool', "
+    f"'assistant']; got {[m.get('role') for m in messages]}")
 print("one_step: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "one_step_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
@@ -446,7 +471,8 @@ def two_steps(question, model, tools):
 
 
 # %% nbgrader={"grade": true, "grade_id": "two_steps_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: two_steps answers the taxi question with two model calls and returns a str."""
+"""Visible tests: two_steps answers the taxi question with two model calls and returns a str, and
+raises RuntimeError (after exactly two calls) for a question that needs three steps."""
 from workbook.checks import fresh
 
 wb = fresh()
@@ -464,6 +490,13 @@ assert type(out) is str, f"two_steps must return the final text, a str; got {typ
 assert out == "Taxi in September 2026: 2 rides, 5000 KZT.", (
     f"return the model's final text, 'Taxi in September 2026: 2 rides, 5000 KZT.'; got {out!r}")
 assert model.calls == 2, f"the taxi question takes exactly two model calls; there were {model.calls}"
+
+# Weather, then a conversion to Fahrenheit, then the answer: three steps, one too many.
+model = wb.scenarios.weather_and_math().as_function()
+tools = {"get_weather": wb.shop.Shop().get_weather, "calculate": lambda expression: 69.8}
+with wb.checks.raises(RuntimeError, what="two_steps on a question that needs three steps"):
+    two_steps("What is the weather in Almaty, in Fahrenheit?", model, tools)
+assert model.calls == 2, f"never call the model more than twice; it was called {model.calls} times"
 print("two_steps: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "two_steps_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
