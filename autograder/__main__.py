@@ -24,6 +24,8 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--timeout", type=int, default=30, help="seconds per cell (default 30)")
     g.add_argument("--student", action="append", help="only this student (repeatable)")
     g.add_argument("--chapter", action="append", help="only this chapter (repeatable)")
+    g.add_argument("--sandbox", choices=("auto", "bwrap", "none"), default="auto",
+                   help="auto (default): bubblewrap, or refuse to grade without it; none: no sandbox, on purpose")
     f = sub.add_parser("feedback", help="HTML feedback per student and chapter (no hidden tests)")
     f.add_argument("--workers", type=int, default=2)
     e = sub.add_parser("export", help="write grades.csv")
@@ -54,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
         from autograder.settings import Limits
         if args.workers < 1 or args.timeout < 1:
             raise AutograderError("--workers and --timeout must be at least 1")
-        grade(course, workers=args.workers, limits=Limits(cell_timeout=args.timeout),
+        grade(course, workers=args.workers, limits=Limits(cell_timeout=args.timeout, sandbox=args.sandbox),
               students=args.student, chapters=args.chapter)
     elif args.command == "feedback":
         from autograder.feedback import feedback

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
-from autograder import gradebook, grading
+from autograder import gradebook, grading, sandbox
 from autograder.course import CHAPTER_ID, AutograderError, Course
 from autograder.settings import Limits
 
@@ -44,6 +45,10 @@ def grade(course: Course, workers: int = 2, limits: Limits | None = None,
           limits_for: dict[str, Limits] | None = None, out=sys.stdout) -> list[dict]:
     """Grade every collected submission (optionally only some students/chapters)."""
     limits, limits_for = limits or Limits(), limits_for or {}
+    # Decide once, before anything is graded: bubblewrap, or a clear refusal, or none on purpose.
+    mode = sandbox.resolve(limits.sandbox)
+    limits = dataclasses.replace(limits, sandbox=mode)
+    limits_for = {s: dataclasses.replace(lim, sandbox=sandbox.resolve(lim.sandbox)) for s, lim in limits_for.items()}
     todo = submissions(course)
     if students:
         missing = sorted(set(students) - set(todo))
@@ -69,7 +74,11 @@ def grade(course: Course, workers: int = 2, limits: Limits | None = None,
     for slot in range(workers):
         gradebook.worker_copy(course, slot)
     total = sum(len(cs) for cs in todo.values())
-    print(f"grading {total} submission(s) of {len(todo)} student(s) with {workers} worker(s)", file=out)
+    print(f"grading {total} submission(s) of {len(todo)} student(s) with {workers} worker(s)"
+          f"{', each kernel in a bubblewrap sandbox' if mode == 'bwrap' else ''}", file=out)
+    if mode == "none":
+        print("WARNING: --sandbox none: submissions run with your permissions and can read and change "
+              "anything you can (solutions, other grades); every row's notes say sandbox=none", file=out)
     started, done, records, graded_by = time.monotonic(), 0, [], {}
     # Biggest shards first, so a student with many chapters does not finish last alone.
     order = sorted(todo, key=lambda s: (-len(todo[s]), s))
@@ -93,7 +102,11 @@ def grade(course: Course, workers: int = 2, limits: Limits | None = None,
             print(_line(done, total, started, _describe(got)), file=out, flush=True)
     for slot, names in graded_by.items():
         if slot is not None:
-            gradebook.merge(course.gradebook, course.work / f"worker{slot}" / "gradebook.db", names)
+            try:
+                gradebook.merge(course.gradebook, course.work / f"worker{slot}" / "gradebook.db", names)
+            except Exception as e:  # results/ still holds every grade; say which rows are missing
+                print(f"WARNING: could not merge worker {slot}'s gradebook ({e}); its students "
+                      f"{', '.join(names)} are in work/results but not in gradebook.db", file=out)
     elapsed = time.monotonic() - started
     print(f"graded {total} submission(s) in {elapsed:.1f} s ({elapsed / total:.2f} s each)", file=out)
     return sorted(records, key=lambda r: (r["student"], r["chapter"]))
@@ -102,7 +115,6 @@ def grade(course: Course, workers: int = 2, limits: Limits | None = None,
 def _crashed(course: Course, student: str, chapter: str, error: Exception) -> dict:
     from autograder import results
 
-    record = results.build(course, student, chapter, {}, 0.0, f"grading worker crashed: {error!r}")
-    record["status"] = "error"
+    record = results.failed(course, student, chapter, f"grading worker crashed: {error!r}")
     results.save(course, record)
     return record

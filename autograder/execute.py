@@ -1,10 +1,12 @@
-"""nbgrader's Execute, hardened: no hang, no silent zero, no stderr penalty, a guard per test cell."""
+"""nbgrader's Execute, hardened: a sandboxed kernel, a wall-clock deadline, test cells that prove
+they ran to the end, no silent zero, no stderr penalty, a guard per test cell."""
 
 from __future__ import annotations
 
 import ast
 import secrets
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -14,6 +16,9 @@ from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import Execute
 from nbgrader.utils import is_grade
 from traitlets import Bool, Integer, List, Unicode
+
+from autograder import proof, sandbox
+from autograder.feedback_filter import HIDDEN
 
 GUARD_FILE = Path(__file__).with_name("kernel_guard.py")
 TIMEOUT_ENAME = "CellTimeoutError"
@@ -48,6 +53,8 @@ class SafeExecute(Execute):
     memory_mb = Integer(4096, help="address-space limit of the kernel in MB (0: none)").tag(config=True)
     guard = Bool(True, help="run the kernel guard before each test cell").tag(config=True)
     private_paths = List(Unicode(), help="folders the kernel may not read").tag(config=True)
+    sandbox = Unicode("none", help="auto | bwrap | none: the kernel's OS sandbox").tag(config=True)
+    hidden_paths = List(Unicode(), help="folders the sandboxed kernel cannot see at all").tag(config=True)
     shutdown_kernel = Unicode("immediate")  # a busy kernel is killed, not waited for
 
     async def async_start_new_kernel(self, **kwargs):
@@ -59,17 +66,45 @@ class SafeExecute(Execute):
 
     start_new_kernel = run_sync(async_start_new_kernel)
 
+    def create_kernel_manager(self):
+        if sandbox.resolve(self.sandbox) != "bwrap":
+            return super().create_kernel_manager()
+        self._sandbox = sandbox.Sandbox(hidden=[Path(p) for p in self.hidden_paths + self.private_paths],
+                                        limits=sandbox.SandboxLimits(memory_mb=self.memory_mb or 4096))
+        kernel_name = self.kernel_name or self.nb.metadata.get("kernelspec", {}).get("name", "python3")
+        self.km = sandbox.kernel_manager(self._sandbox, kernel_name, self.config)
+        return self.km
+
     def preprocess(self, nb, resources=None, km=None):
         self._events: list[dict] = []
         self._tamper: list[str] = []
+        self._ended: list[str] = []
         self._stopped: str | None = None
         self._guard_name: str | None = None
         self._output_used: dict[int, int] = {}
+        self._sandbox = None
+        self._deadline_hit = False
         self._started = time.monotonic()
+        watchdog = threading.Timer(self.notebook_timeout, self._kill_at_deadline)
+        watchdog.daemon = True
+        watchdog.start()
         try:
             return super().preprocess(nb, resources, km)
         finally:
+            watchdog.cancel()
             nb.metadata["autograder"] = self.summary()
+            if self._sandbox is not None:
+                self._sandbox.close()
+
+    def _kill_at_deadline(self) -> None:
+        """Wall clock, not silence: a kernel that floods its channels still stops at the limit."""
+        self._deadline_hit = True
+        process = getattr(getattr(getattr(self, "km", None), "provisioner", None), "process", None)
+        if process is not None:
+            try:
+                process.kill()  # bubblewrap: everything in the sandbox dies with it
+            except OSError:
+                pass
 
     def summary(self) -> dict:
         """What happened while the notebook ran: status, events, tamper notes, seconds."""
@@ -77,6 +112,7 @@ class SafeExecute(Execute):
         status = ("dead_kernel" if "dead_kernel" in kinds else
                   "timeout" if kinds & {"timeout", "unresponsive", "notebook_timeout"} else "ok")
         return {"status": status, "events": self._events, "tamper": sorted(set(self._tamper)),
+                "ended": self._ended, "sandbox": self.sandbox,
                 "seconds": round(time.monotonic() - self._started, 2)}
 
     def _event(self, kind: str, cell, index: int, detail: str = "") -> None:
@@ -98,11 +134,21 @@ class SafeExecute(Execute):
                 self._install()
             if graded and self.guard:
                 self._run_guard()
-            cell, resources = super().preprocess_cell(cell, resources, index)
+            if graded:
+                cell = self._run_test_cell(cell, index)
+            else:
+                self._check_assign_resources(resources)
+                cell = self.execute_cell(cell, index, store_history=True)
+            resources = self.resources
         except DeadKernelError:
-            self._stopped = f"the kernel died while running cell {index} (os._exit, a crash or out of memory)"
-            self._event("dead_kernel", cell, index, self._stopped)
-            cell.outputs.append(error_output("DeadKernelError", self._stopped))
+            if self._deadline_hit:
+                self._stopped = f"the notebook ran longer than {self.notebook_timeout} s"
+                self._event("notebook_timeout", cell, index, self._stopped + " and was stopped")
+                cell.outputs.append(error_output(TIMEOUT_ENAME, self._stopped))
+            else:
+                self._stopped = f"the kernel died while running cell {index} (os._exit, a crash or out of memory)"
+                self._event("dead_kernel", cell, index, self._stopped)
+                cell.outputs.append(error_output("DeadKernelError", self._stopped))
         except CellTimeoutError:
             self._stopped = f"cell {index} ignored the interrupt after {self.timeout} s"
             self._event("unresponsive", cell, index, self._stopped)
@@ -113,6 +159,27 @@ class SafeExecute(Execute):
         if graded:
             self._quiet_stderr(cell, index)
         return cell, resources
+
+    def _run_test_cell(self, cell, index: int):
+        """Run a test cell as the grader wrote it; record whether it reached its last line."""
+        original, grade_id = cell.source, cell.metadata["nbgrader"]["grade_id"]
+        hidden = bool(HIDDEN.search(original))
+        wrapped = proof.wrap(original, grade_id, hidden)
+        cell.source = wrapped.code
+        try:
+            cell = self.execute_cell(cell, index, store_history=False)
+        finally:
+            cell.source = original
+        for output in cell.outputs:  # the wrapper line is the grader's, not the student's business
+            if output.get("output_type") == "error":
+                output.traceback = [t for t in output.traceback if proof.MARK not in t]
+        reply = self._silent(proof.FORGET_HIDDEN if hidden else "", proof=proof.read_expression(wrapped))
+        ended = proof.token_ok(reply.get("user_expressions", {}), wrapped)
+        if ended:
+            self._ended.append(grade_id)
+        elif not any(o.get("output_type") == "error" for o in cell.outputs):
+            self._tamper.append(f"test cell {grade_id} did not reach its last line (skipped or rewritten)")
+        return cell
 
     def _quiet_stderr(self, cell, index: int) -> None:
         """nbgrader gives 0 to a test cell with any stderr output: keep the text, as stdout."""
@@ -156,13 +223,13 @@ class SafeExecute(Execute):
     def _install(self) -> None:
         token = secrets.token_hex(8)
         self._guard_name = f"_AutograderGuard_{token}"
+        # The guard's source travels in the request: the sandboxed kernel cannot see autograder/.
         code = (
-            "import importlib.util as _u\n"
-            f"_s = _u.spec_from_file_location('__autograder_guard__', {str(GUARD_FILE)!r})\n"
-            "_m = _u.module_from_spec(_s)\n_s.loader.exec_module(_m)\n"
+            "_m = __import__('types').ModuleType('__autograder_guard__')\n"
+            f"exec(compile({GUARD_FILE.read_text(encoding='utf-8')!r}, '<autograder guard>', 'exec'), _m.__dict__)\n"
             "__import__('sys').modules['__autograder_guard__'] = _m\n"
             f"_m.install({token!r}, {_package_dir()!r}, {list(self.private_paths)!r}, {self.memory_mb})\n"
-            "del _u, _s, _m\n")
+            "del _m\n")
         reply = self._silent(code)
         if reply["status"] != "ok":
             raise RuntimeError(f"could not set up the grading kernel: {reply.get('ename')}: {reply.get('evalue')}")

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import csv
+import io
 from pathlib import Path
 
 from autograder import results
 from autograder.course import AutograderError, Course
 
 
-def rows(course: Course) -> tuple[list[str], list[dict]]:
+def rows(course: Course, problems: list[str] | None = None) -> tuple[list[str], list[dict]]:
     """CSV columns and one row per student x chapter (missing chapters included)."""
-    records = results.load_all(course)
+    records = results.load_all(course, problems)
     if not records:
         raise AutograderError(f"no grading results in {course.results}: run `grade` first")
     chapters = sorted({r["chapter"] for r in records})
@@ -51,19 +52,22 @@ def notes(record: dict) -> str:
             parts.append(f"{e['kind'].replace('_', ' ')} at {e.get('grade_id') or 'cell ' + str(e['cell'])}")
     if record.get("tamper"):
         parts.append("restored: " + ", ".join(record["tamper"][:6]))
+    if record.get("sandbox") == "none":
+        parts.append("sandbox=none")
     return "; ".join(parts)
 
 
 def export(course: Course, path: Path | None = None) -> list[str]:
     """Write grades.csv; return the lines to print."""
-    columns, data = rows(course)
+    problems: list[str] = []
+    columns, data = rows(course, problems)
     path = Path(path or course.grades_csv)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, fieldnames=columns, restval="")
-        writer.writeheader()
-        writer.writerows(data)
-    return [f"export: {len(data)} row(s) x {len(columns)} column(s) -> {path}"]
+    text = io.StringIO()
+    writer = csv.DictWriter(text, fieldnames=columns, restval="", lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(data)
+    results.write_text(path, text.getvalue())
+    return problems + [f"export: {len(data)} row(s) x {len(columns)} column(s) -> {path}"]
 
 
 COLUMNS = f"{'chapter / exercise':34} {'n':>3} {'mean':>11} {'failed':>6} {'timeout':>7} {'dead':>4} {'error':>5}"

@@ -42,9 +42,6 @@ def quiet() -> None:
 def grade_student(course: Course, student: str, chapters: list[str], limits: Limits,
                   slot: int | None = None) -> tuple[int, list[dict]]:
     """Autograde `student`'s chapters into this worker's gradebook; save and return the results."""
-    from nbgrader.converters import Autograde
-
-    from autograder import nbgrader_run
     from autograder.settings import nbgrader_config
 
     slot = _slot if slot is None else slot
@@ -52,31 +49,47 @@ def grade_student(course: Course, student: str, chapters: list[str], limits: Lim
     config = nbgrader_config(course, db=f"sqlite:///{db}", limits=limits)
     records = []
     for chapter in chapters:
-        started, message = time.monotonic(), ""
-        # A stale autograded copy must never stand in for this run's result.
-        shutil.rmtree(course.autograded / student / chapter, ignore_errors=True)
-        for _ in range(2):
-            try:
-                log, message = nbgrader_run.run(Autograde, config, chapter, student), ""
-                break
-            except AutograderError as e:
-                log, message = str(e), str(e)
-                if "didn't respond" not in message:  # only a kernel that never started is retried
-                    break
-        _write_log(course.work / "logs" / student / f"{chapter}.log", log)
         try:
-            record = results.build(course, student, chapter, gradebook.scores(db, student, chapter),
-                                   time.monotonic() - started, message)
-        except AutograderError as e:  # e.g. the autograded notebook is unreadable
-            record = results.build(course, student, chapter, {}, time.monotonic() - started, str(e))
-            record["status"] = "error"
-        if message:
-            record["status"] = "error"
-        results.save(course, record)
-        records.append(record)
+            records.append(_grade_one(course, config, db, student, chapter, limits))
+        except Exception as e:  # one broken submission never stops the others
+            record = results.failed(course, student, chapter, f"grading failed: {e!r}", limits.sandbox)
+            results.save(course, record)
+            records.append(record)
     return slot, records
 
 
+def _grade_one(course: Course, config, db: Path, student: str, chapter: str, limits: Limits) -> dict:
+    from nbgrader.converters import Autograde
+
+    from autograder import nbgrader_run
+
+    started, message = time.monotonic(), ""
+    # A stale autograded copy must never stand in for this run's result.
+    stale = course.autograded / student / chapter
+    if stale.is_symlink() or (stale.exists() and not stale.is_dir()):
+        stale.unlink()
+    shutil.rmtree(stale, ignore_errors=True)
+    for _ in range(2):
+        try:
+            log, message = nbgrader_run.run(Autograde, config, chapter, student), ""
+            break
+        except AutograderError as e:
+            log, message = str(e), str(e)
+            if "didn't respond" not in message:  # only a kernel that never started is retried
+                break
+    _write_log(course.work / "logs" / student / f"{chapter}.log", log)
+    try:
+        record = results.build(course, student, chapter, gradebook.scores(db, student, chapter),
+                               time.monotonic() - started, message, sandbox=limits.sandbox)
+    except AutograderError as e:  # e.g. the autograded notebook is unreadable
+        record = results.build(course, student, chapter, {}, time.monotonic() - started, str(e),
+                               sandbox=limits.sandbox)
+        record["status"] = "error"
+    if message:
+        record["status"] = "error"
+    results.save(course, record)
+    return record
+
+
 def _write_log(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    results.write_text(path, text)

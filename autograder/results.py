@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
 from pathlib import Path
 
 from autograder import notebooks
@@ -50,7 +52,7 @@ def first_error(cell) -> str | None:
 
 
 def build(course: Course, student: str, chapter: str, scores: dict[str, float], seconds: float,
-          message: str = "") -> dict:
+          message: str = "", sandbox: str = "") -> dict:
     """The result record, from the autograded notebook and the scores nbgrader saved."""
     tests = chapter_tests(notebooks.read(course.solution_ipynb(chapter)))
     path = course.autograded / student / chapter / f"{chapter}.ipynb"
@@ -68,7 +70,7 @@ def build(course: Course, student: str, chapter: str, scores: dict[str, float], 
     record = {"student": student, "chapter": chapter, "status": status, "message": message,
               "score": 0.0, "max_score": 0.0, "tests": {}, "exercises": {},
               "events": meta.get("events", []), "tamper": meta.get("tamper", []),
-              "seconds": round(seconds, 2)}
+              "sandbox": meta.get("sandbox") or sandbox, "seconds": round(seconds, 2)}
     for t in tests:
         score = float(scores.get(t["grade_id"]) or 0.0) if graded else 0.0
         record["tests"][t["grade_id"]] = {"score": score, "max": t["points"],
@@ -81,17 +83,63 @@ def build(course: Course, student: str, chapter: str, scores: dict[str, float], 
     return record
 
 
+def failed(course: Course, student: str, chapter: str, message: str, sandbox: str = "") -> dict:
+    """The record of a submission the grader could not grade: status error, 0 points."""
+    try:
+        record = build(course, student, chapter, {}, 0.0, message[:500], sandbox=sandbox)
+    except Exception:  # even the notebook could not be read: a bare record
+        record = {"student": student, "chapter": chapter, "message": message[:500], "score": 0.0,
+                  "max_score": 0.0, "tests": {}, "exercises": {}, "events": [], "tamper": [],
+                  "sandbox": sandbox, "seconds": 0.0}
+    record["status"] = "error"
+    return record
+
+
 def path_for(course: Course, student: str, chapter: str) -> Path:
     return course.results / student / f"{chapter}.json"
 
 
-def save(course: Course, record: dict) -> None:
-    path = path_for(course, record["student"], record["chapter"])
+def write_text(path: Path, text: str) -> None:
+    """Write `path` whatever was put in its way (a folder, a symlink, a file where a folder goes):
+    the grader's own files are never blocked by what a submission left in the workspace."""
+    for parent in reversed([path.parent, *path.parent.parents]):
+        if parent.is_symlink() or (parent.exists() and not parent.is_dir()):
+            parent.unlink()
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+    elif path.is_dir():
+        shutil.rmtree(path)
+    tmp = path.with_name(f".{path.name}.tmp")
+    if tmp.is_dir() and not tmp.is_symlink():
+        shutil.rmtree(tmp)
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
 
 
-def load_all(course: Course) -> list[dict]:
-    """Every saved result, sorted by student then chapter."""
-    records = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(course.results.glob("*/*.json"))]
+def save(course: Course, record: dict) -> None:
+    write_text(path_for(course, record["student"], record["chapter"]),
+               json.dumps(record, indent=1, sort_keys=True) + "\n")
+
+
+REQUIRED = {"student": str, "chapter": str, "status": str, "score": (int, float),
+            "max_score": (int, float), "exercises": dict, "tests": dict}
+
+
+def load_all(course: Course, problems: list[str] | None = None) -> list[dict]:
+    """Every readable saved result, sorted by student then chapter. An entry that cannot be read
+    (not a file, not JSON, not a result) is skipped and described in `problems`."""
+    records = []
+    for path in sorted(course.results.glob("*/*.json")):
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(record, dict) or any(not isinstance(record.get(k), t) for k, t in REQUIRED.items()) \
+                    or any(not isinstance(v, dict) or not isinstance(v.get("score"), (int, float))
+                           for v in [*record["exercises"].values(), *record["tests"].values()]):
+                raise ValueError("not a grading result")
+        except (OSError, ValueError) as e:
+            if problems is not None:
+                problems.append(f"skipped {path}: {type(e).__name__}: {e}"[:300])
+            continue
+        records.append(record)
     return sorted(records, key=lambda r: (r["student"], r["chapter"]))

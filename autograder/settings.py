@@ -23,6 +23,7 @@ class Limits:
     memory_mb: int = 4096  # address-space limit of the grading kernel (0: none)
     guard: bool = True  # restore builtins / workbook.checks before each test cell
     private: bool = True  # refuse reads of solutions/, mutants and the gradebook from the kernel
+    sandbox: str = "auto"  # auto | bwrap | none: the kernel's OS sandbox (sandbox.py)
 
 
 def nbgrader_config(course: Course | None = None, db: str | None = None,
@@ -35,11 +36,11 @@ def nbgrader_config(course: Course | None = None, db: str | None = None,
         GetGrades,
         IgnorePattern,
         LimitOutput,
-        SaveAutoGrades,
     )
 
     from autograder.execute import SafeExecute
     from autograder.feedback_filter import HideHiddenTests
+    from autograder.scoring import SaveOwnGrades
 
     course = course or Course()
     limits = limits or Limits()
@@ -61,7 +62,7 @@ def nbgrader_config(course: Course | None = None, db: str | None = None,
     c.OverwriteCells.add_missing_cells = True
     c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
     c.Autograde.autograde_preprocessors = [
-        SafeExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades,
+        SafeExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, SaveOwnGrades,
         AssignLatePenalties, CheckCellMetadata]
     c.SafeExecute.timeout = limits.cell_timeout
     c.SafeExecute.startup_timeout = 120  # a busy machine can take long to start a kernel
@@ -70,6 +71,8 @@ def nbgrader_config(course: Course | None = None, db: str | None = None,
     c.SafeExecute.memory_mb = limits.memory_mb
     c.SafeExecute.guard = limits.guard
     c.SafeExecute.private_paths = [str(p) for p in course.private_paths()] if limits.private else []
+    c.SafeExecute.sandbox = limits.sandbox  # "auto" is resolved when the kernel starts
+    c.SafeExecute.hidden_paths = c.SafeExecute.private_paths + [str(course.root)]
     c.LimitOutput.max_lines = limits.output_lines
     c.LimitOutput.max_traceback = 100
     c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, CSSHTMLHeaderPreprocessor]
