@@ -221,7 +221,7 @@ for error_text in ["ERROR: invalid input",
 # - says **which argument** and **what was expected**, with an example, and what was received;
 # - says **what to do next**: the tools that do exist, "send one JSON object", "fix and call again";
 # - is **short**: a traceback costs tokens, buries the one useful line, and shows your internals to
-#   a model that may be reading a poisoned page (chapter 19);
+#   a model that may be reading a poisoned page (one written on purpose to mislead it);
 # - **never hides a failure.** A tool that fails and returns nothing, or `{}`, tells the model that
 #   everything went fine. Watch `missing_order`: told nothing, it makes something up.
 

@@ -199,8 +199,9 @@ print(f"after {half[0]} steps: {half[3]} tokens; after {rows[-1][0]} steps: {row
 # Twice the steps, about four times the tokens — and the gap widens as runs get longer.
 # That is why a step limit alone is not a cost limit: eight steps with big tool results can cost
 # more than twenty small ones. The **token budget** sums `usage.total_tokens` over the run and
-# stops it when the sum goes over. (Providers with prompt caching, chapter 15, charge less for the
-# repeated head of the prompt; the tokens still count against the context window.)
+# stops it when the sum goes over. (Providers with prompt caching, such as DeepSeek in chapter 10,
+# charge less for the repeated head of the prompt; the tokens still count against the context
+# window.)
 #
 # Big tool results make every later step more expensive, which is the fourth limit's job.
 
@@ -210,7 +211,8 @@ print(f"after {half[0]} steps: {half[3]} tokens; after {rows[-1][0]} steps: {row
 # A tool can return far more than the model needs: a whole file, fifty search hits, a log. All of
 # it goes into the prompt of this step *and every later one*, pushes the question and the system
 # prompt away from the model's attention, and on a small context window (Ollama's default is
-# 4096 tokens) silently pushes the start of the conversation out.
+# 4096 tokens) silently pushes the oldest messages out, often the user's question (Ollama keeps the
+# system prompt and the latest message; chapter 10 shows it).
 #
 # So the loop cuts every tool result to a maximum number of characters. The cut must be
 # **visible**: a model that gets half a price list without being told will answer from it as if

@@ -665,7 +665,7 @@ trace.view(trace.read_jsonl(limit_path))
 # %% [markdown]
 # The `ms` column shows real milliseconds here (the default clock); the fake answers in about a
 # millisecond. Against a live provider they are hundreds or thousands, and they grow with the
-# prompt: chapter 15 returns to that.
+# prompt: the capstone's evaluation (chapter 11) puts them in a column of its table.
 
 # %% [markdown]
 # ## Part 3 · Checkpoints, written atomically
@@ -723,8 +723,10 @@ except json.JSONDecodeError as e:
 # 3. if anything fails before the rename, delete the temporary file and let the error propagate:
 #    the old checkpoint is untouched.
 #
-# "The same folder" matters: `os.replace` is only atomic within one file system, and the system's
-# temporary folder is often on another one.
+# "The same folder" matters: `os.replace` renames within one file system only. Across two it does
+# not quietly fall back to a copy; it raises `OSError` (errno `EXDEV`, "Invalid cross-device
+# link"). The system's temporary folder is often on another file system than your data (`/tmp` is
+# often a RAM disk), while a temporary file next to the checkpoint is always on the right one.
 
 # %% [markdown]
 # Reading a checkpoint back is the easy half, and it is given: `load_checkpoint(path)` returns the
@@ -1461,8 +1463,8 @@ for label, tool in [("naive tool", naive_refund_tool), ("chapter 08's tool", mak
 # - **Saving in place.** `open(path, "w")` empties the checkpoint before the new one is written;
 #   a crash in between destroys both. Write a temporary file in the same folder, then
 #   `os.replace`.
-# - **Leaving temporary files behind**, or putting them in the system's temporary folder (another
-#   file system: the rename is no longer atomic).
+# - **Leaving temporary files behind**, or putting them in the system's temporary folder (often
+#   another file system, where `os.replace` raises `OSError` EXDEV instead of renaming).
 # - **Resuming from scratch**, or from a checkpoint saved before the tool results (it ends with an
 #   unanswered assistant turn: the provider answers 400, or the tools run again).
 # - **Running a finished run again** because its checkpoint was ignored.

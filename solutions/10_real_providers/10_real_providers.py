@@ -17,9 +17,9 @@
 # real ones: **Ollama** on your own machine, **DeepSeek** in the cloud, and **OpenAI**. All three
 # speak Chat Completions, so most of your code does not change — only the client does. But each
 # provider bends the format in its own way, and a loop written against one of them breaks on the
-# next: DeepSeek wants its reasoning back, Ollama quietly forgets your system prompt when the
-# conversation outgrows its context, `tool_choice` means three different things, and strict
-# schemas have rules of their own. At the end, Anthropic's Messages API sits beside Chat
+# next: DeepSeek wants its reasoning back, Ollama quietly drops the start of a conversation that
+# outgrows its context (often the user's own question), `tool_choice` means three different
+# things, and strict schemas have rules of their own, different for each provider. At the end, Anthropic's Messages API sits beside Chat
 # Completions, and you convert a whole transcript from one format to the other.
 #
 # You rehearse all of it offline: the fake provider has a DeepSeek dialect and an Ollama dialect
@@ -30,8 +30,8 @@
 # - switch providers with one setting, and say where base URLs, keys and model names belong;
 # - keep DeepSeek's `reasoning_content` in the history, and recognise the 400 when it is lost;
 # - choose `tool_choice` per provider (and know why forcing a tool fails in thinking mode);
-# - make a tool definition fit strict mode;
-# - notice Ollama cutting your system prompt, and prevent it;
+# - make a tool definition fit a provider's strict mode, and know that each provider has its own rules;
+# - notice Ollama silently dropping the oldest messages (often the user's question), and prevent it;
 # - write one `run_agent` that works on every provider;
 # - convert a transcript between Anthropic Messages and Chat Completions: `tool_use` /
 #   `tool_result`, `is_error`, `stop_reason`.
@@ -96,9 +96,16 @@ print()
 print("now:", describe())
 
 # %% [markdown]
-# - **ollama** runs on your machine. Its OpenAI-compatible endpoint is `/v1` on port 11434; it
-#   needs *some* API key in the request but ignores it. Nothing leaves your computer, so it is the
+# - **ollama** runs on your machine. Its OpenAI-compatible endpoint is `/v1` on port 11434.
+#   Ollama ignores the API key; it is the `openai` SDK that refuses to start without one, so
+#   `make_client` passes the placeholder `"ollama"`. Nothing leaves your computer, so it is the
 #   only choice for private data. The course's default model, `qwen3:4b`, fits in 8 GB of memory.
+#   Pick models whose page on ollama.com carries the **tools** tag (qwen3 does): a model without
+#   it answers any request that sends `tools` with 400 "registry.ollama.ai/library/<model> does
+#   not support tools". qwen3 also thinks by default (Ollama turns thinking on for models that
+#   can), which makes each answer slower. Local tokens are free, but time is not: the first
+#   request also waits for the model to load, so give a local client a looser timeout, e.g.
+#   `make_client(timeout=300)`.
 # - **deepseek** is a cloud provider with an OpenAI-compatible API at `https://api.deepseek.com`.
 #   It is cheap and strong at tool use, and it thinks out loud (Part 2). Its servers are in China:
 #   send it only public data — in this workbook, the shop's public knowledge-base pages.
@@ -474,28 +481,45 @@ for bad in ("anthropic", "OpenAI", "", None):
 # **Strict mode** does: the provider constrains the model's output to the schema, so the arguments
 # always parse and always match. OpenAI has it (`"strict": true` in the function definition), and
 # DeepSeek has it in beta (the same flag, through the `https://api.deepseek.com/beta` base URL).
-# The price is a stricter schema language:
+# The price is a stricter schema language. Both providers ask for the same shape:
 #
 # - `"strict": true` next to `name` and `parameters`;
 # - every object has `"additionalProperties": false`;
 # - **every** property is listed in `required` — an optional field becomes a required one that may
-#   be `null`: `{"type": ["integer", "null"]}`;
-# - no `minLength`, `maxLength`, `pattern`, `minItems`, `maxItems` (DeepSeek rejects them).
+#   be `null`: `{"type": ["integer", "null"]}`.
 #
-# The provider checks the schema when the request arrives and refuses one that does not fit. This
-# small checker lists what would be refused:
+# Which *keywords* a strict schema may use is where they differ, so check the provider's own list
+# (`docs/SOURCES.md` has both, with the date they were checked):
+#
+# | keyword | OpenAI strict | DeepSeek strict (beta) |
+# |---|---|---|
+# | `pattern`, `format` on strings | supported | supported (`format`: email, hostname, ipv4, ipv6, uuid) |
+# | `minimum`, `maximum`, `multipleOf` on numbers | supported | supported |
+# | `minItems`, `maxItems` on arrays | supported | **not supported** |
+# | `minLength`, `maxLength` on strings | not in its supported list | **not supported** |
+# | `allOf`, `not`, `if`/`then`/`else`, `dependentRequired`, `dependentSchemas` | **not supported** | — |
+#
+# A tool definition written for OpenAI's strict mode can therefore be refused by DeepSeek's, and
+# the other way round. The provider checks the schema when the request arrives and refuses one
+# that does not fit. This small checker lists what one provider would refuse:
 
 # %%
-UNSUPPORTED = ("minLength", "maxLength", "pattern", "minItems", "maxItems")
+# Keywords each provider's strict mode does not take (docs/SOURCES.md, checked 2026-11-30).
+NOT_IN_STRICT = {
+    "openai": ("minLength", "maxLength", "allOf", "not", "if", "then", "else",
+               "dependentRequired", "dependentSchemas"),
+    "deepseek": ("minLength", "maxLength", "minItems", "maxItems"),
+}
 
 
-def strict_problems(tool):
-    """What keeps an OpenAI tool definition out of strict mode; [] when it fits."""
+def strict_problems(tool, provider="openai"):
+    """What keeps a tool definition out of `provider`'s strict mode; [] when it fits."""
     fn = tool["function"]
     problems = [] if fn.get("strict") is True else ["'strict': true is missing"]
 
     def walk(schema, where):
-        problems.extend(f"{where}: '{key}' is not allowed" for key in UNSUPPORTED if key in schema)
+        problems.extend(f"{where}: '{key}' is not allowed in {provider}'s strict mode"
+                        for key in NOT_IN_STRICT[provider] if key in schema)
         if schema.get("type") == "object":
             if schema.get("additionalProperties") is not False:
                 problems.append(f"{where}: needs 'additionalProperties': false")
@@ -514,7 +538,8 @@ search = {"type": "function", "function": {
     "name": "rag_search", "description": "Search the shop's knowledge base.",
     "parameters": {"type": "object", "properties": {
         "query": {"type": "string", "minLength": 2},
-        "k": {"type": "integer", "description": "how many results, 1-8 (default 4)"}},
+        "k": {"type": "integer", "description": "how many results, 1-8 (default 4)"},
+        "topics": {"type": "array", "items": {"type": "string"}, "maxItems": 3}},
         "required": ["query"]}}}
 print(strict_problems(search))
 
@@ -523,59 +548,84 @@ fn = strict_search["function"]
 fn["strict"] = True
 params = fn["parameters"]
 params["additionalProperties"] = False
-params["required"] = ["query", "k"]
+params["required"] = ["query", "k", "topics"]
 del params["properties"]["query"]["minLength"]
 params["properties"]["k"]["type"] = ["integer", "null"]  # optional: required, but may be null
-print(strict_problems(strict_search))
+params["properties"]["topics"]["type"] = ["array", "null"]
+print("openai:  ", strict_problems(strict_search, "openai"))
+print("deepseek:", strict_problems(strict_search, "deepseek"))
 
 # %% [markdown]
+# The same definition fits OpenAI's strict mode and not DeepSeek's: `maxItems` is one of the
+# keywords DeepSeek's beta refuses. Drop it (and check the length in the tool) and it fits both.
+#
 # Strict mode cuts argument errors (wrong names, wrong types, broken JSON) down to almost none,
 # which matters most for small models. It does not check *values*: a strict schema still lets a
 # model ask for `k = 500`, so the tool keeps its own checks (chapter 07).
 
 # %% [markdown]
-# ## Part 5 · Ollama forgets your system prompt
+# ## Part 5 · Ollama forgets the start of the conversation
 #
-# A local model has a context window, and Ollama's default is small: 4096 tokens on most
-# machines. When a request is longer, Ollama does not refuse it. It **silently cuts the start of
-# the conversation** — and the start is your system prompt. The model then answers without its
-# instructions, and nothing tells you.
+# A local model has a context window, and Ollama's default is small: 4096 tokens, unless the
+# machine has 24 GiB of GPU memory or more. When a chat request is longer, Ollama does not refuse
+# it. It **silently drops whole messages from the front**, oldest first, until the rest fits — but
+# it always keeps every `system` message and the latest message. So what vanishes is the oldest
+# *history*: in a chat, what the user said first; in an agent loop, the user's question and the
+# first tool results. The model answers from what is left, and nothing tells you.
+#
+# You may read that Ollama cuts the system prompt first. The belief is widespread (an early draft of
+# this workbook repeated it), and it is wrong for the chat API: the code that builds the prompt,
+# `chatPrompt` in Ollama's `server/prompt.go`, keeps the system messages on purpose. When a
+# tutorial and the source disagree, the source wins; `docs/SOURCES.md` lists the lines.
 #
 # The fake's `"ollama"` dialect does the same. Northwind's support prompt says "always sign your
-# answer"; after a long earlier chat, the same question gets a different answer:
+# answer". A customer names their order in the first message, asks about delivery to eighty
+# cities, then comes back to the order:
 
 # %%
 scenario = scenarios.long_chat_small_context()
 system = {"role": "system", "content": scenario.system}
+opening = [{"role": "user", "content": "Hi! I have a question about my order A-1001."},
+           {"role": "assistant", "content": "Of course. What would you like to know?"}]
 history = scenarios.chat_history(80)
-question = {"role": "user", "content": scenario.question}
+question = {"role": "user", "content": "Thanks. And my order: has it shipped yet?"}
 
 for window in (4096, 16_384):
     llm = FakeLLM(scenario, dialect="ollama", context_window=window)
-    sent = [system, *history, question]
+    sent = [system, *opening, *history, question]
     response = llm.client().chat.completions.create(model="qwen3:4b", messages=sent)
-    print(f"window {window:>6}: sent {prompt_tokens(sent, None)} tokens, the model read "
-          f"{response.usage.prompt_tokens}; its first message: {llm.seen[0][0]['role']!r}")
+    seen = llm.seen[0]
+    print(f"window {window:>6}: sent {len(sent)} messages ({prompt_tokens(sent, None)} tokens), "
+          f"the model read {len(seen)} ({response.usage.prompt_tokens} tokens)")
+    print(f"               system prompt kept: {seen[0] == system}, latest kept: {seen[-1] == question}, "
+          f"first message kept: {opening[0] in seen}")
     print(f"               answer: {response.choices[0].message.content}")
 
 # %% [markdown]
-# `llm.seen` is what the model actually read. With a 4096-token window the system prompt is gone,
-# and so is the signature. The fake shows you what happened; a real Ollama hardly does. Your
-# code gets no error, and the only trace is a line such as `truncating input prompt` in the
-# server's own log (the `ollama serve` output), easy to miss and absent at some log levels.
+# `llm.seen` is what the model actually read. With a 4096-token window the system prompt is still
+# there (the answer is signed) and so is the latest message, but the customer's first message is
+# gone, and with it the order number. The fake shows you what happened; a real Ollama hardly does.
+# Your code gets no error, and the server mentions the cut only in a debug line ("truncating input
+# messages which exceed context length"), which `ollama serve` prints only with `OLLAMA_DEBUG=1`.
+# Only when even the system messages and the latest message do not fit does a too-long prompt
+# reach the model runner, which keeps its first few tokens, drops the middle and logs the warning
+# "truncating input prompt" (or, with context shift switched off, answers 400 "the prompt is
+# longer than the context length …").
 #
 # What to do:
 # - give the model more context: start the server with `OLLAMA_CONTEXT_LENGTH=16384 ollama serve`
 #   (or set `num_ctx` in a Modelfile), then check the `CONTEXT` column of `ollama ps`. The course
 #   default is `qwen3:4b` with 16k. Larger windows cost memory, so do not just set 128k on a
 #   laptop;
-# - keep tool results short (chapter 06's truncation) and the history trimmed (a later chapter);
+# - keep tool results short (chapter 06's truncation), and decide yourself what leaves the history
+#   before the server decides for you: keep the system prompt, the user's question and the latest
+#   steps, and shorten or drop the middle;
 # - estimate your prompt's size before sending it (about 4 characters per token for English;
 #   `prompt_tokens` above is the fake's rule) and act before it reaches the window.
 #
 # An agent fills 4096 tokens in two or three steps: a couple of knowledge-base searches are
-# enough. The capstone (chapter 11) runs its "small local" model with a 16k window for that
-# reason.
+# enough, and the next step may no longer see the question it is working on. The capstone
+# (chapter 11) runs its "small local" model with a 16k window for that reason.
 
 # %% [markdown]
 # ## Part 6 · One loop for every provider
@@ -824,6 +874,7 @@ for dialect, scenario, system in runs:
 # | text before the call | a `text` block in the same `content` list | `content` beside `tool_calls` |
 # | a tool result | a block `{"type": "tool_result", "tool_use_id", "content"}` in the next **user** message | a message `{"role": "tool", "tool_call_id", "content"}` |
 # | several results | all blocks in **one** user message | one `tool` message per call |
+# | results and text together | `tool_result` blocks **first** in the user message, text after them (else 400: "Did not find 1 tool_result block(s) at the beginning of this message…") | the `tool` messages right after the assistant turn, then a `user` message |
 # | a failed tool | `"is_error": true` on the result block | no flag: say it in `content` (`"ERROR: …"`) |
 # | normal end | `stop_reason == "end_turn"` | `finish_reason == "stop"` |
 # | cut off | `"max_tokens"` | `"length"` |
@@ -1052,21 +1103,22 @@ print("next call:", reply.choices[0].message.tool_calls[0].function)
 # Each of these is a wrong answer the hidden tests catch.
 #
 # - **Rebuilding the assistant turn without `reasoning_content`.** The first DeepSeek step works,
-#   the second gets 400 "The reasoning_content in the thinking mode must be passed back to the
+#   the second gets 400 "The `reasoning_content` in the thinking mode must be passed back to the
 #   API."
 # - **Sending SDK objects or every field back.** `c` instead of a dict in `tool_calls`, or
 #   `message.model_dump()` with its `refusal: None`, `annotations: None`, `audio: None`: plain data
 #   is what you can save, compare and send to any provider.
-# - **`tool_choice="required"` on DeepSeek in thinking mode.** 400. Switch thinking off for that
-#   request, or do not force.
+# - **`tool_choice="required"` on DeepSeek in thinking mode.** 400 "Thinking mode does not support
+#   this tool_choice". Switch thinking off for that request, or do not force.
 # - **`tool_choice` sent to Ollama.** Its OpenAI-compatible API does not support it; your loop
 #   must handle a model that answers in text instead.
 # - **Assuming the arguments are a dict.** `fn(**call.function.arguments)` works on Anthropic's
 #   `input`, never on Chat Completions' string — on any of its providers.
 # - **Trusting that parsed arguments are an object.** `json.loads("[1]")` is valid JSON; `fn(**[1])`
 #   is a crash.
-# - **A small context and no check.** Ollama cuts the system prompt without an error; compare
-#   your prompt's size with the window before sending, and give the server a bigger window.
+# - **A small context and no check.** Ollama drops the oldest messages (often the user's question)
+#   without an error; compare your prompt's size with the window before sending, and give the
+#   server a bigger window.
 # - **Anthropic → OpenAI: dropping `is_error`, or one message for all results.** Without the
 #   `ERROR:` text the model reads a failure as data; Chat Completions needs one `tool` message per
 #   call, right after the assistant turn.

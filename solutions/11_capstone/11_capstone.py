@@ -1424,7 +1424,7 @@ else:
 # ## What's next
 #
 # You have built an agent from nothing: the loop, its tools, its limits, its log, and a way to
-# measure it. The next parts of the course take it further: **workflows versus agents** and
+# measure it. Good next topics, beyond this workbook: **workflows versus agents** and
 # ReAct (when not to use a loop at all), **context and cost** (why the bill grows, trimming and
 # compaction, memory), and **tools and protocols** — MCP, and attacking your own agent with a
 # poisoned knowledge-base page to see which of today's defences hold.
