@@ -9,8 +9,7 @@ import pytest
 
 from tests.reference_loop import run_agent, tools_for
 from workbook import scenarios
-from workbook.fake_llm import FakeLLM, ModelError
-from workbook.fake_llm.engine import prompt_tokens
+from workbook.fake_llm import FakeLLM, ModelError, prompt_tokens
 from workbook.scenarios.faults import ASK_ORDER, SIGNATURE
 from workbook.shop import Shop
 

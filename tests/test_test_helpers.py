@@ -84,7 +84,7 @@ def test_the_helpers_are_in_the_fresh_copy():
     wb = fresh()
     model = wb.scenarios.scripted("hi").as_function(max_calls=1)
     assert model(USER, []) == {"final": "hi"}
-    with pytest.raises(BaseException, match="more than 1 time:"):
+    with pytest.raises(wb.fake_llm.TooManyCalls, match="more than 1 time:"):
         model(USER, [])
     with wb.checks.raises(ValueError, match="bad"):
         raise ValueError("bad input")

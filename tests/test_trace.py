@@ -240,7 +240,7 @@ def test_read_jsonl_raises_only_for_a_missing_file_or_a_wrong_argument(tmp_path)
     (jsonl(step(1), {"type": "stpe", "step": 2}, summary(1)),
      r"^line 2: unknown type 'stpe'; expected \"step\" or \"summary\"$", 1),
     (jsonl(step(1), {"step": 2}, summary(1)), r"^line 2: has no 'type'", 1),
-    (jsonl(step(1), [1, 2], summary(1)), r"^line 2: must be a JSON object, got a list$", 1),
+    (jsonl(step(1), [1, 2], summary(1)), r"^line 2: must be a JSON object, got an array$", 1),
     (jsonl({"type": "step", "step": 1, "tool": "x"}, summary(1, tokens_in=0, tokens_out=0,
                                                              total_tokens=0)),
      r"^line 1: step is missing 'thought', 'input', 'result_preview', 'tokens_in', 'tokens_out', 'ms'$", 1),

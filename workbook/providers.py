@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from workbook.fake_llm import FakeLLM
 from workbook.paths import ROOT
 
 
@@ -86,8 +87,6 @@ def make_client(scenario="taxi_spending", env=None, dotenv=None, **client_kwargs
 
     p = current(env, dotenv)
     if p.name == "fake":
-        from workbook.fake_llm import FakeLLM
-
         return FakeLLM(scenario).client(**client_kwargs), p.model
     key = "ollama"  # Ollama ignores the key; the openai SDK refuses an empty one (docs/SOURCES.md)
     if p.key_var:

@@ -1,4 +1,4 @@
-"""Northwind, the small online shop the course's support agent works for: data, tools, schemas.
+"""Northwind, the small online shop the course's support agent works for: its data and its tools.
 
 The tools are plain typed functions bound to one logged-in customer (the session). The model
 never names the customer: identity comes from `Shop(customer_id=...)`, i.e. from the login.
@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import copy
 import re
+
+from workbook import schemas
 
 TRANSACTIONS = {  # customer -> (category, month, amount in KZT)
     "C-001": [("taxi", "2026-09", 3200), ("taxi", "2026-09", 1800),
@@ -68,33 +70,7 @@ class Shop:
         return {n: getattr(self, n) for n in ("txn_sum", "get_order", "card_block", "get_weather")}
 
 
-def _schema(name: str, description: str, props: dict, required: list[str] | None = None) -> dict:
-    return {"type": "function", "function": {
-        "name": name, "description": description,
-        "parameters": {"type": "object", "properties": props,
-                       "required": list(props) if required is None else required,
-                       "additionalProperties": False}}}
-
-
-_STR = {"type": "string"}
-SCHEMAS = {
-    "txn_sum": _schema("txn_sum", Shop.txn_sum.__doc__,
-                       {"category": {"type": "string", "description": "e.g. taxi, food"},
-                        "month": {"type": "string", "description": "YYYY-MM, e.g. 2026-09"}}),
-    "get_order": _schema("get_order", Shop.get_order.__doc__,
-                         {"order_id": {"type": "string", "description": "e.g. A-1001"}}),
-    "card_block": _schema("card_block", Shop.card_block.__doc__, {}),
-    "get_weather": _schema("get_weather", Shop.get_weather.__doc__, {"city": _STR}),
-    "calculate": _schema("calculate", "Evaluate an arithmetic expression: numbers, + - * / ** and brackets.",
-                         {"expression": {"type": "string", "description": "e.g. (21 * 9) / 5 + 32"}}),
-    "refund": _schema("refund", "Refund money for an order to the customer's card. Changes state.",
-                      {"order_id": _STR, "amount": {"type": "integer", "description": "in KZT"}}),
-    "search_kb": _schema("search_kb", "Search the shop's help pages.", {"query": _STR}),
-    "fetch_report": _schema("fetch_report", "Fetch one page of the monthly spending report.",
-                            {"page": {"type": "integer"}}),
-}
-
-
-def openai_tools(names) -> list[dict]:
-    """OpenAI tool definitions for the given names (names the shop does not know are skipped)."""
-    return [copy.deepcopy(SCHEMAS[n]) for n in names if n in SCHEMAS]
+# The shop's tools in the one registry (workbook.schemas), kept here by their old name.
+SCHEMAS = {n: schemas.SCHEMAS[n] for n in ("txn_sum", "get_order", "card_block", "get_weather",
+                                           "calculate", "refund", "search_kb", "fetch_report")}
+openai_tools = schemas.openai_tools

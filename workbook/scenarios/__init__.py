@@ -5,16 +5,18 @@
     scenarios.get("two_orders")        # the same, by name
     scenarios.catalogue()              # [(name, description), ...]
     scenarios.scripted(reply, ...)     # a test's model: plays these replies in order
+
+Modules by theme: errands (tasks a correct loop completes), recovery (mistakes an error message
+fixes), limits (never stops, or no answer), permissions (asks for more than it may), faults (the
+provider, not the task), capstone (the capstone's tasks). The pieces come from `workbook.engine`.
 """
 
 from __future__ import annotations
 
-from workbook.scenarios.base import (
+from workbook.engine.replies import (
     Call,
-    Conversation,
     Fault,
     Reply,
-    Scenario,
     Timeout,
     call,
     calls,
@@ -22,38 +24,17 @@ from workbook.scenarios.base import (
     rate_limit,
     server_error,
 )
-from workbook.scenarios.capstone import (  # chapter 11
-    capstone_lamps,
-    capstone_payment,
-    capstone_wander,
-)
-from workbook.scenarios.ch04_05 import (
-    missing_order,
+from workbook.engine.turns import Conversation
+from workbook.scenarios import capstone
+from workbook.scenarios.base import Scenario
+from workbook.scenarios.capstone import capstone_lamps, capstone_payment, capstone_wander
+from workbook.scenarios.errands import (
+    Crash,
     refund_and_status,
-    two_refunds,
-    wrong_field_then_fix,
-)
-from workbook.scenarios.ch06_07 import (  # chapters 06-07
-    content_filtered,
-    cut_off,
-    goes_in_circles,
-    huge_power,
-    reads_outside_folder,
-)
-from workbook.scenarios.ch08_09 import Crash as Crash  # chapters 08-09
-from workbook.scenarios.ch08_09 import refund_then_check
-from workbook.scenarios.core import (
-    asks_other_customer,
-    broken_json_then_fix,
-    never_finishes,
-    repeat_forever,
+    refund_then_check,
     taxi_spending,
-    text_tool_call,
-    token_hog,
     two_orders,
-    unknown_tool_then_recover,
-    vague_vs_specific_error,
-    wants_card_block,
+    two_refunds,
     weather_and_math,
 )
 from workbook.scenarios.faults import (
@@ -65,21 +46,46 @@ from workbook.scenarios.faults import (
     refund_with_timeout,
     slow_provider,
 )
+from workbook.scenarios.limits import (
+    content_filtered,
+    cut_off,
+    goes_in_circles,
+    never_finishes,
+    repeat_forever,
+    token_hog,
+)
+from workbook.scenarios.permissions import (
+    asks_other_customer,
+    huge_power,
+    reads_outside_folder,
+    wants_card_block,
+)
+from workbook.scenarios.recovery import (
+    broken_json_then_fix,
+    missing_order,
+    text_tool_call,
+    unknown_tool_then_recover,
+    vague_vs_specific_error,
+    wrong_field_then_fix,
+)
 from workbook.scenarios.scripted import scripted
 
 CATALOGUE = {f.__name__: f for f in (
-    taxi_spending, weather_and_math, two_orders, unknown_tool_then_recover, broken_json_then_fix,
-    vague_vs_specific_error, text_tool_call, repeat_forever, never_finishes, token_hog,
-    asks_other_customer, wants_card_block, rate_limited, flaky_server, slow_provider,
-    refund_with_timeout, deepseek_thinking, long_chat_small_context,
+    # errands
+    taxi_spending, weather_and_math, two_orders, two_refunds, refund_and_status, refund_then_check,
+    # recovery
+    unknown_tool_then_recover, broken_json_then_fix, vague_vs_specific_error, text_tool_call,
+    wrong_field_then_fix, missing_order,
+    # limits
+    repeat_forever, never_finishes, token_hog, goes_in_circles, cut_off, content_filtered,
+    # permissions
+    asks_other_customer, wants_card_block, reads_outside_folder, huge_power,
+    # faults
+    rate_limited, flaky_server, slow_provider, refund_with_timeout, deepseek_thinking,
+    long_chat_small_context,
+    # capstone
+    capstone_lamps, capstone_payment, capstone_wander,
 )}
-CATALOGUE.update({f.__name__: f for f in (  # chapters 06-07
-    cut_off, content_filtered, goes_in_circles, reads_outside_folder, huge_power)})
-CATALOGUE.update({f.__name__: f for f in (  # chapters 04-05
-    two_refunds, refund_and_status, wrong_field_then_fix, missing_order)})
-CATALOGUE.update({f.__name__: f for f in (refund_then_check,)})  # chapters 08-09
-CATALOGUE.update({f.__name__: f for f in (  # chapter 11
-    capstone_lamps, capstone_payment, capstone_wander)})
 
 
 def get(name: str, **options) -> Scenario:
@@ -96,6 +102,6 @@ def catalogue() -> list[tuple[str, str]]:
     return [(name, factory().description) for name, factory in CATALOGUE.items()]
 
 
-__all__ = ["CATALOGUE", "Call", "Conversation", "Fault", "Reply", "Scenario", "Timeout", "call",
-           "calls", "catalogue", "chat_history", "final", "get", "rate_limit", "scripted", "server_error",
-           *CATALOGUE]
+__all__ = ["CATALOGUE", "Call", "Conversation", "Crash", "Fault", "Reply", "Scenario", "Timeout",
+           "call", "calls", "capstone", "catalogue", "chat_history", "final", "get", "rate_limit",
+           "scripted", "server_error", *CATALOGUE]

@@ -26,9 +26,11 @@ the oldest other messages; see docs/SOURCES.md.)
 
 from __future__ import annotations
 
-import re
-
-from workbook.scenarios.base import Call, Reply, Scenario, final
+from workbook import schemas
+from workbook.engine.client_face import FakeLLM
+from workbook.engine.replies import Call, Reply, final
+from workbook.engine.turns import number
+from workbook.scenarios.base import Scenario
 from workbook.scenarios.capstone_base import (  # the shared pieces
     FEE_ROW,
     KINDS,
@@ -38,9 +40,7 @@ from workbook.scenarios.capstone_base import (  # the shared pieces
     STYLES,
     TOOLS,
     WANDER_QUESTION,
-    CapstoneScenario,
     _call,
-    _failed,
     _finish_lamps,
     _forgot_rules,
     _lamp_facts,
@@ -48,8 +48,6 @@ from workbook.scenarios.capstone_base import (  # the shared pieces
     _mistake,
     _note_name,
     _ok,
-    _outcomes,
-    _question,
     _text_call,
 )
 
@@ -58,7 +56,7 @@ def capstone_lamps(style: str = "cloud", run: int = 0) -> Scenario:
     _check(style, run)
 
     def cloud(conv):
-        outcomes = _outcomes(conv)
+        outcomes = conv.outcomes()
         facts = _lamp_facts(outcomes)
         searches = [n for n, *_ in outcomes if n == "rag_search"]
         if not searches:
@@ -72,7 +70,7 @@ def capstone_lamps(style: str = "cloud", run: int = 0) -> Scenario:
         return _finish_lamps(conv, outcomes, facts, archived_as_current=False)
 
     def small(conv):
-        outcomes, r = _outcomes(conv), run % 5
+        outcomes, r = conv.outcomes(), run % 5
         if r in (0, 4) and not outcomes and (r == 4 or conv.user_turns_after_assistant() == 0):
             return _text_call("rag_search", {"query": "lamp return period"})
         plan = [("lamp return period", 3), ("Svet desk lamp warranty", 4), ("Svet mini lamp warranty", 4)]
@@ -90,7 +88,7 @@ def capstone_lamps(style: str = "cloud", run: int = 0) -> Scenario:
             return _call("rag_search", good.args, "Search the knowledge base.")
         facts = _lamp_facts(outcomes)
         if r == 3 and facts["old_days"] is not None:
-            note = _note_name(_question(conv))
+            note = _note_name(conv.question)
             bad = Call("write_note", {"filename": "Lamps Returns.md", "text": "Lamps: see answer."})
             good = Call("write_note", {"filename": note,
                                        "text": _lamps_note(facts, _forgot_rules(conv))})
@@ -99,9 +97,9 @@ def capstone_lamps(style: str = "cloud", run: int = 0) -> Scenario:
                 return reply
         return _finish_lamps(conv, outcomes, facts, archived_as_current=r == 2 or _forgot_rules(conv))
 
-    return CapstoneScenario(
-        "capstone_lamps", "Capstone task 1: lamps' return period and warranties vs the archived rules, "
-        "written as a note.", cloud if style == "cloud" else small, TOOLS, None, LAMPS_QUESTION)
+    return _scenario("capstone_lamps", cloud if style == "cloud" else small, LAMPS_QUESTION,
+                     "Capstone task 1: lamps' return period and warranties vs the archived rules, "
+                     "written as a note.")
 
 
 # ---------------------------------------------------------------- the payment task
@@ -117,13 +115,8 @@ def _expression(pct: str, fixed: int) -> str:
     return f"{ORDER_TOTAL} * {pct} / 100" + (f" + {fixed}" if fixed else "")
 
 
-def _number(text: str) -> float | None:
-    m = re.search(r"-?\d+(?:\.\d+)?", text)
-    return float(m.group()) if m and not _failed(text) else None
-
-
 def _payment_answer(rules, outcomes) -> Reply:
-    results = {(a or {}).get("expression"): _number(c) for n, a, c in outcomes if n == "calculate"}
+    results = {(a or {}).get("expression"): number(c) for n, a, c in outcomes if n == "calculate"}
     lines = []
     for method, pct, fixed in rules:
         fee = results.get(_expression(pct, fixed))
@@ -140,7 +133,7 @@ def capstone_payment(style: str = "cloud", run: int = 0) -> Scenario:
     page = {"path": "kb/payment.md"}
 
     def cloud(conv):
-        outcomes = _outcomes(conv)
+        outcomes = conv.outcomes()
         if not any(n == "read_file" for n, *_ in outcomes):
             return _call("read_file", page, "The fees are on the payment page.")
         rules = _fee_rules(outcomes)
@@ -153,7 +146,7 @@ def capstone_payment(style: str = "cloud", run: int = 0) -> Scenario:
         return _payment_answer(rules, outcomes)
 
     def small(conv):
-        outcomes, r = _outcomes(conv), run % 5
+        outcomes, r = conv.outcomes(), run % 5
         if r == 1 and not outcomes and conv.user_turns_after_assistant() == 0:
             return _text_call("read_file", page)
         if not _ok(outcomes, "read_file"):
@@ -183,9 +176,9 @@ def capstone_payment(style: str = "cloud", run: int = 0) -> Scenario:
             return final("I could not read the payment methods.")
         return _payment_answer(rules, outcomes)
 
-    return CapstoneScenario(
-        "capstone_payment", "Capstone task 2: the payment provider's fee on a 2,450 KZT order for each "
-        "method, via calculate.", cloud if style == "cloud" else small, TOOLS, None, PAYMENT_QUESTION)
+    return _scenario("capstone_payment", cloud if style == "cloud" else small, PAYMENT_QUESTION,
+                     "Capstone task 2: the payment provider's fee on a 2,450 KZT order for each "
+                     "method, via calculate.")
 
 
 # ---------------------------------------------------------------- the step limit
@@ -198,14 +191,19 @@ def capstone_wander(style: str = "cloud", run: int = 0) -> Scenario:
         return _call("rag_search", {"query": f"delivery, topic {conv.steps + 1}", "k": 2},
                      "Not enough yet; one more search.")
 
-    return CapstoneScenario(
-        "capstone_wander", "Capstone task 3: keeps searching the knowledge base and never answers; "
-        "only the step limit stops it.", policy, TOOLS, None, WANDER_QUESTION)
+    return _scenario("capstone_wander", policy, WANDER_QUESTION, "Capstone task 3: keeps searching "
+                     "the knowledge base and never answers; only the step limit stops it.")
 
 
 # ---------------------------------------------------------------- making fakes for an evaluation
 
 TASKS = {"lamps": capstone_lamps, "payment": capstone_payment, "wander": capstone_wander}
+
+
+def _scenario(name: str, policy, question: str, description: str) -> Scenario:
+    """A capstone scenario: its tools are sent bare, as the student's own definitions are."""
+    return Scenario(name=name, description=description, policy=policy, tools=TOOLS,
+                    question=question, tool_schemas=tuple(schemas.bare(TOOLS)))
 
 
 def _check(style: str, run: int) -> None:
@@ -218,8 +216,6 @@ def _check(style: str, run: int) -> None:
 def fake(kind: str, task: str, run: int = 0, context_window: int = 16_384):
     """A fresh FakeLLM playing `task` ("lamps", "payment", "wander") as a "cloud-like" model
     (DeepSeek dialect) or a "small-local-like" one (Ollama dialect, a 16k context by default)."""
-    from workbook.fake_llm import FakeLLM
-
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {list(KINDS)}, got {kind!r}")
     if task not in TASKS:

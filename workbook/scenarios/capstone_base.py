@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import re
 
-from workbook.scenarios.base import Call, Conversation, Reply, Scenario, final
+from workbook.engine.replies import Call, Reply, final
+from workbook.engine.turns import Conversation, error_of
 
 TOOLS = ("rag_search", "read_file", "write_note", "calculate")
 STYLES = ("cloud", "small")
@@ -29,53 +30,11 @@ FEE_ROW = re.compile(r"^\|\s*([^|]+?)\s*\|\s*[^|]+?\s*\|\s*(\d+(?:\.\d+)?)%(?:\s
 NOTE_NAME = re.compile(r"(?<![\w/.-])([a-z0-9][a-z0-9-]{0,40}\.md)\b")
 
 
-class CapstoneScenario(Scenario):
-    """A capstone scenario; its `openai_tools()` are bare definitions of the four tools."""
-
-    def openai_tools(self) -> list[dict]:
-        props = {"rag_search": {"query": "string", "k": "integer"}, "read_file": {"path": "string"},
-                 "write_note": {"filename": "string", "text": "string"},
-                 "calculate": {"expression": "string"}}
-        return [{"type": "function", "function": {"name": name, "parameters": {
-            "type": "object", "properties": {p: {"type": t} for p, t in props[name].items()},
-            "required": [p for p in props[name] if p != "k"]}}} for name in TOOLS]
-
-
 # ---------------------------------------------------------------- reading the conversation
 
 
-def _question(conv: Conversation) -> str:
-    """The task: the first user message (later ones may be the loop's nudges)."""
-    return next((t.content or "" for t in conv.turns if t.role == "user"), "")
-
-
-def _outcomes(conv: Conversation) -> list[tuple[str, dict | None, str]]:
-    """(tool name, arguments or None when not a JSON object, result text) for every answered call."""
-    calls, out = {}, []
-    for t in conv.turns:
-        for i, c in enumerate(t.tool_calls):
-            calls[c.id or i] = c
-        if t.role == "tool" and t.tool_call_id in calls:
-            c = calls[t.tool_call_id]
-            try:
-                args = json.loads(c.arguments)
-            except ValueError:
-                args = None
-            out.append((c.name, args if isinstance(args, dict) else None, _plain(t.content or "")))
-    return out
-
-
-def _plain(text: str) -> str:
-    """A result sent as json.dumps(some_string) is read as that string."""
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return text
-    return value if isinstance(value, str) else text
-
-
 def _failed(text: str) -> bool:
-    return text.lstrip().lower().startswith(("error", '"error', '{"error'))
+    return error_of(text) is not None
 
 
 def _ok(outcomes, name: str) -> list[tuple[dict | None, str]]:
@@ -144,7 +103,7 @@ def _lamps_answer(f: dict, note: str, archived_as_current: bool) -> str:
 
 def _finish_lamps(conv, outcomes, facts, archived_as_current) -> Reply:
     """Read the archived page, write the note, answer: the same for both kinds of model."""
-    note = _note_name(_question(conv))
+    note = _note_name(conv.question)
     if None in (facts["days"], facts["Svet"], facts["Svet mini"]):
         return final("I could not find the return period and both warranties in the knowledge base.")
     if not any("returns-2025" in str((a or {}).get("path")) for n, a, _ in outcomes if n == "read_file"):

@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
-import json
-
-from workbook.scenarios.base import (
-    Call,
-    Reply,
-    Scenario,
-    Timeout,
-    call,
-    final,
-    rate_limit,
-    server_error,
-)
-from workbook.scenarios.core import ORDER_QUESTION, TAXI_ANSWER, taxi_spending
+from workbook.engine.replies import Call, Reply, Timeout, call, final, rate_limit, server_error
+from workbook.engine.turns import fields
+from workbook.scenarios.answers import ORDER_QUESTION, TAXI_ANSWER, TAXI_QUESTION
+from workbook.scenarios.base import Scenario
+from workbook.scenarios.errands import taxi_spending
 
 
 def rate_limited(failures: int = 2) -> Scenario:
@@ -23,9 +15,9 @@ def rate_limited(failures: int = 2) -> Scenario:
             return rate_limit()
         return taxi_spending().policy(conv)
 
-    return Scenario("rate_limited", f"The first {failures} attempts get 429 with retry-after; then the "
-                    "taxi_spending conversation.", policy, ("txn_sum",), TAXI_ANSWER,
-                    "How much did I spend on taxis in September?")
+    return Scenario(name="rate_limited", policy=policy, tools=("txn_sum",), answer=TAXI_ANSWER,
+                    description=f"The first {failures} attempts get 429 with retry-after; then the "
+                    "taxi_spending conversation.", question=TAXI_QUESTION)
 
 
 def flaky_server() -> Scenario:
@@ -34,16 +26,18 @@ def flaky_server() -> Scenario:
             return server_error(500 if conv.attempt == 0 else 503)
         return taxi_spending().policy(conv)
 
-    return Scenario("flaky_server", "500, then 503, then the taxi_spending conversation.", policy,
-                    ("txn_sum",), TAXI_ANSWER, "How much did I spend on taxis in September?")
+    return Scenario(name="flaky_server", policy=policy, tools=("txn_sum",), answer=TAXI_ANSWER,
+                    description="500, then 503, then the taxi_spending conversation.",
+                    question=TAXI_QUESTION)
 
 
 def slow_provider() -> Scenario:
     def policy(conv):
         return Timeout() if conv.attempt == 0 else taxi_spending().policy(conv)
 
-    return Scenario("slow_provider", "The first attempt of every step times out; a retry succeeds.",
-                    policy, ("txn_sum",), TAXI_ANSWER, "How much did I spend on taxis in September?")
+    return Scenario(name="slow_provider", policy=policy, tools=("txn_sum",), answer=TAXI_ANSWER,
+                    description="The first attempt of every step times out; a retry succeeds.",
+                    question=TAXI_QUESTION)
 
 
 REFUND_ANSWER = "Refund of 2450 KZT for order A-1001 is done."
@@ -57,9 +51,9 @@ def refund_with_timeout() -> Scenario:
             return final("I could not refund the order; a colleague will contact you.")
         return final(REFUND_ANSWER)
 
-    return Scenario("refund_with_timeout", "Asks for a refund; after an error (the payment timed out) "
-                    "asks for the same refund again.", policy, ("refund",), REFUND_ANSWER,
-                    "Please refund my order A-1001 (2450 KZT).")
+    return Scenario(name="refund_with_timeout", policy=policy, tools=("refund",), answer=REFUND_ANSWER,
+                    description="Asks for a refund; after an error (the payment timed out) asks for "
+                    "the same refund again.", question="Please refund my order A-1001 (2450 KZT).")
 
 
 def deepseek_thinking() -> Scenario:
@@ -69,14 +63,15 @@ def deepseek_thinking() -> Scenario:
             if not any(month in r for r in conv.results):
                 return Reply(calls=(Call("txn_sum", {"category": "taxi", "month": month}),),
                              thought=f"I need the taxi total for {months[month]} 2026.")
-        sums = [json.loads(r)["total_kzt"] for r in conv.results[-2:]]
+        sums = [(fields(r, "total_kzt") or {}).get("total_kzt", "?") for r in conv.results[-2:]]
         return Reply(text=f"Taxi: {sums[0]} KZT in September 2026 vs {sums[1]} KZT in August 2026.",
                      thought="Both totals are known; compare them.")
 
-    return Scenario("deepseek_thinking", "Two tool steps with reasoning; in the deepseek dialect the "
-                    "reasoning_content must be sent back.", policy, ("txn_sum",),
-                    "Taxi: 5000 KZT in September 2026 vs 2500 KZT in August 2026.",
-                    "Did I spend more on taxis in September than in August?")
+    return Scenario(name="deepseek_thinking", policy=policy, tools=("txn_sum",),
+                    description="Two tool steps with reasoning; in the deepseek dialect the "
+                    "reasoning_content must be sent back.",
+                    answer="Taxi: 5000 KZT in September 2026 vs 2500 KZT in August 2026.",
+                    question="Did I spend more on taxis in September than in August?")
 
 
 SIGNATURE = "— Northwind support"
@@ -93,9 +88,10 @@ def long_chat_small_context() -> Scenario:
         text = "Your order A-1001 has shipped." if named else ASK_ORDER
         return final(text + (f" {SIGNATURE}" if signed else ""))
 
-    return Scenario("long_chat_small_context", "Knows the order only while a user message naming it "
-                    "(A-1001) is in its context; signs answers if the system prompt asks.", policy, (),
-                    f"Your order A-1001 has shipped. {SIGNATURE}", ORDER_QUESTION, SUPPORT_SYSTEM)
+    return Scenario(name="long_chat_small_context", policy=policy, system=SUPPORT_SYSTEM,
+                    description="Knows the order only while a user message naming it (A-1001) is in "
+                    "its context; signs answers if the system prompt asks.",
+                    answer=f"Your order A-1001 has shipped. {SIGNATURE}", question=ORDER_QUESTION)
 
 
 def chat_history(exchanges: int = 80) -> list[dict]:

@@ -9,7 +9,8 @@
 
 from __future__ import annotations
 
-from workbook.scenarios.base import Fault, Reply, Scenario, Timeout, final
+from workbook.engine.replies import Fault, Reply, Timeout, final
+from workbook.scenarios.base import Scenario
 
 
 def scripted(*replies: Reply | Fault | Timeout | str, name: str = "scripted",

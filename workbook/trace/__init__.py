@@ -16,13 +16,32 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from workbook.trace import render
 from workbook.trace.messages import from_messages
 from workbook.trace.model import Call, Step, Summary, Trajectory
 from workbook.trace.reader import as_trajectory, read_jsonl
-from workbook.trace.render import Growth, Table, plot_tokens, table, token_growth
+from workbook.trace.render import Growth, Table
 from workbook.trace.widget import Viewer, plain, to_html, view, viewer
 
 SAMPLES = Path(__file__).with_name("samples")
+
+# Each public function takes a Trajectory, a message list, or a JSONL path / text, and makes it
+# a Trajectory once (as_trajectory); everything below it takes only a Trajectory.
+
+
+def table(traj) -> Table:
+    """The trajectory's rows: step, thought, tool, input, result preview, tokens, ms, status."""
+    return render.table(as_trajectory(traj))
+
+
+def token_growth(traj) -> list[Growth]:
+    """Per step: prompt tokens, growth over the previous prompt, running total."""
+    return render.token_growth(as_trajectory(traj))
+
+
+def plot_tokens(traj, title: str = "Prompt tokens per step"):
+    """A small bar chart of prompt tokens per step, with the running total; returns the Figure."""
+    return render.plot_tokens(as_trajectory(traj), title)
 
 
 def samples() -> list[str]:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 
-from workbook.trace.model import Call, Step, Summary, Trajectory, preview, text_of
+from workbook.engine.core import prompt_tokens, tokens
+from workbook.engine.turns import text_of
+from workbook.trace.model import Call, Step, Summary, Trajectory, preview
 
 NO_ANSWER = "STOPPED: the messages end without a final answer"
 
@@ -16,8 +18,6 @@ def from_messages(messages, tools=None, status: str | None = None) -> Trajectory
     (one token per 4 characters of JSON; pass the `tools` that were sent for exact fake counts)
     and `ms` is unknown (None). `status` overrides the guessed stop status.
     """
-    from workbook.fake_llm.engine import prompt_tokens, tokens
-
     traj = Trajectory(source="<messages>")
     if isinstance(messages, (str, bytes, dict)) or not hasattr(messages, "__iter__"):
         traj.problems.append(f"from_messages needs a list of messages, got {type(messages).__name__}"

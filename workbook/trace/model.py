@@ -1,13 +1,19 @@
-"""What a trajectory is made of: steps, tool calls and a summary (format: docs/TRAJECTORY.md)."""
+"""What a trajectory is made of: steps, tool calls and a summary (format: docs/TRAJECTORY.md).
+
+Every function of workbook.trace takes one of these; `as_trajectory` (reader) makes one from a
+path, JSONL text or a message list, once, at the public entry points.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from workbook.engine.turns import text_of
+from workbook.trace.render import table
+
 # Required keys of each line type; anything else on a line is kept in `extra` and shown.
 STEP_FIELDS = ("step", "thought", "tool", "input", "result_preview", "tokens_in", "tokens_out", "ms")
 SUMMARY_FIELDS = ("status", "steps", "tokens_in", "tokens_out", "total_tokens", "answer")
-OPTIONAL_STEP_FIELDS = ("messages", "calls")
 PREVIEW_CHARS = 200  # a preview is for the eye; the full result lives in the step's messages
 
 
@@ -94,22 +100,11 @@ class Trajectory:
         return f"<Trajectory {self.source}: {len(self.steps)} step(s), {self.status}, {tin + tout} tokens{bad}>"
 
     def __str__(self) -> str:
-        from workbook.trace.render import table
-
         return table(self).text()
 
     def _repr_html_(self) -> str:
         # A trajectory as the last line of a cell shows as its table.
-        from workbook.trace.render import table
-
         return table(self).html()
-
-
-def text_of(content) -> str | None:
-    """A message's content as text: content parts keep their text ones, as providers read them."""
-    if isinstance(content, list):
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return content if content is None or isinstance(content, str) else str(content)
 
 
 def preview(value, limit: int = PREVIEW_CHARS) -> str | None:

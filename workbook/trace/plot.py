@@ -1,32 +1,41 @@
-"""The token plot: a matplotlib Figure that shows itself in a notebook without pyplot."""
+"""The token plot: a matplotlib Figure that shows itself in a notebook without pyplot.
+
+matplotlib is imported on the first plot, not with the workbook: most notebooks never plot.
+"""
 
 from __future__ import annotations
 
+import functools
 import io
 import logging
 
-# A first import may log that it builds the font cache; nothing may reach stderr in a cell.
-_log = logging.getLogger("matplotlib")
-_level = _log.level
-_log.setLevel(logging.ERROR)
-try:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-finally:
-    _log.setLevel(_level)
+
+@functools.cache
+def _classes():
+    """TokenFigure (a Figure with its own PNG repr) and the Agg canvas, made on the first plot."""
+    log = logging.getLogger("matplotlib")  # its first import may log about the font cache,
+    level = log.level                      # and nothing may reach stderr in a cell
+    log.setLevel(logging.ERROR)
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    finally:
+        log.setLevel(level)
+
+    class TokenFigure(Figure):
+        """A Figure with its own PNG repr: no pyplot, no global state, shown once."""
+
+        def _repr_png_(self) -> bytes:
+            buf = io.BytesIO()
+            self.savefig(buf, format="png", dpi=100)
+            return buf.getvalue()
+
+    return TokenFigure, FigureCanvasAgg
 
 
-class TokenFigure(Figure):
-    """A Figure with its own PNG repr: no pyplot, no global state, shown once."""
-
-    def _repr_png_(self) -> bytes:
-        buf = io.BytesIO()
-        self.savefig(buf, format="png", dpi=100)
-        return buf.getvalue()
-
-
-def plot(growth, title: str) -> TokenFigure:
+def plot(growth, title: str):
     """Bars of prompt tokens per step and a line of the running total (growth: token_growth())."""
+    TokenFigure, FigureCanvasAgg = _classes()
     fig = TokenFigure(figsize=(6, 3.2), layout="constrained")
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()

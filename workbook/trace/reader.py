@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from workbook.engine.protocol import json_kind
+from workbook.trace.messages import from_messages
 from workbook.trace.model import (
     STEP_FIELDS,
     SUMMARY_FIELDS,
@@ -13,8 +15,6 @@ from workbook.trace.model import (
     Summary,
     Trajectory,
 )
-
-TYPES = ("step", "summary")
 
 
 def read_jsonl(source) -> Trajectory:
@@ -42,7 +42,7 @@ def read_jsonl(source) -> Trajectory:
                 traj.problems.append(f"{where}: not valid JSON ({e.msg} at column {e.colno})")
             continue
         if not isinstance(obj, dict):
-            traj.problems.append(f"{where}: must be a JSON object, got {_kind(obj)}")
+            traj.problems.append(f"{where}: must be a JSON object, got {json_kind(obj)}")
             continue
         if traj.summary is not None:
             traj.problems.append(f"{where}: comes after the summary line "
@@ -69,8 +69,6 @@ def as_trajectory(value) -> Trajectory:
     if isinstance(value, Trajectory):
         return value
     if isinstance(value, (list, tuple)):
-        from workbook.trace.messages import from_messages
-
         return from_messages(value)
     return read_jsonl(value)
 
@@ -105,12 +103,6 @@ def _text_of(source) -> tuple[str, str, list[str]]:
 def _looks_like_path(s: str) -> bool:
     # JSONL text always holds a "{" or a newline; a file name never does in practice.
     return bool(s.strip()) and "\n" not in s and not s.lstrip().startswith(("{", "["))
-
-
-def _kind(value) -> str:
-    names = {dict: "an object", list: "a list", str: "a string", bool: "true/false",
-             int: "a number", float: "a number", type(None): "null"}
-    return names.get(type(value), type(value).__name__)
 
 
 def _is_int(v) -> bool:

@@ -1,4 +1,9 @@
-"""A trajectory as a table (plain text and HTML), its token growth, and a plot of it."""
+"""A trajectory as a table (plain text and HTML), its token growth, and a plot of it.
+
+Everything here takes a Trajectory (workbook.trace.model) and reads only its attributes, so this
+module sits below the model, which shows itself with `table()`. Turning a path or a message list
+into a Trajectory happens once, in the public functions of workbook.trace.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from workbook.trace.model import Step, Trajectory
-from workbook.trace.reader import as_trajectory
+from workbook.trace import plot
 
 COLUMNS = {  # row key -> heading and the widest a plain-text cell may get
     "step": ("step", 4), "thought": ("thought", 24), "tool": ("tool", 14), "input": ("input", 28),
@@ -28,7 +32,7 @@ def fmt(value) -> str:
     return str(value)
 
 
-def step_status(step: Step, last: bool, traj: Trajectory) -> str:
+def step_status(step, last: bool, traj) -> str:
     """What one step amounted to: ok, error, no result, a text reply, or the stop status."""
     if last and traj.summary is not None and (step.tool is None or traj.status != "done"):
         return traj.status
@@ -103,7 +107,7 @@ def problems_html(problems) -> str:
     return f'<div class="wb-trace-problems" style="color:#9a6700"><b>Problems:</b><ul>{items}</ul></div>'
 
 
-def footer(traj: Trajectory) -> str:
+def footer(traj) -> str:
     """One line: steps, stop status, tokens, answer."""
     tin, tout = traj.totals()
     answer = traj.answer
@@ -114,7 +118,6 @@ def footer(traj: Trajectory) -> str:
 
 def table(traj) -> Table:
     """The trajectory's rows: step, thought, tool, input, result preview, tokens, ms, status."""
-    traj = as_trajectory(traj)
     rows = []
     for i, s in enumerate(traj.steps):
         status = step_status(s, i == len(traj.steps) - 1, traj)
@@ -139,7 +142,6 @@ class Growth(NamedTuple):
 
 def token_growth(traj) -> list[Growth]:
     """Per step: prompt tokens, growth over the previous prompt, running total (unread counts as 0)."""
-    traj = as_trajectory(traj)
     out, before, total = [], 0, 0
     for n, s in enumerate(traj.steps, start=1):
         tin = s.tokens_in or 0
@@ -151,6 +153,4 @@ def token_growth(traj) -> list[Growth]:
 
 def plot_tokens(traj, title: str = "Prompt tokens per step"):
     """A small bar chart of prompt tokens per step, with the running total; returns the Figure."""
-    from workbook.trace.plot import plot  # matplotlib is imported only when a plot is asked for
-
-    return plot(token_growth(traj), title)
+    return plot.plot(token_growth(traj), title)

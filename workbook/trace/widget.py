@@ -6,7 +6,8 @@ import html
 import json
 
 from workbook.display import widgets_ok
-from workbook.trace.model import Step, Trajectory, text_of
+from workbook.engine.turns import text_of
+from workbook.trace.model import Step, Trajectory
 from workbook.trace.reader import as_trajectory
 from workbook.trace.render import fmt, footer, problems_html, step_status, table
 

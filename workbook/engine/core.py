@@ -14,8 +14,9 @@ import json
 import math
 from dataclasses import dataclass, field
 
-from workbook.fake_llm.protocol import ProtocolError, check_request
-from workbook.scenarios.base import Conversation, Fault, Reply, Timeout, ToolCallSeen, Turn
+from workbook.engine.protocol import ProtocolError, check_request
+from workbook.engine.replies import Fault, Reply, Timeout
+from workbook.engine.turns import Conversation, ToolCallSeen, Turn, text_of
 
 CREATED = 1764547200  # 2025-12-01T00:00:00Z: fixed, so transcripts are byte-identical
 
@@ -37,17 +38,11 @@ def prompt_tokens(messages: list[dict], tools) -> int:
     return sum(message_tokens(m) for m in messages) + (tokens(tools) if tools else 0) + 3
 
 
-def _text(content) -> str | None:
-    if isinstance(content, list):  # content parts: keep the text ones
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return content
-
-
 def to_turn(m: dict) -> Turn:
     """Normalise one wire message for a scenario to read."""
     calls = tuple(ToolCallSeen(c.get("id"), c["function"]["name"], c["function"]["arguments"])
                   for c in m.get("tool_calls") or ())
-    return Turn(m["role"], _text(m.get("content")), calls, m.get("tool_call_id"))
+    return Turn(m["role"], text_of(m.get("content")), calls, m.get("tool_call_id"))
 
 
 def ollama_cut(messages: list[dict], tools, window: int) -> list[dict]:

@@ -5,7 +5,7 @@ import json
 from tests.reference_loop import run_agent
 from workbook import scenarios
 from workbook.fake_llm import FakeLLM
-from workbook.scenarios import ch06_07
+from workbook.scenarios import limits, permissions
 from workbook.shop import Shop
 
 NEW = ("cut_off", "content_filtered", "goes_in_circles", "reads_outside_folder", "huge_power")
@@ -33,7 +33,7 @@ def test_cut_off_answer_has_finish_reason_length():
     run = run_agent(FakeLLM(sc).client(), sc.question, sc.openai_tools(), shop.tools())
     assert shop.log == [("txn_sum", {"category": "taxi", "month": "2026-09"})]
     # The reference loop treats any text as an answer; the chapter's loop must not.
-    assert run.answer == ch06_07.CUT_TEXT and run.steps == 2
+    assert run.answer == limits.CUT_TEXT and run.steps == 2
     llm = FakeLLM(sc)
     client = llm.client()
     messages = run.messages[:-1]
@@ -91,17 +91,17 @@ def test_reads_outside_folder_recovers_after_a_refusal():
 
     impl, written = _file_tools(read_file)
     run = run_agent(FakeLLM(sc).client(), sc.question, sc.openai_tools(), impl)
-    assert (run.answer, run.status, run.steps) == (ch06_07.NOTES_ANSWER, "done", 4)
-    assert asked == ["../.env", ch06_07.NOTE]
-    assert list(written) == [ch06_07.SUMMARY]
-    assert "Identity comes from the session." in written[ch06_07.SUMMARY]
+    assert (run.answer, run.status, run.steps) == (permissions.NOTES_ANSWER, "done", 4)
+    assert asked == ["../.env", permissions.NOTE]
+    assert list(written) == [permissions.SUMMARY]
+    assert "Identity comes from the session." in written[permissions.SUMMARY]
 
 
 def test_reads_outside_folder_repeats_a_leaked_secret():
     sc = scenarios.reads_outside_folder()
     impl, written = _file_tools(lambda path: "API_KEY=sk-not-a-real-key")
     run = run_agent(FakeLLM(sc).client(), sc.question, sc.openai_tools(), impl)
-    assert run.answer == ch06_07.LEAKED + "API_KEY=sk-not-a-real-key" and run.steps == 2
+    assert run.answer == permissions.LEAKED + "API_KEY=sk-not-a-real-key" and run.steps == 2
     assert written == {}
 
 
@@ -113,4 +113,4 @@ def test_huge_power_accepts_a_refusal():
         raise ValueError("exponent too large")
 
     run = run_agent(FakeLLM(sc).client(), sc.question, sc.openai_tools(), {"calculate": calculate})
-    assert (run.answer, run.status, run.steps) == (ch06_07.POWER_ANSWER, "done", 2)
+    assert (run.answer, run.status, run.steps) == (permissions.POWER_ANSWER, "done", 2)

@@ -10,8 +10,9 @@ from __future__ import annotations
 import copy
 import json
 
-from workbook.fake_llm.engine import compact, to_turn
-from workbook.scenarios.base import Conversation, Fault, Timeout, ToolCallSeen, Turn
+from workbook.engine.core import compact, to_turn
+from workbook.engine.replies import Fault, Timeout
+from workbook.engine.turns import Conversation, ToolCallSeen, Turn
 
 
 class ModelError(RuntimeError):

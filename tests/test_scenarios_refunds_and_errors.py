@@ -7,7 +7,7 @@ import pytest
 
 from workbook import scenarios
 from workbook.fake_llm import FakeLLM
-from workbook.scenarios import ch04_05
+from workbook.scenarios import errands, recovery
 from workbook.shop import Shop
 
 
@@ -70,7 +70,7 @@ def test_registered_with_a_question_and_an_answer(name):
 def test_two_refunds_are_both_asked_in_one_reply_and_read_by_id():
     shop, impl = shop_impl()
     llm, answer = run(scenarios.two_refunds(), impl)
-    assert answer == ch04_05.REFUNDS_ANSWER and llm.calls == 2
+    assert answer == errands.REFUNDS_ANSWER and llm.calls == 2
     assert [args for name, args in shop.log] == [{"order_id": "A-1001", "amount": 2450},
                                                  {"order_id": "A-1002", "amount": 1290}]
 
@@ -78,11 +78,11 @@ def test_two_refunds_are_both_asked_in_one_reply_and_read_by_id():
 def test_refund_and_status_needs_each_result_under_its_own_id():
     shop, impl = shop_impl()
     llm, answer = run(scenarios.refund_and_status(), impl)
-    assert answer == ch04_05.MIXED_ANSWER
+    assert answer == errands.MIXED_ANSWER
     assert [n for n, _ in shop.log] == ["refund", "get_order"]
     _, swapped = run(scenarios.refund_and_status(), shop_impl()[1],
                      answer_ids=lambda cs: [c.id for c in cs][::-1])
-    assert swapped != ch04_05.MIXED_ANSWER
+    assert swapped != errands.MIXED_ANSWER
 
 
 @pytest.mark.parametrize("name", ["two_refunds", "refund_and_status"])
@@ -114,7 +114,7 @@ def test_wrong_field_is_fixed_only_when_the_error_names_it():
 def test_missing_order_is_honest_only_when_told_about_the_error():
     sc = scenarios.missing_order()
     llm, answer = run(sc, shop_impl()[1])
-    assert answer == ch04_05.MISSING_ANSWER and llm.calls == 2
+    assert answer == recovery.MISSING_ANSWER and llm.calls == 2
     for swallowed in ("null", "{}", ""):
         _, answer = run(sc, shop_impl()[1], swallow=swallowed)
-        assert answer != ch04_05.MISSING_ANSWER and "on its way" in answer
+        assert answer != recovery.MISSING_ANSWER and "on its way" in answer

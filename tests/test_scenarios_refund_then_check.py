@@ -7,7 +7,7 @@ import pytest
 from workbook import scenarios
 from workbook.fake_llm import FakeLLM
 from workbook.payments import Payments
-from workbook.scenarios import ch08_09
+from workbook.scenarios import errands
 from workbook.shop import Shop
 
 
@@ -52,7 +52,7 @@ def test_refund_then_check_reaches_its_answer_with_one_refund_and_a_thought_per_
     payments, shop = Payments(), Shop("C-001")
     llm = FakeLLM(sc)
     answer, messages, thoughts = run(llm, impl_for(payments, shop), start(sc))
-    assert answer == sc.answer == ch08_09.REFUND_CHECK_ANSWER
+    assert answer == sc.answer == errands.REFUND_CHECK_ANSWER
     assert llm.calls == 4
     assert [r["amount"] for r in payments.refunds] == [2450], "the amount is read from get_order"
     assert len(thoughts) == 3 and all(isinstance(t, str) and t.endswith(".") for t in thoughts)
@@ -61,7 +61,7 @@ def test_refund_then_check_reaches_its_answer_with_one_refund_and_a_thought_per_
 
 
 def test_a_failed_refund_is_reported_honestly():
-    sc = ch08_09.refund_then_check()
+    sc = errands.refund_then_check()
     payments = Payments()
     answer, _, _ = run(FakeLLM(sc), impl_for(payments, Shop()), start(sc), refuse=("refund",))
     assert answer == "Order A-1001 was not refunded; order A-1002 (Green tea, 200 g) is processing."
@@ -69,7 +69,7 @@ def test_a_failed_refund_is_reported_honestly():
 
 
 def test_the_model_does_not_refund_what_it_could_not_look_up():
-    sc = ch08_09.refund_then_check()
+    sc = errands.refund_then_check()
     answer, messages, _ = run(FakeLLM(sc), impl_for(Payments(), Shop("C-002")), start(sc))
     assert answer.startswith("Sorry, I could not look up order A-1001")
     assert not any(c["function"]["name"] == "refund" for m in messages for c in m.get("tool_calls", []))
@@ -82,18 +82,18 @@ def test_crash_on_step_kills_exactly_that_model_call_and_a_resumed_run_finishes(
     payments, shop = Payments(), Shop()
     llm = FakeLLM(sc)
     messages = start(sc)
-    with pytest.raises(ch08_09.Crash, match=f"model call {step}"):
+    with pytest.raises(errands.Crash, match=f"model call {step}"):
         run(llm, impl_for(payments, shop), messages)
     assert llm.calls == step, "the crash is neither retried nor wrapped by the SDK"
     assert sum(m["role"] == "assistant" for m in messages) == step - 1
-    healthy = FakeLLM(ch08_09.refund_then_check())
+    healthy = FakeLLM(errands.refund_then_check())
     answer, _, _ = run(healthy, impl_for(payments, shop), messages)
-    assert answer == ch08_09.REFUND_CHECK_ANSWER and healthy.calls == 5 - step
+    assert answer == errands.REFUND_CHECK_ANSWER and healthy.calls == 5 - step
     assert len(payments.refunds) == 1
 
 
 def test_crash_is_not_an_exception_a_loop_would_swallow():
     assert issubclass(scenarios.Crash, BaseException) and not issubclass(scenarios.Crash, Exception)
-    sc = ch08_09.refund_then_check(crash_on_step=1)
+    sc = errands.refund_then_check(crash_on_step=1)
     with pytest.raises(scenarios.Crash):  # even with the SDK's own retries on
         FakeLLM(sc).client().chat.completions.create(model="m", messages=start(sc))

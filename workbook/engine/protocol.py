@@ -25,14 +25,15 @@ class ProtocolError(Exception):
                           "param": self.param, "code": self.code}}
 
 
-def _kind(value) -> str:
+def json_kind(value) -> str:
+    """A JSON value's type in words, as OpenAI's errors name it ("an array", "null"...)."""
     return {dict: "an object", list: "an array", str: "a string", int: "an integer",
             float: "a number", bool: "a boolean", type(None): "null"}.get(type(value), "a value")
 
 
 def _bad_type(where: str, expected: str, value) -> ProtocolError:
     return ProtocolError(f"Invalid type for '{where}': expected {expected}, but got "
-                         f"{_kind(value)} instead.", where, "invalid_type")
+                         f"{json_kind(value)} instead.", where, "invalid_type")
 
 
 def _missing_replies(ids: list[str]) -> ProtocolError:
@@ -141,7 +142,7 @@ def check_tools(tools, tool_choice) -> None:
                                 "'^[a-zA-Z0-9_-]+$'.", f"tools[{i}].function.name", "invalid_value")
         params = fn.get("parameters", {"type": "object"})
         if not isinstance(params, dict) or params.get("type") != "object":
-            got = params.get("type") if isinstance(params, dict) else _kind(params)
+            got = params.get("type") if isinstance(params, dict) else json_kind(params)
             raise ProtocolError(f"Invalid schema for function '{name}': schema must be a JSON "
                                 f"Schema of 'type: \"object\"', got 'type: \"{got}\"'.",
                                 f"tools[{i}].function.parameters", "invalid_function_parameters")

@@ -1,0 +1,74 @@
+"""The fake provider object behind faces 2 and 3: one engine, a real `openai.OpenAI` client on it
+(in-process) and real HTTP on 127.0.0.1. `workbook.fake_llm.FakeLLM` adds the look-up by name."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+from workbook.engine.core import Engine, Outcome
+from workbook.engine.function_face import TooManyCalls
+from workbook.engine.server import serve
+
+FAKE_BASE_URL = "http://fake-llm.invalid/v1"  # never resolved: the transport is in-process
+
+
+class FakeLLM:
+    """A fake provider playing one scenario. Requests are serialised, so it is thread-safe."""
+
+    def __init__(self, scenario, dialect: str = "openai", context_window: int = 4096,
+                 hang_seconds: float = 5.0):
+        self.scenario = scenario
+        self.engine = Engine(scenario, dialect, context_window)
+        self.hang_seconds = hang_seconds  # how long the HTTP face stalls for a scripted timeout
+        self._lock = threading.Lock()
+
+    dialect = property(lambda self: self.engine.dialect)
+    requests = property(lambda self: self.engine.requests, doc="every request body, in order")
+    seen = property(lambda self: self.engine.seen, doc="the messages the model saw, per request")
+    calls = property(lambda self: len(self.engine.requests), doc="chat.completions calls received")
+
+    def handle(self, body) -> Outcome:
+        with self._lock:
+            return self.engine.handle(body)
+
+    def _transport_handler(self, httpx2, max_calls: int | None = None):
+        sent = []
+
+        def handler(request):
+            if max_calls is not None and len(sent) >= max_calls:
+                raise TooManyCalls(max_calls)  # a BaseException: the SDK's retries let it through
+            sent.append(request)
+            if not request.url.path.endswith("/chat/completions"):
+                return httpx2.Response(404, json={"error": {"message": f"Unknown path {request.url.path}",
+                                                            "type": "invalid_request_error"}})
+            try:
+                body = json.loads(request.content)
+            except ValueError:
+                body = request.content.decode("utf-8", "replace")
+            out = self.handle(body)
+            if out.hang:
+                raise httpx2.ReadTimeout("the fake provider did not answer in time", request=request)
+            return httpx2.Response(out.status, json=out.body, headers=out.headers)
+
+        return handler
+
+    def client(self, max_calls: int | None = None, **kwargs):
+        """Face 2: a real `openai.OpenAI` whose HTTP goes to this fake, in-process (no sockets).
+
+        With `max_calls=N` the (N+1)-th request through this client raises TooManyCalls (a test's
+        safety cap; the SDK's own retries count, as they are requests too)."""
+        import httpx2
+        import openai
+
+        transport = httpx2.MockTransport(self._transport_handler(httpx2, max_calls))
+        kwargs.setdefault("api_key", "fake-key")
+        kwargs.setdefault("base_url", FAKE_BASE_URL)
+        return openai.OpenAI(http_client=httpx2.Client(transport=transport), **kwargs)
+
+    def serve(self, port: int = 0):
+        """Face 3: `with llm.serve() as base_url:` real HTTP on 127.0.0.1 (port 0 = any free one)."""
+        return serve(self, port)
+
+    def __repr__(self) -> str:
+        return f"<FakeLLM {self.scenario.name!r} dialect={self.dialect} calls={self.calls}>"
