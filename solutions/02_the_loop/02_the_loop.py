@@ -210,7 +210,11 @@ def tool(confirm=False, registry=None):
 
 # %% nbgrader={"grade": true, "grade_id": "tool_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: @tool registers a typed, documented function under its own name, in the
-registry it is given, and hands the function back unchanged."""
+registry it is given, and hands the function back unchanged; it stores confirm=True; it refuses
+a parameter without a type with a TypeError naming the function and the parameter."""
+from workbook.checks import fresh
+
+wb = fresh()
 registry = {}
 
 
@@ -235,6 +239,25 @@ assert "return" not in spec.params, (
 assert type(spec.params) is dict and spec.params == {"amount": int, "percent": float}, (
     f"params must be a dict, parameter name -> type; got {spec.params!r}")
 assert spec.confirm is False, f"without confirm=True the flag must be False; got {spec.confirm!r}"
+
+
+@tool(confirm=True, registry=registry)
+def block_card(reason: str) -> dict:
+    """Block the customer's card."""
+    return {"status": "blocked"}
+
+
+assert registry["block_card"].confirm is True, "@tool(confirm=True) must store confirm=True in the ToolSpec"
+
+
+def half_typed(category: str, month) -> dict:
+    """Spending for a category and month."""
+
+
+with wb.checks.raises(TypeError, match=r"(?s)half_typed.*month|month.*half_typed",
+                      what="@tool on half_typed(category: str, month), whose 'month' has no type,"):
+    tool(registry=registry)(half_typed)
+assert "half_typed" not in registry, "a refused function must not be registered"
 print("tool: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "tool_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
@@ -451,8 +474,9 @@ def run_tool(name, args, confirmed=False, registry=None):
 
 
 # %% nbgrader={"grade": true, "grade_id": "run_tool_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: run_tool runs a valid call and returns the tool's result; an unknown tool gives
-an {"error": ...} observation listing the available tools instead of raising."""
+"""Visible tests: run_tool runs a valid call and returns the tool's result; each of the five bad
+calls of the table (an unknown tool, an extra customer_id, a wrong type, no confirmation, a tool
+that raises) gives an {"error": ...} observation instead of raising, and the tool does not run."""
 from workbook.checks import fresh
 
 wb = fresh()
@@ -460,21 +484,40 @@ shop = wb.shop.Shop("C-001")
 registry = {"txn_sum": ToolSpec(name="txn_sum", fn=shop.txn_sum, description="Spending.",
                                 params={"category": str, "month": str}),
             "get_order": ToolSpec(name="get_order", fn=shop.get_order, description="An order.",
-                                  params={"order_id": str})}
+                                  params={"order_id": str}),
+            "card_block": ToolSpec(name="card_block", fn=shop.card_block, description="Block the card.",
+                                   params={}, confirm=True)}
 result = run_tool("txn_sum", {"category": "taxi", "month": "2026-09"}, registry=registry)
 assert type(result) is dict and result == {"category": "taxi", "month": "2026-09", "count": 2,
                                            "total_kzt": 5000}, (
     f"a valid call must return the tool's result unchanged; got {result!r}")
-try:
-    result = run_tool("lookup_order", {"order_id": "A-1001"}, registry=registry)
-except NotImplementedError:
-    raise
-except Exception as e:
-    raise AssertionError(f"run_tool must not raise for an unknown tool; it raised {type(e).__name__}: {e}") from None
-assert type(result) is dict and "error" in result, (
-    f"an unknown tool must give {{'error': '...'}}; got {result!r}")
-assert "txn_sum" in str(result["error"]) and "get_order" in str(result["error"]), (
-    f"the error must list the available tools so the model can recover; got {result['error']!r}")
+shop.log.clear()
+
+
+def error_of(name, args, what, runs=False):
+    with wb.checks.no_raise(f"run_tool({name!r}, {args!r})", hint="return {'error': ...} instead"):
+        result = run_tool(name, args, registry=registry)
+    assert type(result) is dict and type(result.get("error")) is str, (
+        f"{what} must give an error observation {{'error': '...'}}; got {result!r}")
+    assert runs or shop.log == [], f"{what}: the tool must not run; it ran: {shop.log}"
+    return result["error"]
+
+
+err = error_of("lookup_order", {"order_id": "A-1001"}, "an unknown tool")
+assert "txn_sum" in err and "get_order" in err, (
+    f"the error must list the available tools so the model can recover; got {err!r}")
+err = error_of("txn_sum", {"category": "taxi", "month": "2026-09", "customer_id": "C-002"},
+               "an extra argument customer_id")
+assert "customer_id" in err, f"name the argument that is not allowed (customer_id); got {err!r}"
+err = error_of("txn_sum", {"category": "taxi", "month": 202609}, "month=202609, an int for a str parameter")
+assert "month" in err, f"name the argument with the wrong type (month); got {err!r}"
+err = error_of("card_block", {}, "card_block without the customer's confirmation")
+assert "confirm" in err.lower(), f"say that the customer's confirmation is needed; got {err!r}"
+error_of("card_block", {"confirmed": True},
+         "card_block with {'confirmed': True} in the model's arguments (only your code confirms)")
+err = error_of("txn_sum", {"category": "taxi", "month": "September 2026"}, "txn_sum raising ValueError",
+               runs=True)
+assert "ValueError" in err, f"put the exception's type and message in the error; got {err!r}"
 print("run_tool: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "run_tool_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
@@ -673,8 +716,10 @@ def agent(question, model, max_steps=5, registry=None):
 
 
 # %% nbgrader={"grade": true, "grade_id": "agent_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: agent answers the taxi question in two steps and returns an AgentResult with
-status "done", the model's answer and the number of model calls."""
+"""Visible tests: agent answers the taxi question in two steps (the second call sees the question,
+the assistant turn and the observation) and returns an AgentResult with status "done", the
+model's answer and the number of model calls; a model that never answers is stopped after
+max_steps calls with AgentResult(None, "STOPPED: step limit", max_steps)."""
 import dataclasses
 
 from workbook.checks import fresh
@@ -692,6 +737,18 @@ assert result.status == "done", f"a final answer gives status 'done'; got {resul
 assert result.answer == scenario.answer, f"expected the answer {scenario.answer!r}, got {result.answer!r}"
 assert result.steps == 2 and model.calls == 2, (
     f"the taxi question takes two model calls; steps={result.steps}, model calls={model.calls}")
+roles = [m.get("role") for m in model.requests[1]]
+assert roles == ["user", "assistant", "tool"], (
+    f"the second call must see the question, assistant_turn(reply), then observation(result); got roles {roles}")
+
+never = wb.scenarios.never_finishes().as_function(max_calls=4)
+search = {"search_kb": ToolSpec(name="search_kb", fn=lambda query: {"hits": []}, description="Search.",
+                                params={"query": str})}
+result = agent("How long does delivery take?", never, max_steps=3, registry=search)
+assert never.calls == 3, f"with max_steps=3 call the model exactly 3 times; it was called {never.calls} times"
+assert (result.answer, result.status, result.steps) == (None, "STOPPED: step limit", 3), (
+    "a run stopped by the limit returns AgentResult(None, 'STOPPED: step limit', max_steps), so it "
+    f"cannot be mistaken for an answer; got {result!r}")
 print("agent: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "agent_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
