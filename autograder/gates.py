@@ -29,7 +29,7 @@ CACHE = REPO / "autograder" / "work" / "gate-cache"  # git-ignored
 GRADING_MODULES = ("course", "settings", "execute", "kernel_guard", "notebooks", "nbgrader_run",
                    "release", "results", "gradebook", "grading", "cohort", "variants", "hostile", "gates")
 PACKAGES = ("nbgrader", "nbclient", "nbconvert", "nbformat", "ipykernel", "jupyter_client", "openai",
-            "httpx", "pydantic", "jupytext", "ipywidgets")
+            "httpx2", "pydantic", "jupytext", "ipywidgets")  # openai 3 runs on httpx2
 
 
 def courses() -> list[Course]:
