@@ -1,6 +1,31 @@
 """The instructor's autograder: release chapters, collect, grade in parallel, feedback, export.
 
-Run `python -m autograder --help`. The pieces: `course` (where things are), `settings` (the
-nbgrader configuration), `release`, `collect`, `cohort` + `grading` (parallel autograde),
-`feedback`, `export`, `check` (students' `make check`), `variants` (sample and gate submissions).
+Run `python -m autograder --help` (`__main__`). The modules:
+
+    course          where a course keeps its chapters, solutions, mutants and workspace
+    settings        the nbgrader configuration: folders, time and output limits, preprocessors
+    nbgrader_config for plain `nbgrader ...` commands run from this folder
+    nbgrader_run    one nbgrader converter in-process, its log captured, errors readable
+    notebooks       read, build and normalise notebooks reproducibly (`nbmeta(cell)`)
+    release         `release`: solution notebooks from their .py sources, then chapters/
+    collect         `collect`: submissions from a folder or an LMS zip into submitted/
+    cohort          `grade`: a cohort in N parallel workers, sharded by student
+    grading         one student's submissions, graded inside one worker process
+    gradebook       the master gradebook and one private copy per worker
+    execute         nbgrader's Execute, hardened: sandboxed kernel, deadline, proven test cells
+    sandbox         the OS sandbox (bubblewrap) around each submission's kernel
+    kernel_guard    inside the grading kernel: resource limits, read protection, a cell guard
+    proof           test cells run as written and prove they reached their last line
+    scoring         test cells scored by the grader's own rule, not nbgrader's
+    results         one result per student x chapter: scores, status, what happened
+    feedback        `feedback`: one HTML page per student and chapter
+    feedback_filter what feedback may show: the failure and its message, never hidden tests
+    export          `export` (grades.csv) and `report` (a table per chapter and exercise)
+    check           `check NB`: a student's own run, saying which test cells fail and why
+    demo            `demo` (`make grade`): the whole pipeline on the sample cohort
+    sample          the sample cohort under autograder/sample_cohort/, made from the chapters
+    variants        submissions made from a chapter: solved, stub, partial, mutants, hostile
+    hostile         hostile submissions built from any chapter, with the grade each must get
+    hostile_os      hostile submissions against the grading itself (the OS sandbox)
+    gates           what the quality gates in tests/ run on: the course plus the pilot chapter
 """

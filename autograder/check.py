@@ -28,7 +28,7 @@ def _edited(nb) -> list[str]:
     """Locked cells whose content no longer matches the checksum nbgrader gave them."""
     out = []
     for cell in nb.cells:
-        meta = cell.get("metadata", {}).get("nbgrader", {})
+        meta = notebooks.nbmeta(cell)
         if meta.get("checksum") and is_locked(cell) and compute_checksum(cell) != meta["checksum"]:
             out.append(meta.get("grade_id", "?"))
     return out
@@ -52,7 +52,7 @@ def summarise(path: Path, nb, edited: list[str]) -> tuple[int, list[str]]:
     lines = [f"Checking {path}"]
     failed = passed = 0
     for cell in nb.cells:
-        meta = cell.get("metadata", {}).get("nbgrader", {})
+        meta = notebooks.nbmeta(cell)
         grade_id = meta.get("grade_id", "")
         error = results.first_error(cell)
         if meta.get("grade") and not meta.get("solution"):

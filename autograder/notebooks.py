@@ -16,6 +16,11 @@ CELL_METADATA = ("nbgrader", "tags", "deletable", "editable")  # everything else
 BAD_ID = re.compile(r"[^a-zA-Z0-9_-]")
 
 
+def nbmeta(cell) -> dict:
+    """A cell's nbgrader metadata ({} for a cell nbgrader does not know)."""
+    return cell.get("metadata", {}).get("nbgrader", {})
+
+
 def read(path: Path | str) -> nbformat.NotebookNode:
     """Read a notebook, or raise AutograderError saying what is wrong with it."""
     path = Path(path)
@@ -52,7 +57,7 @@ def cell_ids(nb) -> None:
     """Deterministic cell ids: the grade_id where there is one, else the cell's position."""
     used = set()
     for index, cell in enumerate(nb.cells):
-        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        grade_id = nbmeta(cell).get("grade_id")
         base = BAD_ID.sub("-", grade_id)[:60] if grade_id else f"cell-{index}"
         cid, n = base, 1
         while cid in used:

@@ -25,13 +25,13 @@ def answer_ids(nb) -> list[str]:
     """grade_ids of the answer cells (`solution: true`) that have test cells, in order."""
     tested = {t["exercise"] for t in results.chapter_tests(nb)}
     return [c.metadata.nbgrader["grade_id"] for c in nb.cells
-            if c.get("metadata", {}).get("nbgrader", {}).get("solution") and
+            if notebooks.nbmeta(c).get("solution") and
             c.metadata.nbgrader["grade_id"] in tested]
 
 
 def _cell(nb, grade_id: str):
     for cell in nb.cells:
-        if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == grade_id:
+        if notebooks.nbmeta(cell).get("grade_id") == grade_id:
             return cell
     raise AutograderError(f"no cell with grade_id {grade_id!r}")
 
@@ -67,7 +67,7 @@ def insert(nb, source: str, before: str | None = None):
     """A copy of `nb` with a student's code cell added before the first test cell (or `before`)."""
     nb = copy.deepcopy(nb)
     first_test = next(i for i, c in enumerate(nb.cells)
-                      if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") ==
+                      if notebooks.nbmeta(c).get("grade_id") ==
                       (before or results.chapter_tests(nb)[0]["grade_id"]))
     cell = nbformat.v4.new_code_cell(source)
     cell["id"] = f"student-{len(nb.cells)}"

@@ -63,8 +63,8 @@ class AlwaysEqual:
 
 
 @pytest.mark.parametrize(("actual", "expected", "message"), [
-    ("23", 5, "add(2, 3) should be a int, got str '23'"),
-    (AlwaysEqual(), 5, "should be a int, got AlwaysEqual"),
+    ("23", 5, "add(2, 3) should be an int, got str '23'"),
+    (AlwaysEqual(), 5, "should be an int, got AlwaysEqual"),
     (("tool", "x"), ("tool", "x", {}), "should have 3 items, got 2"),
     (("tool", "x", []), ("tool", "x", {}), "add(2, 3)[2] should be a dict, got list"),
     ({"a": 1}, {"a": 1, "b": 2}, "missing keys"),

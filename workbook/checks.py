@@ -138,6 +138,11 @@ class CappedClient:
         return self.client.chat.completions.create(**kwargs)
 
 
+def with_article(noun: str) -> str:
+    """The noun with its article: 'an int', 'a str'."""
+    return ("an " if noun[:1].lower() in "aeiou" else "a ") + noun
+
+
 def short(value, limit: int = 300) -> str:
     """repr() cut to `limit` characters, for readable messages."""
     text = repr(value)
@@ -152,7 +157,7 @@ def _shape_error(actual, expected, where: str) -> str | None:
     if type(expected) not in _PLAIN:
         return None  # not plain data: only == applies
     if type(actual) is not type(expected):  # also stops objects whose __eq__ always says True
-        return f"{where} should be a {type(expected).__name__}, got {type(actual).__name__} {short(actual, 80)}"
+        return f"{where} should be {with_article(type(expected).__name__)}, got {type(actual).__name__} {short(actual, 80)}"
     if isinstance(expected, (tuple, list)):
         if len(actual) != len(expected):
             return f"{where} should have {len(expected)} items, got {len(actual)}: {short(actual, 120)}"
@@ -184,7 +189,7 @@ def is_type(value, types_, what: str = "the result") -> None:
     """Assert `value` is an instance of `types_` (a type or a tuple of types)."""
     if not isinstance(value, types_):
         names = " or ".join(t.__name__ for t in (types_ if isinstance(types_, tuple) else (types_,)))
-        raise AssertionError(f"{what} should be a {names}, got {type(value).__name__} {short(value, 80)}")
+        raise AssertionError(f"{what} should be {with_article(names)}, got {type(value).__name__} {short(value, 80)}")
 
 
 def expect(condition, message: str) -> None:

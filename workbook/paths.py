@@ -9,5 +9,3 @@ ROOT = Path(__file__).resolve().parent.parent
 # AGENT_FILES may be moved (e.g. a grader's sandbox) with the WORKBOOK_AGENT_FILES variable.
 AGENT_FILES = Path(os.environ.get("WORKBOOK_AGENT_FILES", ROOT / "agent_files")).resolve()
 KB = AGENT_FILES / "kb"
-NOTES = AGENT_FILES / "notes"
-OUT = AGENT_FILES / "out"
