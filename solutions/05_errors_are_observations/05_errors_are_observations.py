@@ -137,6 +137,12 @@ for name in ["unknown_tool_then_recover", "broken_json_then_fix", "wrong_field_t
 # Chat Completions has no "this is an error" flag on a `tool` message (Anthropic's format has
 # `is_error`), so the text says it: start every error with `ERROR:`. The model reads it, and so do
 # you when you read a trajectory later.
+#
+# The unknown-tool error has a second job. Some tasks no tool can do: "What is the weather on
+# Mars?" to an agent whose `get_weather` knows Earth's cities. The right end of that run is the
+# model saying it cannot. A model that tries `get_mars_weather` anyway must get the unknown-tool
+# error with the real list, so it can give up honestly; the loop must never invent a tool or
+# route the call to the nearest real one.
 
 # %% [markdown]
 # ## Part 2 · Arguments: a pydantic model per tool

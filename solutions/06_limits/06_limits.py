@@ -610,6 +610,11 @@ assert budget.after_call(response.usage) == "STOPPED: token budget", (
 # *looks* fine — several correct sentences — which is why it must never be returned as an answer.
 # And a tool call cut in the middle must not run: its arguments are not what the model meant.
 #
+# A reply can also end with `"stop"` and no text at all. That is not an answer either: returning
+# `""` as the run's result tells the customer nothing and hides the failure in your logs. Give it a
+# status of its own, such as `"STOPPED: empty answer"`. (Exercise 4 keeps to `finish_reason`; the
+# empty-text check is one more `if` on top of it.)
+#
 # Chapter 03's loop already refuses a cut answer, but not a cut call:
 
 # %%
