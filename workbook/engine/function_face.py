@@ -88,6 +88,3 @@ class FunctionModel:
     def __repr__(self) -> str:
         return f"<fake model {self.scenario.name!r}: {self.calls} calls>"
 
-
-def as_function(scenario, max_calls: int | None = None) -> FunctionModel:
-    return FunctionModel(scenario, max_calls)
