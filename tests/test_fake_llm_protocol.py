@@ -48,7 +48,8 @@ CASES = [
      "messages[1].tool_calls[0].function.arguments"),
     ("tool without tool_call_id", {"messages": [USER, assistant("c"), {"role": "tool", "content": "x"}]},
      "messages with role 'tool' must have a 'tool_call_id'", None),
-    ("empty messages", {"messages": []}, "[] is too short - 'messages'", "messages"),
+    ("empty messages", {"messages": []}, "Invalid 'messages': empty array. Expected an array with "
+     "minimum length 1, but got an empty array instead.", "messages"),
     ("tool type not function", {"tools": [{"type": "func", "function": {"name": "x"}}]},
      "Invalid value: 'func'. Supported values are: 'function' and 'custom'.", "tools[0].type"),
     ("bad tool name", {"tools": [{"type": "function", "function": {"name": "get order"}}]},

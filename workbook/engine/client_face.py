@@ -40,8 +40,9 @@ class FakeLLM:
                 raise TooManyCalls(max_calls)  # a BaseException: the SDK's retries let it through
             sent.append(request)
             if not request.url.path.endswith("/chat/completions"):
-                return httpx2.Response(404, json={"error": {"message": f"Unknown path {request.url.path}",
-                                                            "type": "invalid_request_error"}})
+                return httpx2.Response(404, json={"error": {
+                    "message": f"Invalid URL ({request.method} {request.url.path})",
+                    "type": "invalid_request_error", "param": None, "code": None}})
             try:
                 body = json.loads(request.content)
             except ValueError:

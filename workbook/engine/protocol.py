@@ -79,7 +79,8 @@ def check_messages(messages) -> None:
     if not isinstance(messages, list):
         raise _bad_type("messages", "an array", messages)
     if not messages:
-        raise ProtocolError("[] is too short - 'messages'", "messages", "empty_array")
+        raise ProtocolError("Invalid 'messages': empty array. Expected an array with minimum length 1, "
+                            "but got an empty array instead.", "messages", "empty_array")
     pending: list[str] | None = None  # ids of the latest tool-calling assistant turn
     answered: set[str] = set()
     for i, m in enumerate(messages):

@@ -72,6 +72,7 @@ def rate_limit() -> Fault:
 
 
 def server_error(status: int = 500) -> Fault:
-    text = ("The engine is currently overloaded, please try again later." if status == 503
+    text = ("That model is currently overloaded with other requests. You can retry your request, or "
+            "contact us through our help center at help.openai.com if the error persists." if status == 503
             else "The server had an error while processing your request. Sorry about that!")
     return Fault(status, text, "server_error", None, (("retry-after-ms", "1"),))

@@ -33,7 +33,7 @@ def _handler(llm, stop: threading.Event):
             if self.path.rstrip("/") == "/v1/models":
                 return self._send(200, {"object": "list", "data": [
                     {"id": "fake-model", "object": "model", "owned_by": "workbook"}]})
-            self._send(404, {"error": {"message": f"Unknown path {self.path}",
+            self._send(404, {"error": {"message": f"Invalid URL ({self.command} {self.path})",
                                        "type": "invalid_request_error", "param": None, "code": None}})
 
         def do_POST(self):
