@@ -294,13 +294,15 @@ def execute(name, raw_args, impl):
 
 # %% nbgrader={"grade": true, "grade_id": "execute_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: execute returns the JSON result of a good call, and an "ERROR: ..." string (not an
-exception) for an unknown tool and for arguments that are not JSON."""
+exception) for an unknown tool, for arguments that are not JSON, for arguments that do not fit
+(every bad field named, the tool not run) and for a tool that raises (its exception's type)."""
 import json
 
 from workbook.checks import fresh
 
 wb = fresh()
-impl = wb.shop.Shop("C-001").tools()
+shop = wb.shop.Shop("C-001")
+impl = shop.tools()
 
 
 def run(name, raw_args):
@@ -324,6 +326,15 @@ assert out.startswith("ERROR: ") and "lookup_order" in out and "get_order" in ou
 out = run("get_order", '{"order_id": "A-1001"')
 assert out.startswith("ERROR: ") and "JSON" in out and "get_order" in out, (
     f"broken arguments: say that the arguments of get_order are not valid JSON; got {out!r}")
+shop.log.clear()
+out = run("get_order", '{"order": "A-1001", "customer_id": "C-002"}')
+assert out.startswith("ERROR: ") and all(f in out for f in ("order_id", "order", "customer_id")), (
+    f"arguments that do not fit: validate with args_model and name every problem (order_id missing, "
+    f"order and customer_id not allowed); got {out!r}")
+assert shop.log == [], f"the tool must not run with arguments that do not fit; it ran: {shop.log}"
+out = run("get_order", '{"order_id": "B-2001"}')
+assert out.startswith("ERROR: ") and "KeyError" in out, (
+    f"a tool that raises: an 'ERROR: ' with the exception's type and message, never a silent result; got {out!r}")
 print("execute: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "execute_hidden_tests", "locked": true, "points": 4, "schema_version": 3, "solution": false}
@@ -496,8 +507,9 @@ def find_text_call(content, tool_names):
 
 
 # %% nbgrader={"grade": true, "grade_id": "find_text_call_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: find_text_call spots the text_tool_call scenario's call and leaves a normal answer
-alone."""
+"""Visible tests: find_text_call spots the text_tool_call scenario's call and a name(...) call, and
+leaves alone a normal answer, a tool named in prose (no brace), a brace without a tool, and a
+longer name that only contains a tool's name."""
 from workbook.checks import fresh
 
 wb = fresh()
@@ -507,8 +519,14 @@ content = wb.fake_llm.FakeLLM(scenario).client().chat.completions.create(
     tools=scenario.openai_tools()).choices[0].message.content
 got = find_text_call(content, ["get_order", "txn_sum"])
 assert type(got) is str and got == "get_order", f"{content!r} calls get_order as text; got {got!r}"
-got = find_text_call("Your order A-1001 (Svet desk lamp) is shipped.", ["get_order", "txn_sum"])
-assert got is None, f"a normal answer is not a call; got {got!r}"
+got = find_text_call('get_order({"order_id": "A-1001"})', ["get_order", "txn_sum"])
+assert got == "get_order", f"get_order({{...}}) is a call written as text; got {got!r}"
+for text, why in [("Your order A-1001 (Svet desk lamp) is shipped.", "a normal answer is not a call"),
+                  ("I looked it up with get_order: your order is shipped.", "a tool named in prose, without a {, is not a call"),
+                  ('Your spending: {"taxi": 5000, "food": 5400}', "a { without a tool name is not a call"),
+                  ('Your {get_orders} list is empty', "get_orders is not get_order: match whole names only")]:
+    got = find_text_call(text, ["get_order", "txn_sum"])
+    assert got is None, f"{why}: find_text_call({text!r}) should be None, got {got!r}"
 print("find_text_call: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "find_text_call_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
@@ -644,8 +662,9 @@ def run_agent(client, model, question, tools, impl, max_steps=8):
 
 # %% nbgrader={"grade": true, "grade_id": "run_agent_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: run_agent asks a model that wrote its call as text to call properly (one user
-message after the assistant turn) and then answers; a model that sends broken JSON does not crash
-the loop."""
+message after the assistant turn) and then answers; a model that writes it as text again is
+stopped with "STOPPED: text tool call" after being asked once, once per run (a proper call in
+between does not earn a second question); a model that sends broken JSON does not crash the loop."""
 import dataclasses
 
 from workbook.checks import fresh
@@ -679,6 +698,24 @@ assert [m.get("role") for m in sent] == ["user", "assistant", "user"] and "get_o
 scenario = wb.scenarios.broken_json_then_fix()
 llm, result = run(scenario)
 assert (result.answer, result.status) == (scenario.answer, "done"), f"broken JSON is an observation; got {result!r}"
+scenario = wb.scenarios.text_tool_call()
+llm = wb.fake_llm.FakeLLM(scenario)
+with wb.checks.no_raise("run_agent on a model that keeps writing its call as text"):
+    result = run_agent(llm.client(max_calls=3), "fake-model", scenario.question, scenario.openai_tools(),
+                       wb.shop.Shop("C-001").tools())
+assert (result.answer, result.status, result.steps) == (None, "STOPPED: text tool call", 2), (
+    "ask once; when the model writes the call as text again, stop with "
+    f"AgentResult(None, 'STOPPED: text tool call', 2); got {result!r} after {llm.calls} model calls")
+S = wb.scenarios
+as_text = '{"name": "get_order", "arguments": {"order_id": "A-1001"}}'
+scenario = S.scripted(as_text, S.call("get_order", order_id="A-1001"), as_text, tools=("get_order",))
+llm = wb.fake_llm.FakeLLM(scenario)
+with wb.checks.no_raise("run_agent on text call, proper call, text call"):
+    result = run_agent(llm.client(max_calls=4), "fake-model", "Where is my order A-1001?", scenario.openai_tools(),
+                       wb.shop.Shop("C-001").tools())
+assert (result.status, result.steps) == ("STOPPED: text tool call", 3), (
+    "ask once per run, not once per text call: text call (ask), proper call, text call again -> "
+    f"AgentResult(None, 'STOPPED: text tool call', 3); got {result!r}")
 print("run_agent: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "run_agent_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
