@@ -20,10 +20,11 @@ def _one(course: Course, student: str, chapter: str) -> str:
     return str(course.feedback / student / chapter / f"{chapter}.html")
 
 
-def feedback(course: Course, workers: int = 2) -> list[str]:
-    """Generate feedback for every graded submission that has an autograded notebook."""
+def feedback(course: Course, workers: int = 2, students: list[str] | None = None) -> list[str]:
+    """Generate feedback for every graded submission (or `students`') with an autograded notebook."""
     todo = [(r["student"], r["chapter"]) for r in results.load_all(course)
-            if (course.autograded / r["student"] / r["chapter"] / f"{r['chapter']}.ipynb").is_file()]
+            if (course.autograded / r["student"] / r["chapter"] / f"{r['chapter']}.ipynb").is_file()
+            and (students is None or r["student"] in students)]
     if not todo:
         raise AutograderError(f"nothing to give feedback on in {course.autograded}: run `grade` first")
     if not course.gradebook.is_file():
@@ -37,7 +38,7 @@ def feedback(course: Course, workers: int = 2) -> list[str]:
         for student, chapter, future in futures:
             try:
                 lines.append(f"{student:20} {chapter:24} {future.result()}")
-            except AutograderError as e:
-                lines.append(f"{student:20} {chapter:24} FAILED: {e}")
+            except Exception as e:  # one page that cannot be made never stops the others
+                lines.append(f"{student:20} {chapter:24} FAILED: {str(e).splitlines()[0][:300]}")
     lines.append(f"feedback: {len(todo)} page(s) in {course.feedback}")
     return lines

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from nbformat.v4 import new_markdown_cell
+from nbformat.v4 import new_markdown_cell, new_output
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?^[ \t]*### END HIDDEN TESTS[^\n]*\n?", re.M | re.S)
@@ -55,26 +55,55 @@ def grader_notes(meta: dict) -> str:
     return "### Notes from the grader\n\n" + "\n".join(lines) if lines else ""
 
 
+WITHHELD = "[output withheld: this cell ran after a hidden test, so it could show what that test did]"
+WITHHELD_HIDDEN = "[output of a hidden test cell withheld; its result and message are above]"
+
+
+def _is_test(cell) -> bool:
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    return bool(meta.get("grade")) and not meta.get("solution")
+
+
+def _withhold(cell, note: str) -> None:
+    """Keep error names and messages of test cells; drop every other output, in every mimetype."""
+    kept = [o for o in cell.get("outputs", []) if o.output_type == "error" and _is_test(cell)]
+    for output in kept:
+        output.evalue = ANSI.sub("", str(output.evalue))[:300]
+        output.traceback = [f"{output.ename}: {output.evalue}"]
+    if len(kept) < len(cell.get("outputs", [])):
+        kept.append(new_output("stream", name="stdout", text=note + "\n"))
+    cell.outputs = kept
+
+
 class HideHiddenTests(NbGraderPreprocessor):
-    """Replace hidden test code by a placeholder, shorten their tracebacks, redact echoes of it."""
+    """Replace hidden test code by a placeholder, shorten their tracebacks, redact echoes of it, and
+    withhold every output of hidden test cells and of the cells that ran after one, in every
+    mimetype, except the error name and message of a test cell (feedback says why it failed)."""
 
     def preprocess(self, nb, resources):
         secret = hidden_lines(nb)
+        after_hidden = False
         for cell in nb.cells:
             if cell.cell_type != "code":
                 continue
             has_hidden = bool(HIDDEN.search(cell.source))
             cell.source = HIDDEN.sub(PLACEHOLDER, cell.source)
+            if has_hidden:
+                _withhold(cell, WITHHELD_HIDDEN)
+                after_hidden = True
+                continue
+            if after_hidden:  # a test cell keeps its error name and message, nothing else
+                _withhold(cell, WITHHELD)
+                continue
             for output in cell.get("outputs", []):
-                if output.output_type == "error" and has_hidden:
-                    # The traceback quotes the failing line of the hidden test: keep only the message.
-                    output.traceback = [ANSI.sub("", f"{output.ename}: {output.evalue}")]
-                elif output.output_type == "error":
+                if output.output_type == "error":
                     output.traceback = [_redact(t, secret) for t in output.traceback]
                 elif output.output_type == "stream":
                     output.text = _redact(output.text, secret)
-                elif "data" in output and "text/plain" in output.data:
-                    output.data["text/plain"] = _redact(output.data["text/plain"], secret)
+                elif "data" in output:
+                    for mime, value in list(output.data.items()):
+                        if isinstance(value, str):
+                            output.data[mime] = _redact(value, secret)
         notes = grader_notes(nb.metadata.get("autograder", {}))
         if notes:
             nb.cells.insert(0, new_markdown_cell(notes))

@@ -6,6 +6,7 @@ that links to the real chapter folders (read-only) and releases them afresh.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -14,20 +15,34 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-from autograder import hostile, notebooks, variants
+from autograder import hostile, hostile_os, notebooks, sandbox, variants
 from autograder.course import REPO, Course
 from autograder.release import build_release
 from autograder.settings import Limits
 
+
+def sandbox_mode() -> str:
+    """GATES_SANDBOX=bwrap|none; by default bubblewrap when it works here (CI sets bwrap)."""
+    wanted = os.environ.get("GATES_SANDBOX", "auto")
+    if wanted == "auto":
+        return "bwrap" if sandbox.bwrap_problem() is None else "none"
+    return sandbox.resolve(wanted)
+
+
+SANDBOX = sandbox_mode()
 PILOT = Course(root=REPO / "tests" / "pilot")
-GATE_LIMITS = Limits(cell_timeout=30, notebook_timeout=300)
-MUTANT_LIMITS = Limits(cell_timeout=10, notebook_timeout=120)  # a mutant may loop forever
-HOSTILE_LIMITS = Limits(cell_timeout=10, notebook_timeout=120)
-SHORT_LIMITS = Limits(cell_timeout=3, notebook_timeout=60)
+GATE_LIMITS = Limits(cell_timeout=30, notebook_timeout=300, sandbox=SANDBOX)
+MUTANT_LIMITS = Limits(cell_timeout=10, notebook_timeout=120, sandbox=SANDBOX)  # a mutant may loop forever
+HOSTILE_LIMITS = Limits(cell_timeout=10, notebook_timeout=120, sandbox=SANDBOX)
+SHORT_LIMITS = Limits(cell_timeout=3, notebook_timeout=60, sandbox=SANDBOX)
+ALL_CASES = {**hostile.CASES, **hostile_os.CASES}
+# Graded on every run, never from the cache: tests read their notebooks or look for what they left.
+ALWAYS_GRADED = ("os_exit", "huge_output", "read_solutions", *hostile_os.POST_CHECKED)
 CACHE = REPO / "autograder" / "work" / "gate-cache"  # git-ignored
 # The autograder modules a grading result depends on (feedback, export, collect... do not).
 GRADING_MODULES = ("course", "settings", "execute", "kernel_guard", "notebooks", "nbgrader_run",
-                   "release", "results", "gradebook", "grading", "cohort", "variants", "hostile", "gates")
+                   "release", "results", "gradebook", "grading", "cohort", "variants", "hostile", "gates",
+                   "sandbox", "proof", "scoring", "hostile_os", "feedback_filter")
 PACKAGES = ("nbgrader", "nbclient", "nbconvert", "nbformat", "ipykernel", "jupyter_client", "openai",
             "httpx2", "pydantic", "jupytext", "ipywidgets")  # openai 3 runs on httpx2
 
@@ -39,14 +54,16 @@ def courses() -> list[Course]:
 
 
 def chapters() -> list[tuple[Course, str]]:
-    return [(course, chapter) for course in courses() for chapter in course.chapters()]
+    """Every gated chapter; GATES_ONLY=00_pilot,03_openai_format narrows them while authoring."""
+    only = {c for c in os.environ.get("GATES_ONLY", "").split(",") if c}
+    return [(course, chapter) for course in courses() for chapter in course.chapters()
+            if not only or chapter in only]
 
 
 def hostile_cases(course: Course, chapter: str) -> dict:
     """Grader cases run on the pilot (GATES_HOSTILE=all: on every chapter); chapter cases everywhere."""
-    if course == PILOT or os.environ.get("GATES_HOSTILE") == "all":
-        return hostile.CASES
-    return hostile.CHAPTER_CASES
+    cases = ALL_CASES if course == PILOT or os.environ.get("GATES_HOSTILE") == "all" else hostile.CHAPTER_CASES
+    return {name: case for name, case in cases.items() if SANDBOX == "bwrap" or not case[1].os_level}
 
 
 @dataclass(frozen=True)
@@ -103,12 +120,17 @@ def build(gate: Course, todo: list[tuple[Course, Submission]]) -> dict[str, Limi
         elif sub.kind == "mutant":
             nb = variants.mutant(gate, sub.chapter, sub.name)
         else:
-            nb = hostile.CASES[sub.name][0](gate, sub.chapter)
+            nb = ALL_CASES[sub.name][0](gate, sub.chapter)
         variants.save(nb, gate.submitted / sub.student / sub.chapter / f"{sub.chapter}.ipynb")
         limits[sub.student] = (GATE_LIMITS if sub.kind in ("solution", "stub") else
-                               MUTANT_LIMITS if sub.kind == "mutant" else
-                               SHORT_LIMITS if sub.expect.short_timeout else HOSTILE_LIMITS)
+                               MUTANT_LIMITS if sub.kind == "mutant" else limits_of(sub.expect))
     return limits
+
+
+def limits_of(expect: hostile.Expect) -> Limits:
+    """The time limits a hostile case is graded with."""
+    base = SHORT_LIMITS if expect.short_timeout else HOSTILE_LIMITS
+    return dataclasses.replace(base, notebook_timeout=expect.notebook_limit) if expect.notebook_limit else base
 
 
 def environment_key() -> str:

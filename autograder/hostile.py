@@ -36,6 +36,8 @@ class Expect:
     status: str = "ok"
     tampered: bool = False  # the grader must report restoring something
     short_timeout: bool = False  # a case that burns cell timeouts: grade it with short ones
+    os_level: bool = False  # defended by the sandbox: graded only when it is on
+    notebook_limit: int = 0  # a notebook time limit of its own (0: the gate's)
 
 
 def _cheat_answers(course: Course, chapter: str):

@@ -32,7 +32,10 @@ MODES = ("auto", "bwrap", "none")
 INSTALL_HINT = ("install bubblewrap (Debian/Ubuntu: `apt-get install bubblewrap`; Fedora: `dnf install "
                 "bubblewrap`) or pass `--sandbox none` to grade without one, on purpose")
 # Set in the launcher before bubblewrap starts; inherited by everything inside.
-_RLIMITS = """import os, resource, sys
+# bubblewrap's own processes would die of the SIGINT that interrupts a cell (it reaches the whole
+# process group) and take the kernel with them: they ignore it; the kernel sets its own handler.
+_RLIMITS = """import os, resource, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_IGN)
 for name, value in zip(("RLIMIT_AS", "RLIMIT_FSIZE", "RLIMIT_NOFILE", "RLIMIT_NPROC"), sys.argv[1:5]):
     value = int(value)
     if value > 0 and (name != "RLIMIT_NPROC" or os.getuid() != 0):
@@ -86,30 +89,34 @@ def _covered(path: Path, by: list[Path]) -> bool:
 
 
 def bwrap_argv(run: Path, hidden: list[Path]) -> list[str]:
-    """Mounts in order: everything read-only; /tmp, HOME, the repository and `hidden` emptied; what
-    the kernel needs bound back read-only; the run folder and its `agent_files` copy writable."""
+    """Mounts in order: everything read-only; /tmp, HOME, the repository and `hidden` replaced by
+    tiny empty read-only folders; what the kernel needs bound back read-only; the run folder and
+    its `agent_files` copy writable."""
     home = Path(os.path.expanduser("~")).resolve()
-    blank = [Path("/tmp"), REPO] + ([home] if home != Path("/") else [])
-    blank += [Path(h).resolve() for h in hidden]
+    blank = {Path("/tmp"), REPO, *([home] if home != Path("/") else []), *(Path(h).resolve() for h in hidden)}
     needed = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
     needed |= {REPO / "workbook", REPO / "chapters", REPO / "README.md"}
+    outer = sorted((p for p in blank if p.is_dir() and not _covered(p, [n for n in needed if n != p])),
+                   key=lambda p: len(p.parts))
+    inner = sorted((p for p in blank if p.is_dir() and p not in outer), key=lambda p: len(p.parts))
+    outer = [p for i, p in enumerate(outer) if not _covered(p, outer[:i])]  # one mount is enough
     argv = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    for path in sorted(set(blank), key=lambda p: len(p.parts)):
-        if path.is_dir() and not _covered(path, [n for n in needed if n != path]):
-            argv += ["--tmpfs", str(path)]
+    for path in outer:
+        argv += ["--size", "65536", "--tmpfs", str(path)]
     for path in sorted(needed, key=lambda p: len(p.parts)):
-        if path.exists() and _covered(path, blank):
+        if path.exists() and _covered(path, outer):
             argv += ["--ro-bind", str(path), str(path)]
-    for path in sorted(set(blank), key=lambda p: len(p.parts)):  # hidden folders inside needed ones
-        if path.is_dir() and _covered(path, [n for n in needed if n != path]):
-            argv += ["--tmpfs", str(path)]
+    for path in inner:  # hidden folders inside needed ones (a workspace in the venv...)
+        argv += ["--size", "65536", "--tmpfs", str(path)]
     env = {"HOME": run / "home", "IPYTHONDIR": run / "home" / ".ipython", "TMPDIR": run / "tmp",
            "JUPYTER_RUNTIME_DIR": run / "tmp", "MPLCONFIGDIR": run / "tmp",
            "PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8",
            "PYTHONDONTWRITEBYTECODE": "1", "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
     argv += ["--bind", str(run), str(run),
-             "--bind", str(run / "agent_files"), str(REPO / "agent_files"),
-             "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+             "--bind", str(run / "agent_files"), str(REPO / "agent_files")]
+    for path in outer + inner:  # after the binds: their mount points exist now
+        argv += ["--remount-ro", str(path)]
+    argv += ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
              "--die-with-parent", "--cap-drop", "ALL", "--clearenv"]
     for name, value in env.items():
         argv += ["--setenv", name, str(value)]

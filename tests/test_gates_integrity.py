@@ -1,0 +1,117 @@
+"""Gates on what hostile submissions leave behind: nothing on the machine, nothing in another
+student's grade, nothing in feedback; and `export` and `feedback` still finish for everyone.
+
+The cases are in autograder/hostile_os.py (one or more per class of attack); their scores are
+checked with every other hostile case in test_gates_grading.py. These read the graded batch.
+"""
+
+import base64
+import html
+import os
+import re
+import site
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograder import export, feedback, feedback_filter, gates, hostile_os, notebooks
+from autograder.course import REPO
+
+pytestmark = pytest.mark.slow
+OS_LEVEL = pytest.mark.skipif(gates.SANDBOX != "bwrap", reason="needs the bubblewrap sandbox "
+                              "(install bubblewrap; CI runs these with GATES_SANDBOX=bwrap)")
+
+
+def _sub(name):
+    subs = [s for c, s in gates.plan() if c == gates.PILOT and s.kind == "hostile" and s.name == name]
+    if not subs:
+        pytest.skip(f"hostile case {name} is not planned here")
+    return subs[0]
+
+
+def _outputs(graded, sub) -> str:
+    gate = graded["course"]
+    nb = notebooks.read(gate.autograded / sub.student / sub.chapter / f"{sub.chapter}.ipynb")
+    texts = []
+    for cell in nb.cells:
+        for o in cell.get("outputs", []):
+            texts.append(o.get("text", "") + "".join(str(v) for v in o.get("data", {}).values())
+                         + str(o.get("evalue", "")))
+    return "\n".join(texts)
+
+
+def test_ci_grades_in_the_sandbox():
+    """CI must not quietly fall back to no sandbox: it sets GATES_SANDBOX=bwrap."""
+    if os.environ.get("CI"):
+        assert gates.SANDBOX == "bwrap", "CI runs the gates without the bubblewrap sandbox"
+
+
+@OS_LEVEL
+def test_private_files_stay_unreadable_by_any_route(graded):
+    printed = _outputs(graded, _sub("read_around_the_hook"))
+    assert "LEAKED" not in printed, f"a submission read a private file: {printed[:500]}"
+
+
+@OS_LEVEL
+def test_nothing_planted_for_later_kernels_or_the_instructor(graded):
+    _sub("contaminate")
+    places = {Path(p) for p in site.getsitepackages() + [site.getusersitepackages()] + sys.path if p}
+    places |= {REPO / "workbook", Path.home() / ".ipython" / "profile_default" / "startup"}
+    planted = [str(p) for place in places if place.is_dir() for p in place.glob(f"*{hostile_os.PLANTED}*")]
+    assert not planted, f"a submission planted files outside its sandbox: {planted}"
+    forged = [str(p) for p in (REPO / "workbook").rglob("*.pyc")
+              if hostile_os.PLANTED.encode() in p.read_bytes()]
+    assert not forged, f"a submission forged compiled modules: {forged}"
+
+
+@OS_LEVEL
+def test_no_process_of_a_submission_outlives_it(graded):
+    _sub("detached_child")
+    alive = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if hostile_os.DETACHED.encode() in cmdline.read_bytes():
+                alive.append(cmdline.parent.name)
+        except OSError:
+            continue
+    assert not alive, f"processes started by a graded submission are still running: pids {alive}"
+
+
+def test_export_and_feedback_finish_for_everyone(graded, tmp_path):
+    """One broken or hostile entry never stops `export` or `feedback` for the cohort."""
+    gate = graded["course"]
+    _sub("block_the_grader")
+    (gate.results / "zz-junk").mkdir(parents=True, exist_ok=True)  # what a none-sandbox kernel could do
+    (gate.results / "zz-junk" / "00_pilot.json").write_text("[1, 2", encoding="utf-8")
+    (gate.results / "zz-dir" / "00_pilot.json").mkdir(parents=True, exist_ok=True)
+    lines = export.export(gate, tmp_path / "grades.csv")
+    assert any("skipped" in line and "zz-junk" in line for line in lines), lines
+    rows = (tmp_path / "grades.csv").read_text(encoding="utf-8").splitlines()
+    graded_here = {s for s in graded["records"]}
+    assert len(rows) > len({s.split("--")[0] for s in graded_here}), "grades.csv lost rows"
+    pilot = [s.student for c, s in gates.plan() if c == gates.PILOT and s.kind == "hostile"
+             and (gate.autograded / s.student).is_dir()]
+    done = feedback.feedback(gate, workers=2, students=pilot)
+    failed = [line for line in done if "FAILED" in line]
+    assert not failed, failed
+
+
+def test_hidden_tests_do_not_leak_through_feedback(graded):
+    """The spy prints In, _ih, history, linecache and tracebacks (base64 and HTML) after every hidden
+    test, and its answers print their caller's constants: feedback shows none of it, and the kernel
+    itself had already forgotten the hidden test source."""
+    sub = _sub("leak_hidden_tests")
+    gate = graded["course"]
+    secret = feedback_filter.hidden_lines(notebooks.read(gate.solution_ipynb(sub.chapter)))
+    printed = _outputs(graded, sub)
+    blobs = re.findall(rf"{hostile_os.LEAK} ([A-Za-z0-9+/=]+)", printed)
+    assert blobs, "the spy cell did not run"
+    state = base64.b64decode(blobs[-1]).decode("utf-8", "replace")
+    kept = [line for line in secret if line in state]
+    assert not kept, f"after the hidden tests ran, the kernel still held their source: {kept[:3]}"
+    feedback.feedback(gate, workers=1, students=[sub.student])
+    page = (gate.feedback / sub.student / sub.chapter / f"{sub.chapter}.html").read_text(encoding="utf-8")
+    text = html.unescape(re.sub(r"<[^>]+>", "", page))
+    assert hostile_os.LEAK not in text, "feedback shows output printed during or after hidden tests"
+    assert not [line for line in secret if line in text], "feedback shows hidden test code"
