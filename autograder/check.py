@@ -51,6 +51,7 @@ def summarise(path: Path, nb, edited: list[str]) -> tuple[int, list[str]]:
     """(exit code, lines): 0 when every test cell that ran passed."""
     lines = [f"Checking {path}"]
     failed = passed = 0
+    ended = set(nb.metadata.get("autograder", {}).get("ended", []))
     for cell in nb.cells:
         meta = notebooks.nbmeta(cell)
         grade_id = meta.get("grade_id", "")
@@ -58,9 +59,13 @@ def summarise(path: Path, nb, edited: list[str]) -> tuple[int, list[str]]:
         if meta.get("grade") and not meta.get("solution"):
             if _only_docstring(cell.source):
                 lines.append(f"  ----  {grade_id}: hidden tests, run when your notebook is graded")
-            elif error is None:
+            elif error is None and grade_id in ended:
                 passed += 1
                 lines.append(f"  PASS  {grade_id}")
+            elif error is None:
+                failed += 1
+                lines.append(f"  FAIL  {grade_id}: the test cell did not run to its end (skipped or "
+                             "rewritten by code in the notebook)")
             else:
                 failed += 1
                 if error.startswith("NotImplementedError"):
