@@ -1,4 +1,5 @@
-"""Autograde seconds per submission: plain `nbgrader autograde` vs `grade --workers 1` vs `--workers 2`.
+"""Autograde seconds per submission: plain `nbgrader autograde` vs `grade --workers 1` and `--workers 2`,
+each with and without the bubblewrap sandbox (the sandbox's overhead is measured in the same run).
 
 The synthetic cohort is made from one chapter's own notebooks (solved, partial, untouched, mutants),
 so every way grades exactly the same notebooks. BENCH_STUDENTS (default 40) sets its size.
@@ -19,6 +20,7 @@ from autograder import cohort, gradebook, variants
 from autograder.course import Course
 from autograder.gates import PILOT
 from autograder.release import build_release
+from autograder.sandbox import bwrap_problem
 from autograder.settings import Limits
 from bench import print_table
 
@@ -73,13 +75,13 @@ def _plain(course: Course, chapter: str, nbs: list) -> float:
     return time.monotonic() - started
 
 
-def _ours(course: Course, chapter: str, nbs: list, workers: int) -> float:
+def _ours(course: Course, chapter: str, nbs: list, workers: int, sandbox: str) -> float:
     shutil.rmtree(course.workspace, ignore_errors=True)
     for i, nb in enumerate(nbs):
         variants.save(nb, course.submitted / f"s{i:03}" / chapter / f"{chapter}.ipynb")
     gradebook.ensure_assignments(course, [chapter])  # untimed, like generate_assignment above
     started = time.monotonic()
-    cohort.grade(course, workers=workers, limits=Limits(cell_timeout=60), out=io.StringIO())
+    cohort.grade(course, workers=workers, limits=Limits(cell_timeout=60, sandbox=sandbox), out=io.StringIO())
     return time.monotonic() - started
 
 
@@ -89,9 +91,12 @@ def main(size: int | None = None) -> None:
         course, chapter = _course(Path(tmp) / "course")
         nbs = _cohort(course, chapter, size)
         load = os.getloadavg()
+        boxed = [] if bwrap_problem() else [
+            ("grade --workers 1 (bwrap sandbox)", _ours(course, chapter, nbs, 1, "bwrap")),
+            ("grade --workers 2 (bwrap sandbox)", _ours(course, chapter, nbs, 2, "bwrap"))]
         timings = [("nbgrader autograde (plain)", _plain(course, chapter, nbs)),
-                   ("grade --workers 1", _ours(course, chapter, nbs, 1)),
-                   ("grade --workers 2", _ours(course, chapter, nbs, 2))]
+                   ("grade --workers 1 --sandbox none", _ours(course, chapter, nbs, 1, "none")),
+                   ("grade --workers 2 --sandbox none", _ours(course, chapter, nbs, 2, "none")), *boxed]
         after = os.getloadavg()
     base = timings[0][1]
     print(f"{size} submissions of {chapter}; {os.cpu_count()} CPUs; load average "
@@ -99,6 +104,12 @@ def main(size: int | None = None) -> None:
     print_table(["how", "total s", "s / submission", "speed-up"],
                 [[name, f"{seconds:.1f}", f"{seconds / size:.2f}", f"{base / seconds:.2f}x"]
                  for name, seconds in timings])
+    if len(timings) == 5:
+        for workers, plain, boxed in ((1, timings[1][1], timings[3][1]), (2, timings[2][1], timings[4][1])):
+            print(f"sandbox overhead, --workers {workers}: {100 * (boxed - plain) / plain:+.1f} % "
+                  f"({(boxed - plain) / size:+.2f} s per submission)")
+    else:
+        print(f"no sandbox rows: {bwrap_problem()}")
 
 
 if __name__ == "__main__":
