@@ -243,10 +243,12 @@ def truncate(text, limit):
 
 
 # %% nbgrader={"grade": true, "grade_id": "truncate_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: truncate keeps a short text as it is and cuts a long one, ending with the
-[truncated] marker."""
+"""Visible tests: truncate keeps a short text, and one of exactly `limit` characters, as it is and
+cuts a long one, ending with the [truncated] marker."""
 short = truncate("Order A-1001 is shipped.", 100)
 assert short == "Order A-1001 is shipped.", f"a text within the limit must come back unchanged; got {short!r}"
+exact = truncate("abcd", 4)
+assert exact == "abcd", f"a text of exactly `limit` characters is within the limit: unchanged; got {exact!r}"
 cut = truncate("abcdefghij", 4)
 assert type(cut) is str, f"truncate must return a str, got {type(cut).__name__}"
 assert cut.startswith("abcd"), f"keep the first `limit` characters; got {cut!r}"
@@ -342,7 +344,7 @@ def call_key(name, arguments):
 
 # %% nbgrader={"grade": true, "grade_id": "call_key_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: call_key returns a hashable tuple starting with the tool name; the same request
-with different spacing gives the same key, another order id a different one."""
+with different spacing or key order gives the same key, another order id a different one."""
 a = call_key("get_order", '{"order_id": "A-1001"}')
 b = call_key("get_order", '{"order_id":"A-1001"}')
 c = call_key("get_order", '{"order_id": "A-1002"}')
@@ -351,6 +353,9 @@ assert type(a) is tuple and len(a) == 2 and a[0] == "get_order", (
 assert hash(a) == hash(b) and a == b, (
     f"spacing does not make a new request: compare the arguments as JSON values; got {a!r} and {b!r}")
 assert a != c, f"a different order id is a different request; both gave {a!r}"
+d = call_key("txn_sum", '{"category": "taxi", "month": "2026-09"}')
+e = call_key("txn_sum", '{"month": "2026-09", "category": "taxi"}')
+assert d == e, f"key order does not make a new request: json.dumps(..., sort_keys=True); got {d!r} and {e!r}"
 print("call_key: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "call_key_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
@@ -503,7 +508,9 @@ class Budget:
 
 # %% nbgrader={"grade": true, "grade_id": "Budget_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: a Budget with max_steps=2 allows two model calls and then stops with
-"STOPPED: step limit"; a small usage stays within the token budget."""
+"STOPPED: step limit"; a small usage stays within the token budget, the reply that takes the
+total over it stops the run; once timeout_s seconds have passed on the clock it was given,
+before_call stops with "STOPPED: timeout"."""
 import types
 
 budget = Budget(max_steps=2, clock=lambda: 0.0)
@@ -516,6 +523,17 @@ assert budget.steps == 2, f"two calls were allowed, so steps must be 2; got {bud
 usage = types.SimpleNamespace(prompt_tokens=120, completion_tokens=30, total_tokens=150)
 assert budget.after_call(usage) is None and budget.tokens == 150, (
     f"150 tokens of 60,000: after_call returns None and tokens becomes 150; got tokens={budget.tokens!r}")
+small = Budget(max_tokens=100, clock=lambda: 0.0)
+got = small.after_call(usage)
+assert got == "STOPPED: token budget", (
+    f"150 tokens with max_tokens=100: add the usage first, then compare; after_call gave {got!r}")
+now = [500.0]
+timed = Budget(timeout_s=10, clock=lambda: now[0])
+assert timed.before_call() is None, "a new budget allows the first call"
+now[0] = 510.0
+got = timed.before_call()
+assert got == "STOPPED: timeout", (
+    f"10 s passed on the clock given to Budget (read time only through self.clock); before_call gave {got!r}")
 print("Budget: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "Budget_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
@@ -699,7 +717,10 @@ def run_agent(client, model, question, tools, impl, max_steps=8, max_tokens=60_0
 
 # %% nbgrader={"grade": true, "grade_id": "run_agent_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: run_agent answers the taxi question in two model calls, and stops a model that
-never finishes after max_steps calls with "STOPPED: step limit"."""
+never finishes after max_steps calls with "STOPPED: step limit"; it stops on the token budget, on
+the clock it was given ("STOPPED: timeout"), on a call asked for the third time ("STOPPED: loop",
+not only back to back), and on a tool call cut off by the token limit (without running it); it
+cuts a long tool result with the [truncated] marker."""
 import dataclasses
 
 from workbook.checks import fresh
@@ -728,6 +749,41 @@ llm, r = run(wb.scenarios.never_finishes(), {"search_kb": lambda query: {"hits":
 assert (r.answer, r.status, r.steps, llm.calls) == (None, "STOPPED: step limit", 3, 3), (
     f"with max_steps=3 a model that never finishes is called 3 times and stopped; got {r!r} "
     f"after {llm.calls} model calls")
+llm, r = run(scenario, wb.shop.Shop("C-001").tools(), max_tokens=1)
+assert (r.answer, r.status, r.steps) == (None, "STOPPED: token budget", 1), (
+    f"with max_tokens=1 the first reply (a tool call) is over the budget; got {r!r}")
+
+now = [0.0]
+
+
+def slow_search(query):
+    now[0] += 50  # a search takes 50 s on the clock passed to run_agent
+    return {"hits": []}
+
+
+llm, r = run(wb.scenarios.never_finishes(), {"search_kb": slow_search}, clock=lambda: now[0], timeout_s=120)
+assert (r.status, r.steps) == ("STOPPED: timeout", 3), (
+    f"three 50 s searches use up a 120 s timeout on the clock you were given; expected 'STOPPED: timeout' "
+    f"after 3 model calls, got {r!r}. Read the time only through the clock parameter")
+
+shop = wb.shop.Shop("C-001")
+llm, r = run(wb.scenarios.goes_in_circles(), shop.tools())
+assert (r.status, r.steps) == ("STOPPED: loop", 5), (
+    "A-1001, A-1002, A-1001, A-1002, A-1001: the third A-1001 comes at step 5 (count every call of the run "
+    f"by call_key, not only the previous one); got {r!r}")
+
+big = {"fetch_report": lambda page: {"page": page, "text": "Taxi 2500 KZT; " * 400}}
+llm, r = run(wb.scenarios.token_hog(pages=1), big, max_result_chars=300)
+sent = [m for m in llm.requests[-1]["messages"] if m.get("role") == "tool"]
+assert sent and "[truncated] cut" in str(sent[0].get("content")) and len(sent[0]["content"]) < 400, (
+    "a long tool result is cut to max_result_chars with the [truncated] marker (use truncate) before the "
+    f"model sees it; it saw {str(sent[0].get('content') if sent else None)[-60:]!r}")
+
+shop = wb.shop.Shop("C-001")
+llm, r = run(wb.scenarios.get("cut_off", in_call=True), shop.tools())
+assert (r.answer, r.status, r.steps) == (None, "STOPPED: length", 1) and shop.log == [], (
+    "a tool call cut off by the token limit must not run: read finish_reason first; got "
+    f"{r!r}, and the shop saw {shop.log}")
 print("run_agent: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "run_agent_hidden_tests", "locked": true, "points": 4, "schema_version": 3, "solution": false}
