@@ -217,7 +217,8 @@ def execute(shop, name, arguments, ask_customer):
 
 # %% nbgrader={"grade": true, "grade_id": "execute_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: execute runs txn_sum for the session's customer and returns its JSON result, and
-refuses a call that names a customer_id with an "ERROR:" observation, running nothing."""
+refuses a call that names a customer_id with an "ERROR:" observation, running nothing; card_block
+runs only when ask_customer says yes, never on the model's own "confirmed": true."""
 import json
 
 from workbook.checks import fresh
@@ -236,6 +237,19 @@ out = execute(shop, "txn_sum", '{"category": "taxi", "month": "2026-09", "custom
 assert type(out) is str and out.startswith("ERROR:") and "customer_id" in out, (
     f"a call with customer_id must give an observation starting 'ERROR:' that names customer_id; got {out!r}")
 assert shop.log == [], f"a refused call must not run the tool; the shop saw {shop.log}"
+
+shop, asked = wb.shop.Shop("C-001"), []
+out = execute(shop, "card_block", "{}", lambda n, a: asked.append(n) or False)
+assert type(out) is str and out.startswith("ERROR:") and shop.card_blocked is False, (
+    f"card_block changes state: when ask_customer says no, return an 'ERROR:' and do not run it; got {out!r}")
+assert asked == ["card_block"], f"ask the customer once about card_block; asked about {asked}"
+out = execute(shop, "card_block", '{"confirmed": true}', lambda n, a: False)
+assert type(out) is str and out.startswith("ERROR:") and shop.card_blocked is False, (
+    "the model cannot confirm for the customer: {'confirmed': true} in its arguments must not block the "
+    f"card; got {out!r}")
+out = execute(shop, "card_block", "{}", lambda n, a: True)
+assert shop.card_blocked is True and not out.startswith("ERROR:"), (
+    f"when ask_customer returns True, card_block runs; got {out!r}")
 print("execute: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "execute_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
@@ -516,21 +530,43 @@ def read_file(path):
 
 # %% nbgrader={"grade": true, "grade_id": "read_file_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: read_file reads a study note from agent_files/ and refuses a path that leaves the
-folder with PermissionError."""
+folder with PermissionError; in a temporary agent folder it also refuses an absolute path into a
+sibling folder named agent_files_evil, and a symlink named .md that leads to .env, and cuts a
+long file at 20,000 characters with the marker."""
+import tempfile
+from pathlib import Path
+
+from workbook.checks import fresh
+
+wb = fresh()
 text = read_file("notes/agent-loop.md")
 assert type(text) is str and "agent loop" in text.lower(), (
     f"read_file('notes/agent-loop.md') must return the note's text; got {text[:80]!r}")
+with wb.checks.raises(PermissionError, what="read_file('../README.md'), a path out of the folder,"):
+    read_file("../README.md")
+
+_saved_base = BASE
+_tmp = tempfile.TemporaryDirectory()
 try:
-    leaked = read_file("../README.md")
-except PermissionError:
-    pass
-except NotImplementedError:
-    raise
-except Exception as e:
-    raise AssertionError(f"read_file('../README.md') must raise PermissionError, not {type(e).__name__}: {e}") from None
-else:
-    raise AssertionError(f"read_file('../README.md') left agent_files/ and returned {leaked[:60]!r}: "
-                         "resolve the path and check target.is_relative_to(root)")
+    tmp = Path(_tmp.name).resolve()
+    BASE = tmp / "agent_files"
+    (BASE / "notes").mkdir(parents=True)
+    (BASE / ".env").write_text("SHOP_API_KEY=inside-but-secret", encoding="utf-8")
+    (BASE / "notes" / "env.md").symlink_to(BASE / ".env")
+    (BASE / "notes" / "big.md").write_text("x" * 30_000, encoding="utf-8")
+    (tmp / "agent_files_evil").mkdir()
+    (tmp / "agent_files_evil" / "keys.md").write_text("evil twin secret", encoding="utf-8")
+    evil = str(tmp / "agent_files_evil" / "keys.md")
+    with wb.checks.raises(PermissionError, what="read_file(<absolute path into agent_files_evil/>)"):
+        read_file(evil)
+    with wb.checks.raises(PermissionError, what="read_file('notes/env.md'), a symlink named .md that leads to .env,"):
+        read_file("notes/env.md")
+    got = read_file("notes/big.md")
+    assert got == "x" * 20_000 + "\n[truncated]", (
+        f"a 30,000-character file gives its first 20,000 characters and '\\n[truncated]'; got {len(got)} characters")
+finally:
+    BASE = _saved_base
+    _tmp.cleanup()
 print("read_file: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "read_file_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
@@ -674,9 +710,16 @@ def write_note(filename, text):
 
 # %% nbgrader={"grade": true, "grade_id": "write_note_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: write_note saves a note into out/ of the agent folder and returns a str; a name
-with a path in it is refused with ValueError. (Run in a temporary agent folder.)"""
+with a path in it, a capital letter or a trailing newline is refused with ValueError; a symlink
+planted in out/, or an out/ that is itself a link, is refused with PermissionError and nothing is
+written. (Run in a temporary agent folder.)"""
+import os
 import tempfile
 from pathlib import Path
+
+from workbook.checks import fresh
+
+wb = fresh()
 
 _saved_base = BASE
 _tmp = tempfile.TemporaryDirectory()
@@ -688,18 +731,27 @@ try:
     saved = BASE / "out" / "lamps-returns.md"
     assert saved.is_file() and saved.read_text(encoding="utf-8") == "Returns: 14 days.", (
         "write_note('lamps-returns.md', text) must write text to BASE / 'out' / 'lamps-returns.md'")
-    try:
+    with wb.checks.raises(ValueError, what="write_note('../kb/returns.md', ...), a name with a path in it "
+                          "(check it with re.fullmatch),"):
         write_note("../kb/returns.md", "Returns: 90 days!")
-    except ValueError:
-        pass
-    except NotImplementedError:
-        raise
-    except Exception as e:
-        raise AssertionError(f"a bad name must raise ValueError, not {type(e).__name__}: {e}") from None
-    else:
-        raise AssertionError("write_note('../kb/returns.md', ...) must raise ValueError: check the name "
-                             "with re.fullmatch(r'[a-z0-9][a-z0-9-]{0,40}\\.md', filename)")
     assert not (BASE / "kb" / "returns.md").exists(), "the refused call wrote kb/returns.md"
+    for name, why in [("Lamps.md", "a capital letter"), ("lamps.md\n", "a trailing newline (re.match with $ lets it through)")]:
+        with wb.checks.raises(ValueError, what=f"write_note({name!r}, ...) ({why})"):
+            write_note(name, "x")
+    (BASE / "kb" / "returns.md").write_text("Returns: 14 days.", encoding="utf-8")
+    (BASE / "out" / "planted.md").symlink_to(BASE / "kb" / "returns.md")
+    with wb.checks.raises(PermissionError, what="write_note('planted.md', ...), a symlink planted in out/,"):
+        write_note("planted.md", "Returns: 90 days!")
+    assert (BASE / "kb" / "returns.md").read_text(encoding="utf-8") == "Returns: 14 days.", (
+        "the note was written through the planted symlink into kb/returns.md")
+    for p in (BASE / "out").iterdir():
+        p.unlink()
+    (BASE / "out").rmdir()
+    (BASE.parent / "elsewhere").mkdir()
+    os.symlink(BASE.parent / "elsewhere", BASE / "out")
+    with wb.checks.raises(PermissionError, what="write_note('notes.md', ...) when out/ is a link to another folder"):
+        write_note("notes.md", "x")
+    assert list((BASE.parent / "elsewhere").iterdir()) == [], "the note was written outside BASE through a linked out/"
 finally:
     BASE = _saved_base
     _tmp.cleanup()
@@ -898,22 +950,20 @@ def calculate(expression):
 
 
 # %% nbgrader={"grade": true, "grade_id": "calculate_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: calculate computes a fee and a power as numbers, and refuses a function call with
-ValueError."""
+"""Visible tests: calculate computes a fee and a power as numbers, and refuses with ValueError a
+function call, an exponent over 100 (also one that is computed, 2 ** (50 * 3)) before computing it."""
+from workbook.checks import fresh
+
+wb = fresh()
 fee = calculate("2450 * 2.5 / 100")
 assert type(fee) is float and fee == 61.25, f"calculate('2450 * 2.5 / 100') should be 61.25 (a float); got {fee!r}"
 power = calculate("2 ** 10")
 assert type(power) is int and power == 1024, f"calculate('2 ** 10') should be the int 1024; got {power!r}"
-try:
-    got = calculate("__import__('os').getcwd()")
-except ValueError:
-    pass
-except NotImplementedError:
-    raise
-except Exception as e:
-    raise AssertionError(f"a call in the expression must raise ValueError, not {type(e).__name__}: {e}") from None
-else:
-    raise AssertionError(f"calculate ran code and returned {got!r}: allow only numbers and operators (ast), never eval")
+with wb.checks.raises(ValueError, what="calculate(\"__import__('os').getcwd()\"), code rather than arithmetic,"):
+    calculate("__import__('os').getcwd()")
+for expression in ("2 ** 1000", "2 ** (50 * 3)"):
+    with wb.checks.raises(ValueError, what=f"calculate({expression!r}), an exponent over MAX_EXPONENT checked before computing,"):
+        calculate(expression)
 print("calculate: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "calculate_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
