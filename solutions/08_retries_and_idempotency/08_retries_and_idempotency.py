@@ -211,7 +211,9 @@ def is_retryable(error):
 
 
 # %% nbgrader={"grade": true, "grade_id": "is_retryable_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: is_retryable says True for the fake provider's 429 and False for its 400."""
+"""Visible tests: is_retryable says True for the fake provider's 429 and False for its 400; True
+for a 409 and a timeout (which has no status code); the provider's x-should-retry wins."""
+import httpx2
 import openai
 
 from workbook.checks import fresh
@@ -235,6 +237,14 @@ assert type(got) is bool, f"is_retryable must return True or False, got {got!r}"
 assert got is True, "a 429 (RateLimitError) goes away after a wait: retry it"
 assert is_retryable(bad_request) is False, (
     "a 400 (BadRequestError) means the request itself is wrong: sending it again gives the same 400")
+REQUEST = httpx2.Request("POST", "https://api.example.invalid/v1/chat/completions")
+conflict = openai.ConflictError("Error code: 409", response=httpx2.Response(409, request=REQUEST), body=None)
+assert is_retryable(conflict) is True, "409 is in the list of statuses worth a retry (408, 409, 429, >= 500)"
+assert is_retryable(openai.APITimeoutError(request=REQUEST)) is True, (
+    "an APITimeoutError (an APIConnectionError, with no status code) is worth a retry")
+refused = openai.InternalServerError("Error code: 503", body=None, response=httpx2.Response(
+    503, headers={"x-should-retry": "false"}, request=REQUEST))
+assert is_retryable(refused) is False, "a 503 with the header x-should-retry: false must not be retried: obey it"
 print("is_retryable: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "is_retryable_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
@@ -408,8 +418,10 @@ def retry_delay(attempt, error, rand=random.random):
 
 
 # %% nbgrader={"grade": true, "grade_id": "retry_delay_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: without a retry-after, retry_delay doubles from 0.5 s up to 8 s (rand = 0); the
-fake provider's 429 asks for 1 ms, and retry_delay returns 0.001."""
+"""Visible tests: without a retry-after, retry_delay doubles from 0.5 s up to 8 s (rand = 0) and is
+up to 25 % shorter with rand = 1; the fake provider's 429 asks for 1 ms, and retry_delay returns
+0.001; a retry-after that is not a number of seconds in range is not used."""
+import httpx2
 import openai
 
 from workbook.checks import fresh
@@ -428,6 +440,15 @@ except openai.RateLimitError as e:
     got = retry_delay(0, e, rand=lambda: 0.0)
     assert got == 0.001, (f"the 429 carries retry-after-ms: 1 (and retry-after: 1); the milliseconds win: "
                           f"expected 0.001 s, got {got!r}")
+got = retry_delay(0, timeout, rand=lambda: 1.0)
+assert got == 0.375, f"the jitter: 0.5 * (1 - 0.25 * rand()) with rand() == 1 is 0.375; got {got!r}"
+REQUEST = httpx2.Request("POST", "https://api.example.invalid/v1/chat/completions")
+for value in ("Wed, 21 Oct 2026 07:28:00 GMT", "3600"):
+    limited = openai.RateLimitError("Error code: 429", body=None,
+                                    response=httpx2.Response(429, headers={"retry-after": value}, request=REQUEST))
+    with wb.checks.no_raise(f"retry_delay(0, <a 429 with retry-after: {value}>)", hint="ignore a header you cannot use"):
+        got = retry_delay(0, limited, rand=lambda: 0.0)
+    assert got == 0.5, f"retry-after: {value!r} is not a number of seconds in (0, 120]: use the backoff, 0.5; got {got!r}"
 print("retry_delay: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "retry_delay_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
@@ -554,7 +575,10 @@ def create_with_retries(client, *, attempts=4, sleep=time.sleep, retryable=is_re
 
 # %% nbgrader={"grade": true, "grade_id": "create_with_retries_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: create_with_retries gets through two 429s with its own retries (the SDK's are
-switched off), sleeping what `delay` says between attempts, and returns the response."""
+switched off), sleeping what `delay` says between attempts, and returns the response; it re-raises
+at once when `retryable` says no, and never sleeps after the last attempt."""
+import openai
+
 from workbook.checks import fresh
 
 wb = fresh()
@@ -573,6 +597,17 @@ assert sleeps == [0.25, 0.5], (
     f"sleep(delay(attempt, error)) after each failure, attempt = 0, 1: expected sleeps [0.25, 0.5], got {sleeps}")
 assert type(response).__name__ == "ChatCompletion" and response.choices[0].finish_reason == "tool_calls", (
     f"return the SDK's response, got {type(response).__name__}")
+
+for retryable, attempts, calls, slept in ((lambda error: False, 4, 1, []), (lambda error: True, 3, 3, [0.25, 0.5])):
+    llm, sleeps = wb.fake_llm.FakeLLM(wb.scenarios.rate_limited(failures=5)), []
+    with wb.checks.raises(openai.RateLimitError, what=f"create_with_retries(attempts={attempts}) on a provider "
+                          "that keeps failing"):
+        create_with_retries(llm.client(), attempts=attempts, sleep=sleeps.append, retryable=retryable,
+                            delay=lambda attempt, error: 0.25 * (attempt + 1), model="fake-model",
+                            messages=[{"role": "user", "content": scenario.question}])
+    assert (llm.calls, sleeps) == (calls, slept), (
+        f"attempts={attempts}, retryable says {retryable(None)}: expected {calls} request(s) and sleeps {slept} (ask "
+        f"retryable(error) after each failure; never sleep after the last attempt); got {llm.calls} and {sleeps}")
 print("create_with_retries: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "create_with_retries_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
@@ -817,8 +852,13 @@ def idempotency_key(call_id, order_id, amount):
 
 
 # %% nbgrader={"grade": true, "grade_id": "idempotency_key_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: idempotency_key returns a short str, the same for the same request and different
-when the tool call, the order or the amount differs."""
+"""Visible tests: idempotency_key returns a short str, the same for the same request (also when the
+clock moves on, and in a process whose hash() differs) and different when the tool call, the
+order or the amount differs (also when the parts would run together, or differ only at the end
+of a long id)."""
+import builtins
+import time
+
 key = idempotency_key("call_abc123", "A-1001", 2450)
 assert type(key) is str and 0 < len(key) <= 255, f"the key must be a str of 1 to 255 characters; got {key!r}"
 assert idempotency_key("call_abc123", "A-1001", 2450) == key, (
@@ -828,6 +868,20 @@ others = {"another tool call": idempotency_key("call_xyz789", "A-1001", 2450),
           "another amount": idempotency_key("call_abc123", "A-1001", 1290)}
 for what, other in others.items():
     assert other != key, f"{what} is another request and needs another key; both gave {key!r}"
+assert idempotency_key("call_1", "A-10", 12) != idempotency_key("call_1", "A-101", 2), (
+    "('call_1', 'A-10', 12) and ('call_1', 'A-101', 2) are different requests: do not just join the parts")
+long_a, long_b = idempotency_key("c" * 300 + "1", "A-1001", 2450), idempotency_key("c" * 300 + "2", "A-1001", 2450)
+assert type(long_a) is str and len(long_a) <= 255 and long_a != long_b, (
+    "call ids of 301 characters that differ in their last one need different keys of at most 255 characters: "
+    "hash the request (hashlib), do not cut it")
+real_time, real_hash = time.time, builtins.hash
+try:
+    time.time = lambda: real_time() + 365 * 24 * 3600  # a year later
+    builtins.hash = lambda obj: real_hash(("another process", obj))  # what PYTHONHASHSEED does
+    later = idempotency_key("call_abc123", "A-1001", 2450)
+finally:
+    time.time, builtins.hash = real_time, real_hash
+assert later == key, "the key changed with the clock or with hash(): derive it from the request alone (hashlib)"
 print("idempotency_key: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "idempotency_key_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
@@ -981,7 +1035,8 @@ def make_refund_tool(payments, sleep=time.sleep, attempts=3):
 # %% nbgrader={"grade": true, "grade_id": "make_refund_tool_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: after an ambiguous timeout the refund tool retries with the same key, so the
 payment service refunds once and the tool returns its result; the same refund asked for again in a
-new tool call is reported, not paid again."""
+new tool call is reported, not paid again; a second partial refund of another amount is made;
+when every attempt times out, the error says the refund may or may not have been made."""
 from workbook.checks import fresh
 
 wb = fresh()
@@ -1003,6 +1058,21 @@ assert len(payments.refunds) == 1, (
     "time: check payments.refunds_for(order_id) for a refund of this amount first")
 assert type(again) is dict and again.get("status") == "already refunded", (
     f"report the earlier refund with status 'already refunded'; got {again!r}")
+
+payments = wb.payments.Payments()
+refund = make_refund_tool(payments, sleep=lambda seconds: None)
+with wb.checks.no_raise("two partial refunds of A-1001 (1000 KZT, then 1450 KZT)"):
+    refund("A-1001", 1000, call_id="call_1")
+    second = refund("A-1001", 1450, call_id="call_2")
+assert [r["amount"] for r in payments.refunds] == [1000, 1450], (
+    f"a refund of another amount is another request: the business key is order AND amount, the idempotency key "
+    f"comes from call_id, order_id and amount; refunds made: {payments.refunds}, second result {second!r}")
+
+payments = wb.payments.Payments(script=["lost", "lost", "lost"])
+result = make_refund_tool(payments, sleep=lambda seconds: None)("A-1002", 1290, call_id="call_3")
+assert type(result) is dict and "may" in str(result.get("error", "")).lower(), (
+    "when every attempt timed out, return {'error': ...} saying the refund may or may not have been made "
+    f"(a timeout is not a failure); got {result!r}")
 print("make_refund_tool: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "make_refund_tool_hidden_tests", "locked": true, "points": 4, "schema_version": 3, "solution": false}
