@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shutil
 
-from autograder import cohort, collect, export, feedback
+from autograder import cohort, collect, export, feedback, sandbox
 from autograder.course import AutograderError, Course
 from autograder.settings import Limits
 
@@ -18,7 +18,13 @@ def demo(course: Course, workers: int = 2, out=print) -> None:
     shutil.rmtree(demo_course.workspace, ignore_errors=True)
     _show("collect", collect.collect(demo_course, course.sample_cohort), out)
     out("== grade")
-    cohort.grade(demo_course, workers=workers, limits=Limits(cell_timeout=10, notebook_timeout=120))
+    # The sample cohort is the course's own notebooks: without bubblewrap, grade it anyway and say so.
+    mode = "auto" if sandbox.bwrap_problem() is None else "none"
+    if mode == "none":
+        out(f"note: {sandbox.bwrap_problem()}; grading the sample cohort without a sandbox. "
+            f"A real cohort needs one: {sandbox.INSTALL_HINT}")
+    cohort.grade(demo_course, workers=workers,
+                 limits=Limits(cell_timeout=10, notebook_timeout=120, sandbox=mode))
     _show("feedback", feedback.feedback(demo_course, workers), out)
     _show("export", export.export(demo_course), out)
     _show("report", export.report(demo_course), out)

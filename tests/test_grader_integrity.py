@@ -116,3 +116,15 @@ def test_export_skips_broken_results_and_says_so(tmp_path):
         assert len(rows) == 2 and rows[1].startswith("ada,01_one_step,ok,3,3") and rows[1].endswith("sandbox=none")
     finally:
         shutil.rmtree(course.workspace, ignore_errors=True)
+
+
+def test_grade_refuses_before_grading_anything_without_a_sandbox(monkeypatch, tmp_path):
+    from autograder import cohort
+    from autograder.__main__ import main
+
+    monkeypatch.setattr(sandbox, "bwrap_problem", lambda: "bubblewrap (`bwrap`) is not installed")
+    course = Course(root=REPO, workspace=REPO / "autograder" / "work" / f"t-{tmp_path.name}")
+    with pytest.raises(AutograderError, match="apt-get install bubblewrap"):
+        cohort.grade(course)
+    with pytest.raises(SystemExit):  # argparse: only auto, bwrap or none
+        main(["grade", "--sandbox", "docker"])
