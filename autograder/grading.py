@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import time
 from pathlib import Path
 
@@ -65,10 +64,7 @@ def _grade_one(course: Course, config, db: Path, student: str, chapter: str, lim
 
     started, message = time.monotonic(), ""
     # A stale autograded copy must never stand in for this run's result.
-    stale = course.autograded / student / chapter
-    if stale.is_symlink() or (stale.exists() and not stale.is_dir()):
-        stale.unlink()
-    shutil.rmtree(stale, ignore_errors=True)
+    results.clear(course.autograded / student / chapter, within=course.workspace)
     for _ in range(2):
         try:
             log, message = nbgrader_run.run(Autograde, config, chapter, student), ""
@@ -77,7 +73,7 @@ def _grade_one(course: Course, config, db: Path, student: str, chapter: str, lim
             log, message = str(e), str(e)
             if "didn't respond" not in message:  # only a kernel that never started is retried
                 break
-    _write_log(course.work / "logs" / student / f"{chapter}.log", log)
+    results.write_text(course.work / "logs" / student / f"{chapter}.log", log, within=course.workspace)
     try:
         record = results.build(course, student, chapter, gradebook.scores(db, student, chapter),
                                time.monotonic() - started, message, sandbox=limits.sandbox)
@@ -90,6 +86,3 @@ def _grade_one(course: Course, config, db: Path, student: str, chapter: str, lim
     results.save(course, record)
     return record
 
-
-def _write_log(path: Path, text: str) -> None:
-    results.write_text(path, text)

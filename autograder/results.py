@@ -99,17 +99,26 @@ def path_for(course: Course, student: str, chapter: str) -> Path:
     return course.results / student / f"{chapter}.json"
 
 
-def write_text(path: Path, text: str) -> None:
-    """Write `path` whatever was put in its way (a folder, a symlink, a file where a folder goes):
-    the grader's own files are never blocked by what a submission left in the workspace."""
+def clear(path: Path, within: Path | None = None) -> Path:
+    """Remove `path` and anything in the way of its folders inside `within` (a symlink or a file
+    where a folder goes), never following a link out of `within`. Returns the absolute path."""
+    path, root = Path(path).absolute(), Path(within).absolute() if within else None
     for parent in reversed([path.parent, *path.parent.parents]):
-        if parent.is_symlink() or (parent.exists() and not parent.is_dir()):
+        if root is not None and parent.is_relative_to(root) and parent != root and (
+                parent.is_symlink() or (parent.exists() and not parent.is_dir())):
             parent.unlink()
-    path.parent.mkdir(parents=True, exist_ok=True)
     if path.is_symlink() or path.is_file():
         path.unlink()
     elif path.is_dir():
         shutil.rmtree(path)
+    return path
+
+
+def write_text(path: Path, text: str, within: Path | None = None) -> None:
+    """Write `path` whatever was put in its way inside `within` (a folder, a symlink, a file where
+    a folder goes): the grader's own files are never blocked by what a submission left there."""
+    path = clear(path, within)
+    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
     if tmp.is_dir() and not tmp.is_symlink():
         shutil.rmtree(tmp)
@@ -119,7 +128,7 @@ def write_text(path: Path, text: str) -> None:
 
 def save(course: Course, record: dict) -> None:
     write_text(path_for(course, record["student"], record["chapter"]),
-               json.dumps(record, indent=1, sort_keys=True) + "\n")
+               json.dumps(record, indent=1, sort_keys=True) + "\n", within=course.workspace)
 
 
 REQUIRED = {"student": str, "chapter": str, "status": str, "score": (int, float),

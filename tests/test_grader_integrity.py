@@ -89,12 +89,12 @@ def test_scoring_counts_only_cells_that_ran_to_their_end_without_an_error(output
 def test_grader_writes_are_never_blocked(tmp_path):
     target = tmp_path / "results" / "bob" / "01.json"
     (target / "blocked").mkdir(parents=True)  # a folder where the result goes
-    results.write_text(target, "{}")
+    results.write_text(target, "{}", within=tmp_path)
     assert target.read_text() == "{}"
     link = tmp_path / "logs" / "bob"
     link.parent.mkdir()
     link.symlink_to(tmp_path / "elsewhere")  # a symlink where a folder goes
-    results.write_text(link / "01.log", "log")
+    results.write_text(link / "01.log", "log", within=tmp_path)
     assert (link / "01.log").read_text() == "log" and not link.is_symlink()
     assert not (tmp_path / "elsewhere").exists()
 
