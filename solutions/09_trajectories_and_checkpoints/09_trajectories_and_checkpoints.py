@@ -253,7 +253,10 @@ def step_line(step, response, results, ms):
 
 # %% nbgrader={"grade": true, "grade_id": "step_line_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: step_line describes the first step of refund_then_check: its thought, the
-get_order call, the result preview, the tokens of the model call and the ms given."""
+get_order call, the result preview, the tokens of the model call and the ms given; for a reply
+with two calls it lists both in "calls", pairs results by tool_call_id (they may come in another
+order) and cuts a long result to 200 characters ending in "…"; a final answer has no thought,
+tool, input or result_preview."""
 import json
 
 from workbook.checks import fresh
@@ -274,6 +277,27 @@ for key, want in expected.items():
     assert key in line, f"the step line needs the key {key!r}; it has {sorted(line)}"
     assert line[key] == want, f"{key!r} should be {want!r}, got {line[key]!r}"
 json.dumps(line)  # a line must be JSON
+
+two = wb.scenarios.two_orders()
+response = wb.fake_llm.FakeLLM(two).client().chat.completions.create(
+    model="fake-model", messages=[{"role": "user", "content": two.question}], tools=two.openai_tools())
+first, second = response.choices[0].message.tool_calls
+results = [{"role": "tool", "tool_call_id": second.id, "content": '{"order_id": "A-1002"}'},  # finished first
+           {"role": "tool", "tool_call_id": first.id, "content": "x" * 300}]
+line = step_line(2, response, results, 5.0)
+calls = line.get("calls")
+assert type(calls) is list and [c.get("input") for c in calls] == [{"order_id": "A-1001"}, {"order_id": "A-1002"}], (
+    f"a reply with two calls lists both under 'calls', in the order of the reply; got {calls!r}")
+assert [c.get("result_preview") for c in calls] == ["x" * 199 + "…", '{"order_id": "A-1002"}'], (
+    "pair each result with its call by tool_call_id (not by position), and cut a result over 200 characters to "
+    f"its first 199 and '…'; got {[c.get('result_preview') for c in calls]!r}")
+final = wb.scenarios.long_chat_small_context()
+response = wb.fake_llm.FakeLLM(final).client().chat.completions.create(
+    model="fake-model", messages=[{"role": "user", "content": "Where is my order A-1001?"}])
+line = step_line(1, response, [], 3.0)
+got = {k: line.get(k) for k in ("thought", "tool", "input", "result_preview")}
+assert got == {"thought": None, "tool": None, "input": None, "result_preview": None}, (
+    f"a final answer is not a thought and has no call: all four are None; got {got}")
 print("step_line: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "step_line_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
@@ -470,8 +494,10 @@ def run_logged(client, model, question, tools, impl, log_path, max_steps=8, syst
 
 # %% nbgrader={"grade": true, "grade_id": "run_logged_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: run_logged answers the taxi question and leaves a trajectory of two step lines and
-a summary line that the workbook's trajectory reader reads without a problem; a run stopped by the
-step limit ends with a summary line too."""
+a summary line that the workbook's trajectory reader reads without a problem; ms times the model
+call only, not the tools; a run stopped by the step limit ends with a summary line too; when the
+provider fails at step 2, step 1's line is already on disk."""
+import openai
 import dataclasses
 import json
 import tempfile
@@ -506,6 +532,35 @@ with tempfile.TemporaryDirectory() as folder:
     assert result.status == "STOPPED: step limit" and lines and lines[-1].get("type") == "summary", (
         "a run stopped by the step limit must end its trajectory with a summary line too; the last line was "
         f"{lines[-1] if lines else None}")
+
+    now = [0.0]
+
+    def tick():  # every read of the clock moves it on by 0.25 s
+        now[0] += 0.25
+        return now[0]
+
+    def slow_txn_sum(category, month):  # the tool takes 5 s
+        now[0] += 5
+        return {"category": category, "month": month, "count": 2, "total_kzt": 5000}
+
+    path = Path(folder) / "timed.jsonl"
+    run_logged(wb.fake_llm.FakeLLM(scenario).client(), "fake-model", scenario.question, scenario.openai_tools(),
+               {"txn_sum": slow_txn_sum}, path, clock=tick)
+    ms = [json.loads(line).get("ms") for line in path.read_text(encoding="utf-8").splitlines()][:2]
+    assert all(type(m) in (int, float) and m < 1000 for m in ms), (
+        f"ms is the model call's time only (clock() just before and just after create); the 5 s tool must not "
+        f"count; got ms {ms}")
+
+    S = wb.scenarios
+    failing = S.scripted(S.call("txn_sum", category="taxi", month="2026-09"), S.server_error(500), tools=("txn_sum",))
+    path = Path(folder) / "crash.jsonl"
+    with wb.checks.raises(openai.InternalServerError, what="run_logged when the provider fails at step 2"):
+        run_logged(wb.fake_llm.FakeLLM(failing).client(max_retries=0), "fake-model", scenario.question,
+                   failing.openai_tools(), wb.shop.Shop().tools(), path)
+    written = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+    assert len(written) == 1 and json.loads(written[0]).get("step") == 1, (
+        "write each step line as soon as the step is done (open log_path with 'a' every step): after a failure "
+        f"at step 2, step 1 must be on disk; found {len(written)} lines")
 print("run_logged: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "run_logged_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
@@ -773,8 +828,10 @@ def save_checkpoint(path, state):
 
 # %% nbgrader={"grade": true, "grade_id": "save_checkpoint_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: save_checkpoint writes the state as JSON, overwrites an older checkpoint, leaves no
-temporary file behind, and keeps the old checkpoint when writing the new one fails part-way."""
+temporary file behind (also when writing fails part-way, and the old checkpoint stays), and moves
+the new file into place with os.replace from a temporary file in the checkpoint's folder."""
 import json
+import os
 import tempfile
 from pathlib import Path
 
@@ -811,6 +868,26 @@ with tempfile.TemporaryDirectory() as folder:
         raise AssertionError("writing failed part-way and left a broken checkpoint: write a temporary file in "
                              "the same folder, then os.replace it onto path") from None
     assert survived == second, "writing failed part-way and the old checkpoint changed; it must stay as it was"
+    left = sorted(p.name for p in Path(folder).iterdir())
+    assert left == ["run.json"], f"after a failed save, delete the temporary file; the folder holds {left}"
+
+    moves, real_replace, real_rename = [], os.replace, os.rename
+
+    def spy(real):
+        def move(src, dst, *args, **kwargs):
+            moves.append((Path(os.fsdecode(src)), Path(os.fsdecode(dst))))
+            return real(src, dst, *args, **kwargs)
+        return move
+
+    os.replace, os.rename = spy(real_replace), spy(real_rename)
+    try:
+        save_checkpoint(path, {**second, "step": 4})
+    finally:
+        os.replace, os.rename = real_replace, real_rename
+    onto = [src for src, dst in moves if dst.resolve() == path.resolve()]
+    assert onto and onto[-1].resolve().parent == path.resolve().parent, (
+        "write a temporary file in the checkpoint's own folder, then os.replace(temporary, path): writing the "
+        f"file directly, or from another folder (file system), is not atomic; moves seen: {moves}")
 print("save_checkpoint: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "save_checkpoint_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
@@ -967,7 +1044,8 @@ def run_resumable(client, model, question, tools, impl, path, max_steps=8):
 
 # %% nbgrader={"grade": true, "grade_id": "run_resumable_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: a run of refund_then_check dies during model call 3; resumed from its checkpoint
-with a new client, it finishes with the right answer, and the refund is made once."""
+with a new client, it finishes with the right answer, and the refund is made once; run again on
+the finished checkpoint, it returns the same result without calling the model."""
 import dataclasses
 import tempfile
 from pathlib import Path
@@ -994,6 +1072,11 @@ with tempfile.TemporaryDirectory() as folder:
         f"the refund was finished before the crash; resuming made {len(payments.refunds)} refunds. Continue from "
         "the checkpoint's messages instead of starting over")
     assert llm.calls == 2, f"the resumed run needs model calls 3 and 4 only; it made {llm.calls}"
+    again = wb.fake_llm.FakeLLM(healthy)
+    result = run_resumable(again.client(max_calls=2), "fake-model", healthy.question, healthy.openai_tools(), impl, path)
+    assert (result.answer, result.status, result.steps, again.calls) == (healthy.answer, "done", 4, 0), (
+        "a checkpoint whose status is not 'running' is a finished run: return its AgentResult without calling the "
+        f"model; got {result!r} after {again.calls} model calls")
 print("run_resumable: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "run_resumable_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
@@ -1242,7 +1325,8 @@ def run_with_approval(client, model, question, tools, impl, path, needs_approval
 
 # %% nbgrader={"grade": true, "grade_id": "run_with_approval_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: refund_then_check pauses before the refund without making it; resumed with "yes"
-(by a new process), it refunds once and finishes."""
+(by a new process), it refunds once and finishes, without asking the model again for the paused
+step; resumed with "no" instead, nothing is refunded."""
 import dataclasses
 import json
 import tempfile
@@ -1272,11 +1356,23 @@ with tempfile.TemporaryDirectory() as folder:
     saved = json.loads(path.read_text(encoding="utf-8"))
     assert saved.get("status") == "paused" and (saved.get("pending") or {}).get("tool") == "refund", (
         "the checkpoint must record the pause (status 'paused') and the pending refund")
-    done = run_with_approval(wb.fake_llm.FakeLLM(scenario).client(), "fake-model", scenario.question,
+    llm = wb.fake_llm.FakeLLM(scenario)
+    done = run_with_approval(llm.client(), "fake-model", scenario.question,
                              scenario.openai_tools(), impl, path, {"refund"}, decision="yes")
     assert (done.answer, done.status, done.steps) == (scenario.answer, "done", 4), (
         f"after 'yes' the run finishes: expected AgentResult({scenario.answer!r}, 'done', 4), got {done!r}")
     assert len(payments.refunds) == 1, f"one refund approved, {len(payments.refunds)} made"
+    assert llm.calls == 2, (
+        "the paused step's calls run again from the checkpoint without asking the model again: the resumed run "
+        f"needs model calls 3 and 4 only; it made {llm.calls}")
+
+    path = Path(folder) / "no.json"
+    payments = wb.payments.Payments()  # a fresh payment service for the second run
+    run_with_approval(wb.fake_llm.FakeLLM(scenario).client(), "fake-model", scenario.question,
+                      scenario.openai_tools(), impl, path, {"refund"})
+    run_with_approval(wb.fake_llm.FakeLLM(scenario).client(max_calls=6), "fake-model", scenario.question,
+                      scenario.openai_tools(), impl, path, {"refund"}, decision="no", max_steps=4)
+    assert payments.refunds == [], f"the customer said no: nothing may be refunded; made {payments.refunds}"
 print("run_with_approval: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "run_with_approval_hidden_tests", "locked": true, "points": 4, "schema_version": 3, "solution": false}
