@@ -45,12 +45,13 @@ class FakeLLM:
                     "type": "invalid_request_error", "param": None, "code": None}})
             try:
                 body = json.loads(request.content)
-            except ValueError:
+            except (ValueError, RecursionError):
                 body = request.content.decode("utf-8", "replace")
-            out = self.handle(body)
+            out = self.handle(body)  # never raises: an error is a 400 or the fake's own 500
             if out.hang:
                 raise httpx2.ReadTimeout("the fake provider did not answer in time", request=request)
-            return httpx2.Response(out.status, json=out.body, headers=out.headers)
+            return httpx2.Response(out.status, content=out.data(),
+                                   headers={"content-type": "application/json", **out.headers})
 
         return handler
 

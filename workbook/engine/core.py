@@ -14,11 +14,17 @@ import json
 import math
 from dataclasses import dataclass, field
 
+from workbook.engine.failures import error_body, explain
 from workbook.engine.protocol import ProtocolError, check_request
 from workbook.engine.replies import Fault, Reply, Timeout
 from workbook.engine.turns import Conversation, ToolCallSeen, Turn, text_of
 
 CREATED = 1764547200  # 2025-12-01T00:00:00Z: fixed, so transcripts are byte-identical
+
+
+def utf8(text: str) -> bytes:
+    """Bytes to hash: a lone surrogate (sent as a JSON escape) must not crash the engine."""
+    return text.encode("utf-8", "surrogatepass")
 
 
 def compact(obj) -> str:
@@ -75,16 +81,22 @@ def _common_prefix(a: list[dict], b: list[dict]) -> int:
 
 @dataclass
 class Outcome:
-    """What a face sends back: an HTTP status, headers and a JSON body, or a hang (timeout)."""
+    """What a face sends back: an HTTP status, headers and a JSON body, or a hang (timeout).
+    `failure` is the message of the fake's own 500 (a scenario or engine error), for a log line."""
 
     status: int
     body: dict | None
     headers: dict = field(default_factory=dict)
     hang: bool = False
+    failure: str | None = None
+
+    def data(self) -> bytes:
+        """The body as the wire carries it: ASCII-safe JSON, whatever text a tool sent back."""
+        return json.dumps(self.body, default=str).encode()
 
 
 def _call_id(messages: list[dict], j: int) -> str:
-    return "call_" + hashlib.sha1(f"{compact(messages)}#{j}".encode()).hexdigest()[:24]
+    return "call_" + hashlib.sha1(utf8(f"{compact(messages)}#{j}")).hexdigest()[:24]
 
 
 def build_message(reply: Reply, messages: list[dict], dialect: str) -> dict:
@@ -112,12 +124,20 @@ class Engine:
         self._served = 0
 
     def handle(self, body) -> Outcome:
-        """Answer one chat.completions request body."""
+        """Answer one chat.completions request body. Never raises: a request a provider refuses is
+        a 400, and any error of the engine or the scenario is the fake's own 500 (see failures)."""
         self.requests.append(body)
+        turns: list[Turn] = []
         try:
             check_request(body, self.dialect, getattr(self.scenario, "supports_tools", True))
+            return self._answer(body, turns)
         except ProtocolError as e:
             return Outcome(e.status, e.body())
+        except Exception as e:  # a bug or an unreadable result: an error reply, not a dropped line
+            message = explain(self.scenario.name, turns, e)
+            return Outcome(500, error_body(message), {"x-should-retry": "false"}, failure=message)
+
+    def _answer(self, body: dict, turns: list[Turn]) -> Outcome:
         messages, tools = body["messages"], body.get("tools")
         if self.dialect == "ollama":
             messages = ollama_cut(messages, tools, self.context_window)
@@ -126,7 +146,8 @@ class Engine:
         attempt = self._attempts.get(key, 0)
         self._attempts[key] = attempt + 1
         names = tuple(t["function"]["name"] for t in tools or ())
-        reply = self.scenario.policy(Conversation([to_turn(m) for m in messages], attempt, names))
+        turns += [to_turn(m) for m in messages]  # filled in place: an error message reads them
+        reply = self.scenario.policy(Conversation(turns, attempt, names))
         if isinstance(reply, Timeout):
             return Outcome(0, None, hang=True)
         if isinstance(reply, Fault):
@@ -145,7 +166,7 @@ class Engine:
             hit = max((_common_prefix(messages, earlier) for earlier in self.seen[:-1]), default=0)
             usage |= {"prompt_cache_hit_tokens": hit, "prompt_cache_miss_tokens": prompt - hit}
         self._served += 1
-        digest = hashlib.sha1(f"{self.scenario.name}#{compact(messages)}".encode()).hexdigest()
+        digest = hashlib.sha1(utf8(f"{self.scenario.name}#{compact(messages)}")).hexdigest()
         return {"id": f"chatcmpl-{digest[:29]}", "object": "chat.completion",
                 "created": CREATED + self._served, "model": body["model"],
                 "system_fingerprint": f"fp_fake_{self.dialect}",

@@ -11,6 +11,7 @@ import copy
 import json
 
 from workbook.engine.core import compact, to_turn
+from workbook.engine.failures import explain
 from workbook.engine.replies import Fault, Timeout
 from workbook.engine.turns import Conversation, ToolCallSeen, Turn
 
@@ -74,7 +75,10 @@ class FunctionModel:
         self.tool_specs = copy.deepcopy(tool_specs)
         turns = [_turn(i, m) for i, m in enumerate(messages)]
         names = tuple(s.get("name", "") for s in tool_specs or () if isinstance(s, dict))
-        reply = self.scenario.policy(Conversation(turns, 0, names))
+        try:
+            reply = self.scenario.policy(Conversation(turns, 0, names))
+        except Exception as e:  # the fake's own failure, said in the student's terms
+            raise ModelError(explain(self.scenario.name, turns, e)) from None
         if isinstance(reply, Fault | Timeout):
             raise ModelError(f"the model provider failed: {getattr(reply, 'message', 'timeout')}")
         if len(reply.calls) > 1:

@@ -4,8 +4,16 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from workbook.engine.failures import error_body
+
+# One line per failure, no traceback: with no logging set up, Python prints WARNING and above on
+# stderr (a student running `serve` sees it); an application may route or silence it.
+log = logging.getLogger("workbook.fake_llm")
 
 MISSING_KEY = ("You didn't provide an API key. You need to provide your API key in an "
                "Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).")
@@ -20,7 +28,7 @@ def _handler(llm, stop: threading.Event):
             pass
 
         def _send(self, status: int, body: dict, headers: dict | None = None) -> None:
-            data = json.dumps(body).encode()
+            data = json.dumps(body, default=str).encode()  # ASCII: any text a tool sent is safe
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
@@ -45,24 +53,44 @@ def _handler(llm, stop: threading.Event):
                                                   "invalid_request_error", "param": None, "code": None}})
             try:
                 body = json.loads(raw)
-            except ValueError:
+            except (ValueError, RecursionError):
                 body = raw.decode("utf-8", "replace")
-            out = llm.handle(body)
+            try:
+                out = llm.handle(body)  # the engine never raises; a stand-in provider might
+            except Exception as e:
+                message = f"the fake model failed on this request: {type(e).__name__}: {e}"
+                return self._fail(message)
+            if out.failure:
+                return self._fail(out.failure, out.status, out.body, out.headers)
             if out.hang:  # never answer in time; give up at shutdown or after hang_seconds
                 stop.wait(llm.hang_seconds)
                 self.close_connection = True
                 return
             self._send(out.status, out.body, out.headers)
 
+        def _fail(self, message: str, status: int = 500, body: dict | None = None,
+                  headers: dict | None = None) -> None:
+            log.error("fake LLM: %s", message)
+            self._send(status, body or error_body(message), headers or {"x-should-retry": "false"})
+
     return Handler
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        """A connection that broke (the client gave up, say): one log line, never a traceback."""
+        error = sys.exc_info()[1]
+        if not isinstance(error, ConnectionError | TimeoutError):
+            log.error("fake LLM: %s while serving %s", type(error).__name__, client_address[0])
 
 
 @contextlib.contextmanager
 def serve(llm, port: int = 0):
     """Serve `llm` on 127.0.0.1; yields the base URL (ending in /v1)."""
     stop = threading.Event()
-    server = ThreadingHTTPServer(("127.0.0.1", port), _handler(llm, stop))
-    server.daemon_threads = True
+    server = Server(("127.0.0.1", port), _handler(llm, stop))
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
                               daemon=True)
     thread.start()

@@ -11,21 +11,24 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from workbook.engine import reading
+
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
 
 def text_of(content) -> str | None:
     """A message's content as text: content parts keep their text ones, as providers read them."""
     if isinstance(content, list):
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+        texts = (p.get("text") for p in content if isinstance(p, dict))
+        return "".join(t for t in texts if isinstance(t, str))
     return content if content is None or isinstance(content, str) else str(content)
 
 
 def json_or_none(text: str | None) -> Any:
-    """The text parsed as JSON, or None when it is not JSON."""
+    """The text parsed as JSON, or None when it is not JSON (or nested too deep to read)."""
     try:
         return json.loads(text or "")
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
 
 
@@ -131,6 +134,22 @@ class Conversation:
     def last_fields(self, *keys: str) -> dict | None:
         """The last tool result as a JSON object holding these keys, or None."""
         return fields(self.last_result, *keys)
+
+    def read(self, *result: str | None, **kinds: type) -> dict | None:
+        """The fields a model reads out of a tool result (the last one, or the text given), each
+        under the name asked for, or None when it reports an error or lacks one of them.
+
+            conv.read(count=int, total_kzt=int)      # the last result: numbers
+            conv.read(conv.results[0], status=str)   # that result: a text field
+
+        Tolerant like a model: extra fields, names close to the asked one, numbers as text,
+        `key: value` text; see workbook.engine.reading. `conv.read()` is the result's fields."""
+        if len(result) > 1:
+            raise TypeError("read() takes at most one result text")
+        text = result[0] if result else self.last_result
+        if text is None or error_of(text) is not None:
+            return None
+        return reading.read(json_or_none(text), text, kinds)
 
     def last_error(self) -> str | None:
         """The text of the last tool result when it reports an error, else None."""

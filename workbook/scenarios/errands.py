@@ -10,7 +10,7 @@ its checkpoint without repeating what was already done.
 from __future__ import annotations
 
 from workbook.engine.replies import Call, Reply, call, calls, final
-from workbook.engine.turns import Conversation, fields, number
+from workbook.engine.turns import Conversation, number
 from workbook.scenarios.answers import TAXI_ANSWER, TAXI_QUESTION, report, taxi_answer
 from workbook.scenarios.base import Scenario
 
@@ -38,11 +38,11 @@ def weather_and_math() -> Scenario:
         if conv.called("get_weather") == 0:
             return call("get_weather", city="Almaty")
         if conv.called("calculate") == 0:
-            w = conv.last_fields("temp_c")
+            w = conv.read(temp_c=float)
             if w is None:
                 return final("I could not read the weather.")
             return call("calculate", expression=f"{w['temp_c']} * 9 / 5 + 32")
-        weather = fields(conv.results[0], "temp_c", "sky")
+        weather = conv.read(conv.results[0], temp_c=float, sky=str)
         fahrenheit = number(conv.last_result)
         if weather is None or fahrenheit is None:
             return final("I could not convert the temperature.")
@@ -114,7 +114,7 @@ def refund_then_check(crash_on_step: int | None = None) -> Scenario:
             return Reply(calls=(Call("get_order", {"order_id": "A-1001"}),),
                          text="First I look up order A-1001 to see what it cost.")
         if conv.called("refund") == 0:
-            order = fields(_result_of(conv, "get_order", "A-1001"), "total")
+            order = conv.read(_result_of(conv, "get_order", "A-1001"), total=int)
             if order is None:
                 return final("Sorry, I could not look up order A-1001, so I cannot refund it yet.")
             return Reply(calls=(Call("refund", {"order_id": "A-1001", "amount": order["total"]}),),
@@ -122,10 +122,10 @@ def refund_then_check(crash_on_step: int | None = None) -> Scenario:
         if conv.called("get_order") == 1:
             return Reply(calls=(Call("get_order", {"order_id": "A-1002"}),),
                          text="The refund is handled; now the status of order A-1002.")
-        refund = fields(_result_of(conv, "refund", "A-1001"))
+        refund = conv.read(_result_of(conv, "refund", "A-1001"))
         first = ("Order A-1001 was not refunded" if refund is None else
                  f"Refunded {refund.get('amount', 2450)} KZT for order A-1001")
-        tea = fields(_result_of(conv, "get_order", "A-1002"), "status")
+        tea = conv.read(_result_of(conv, "get_order", "A-1002"), status=str)
         second = ("I could not look up order A-1002" if tea is None else
                   f"order A-1002 ({tea.get('item', '?')}) is {tea['status']}")
         return final(f"{first}; {second}.")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from workbook.engine.reading import brief
 from workbook.engine.replies import Call, Reply, Timeout, call, final, rate_limit, server_error
-from workbook.engine.turns import fields
 from workbook.scenarios.answers import ORDER_QUESTION, TAXI_ANSWER, TAXI_QUESTION
 from workbook.scenarios.base import Scenario
 from workbook.scenarios.errands import taxi_spending
@@ -63,7 +63,14 @@ def deepseek_thinking() -> Scenario:
             if not any(month in r for r in conv.results):
                 return Reply(calls=(Call("txn_sum", {"category": "taxi", "month": month}),),
                              thought=f"I need the taxi total for {months[month]} 2026.")
-        sums = [(fields(r, "total_kzt") or {}).get("total_kzt", "?") for r in conv.results[-2:]]
+        sums = []
+        for month, name in months.items():  # the latest result about each month
+            result = next(r for r in reversed(conv.results) if month in r)
+            got = conv.read(result, total_kzt=int)
+            if got is None:
+                return Reply(text=f"I could not read the taxi total for {name} 2026: txn_sum "
+                             f"returned {brief(result)}", thought="A result I cannot read: say so.")
+            sums.append(got["total_kzt"])
         return Reply(text=f"Taxi: {sums[0]} KZT in September 2026 vs {sums[1]} KZT in August 2026.",
                      thought="Both totals are known; compare them.")
 

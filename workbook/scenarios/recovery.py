@@ -104,7 +104,7 @@ def missing_order() -> Scenario:
             return call("get_order", order_id="A-1003")
         if conv.last_error() is not None:
             return final(MISSING_ANSWER)
-        got = conv.last_fields("status")
+        got = conv.read(status=str)
         if got is not None:
             return final(f"Order A-1003 ({got.get('item', '?')}) is {got['status']}.")
         # Nobody said the look-up failed, so the model fills the gap with a plausible guess.
