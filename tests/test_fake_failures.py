@@ -3,6 +3,7 @@ scenarios read tool results as tolerantly as a model (issue 18). The fuzz is tes
 
 import json
 import logging
+from pathlib import Path
 
 import openai
 import pytest
@@ -135,3 +136,14 @@ def test_deepseek_thinking_reads_a_total_named_differently_over_http():
             messages.append({"role": "tool", "tool_call_id": msg.tool_calls[0].id, "content": json.dumps(
                 {"category": "taxi", "month": month, "total": 5000 if month == "2026-09" else 2500})})
     assert msg.content == sc.answer
+
+
+def test_the_readme_example_runs_against_the_http_face(capsys):
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### The fake as a test double for your own agent", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    llm = FakeLLM("two_orders")
+    with llm.serve() as base_url:
+        exec(code.replace("http://127.0.0.1:8765/v1", base_url), {})
+    assert capsys.readouterr().out.strip() == scenarios.two_orders().answer
+    assert llm.calls == 2
