@@ -225,8 +225,8 @@ def assistant_turn(message):
 
 
 # %% nbgrader={"grade": true, "grade_id": "assistant_turn_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: assistant_turn turns a DeepSeek reply with a tool call into a plain dict that keeps
-role, tool_calls and reasoning_content."""
+"""Visible tests: assistant_turn turns a DeepSeek reply with a tool call into a plain dict with
+exactly role, content, tool_calls (plain dicts, arguments as sent) and reasoning_content."""
 from workbook.checks import fresh
 
 wb = fresh()
@@ -243,6 +243,13 @@ assert type(turn.get("tool_calls")) is list and len(turn["tool_calls"]) == 1, (
 assert turn.get("reasoning_content") == "I need the taxi total for September 2026.", (
     "keep DeepSeek's reasoning_content (getattr(message, 'reasoning_content', None)); "
     f"got {turn.get('reasoning_content')!r}")
+call = reply.tool_calls[0]
+wb.checks.equal(turn, {"role": "assistant", "content": reply.content,
+                       "tool_calls": [{"id": call.id, "type": "function",
+                                       "function": {"name": call.function.name, "arguments": call.function.arguments}}],
+                       "reasoning_content": "I need the taxi total for September 2026."},
+                "assistant_turn(<the DeepSeek reply>)",
+                "exactly these keys (no refusal, annotations...), plain dicts and lists all the way down")
 print("assistant_turn: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "assistant_turn_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
@@ -396,7 +403,8 @@ def request_options(provider, force_tool=False, thinking=True):
 
 # %% nbgrader={"grade": true, "grade_id": "request_options_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: request_options forces a tool on OpenAI with tool_choice="required", and its
-DeepSeek options for a forced tool are accepted by the DeepSeek fake."""
+DeepSeek options for a forced tool are accepted by the DeepSeek fake; Ollama gets no tool_choice;
+each call returns a new dict; an unknown provider raises ValueError listing the known ones."""
 from workbook.checks import fresh
 
 wb = fresh()
@@ -413,6 +421,14 @@ try:
 except Exception as e:
     raise AssertionError(f"DeepSeek refused request_options('deepseek', force_tool=True) = {options!r}: {e}") from None
 assert llm.requests[0].get("tool_choice") == "required", "forcing a tool on DeepSeek still sends tool_choice='required'"
+wb.checks.equal(request_options("ollama", force_tool=True), {}, 'request_options("ollama", force_tool=True)',
+                "Ollama cannot force a tool call: send no tool_choice")
+options["tool_choice"] = "auto"  # a caller changes its copy...
+again = request_options("deepseek", force_tool=True)
+assert type(again) is dict and again.get("tool_choice") == "required", (
+    "return a new dict every time: a caller that changed the last one must not change the next one")
+with wb.checks.raises(ValueError, match="ollama", what='request_options("anthropic")'):
+    request_options("anthropic")
 print("request_options: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "request_options_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
@@ -702,7 +718,8 @@ def run_agent(client, model, question, tools, impl, system=None, max_steps=8, **
 
 # %% nbgrader={"grade": true, "grade_id": "run_agent_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: run_agent answers the two-month taxi question on the DeepSeek fake (thinking
-mode) in three model calls."""
+mode) in three model calls, with the system prompt first and the options in every request;
+arguments that are JSON but not an object give an error observation that says so."""
 import dataclasses
 
 from workbook.checks import fresh
@@ -725,6 +742,22 @@ assert shop.log, ("the tool never ran: function.arguments is a JSON string; json
                   f"calling the tool. Got {result!r}")
 assert (result.answer, result.status, result.steps) == (scenario.answer, "done", 3), (
     f"expected AgentResult({scenario.answer!r}, 'done', 3), got {result!r}")
+
+S = wb.scenarios
+array = S.scripted(S.calls(S.Call("get_order", '["A-1001"]')), "Sorry, I could not look it up.", tools=("get_order",))
+llm = wb.fake_llm.FakeLLM(array)
+with wb.checks.no_raise("run_agent with a system prompt, options and array arguments"):
+    result = run_agent(llm.client(max_calls=3), "fake-model", "Where is my order A-1001?", array.openai_tools(),
+                       wb.shop.Shop("C-001").tools(), system="You are Northwind support.", temperature=0.2)
+first = llm.requests[0]
+assert first["messages"][0] == {"role": "system", "content": "You are Northwind support."}, (
+    f"the system prompt comes first, before the question; the first message was {first['messages'][0]!r}")
+assert all(r.get("temperature") == 0.2 for r in llm.requests), (
+    "pass **options on to every chat.completions.create call (temperature=0.2 was given)")
+sent = [m for m in llm.requests[-1]["messages"] if m.get("role") == "tool"]
+assert sent and "object" in str(sent[0].get("content")).lower(), (
+    "arguments that are valid JSON but not an object (here a list) give an error observation saying they must "
+    f"be a JSON object; the model got {sent!r}")
 print("run_agent: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "run_agent_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
@@ -959,7 +992,9 @@ def anthropic_to_openai(system, messages):
 
 # %% nbgrader={"grade": true, "grade_id": "anthropic_to_openai_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: anthropic_to_openai converts a successful taxi look-up into system, user,
-assistant (with tool_calls) and tool messages that the fake provider accepts and answers."""
+assistant (with tool_calls) and tool messages that the fake provider accepts and answers; a
+tool_result with is_error becomes "ERROR: ..."; a user message with a result and text gives the
+tool message first, then the user's text."""
 from workbook.checks import fresh
 
 wb = fresh()
@@ -982,6 +1017,14 @@ except Exception as e:
     raise AssertionError(f"the provider refused the converted transcript: {e}") from None
 assert reply.choices[0].message.content == scenario.answer, (
     f"the model should read the result and answer {scenario.answer!r}; got {reply.choices[0].message.content!r}")
+failed = transcript[:2] + [{"role": "user", "content": [
+    {"type": "tool_result", "tool_use_id": "toolu_01", "is_error": True, "content": "month must look like YYYY-MM"},
+    {"type": "text", "text": "Also, is my card blocked?"}]}]
+got = anthropic_to_openai(None, failed)
+wb.checks.equal(got[2:], [{"role": "tool", "tool_call_id": "toolu_01", "content": "ERROR: month must look like YYYY-MM"},
+                          {"role": "user", "content": "Also, is my card blocked?"}],
+                "the messages from a user turn with a failed result and a text",
+                "the tool message first (its content 'ERROR: ' + text when is_error), then the user's text")
 print("anthropic_to_openai: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "anthropic_to_openai_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
