@@ -3,9 +3,10 @@ shapes, through the SDK face and the HTTP face, up to a step limit (issue 18).
 
 A loop that answers every tool call with the shape's text must only ever meet the scenario's
 scripted faults (429, 500/503, a timeout) and protocol 400s: never a crash, a dropped connection,
-the fake's own 500, or a traceback on stderr. Each face plays every scenario x shape once, with
-the dialect rotating deterministically (so every scenario meets every dialect); `FUZZ_ALL=1` plays
-the whole product on both faces.
+the fake's own 500, or a traceback on stderr. The SDK face plays every scenario x shape pair
+once and the HTTP face every other pair, the dialect rotating deterministically so that each
+scenario meets each dialect on both faces (under a minute in all); `FUZZ_ALL=1` plays the whole
+product (scenario x shape x dialect) on both faces.
 """
 
 from __future__ import annotations
@@ -126,13 +127,14 @@ def drive(client, scenario, shape) -> str | None:
     return None
 
 
-def plan(offset: int):
-    """(scenario index, shape, dialect) for one face: every pair once, the dialect rotating."""
+def plan(offset: int, every: int = 1):
+    """(scenario index, shape, dialect) for one face: every `every`-th scenario x shape pair, the
+    dialect rotating, so each scenario meets each dialect (2 and 3 share no factor)."""
     for i in range(len(SCENARIOS)):
         for j, shape in enumerate(SHAPES):
             if os.environ.get("FUZZ_ALL"):
                 yield from ((i, shape, d) for d in DIALECTS)
-            else:
+            elif (i + j) % every == 0:
                 yield i, shape, DIALECTS[(i + j + offset) % len(DIALECTS)]
 
 
@@ -150,9 +152,9 @@ def timeout_for(scenario) -> float:
     return 0.3 if scenario.name == "slow_provider" else 20.0
 
 
-def fuzz(client, offset: int, face: str) -> dict[tuple[str, str], str]:
+def fuzz(client, face: str, offset: int, every: int = 1) -> dict[tuple[str, str], str]:
     failures = {}
-    for i, shape, dialect in plan(offset):
+    for i, shape, dialect in plan(offset, every):
         sc = SCENARIOS[i]
         CURRENT.llm = FakeLLM(sc, dialect)
         problem = drive(client.with_options(timeout=timeout_for(sc)), sc, shape)
@@ -162,12 +164,13 @@ def fuzz(client, offset: int, face: str) -> dict[tuple[str, str], str]:
 
 
 def fuzz_sdk() -> dict[tuple[str, str], str]:
-    return fuzz(CURRENT.client(max_retries=0), 0, "sdk")
+    return fuzz(CURRENT.client(max_retries=0), "sdk", 0)
 
 
 def fuzz_http() -> dict[tuple[str, str], str]:
     with CURRENT.serve() as base_url:
-        return fuzz(openai.OpenAI(base_url=base_url, api_key="fake-key", max_retries=0), 1, "http")
+        client = openai.OpenAI(base_url=base_url, api_key="fake-key", max_retries=0)
+        return fuzz(client, "http", 1, every=2)  # half the pairs: sockets cost more
 
 
 CURRENT = Current(SCENARIOS[0])

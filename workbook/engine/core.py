@@ -91,8 +91,13 @@ class Outcome:
     failure: str | None = None
 
     def data(self) -> bytes:
-        """The body as the wire carries it: ASCII-safe JSON, whatever text a tool sent back."""
-        return json.dumps(self.body, default=str).encode()
+        return wire(self.body)
+
+
+def wire(body) -> bytes:
+    """A JSON body as a provider sends it: UTF-8, with a lone surrogate (which only a JSON escape
+    can bring in) escaped again, so no text a tool sent back can break the reply."""
+    return json.dumps(body, ensure_ascii=False, default=str).encode("utf-8", "backslashreplace")
 
 
 def _call_id(messages: list[dict], j: int) -> str:

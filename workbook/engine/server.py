@@ -9,6 +9,7 @@ import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from workbook.engine.core import wire
 from workbook.engine.failures import error_body
 
 # One line per failure, no traceback: with no logging set up, Python prints WARNING and above on
@@ -28,7 +29,7 @@ def _handler(llm, stop: threading.Event):
             pass
 
         def _send(self, status: int, body: dict, headers: dict | None = None) -> None:
-            data = json.dumps(body, default=str).encode()  # ASCII: any text a tool sent is safe
+            data = wire(body)
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from workbook.engine.reading import brief
 from workbook.engine.replies import Reply, final
 from workbook.engine.turns import Conversation
 
@@ -16,7 +17,8 @@ def taxi_answer(conv: Conversation) -> Reply:
     result without the number of rides still gives the total)."""
     r = conv.read(total_kzt=int)
     if r is None:
-        return final(f"Sorry, I could not read your spending: {conv.last_error() or conv.last_result}")
+        return final(f"Sorry, I could not read your spending: "
+                     f"{conv.last_error() or brief(conv.last_result or '')}")
     month = "September" if r.get("month", "2026-09") == "2026-09" else r["month"]
     rides = conv.read(count=int)
     if rides is None:
