@@ -371,7 +371,8 @@ def rag_search(query: str, k: int = 4) -> str:
 
 # %% nbgrader={"grade": true, "grade_id": "rag_search_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: rag_search returns a string whose first block starts with the source and section
-line of the best hit, followed by its text."""
+line of the best hit, followed by its text; a section over 1,000 characters is cut with the
+[truncated] marker; no hits give "No results for ..."; a bad k raises ValueError."""
 from workbook.checks import fresh
 
 wb = fresh()
@@ -381,6 +382,14 @@ best = wb.kb.search("Svet mini lamp warranty", 2)[0]
 head = f"[{best.source} § {best.section}]"
 assert out.startswith(head + "\n"), f"the first block must start with the line {head!r}; got {out[:80]!r}"
 assert best.text in out, "each block holds the hit's text after its source line"
+query = "delivery zones regions villages courier post"
+zones = wb.kb.search(query, 1)[0]
+wb.checks.equal(rag_search(query, k=1), f"[{zones.source} § {zones.section}]\n{zones.text[:1000]}\n[truncated]",
+                "a hit longer than 1,000 characters", "cut its text at MAX_HIT and add '\\n[truncated]'")
+wb.checks.equal(rag_search("xylophone quasar"), "No results for 'xylophone quasar' in the knowledge base.",
+                "rag_search with no hits", "say so in words: the model should try other words")
+with wb.checks.raises(ValueError, what="rag_search('tea', k=0)"):
+    rag_search("tea", k=0)
 print("rag_search: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "rag_search_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
@@ -512,7 +521,12 @@ def agent_tools():
 
 # %% nbgrader={"grade": true, "grade_id": "agent_tools_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: agent_tools returns (tools, impl) with four tool definitions and four functions,
-named rag_search, read_file, write_note and calculate."""
+named rag_search, read_file, write_note and calculate; every schema forbids extra properties and
+requires the parameters without a default (k is optional); impl's read_file refuses a path out of
+the agent folder."""
+from workbook.checks import fresh
+
+wb = fresh()
 got = agent_tools()
 assert type(got) is tuple and len(got) == 2, f"agent_tools returns a tuple (tools, impl), got {type(got).__name__}"
 tools, impl = got
@@ -520,6 +534,15 @@ names = [t.get("function", {}).get("name") for t in tools] if type(tools) is lis
 assert names == ["rag_search", "read_file", "write_note", "calculate"], (
     f"tools must be a list of four definitions in the order rag_search, read_file, write_note, calculate; got {names}")
 assert type(impl) is dict and sorted(impl) == sorted(names), f"impl maps the same four names to functions; got {impl!r}"
+for t in tools:
+    params = t["function"].get("parameters", {})
+    assert params.get("additionalProperties") is False, (
+        f"{t['function']['name']}: the schema needs \"additionalProperties\": false; got {params!r:.120}")
+assert tools[0]["function"]["parameters"].get("required") == ["query"], (
+    "rag_search's required list holds the parameters without a default: ['query'] (k defaults to 4); got "
+    f"{tools[0]['function']['parameters'].get('required')!r}")
+with wb.checks.raises(PermissionError, what="impl['read_file']('../pyproject.toml'), a path out of the folder,"):
+    impl["read_file"]("../pyproject.toml")
 print("agent_tools: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "agent_tools_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
@@ -712,8 +735,11 @@ def run_task(client, model, task, tools, impl, system=SYSTEM, max_steps=8):
 
 
 # %% nbgrader={"grade": true, "grade_id": "run_task_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: run_task does the payment task on the cloud-like fake in three steps, answers
-with all four fees, and returns a log of three step lines and a summary."""
+"""Visible tests: run_task does the payment task on the cloud-like fake in three steps, sending the
+system prompt first, answers with all four fees, and returns a log of three step lines and a
+summary; an unknown tool is logged as the error kind "unknown tool"; a model that writes its
+calls as text is asked once, then stopped; a run stopped by the step limit ends its log with a
+summary line too."""
 import dataclasses
 
 from workbook.checks import fresh
@@ -739,6 +765,31 @@ assert all(f"{fee} KZT" in result.answer for fee in ("61.25", "24.50", "95.55", 
 assert type(log) is list and len(log) == 4, f"the log holds one line per step plus a summary (4); got {len(log)}"
 assert [r.get("type") for r in log] == ["step", "step", "step", "summary"], (
     f"three step lines, then the summary line; got types {[r.get('type') for r in log]}")
+assert llm.requests[0]["messages"][0] == {"role": "system", "content": "You are a careful assistant."}, (
+    f"start with the system prompt, then the task; the first message was {llm.requests[0]['messages'][0]!r:.120}")
+
+S = wb.scenarios
+asks = S.scripted(S.call("refund", order_id="A-1001", amount=2450), "I cannot refund orders.")
+with wb.checks.no_raise("run_task with a call to an unknown tool"):
+    result, log = run_task(wb.fake_llm.FakeLLM(asks).client(max_calls=3), "m", "Refund A-1001.", [], {}, "Be careful.")
+assert log[0].get("errors") == ["unknown tool"], (
+    f"each step line's errors holds error_kind(observation) per call; got {log[0].get('errors')!r}")
+
+texting = wb.scenarios.capstone.fake("small-local-like", "lamps", 4)
+with wb.checks.no_raise("run_task on a model that writes its calls as text"):
+    result, log = run_task(texting.client(max_calls=4), "m", texting.scenario.question,
+                           texting.scenario.openai_tools(), {}, "Be careful.")
+assert (result.answer, result.status, result.steps) == (None, "STOPPED: text tool call", 2), (
+    "a call written as text is not an answer: ask once (ASK_TO_CALL), stop on the second with "
+    f"AgentResult(None, 'STOPPED: text tool call', 2); got {result!r}")
+
+wander = wb.scenarios.capstone.fake("cloud-like", "wander")
+with wb.checks.no_raise("run_task with max_steps=2"):
+    result, log = run_task(wander.client(max_calls=3), "m", wander.scenario.question, wander.scenario.openai_tools(),
+                           {"rag_search": lambda query, k=4: "No results."}, "Be careful.", max_steps=2)
+assert result.status == "STOPPED: step limit" and [r.get("type") for r in log] == ["step", "step", "summary"], (
+    "every way of ending appends the summary line, the step limit too; got "
+    f"{result!r} and line types {[r.get('type') for r in log]}")
 print("run_task: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "run_task_hidden_tests", "locked": true, "points": 4, "schema_version": 3, "solution": false}
@@ -1138,9 +1189,13 @@ def evaluate(agent, fake, tasks, runs=5):
 
 
 # %% nbgrader={"grade": true, "grade_id": "evaluate_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: evaluate runs one task three times with a stand-in agent and returns a row with
-the runs, the correct share and the median steps."""
+"""Visible tests: evaluate runs one task four times with a stand-in agent (a fresh fake per run; the
+last run crashes) and returns a row with the runs, the correct share, the median steps, the
+crashes and the cache hits of the step lines only; a note left by an earlier run is deleted
+before a run and none is left behind."""
+import tempfile
 import types
+from pathlib import Path
 
 from workbook.checks import fresh
 
@@ -1155,18 +1210,35 @@ def stand_in_fake(task, run):
 
 def stand_in_agent(client, model, question):
     run = int(client.split()[-1])
+    if run == 3:
+        raise RuntimeError("the agent crashed")
     answer = "right" if run != 1 else "wrong"
-    log = [{"type": "step", "step": 1, "errors": [], "text_call": False, "cache_hit_tokens": 0},
-           {"type": "summary", "status": "done", "steps": 1, "answer": answer, "cache_hit_tokens": 0}]
-    return types.SimpleNamespace(answer=answer, status="done", steps=run + 1), log
+    log = [{"type": "step", "step": 1, "errors": [], "text_call": False, "cache_hit_tokens": 4},
+           {"type": "summary", "status": "done", "steps": 1, "answer": answer, "cache_hit_tokens": 4}]
+    return types.SimpleNamespace(answer=answer, status="done", steps=(1, 2, 6)[run]), log
 
 
 task = types.SimpleNamespace(name="quiz", question="2+2?", note=None, check=lambda answer, note: (answer == "right", False))
-row = evaluate(stand_in_agent, stand_in_fake, [task], runs=3)
+with wb.checks.no_raise("evaluate with an agent that crashes on run 3", hint="a crash counts as a wrong run"):
+    row = evaluate(stand_in_agent, stand_in_fake, [task], runs=4)
 assert type(row) is dict, f"evaluate returns a dict (one table row), got {type(row).__name__}"
-assert made == [("quiz", 0), ("quiz", 1), ("quiz", 2)], f"a fresh fake for each run 0, 1, 2; fake() was called with {made}"
-assert row.get("runs") == 3 and abs(row.get("correct", -1) - 2 / 3) < 1e-9 and row.get("median_steps") == 2, (
-    f"expected runs 3, correct 2/3, median_steps 2; got {row!r}")
+assert made == [("quiz", 0), ("quiz", 1), ("quiz", 2), ("quiz", 3)], (
+    f"a fresh fake for each run 0, 1, 2, 3; fake() was called with {made}")
+got = {k: row.get(k) for k in ("runs", "correct", "median_steps", "crashed", "cache_hits")}
+assert got == {"runs": 4, "correct": 0.5, "median_steps": 2, "crashed": 1, "cache_hits": 12}, (
+    "expected runs 4, correct 2/4, median_steps 2 (statistics.median of 1, 2, 6), crashed 1, cache_hits 12 (from "
+    f"the step lines only, not the summary); got {got}")
+
+with tempfile.TemporaryDirectory() as folder:
+    note = Path(folder) / "n.md"
+    note.write_text("left by an earlier run", encoding="utf-8")
+    noted = types.SimpleNamespace(name="note", question="Write a note.", note=note,
+                                  check=lambda answer, text: (text is not None, False))
+    row = evaluate(lambda client, model, question: stand_in_agent("client 0", model, question), stand_in_fake,
+                   [noted], runs=1)
+    assert row.get("correct") == 0.0, (
+        "the note left by an earlier run made this run look right: delete the task's note before each run")
+    assert not note.exists(), "delete the note after each run: nothing may be left behind"
 print("evaluate: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "evaluate_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
