@@ -1,15 +1,18 @@
-"""An OS sandbox for each submission's kernel: bubblewrap, a private folder, nothing else to reach.
+"""An OS sandbox for each submission's kernel: bubblewrap, an allowlist of what it may see.
 
-The kernel sees the system, the Python environment and `workbook/` read-only; `solutions/`,
-`autograder/` (mutants, the guard's source, the sample cohort), the workspace (other submissions,
-gradebooks, results, logs), `.git`, `.env` and the real HOME are not there at all. It may write
-only its private run folder (its HOME, IPYTHONDIR, TMPDIR) and a private copy of `agent_files/`,
-mounted where the chapters expect it. It has no network (its own namespace; the grader talks to
-it over IPC sockets in the run folder), its own pid namespace, no capabilities, and it dies with
-the grader. Memory, file size, open files and (for a non-root grader) processes are capped with
-rlimits set before bubblewrap starts.
+The kernel's root is empty but for what it needs, read-only: the system's programs and libraries
+(`/usr`, `/etc` with its secrets masked), the Python environment, `workbook/`, `chapters/` and
+the README. `solutions/`, `autograder/`, the workspace, `.git`, `.env`, HOME, `/tmp`, `/run`,
+`/home`, every other run folder and the grader's own sockets are simply not there. It writes only
+size-capped in-memory folders (its HOME, /tmp, /dev/shm, and `agent_files/out` of a read-only
+copy of the agent's files) and the small folder holding its connection file and IPC sockets. It
+has no network (its own namespace), its own pid namespace, no capabilities, an environment with
+no instructor variables (also in /proc/1/environ), and dies with the grader. Memory, file size,
+open files and (for a non-root grader) processes are capped with rlimits set before bubblewrap.
 
-Tested recipe and its gotchas: ../shared/DESIGN.md, "Tooling choices already checked".
+Gotchas (../shared/DESIGN.md has the recipe): unset JPY_PARENT_PID; IPC, not TCP; bubblewrap's
+own processes must ignore SIGINT, which reaches the whole process group when a cell is
+interrupted (with --die-with-parent they would die of it and take the kernel along).
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ for name, value in zip(("RLIMIT_AS", "RLIMIT_FSIZE", "RLIMIT_NOFILE", "RLIMIT_NP
         hard = resource.getrlimit(getattr(resource, name))[1]
         value = value if hard == resource.RLIM_INFINITY else min(value, hard)
         resource.setrlimit(getattr(resource, name), (value, value))
-os.execvp(sys.argv[5], sys.argv[5:])
+os.execvpe(sys.argv[5], sys.argv[5:], {"PATH": "/usr/bin:/bin"})  # nothing of the grader's
 """
 
 
@@ -54,73 +57,91 @@ class SandboxLimits:
     processes: int = 256  # RLIMIT_NPROC counts the user's processes; root is exempt by the kernel
 
 
+HOME = Path("/home/student")  # inside the sandbox only
+SECRETS = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers")
+SYSTEM = ("/usr", "/etc", "/opt")
+TOP_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+MB = 2**20
+
+
 @dataclass
 class Sandbox:
-    """One submission's private run folder and the bubblewrap command that confines its kernel."""
+    """One submission's connection folder and the bubblewrap command that confines its kernel."""
 
-    hidden: list[Path]  # folders that must not be visible at all
+    hidden: list[Path]  # folders that must not be visible even inside what the kernel needs
     limits: SandboxLimits = field(default_factory=SandboxLimits)
     run: Path = field(init=False)
 
     def __post_init__(self):
         self.run = Path(tempfile.mkdtemp(prefix="agentloop-sandbox-")).resolve()
-        for sub in ("home", "home/.ipython", "tmp", "agent_files"):
-            (self.run / sub).mkdir(parents=True, exist_ok=True)
-        shutil.copytree(REPO / "agent_files", self.run / "agent_files", dirs_exist_ok=True,
-                        ignore=shutil.ignore_patterns("__pycache__"))
 
     @property
     def cwd(self) -> Path:
-        return self.run / "home"
+        return HOME
 
     def close(self) -> None:
+        """Remove the connection folder whatever the kernel left in it (deep trees included)."""
+        try:
+            subprocess.run(["rm", "-rf", "--one-file-system", "--", str(self.run)], timeout=120,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        except (OSError, subprocess.SubprocessError):
+            pass
         shutil.rmtree(self.run, ignore_errors=True)
 
     def command(self, kernel_argv: list[str]) -> list[str]:
         """The kernel's argv wrapped: rlimits, then bubblewrap, then the kernel."""
         lim = self.limits
-        launcher = [sys.executable, "-I", "-S", "-c", _RLIMITS, str(lim.memory_mb * 2**20),
-                    str(lim.file_mb * 2**20), str(lim.open_files), str(lim.processes)]
+        launcher = [sys.executable, "-I", "-S", "-c", _RLIMITS, str(lim.memory_mb * MB),
+                    str(lim.file_mb * MB), str(lim.open_files), str(lim.processes)]
         return launcher + bwrap_argv(self.run, self.hidden) + ["--"] + kernel_argv
 
 
-def _covered(path: Path, by: list[Path]) -> bool:
+def _covered(path: Path, by) -> bool:
     return any(path == p or path.is_relative_to(p) for p in by)
 
 
 def bwrap_argv(run: Path, hidden: list[Path]) -> list[str]:
-    """Mounts in order: everything read-only; /tmp, HOME, the repository and `hidden` replaced by
-    tiny empty read-only folders; what the kernel needs bound back read-only; the run folder and
-    its `agent_files` copy writable."""
-    home = Path(os.path.expanduser("~")).resolve()
-    blank = {Path("/tmp"), REPO, *([home] if home != Path("/") else []), *(Path(h).resolve() for h in hidden)}
+    """An empty root with, read-only, the system, Python, `workbook/` and `chapters/`; masked
+    secrets; size-capped writable HOME, /tmp, /dev/shm and agent_files/out; the connection folder."""
+    argv = ["bwrap", "--dev", "/dev", "--proc", "/proc"]
+    for top in SYSTEM:
+        if Path(top).is_dir():
+            argv += ["--ro-bind", top, top]
+    for top in TOP_LINKS:  # merged /usr: /bin -> usr/bin
+        if Path(top).is_symlink():
+            argv += ["--symlink", os.readlink(top), top]
+        elif Path(top).is_dir():
+            argv += ["--ro-bind", top, top]
     needed = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
     needed |= {REPO / "workbook", REPO / "chapters", REPO / "README.md"}
-    outer = sorted((p for p in blank if p.is_dir() and not _covered(p, [n for n in needed if n != p])),
-                   key=lambda p: len(p.parts))
-    inner = sorted((p for p in blank if p.is_dir() and p not in outer), key=lambda p: len(p.parts))
-    outer = [p for i, p in enumerate(outer) if not _covered(p, outer[:i])]  # one mount is enough
-    argv = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    for path in outer:
-        argv += ["--size", "65536", "--tmpfs", str(path)]
     for path in sorted(needed, key=lambda p: len(p.parts)):
-        if path.exists() and _covered(path, outer):
+        if path.exists() and not _covered(path, [Path(t) for t in SYSTEM if t != str(path)]):
             argv += ["--ro-bind", str(path), str(path)]
-    for path in inner:  # hidden folders inside needed ones (a workspace in the venv...)
-        argv += ["--size", "65536", "--tmpfs", str(path)]
-    env = {"HOME": run / "home", "IPYTHONDIR": run / "home" / ".ipython", "TMPDIR": run / "tmp",
-           "JUPYTER_RUNTIME_DIR": run / "tmp", "MPLCONFIGDIR": run / "tmp",
-           "PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8",
-           "PYTHONDONTWRITEBYTECODE": "1", "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
-    argv += ["--bind", str(run), str(run),
-             "--bind", str(run / "agent_files"), str(REPO / "agent_files")]
-    for path in outer + inner:  # after the binds: their mount points exist now
-        argv += ["--remount-ro", str(path)]
+    for secret in SECRETS:
+        if Path(secret).exists():
+            argv += ["--ro-bind", "/dev/null", secret]
+    for path in sorted({Path(h).resolve() for h in hidden}, key=lambda p: len(p.parts)):
+        if path.is_dir() and _covered(path, needed | {Path(t) for t in SYSTEM}):
+            argv += ["--size", "65536", "--tmpfs", str(path), "--remount-ro", str(path)]
+    files = REPO / "agent_files"
+    argv += ["--size", str(64 * MB), "--tmpfs", str(files)]
+    for entry in sorted(files.iterdir()) if files.is_dir() else []:
+        if entry.name not in ("out", "__pycache__") and not entry.name.startswith("."):
+            argv += ["--ro-bind", str(entry), str(files / entry.name)]
+    argv += ["--dir", str(files / "out"),
+             "--size", str(256 * MB), "--tmpfs", str(HOME), "--dir", str(HOME / ".ipython"),
+             "--size", str(64 * MB), "--tmpfs", "/tmp",
+             "--size", str(MB), "--tmpfs", "/dev/shm",
+             "--bind", str(run), str(run), "--remount-ro", "/"]
+    env = {"HOME": HOME, "IPYTHONDIR": HOME / ".ipython", "TMPDIR": "/tmp", "JUPYTER_RUNTIME_DIR": "/tmp",
+           "MPLCONFIGDIR": "/tmp/matplotlib", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
+           "PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
+           "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
     argv += ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
              "--die-with-parent", "--cap-drop", "ALL", "--clearenv"]
     for name, value in env.items():
         argv += ["--setenv", name, str(value)]
-    return argv + ["--chdir", str(run / "home")]
+    return argv + ["--chdir", str(HOME)]
 
 
 @functools.cache

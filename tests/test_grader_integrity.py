@@ -27,21 +27,28 @@ def _in_sandbox(script: str, hidden=()) -> subprocess.CompletedProcess:
 def test_the_sandbox_shows_python_and_workbook_and_nothing_private():
     course = Course()
     out = _in_sandbox(
-        f"ls {REPO}; ls {REPO / 'solutions'} | wc -l; ls {REPO / 'autograder'} | wc -l; "
-        f"test -e {REPO / '.git'} && echo GIT; env | grep -c OPENAI; cat /proc/net/dev | grep -c ':'; "
+        f"ls {REPO}; ls / /work; test -e /run && echo RUN; cat /etc/shadow 2>/dev/null | wc -c; "
+        "env | grep -c OPENAI; cat /proc/net/dev | grep -c ':'; "
         "python -c 'import workbook.checks, openai; print(\"imports-ok\")'",
         course.private_paths()).stdout.split()
-    assert "workbook" in out and "imports-ok" in out, out
-    assert out[out.index("README.md") + 4:][:4] == ["0", "0", "0", "1"], (
-        f"solutions/ and autograder/ must be empty, .git absent, no instructor key, only loopback: {out}")
+    assert out[:4] == ["README.md", "agent_files", "chapters", "workbook"], (
+        f"the repository shows only what the kernel needs: {out}")
+    assert out[-4:] == ["0", "0", "1", "imports-ok"], (
+        f"no /etc/shadow, no instructor key, only loopback, and Python works: {out}")
+    assert "RUN" not in out and "shared" not in out, f"/run and other folders are not there: {out}"
 
 
 @BWRAP
 def test_the_sandbox_writes_only_its_own_folder():
     result = _in_sandbox(f"touch {REPO / 'workbook' / 'x.py'} 2>/dev/null || echo ro-workbook; "
-                         f"touch /root/x 2>/dev/null || echo ro-home; touch /tmp/x 2>/dev/null || echo ro-tmp; "
-                         f"touch $HOME/x && echo rw-home; touch {REPO / 'agent_files' / 'out' / 'n.md'} && echo rw-out")
-    assert result.stdout.split() == ["ro-workbook", "ro-home", "ro-tmp", "rw-home", "rw-out"], result
+                         f"touch /root/x /x /etc/x 2>/dev/null || echo ro-root; "
+                         f"touch {REPO / 'agent_files' / 'kb' / 'x.md'} 2>/dev/null || echo ro-kb; "
+                         f"touch $HOME/x /tmp/x && echo rw-home-tmp; "
+                         f"touch {REPO / 'agent_files' / 'out' / 'n.md'} && echo rw-out; "
+                         "head -c 2000000 /dev/zero > /dev/shm/x 2>/dev/null || echo shm-capped; "
+                         "tr '\\0' ' ' < /proc/1/environ")
+    assert result.stdout.split() == ["ro-workbook", "ro-root", "ro-kb", "rw-home-tmp", "rw-out", "shm-capped",
+                                     "PATH=/usr/bin:/bin"], result
     assert not (REPO / "agent_files" / "out" / "n.md").exists(), "the agent's files are a private copy"
 
 
