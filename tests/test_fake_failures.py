@@ -92,6 +92,8 @@ def conv(*results: str) -> Conversation:
     ("order_id: A-1002, item: Green tea, 200 g, status: processing", {"status": str, "item": str},
      {"status": "processing", "item": "Green tea, 200 g"}),
     ('"count: 2\\ntotal_kzt: 5000"', {"total_kzt": int}, {"total_kzt": 5000}),
+    ('{"country": "KZ", "count_rides": 2}', {"count": int}, {"count": 2}),  # the next candidate
+    ('{"total_kzt": 1' + "0" * 400 + '}', {"total_kzt": int}, {"total_kzt": 10 ** 400}),
 ])
 def test_read_takes_what_a_model_would(text, kinds, expected):
     got = conv(text).read(**kinds)

@@ -40,31 +40,30 @@ def words(name: str) -> list[str]:
     return [w for w in re.split(r"[^a-zA-Z0-9]+", spaced.lower()) if w]
 
 
-def closest(name: str, names) -> str | None:
-    """The name in `names` a model would take for `name`: itself, the same words written another
-    way, one starting like it (total ~ total_kzt, temperature_c ~ temp_c), or a near spelling."""
-    names = [n for n in list(names)[:NAMES_LIMIT] if isinstance(n, str)]
-    if name in names:
-        return name
+def candidates(name: str, names) -> list[str]:
+    """The names in `names` a model could take for `name`, best first: itself, the same words
+    written another way, ones starting like it (total ~ total_kzt, temperature_c ~ temp_c), then
+    near spellings (state ~ status)."""
+    exact = [name] if name in names else []
     want = words(name)
+    names = [n for n in list(names)[:NAMES_LIMIT] if isinstance(n, str) and n != name and len(n) < 100]
     if not want:
-        return None
-    for n in names:
-        if words(n) == want:
-            return n
+        return exact
+    joined = "".join(want)
+    ranked = sorted(names, key=lambda n: -difflib.SequenceMatcher(None, "".join(words(n)),
+                                                                  joined).ratio())
 
-    def alike(n: str) -> bool:
+    def same_start(n: str) -> bool:
         got = words(n)
         return bool(got) and min(len(got[0]), len(want[0])) >= 3 and \
             (got[0].startswith(want[0]) or want[0].startswith(got[0]))
 
-    ranked = sorted(names, key=lambda n: -difflib.SequenceMatcher(None, "".join(words(n)),
-                                                                      "".join(want)).ratio())
-    same_start = [n for n in ranked if alike(n)]
-    if same_start:
-        return same_start[0]
-    near = difflib.get_close_matches("".join(want), ["".join(words(n)) for n in ranked], 1, 0.7)
-    return next((n for n in ranked if near and "".join(words(n)) == near[0]), None)
+    def near(n: str) -> bool:
+        return difflib.SequenceMatcher(None, "".join(words(n)), joined).ratio() >= 0.7
+
+    return (exact + [n for n in ranked if words(n) == want]
+            + [n for n in ranked if words(n) != want and same_start(n)]
+            + [n for n in ranked if words(n) != want and not same_start(n) and near(n)])
 
 
 def record(data, text: str) -> dict | None:
@@ -76,7 +75,7 @@ def record(data, text: str) -> dict | None:
         return {**inner[0], **data} if inner else data
     if data is not None and not isinstance(data, str):
         return None
-    pairs = PAIR.findall(data if isinstance(data, str) else text[:TEXT_LIMIT])
+    pairs = PAIR.findall((data if isinstance(data, str) else text)[:TEXT_LIMIT])
     return {k: v for k, v in pairs} or None
 
 
@@ -84,7 +83,9 @@ def as_number(value):
     """A number as a model reads it: 5000, "5000", "5,000 KZT", "2 rides"; None if there is none."""
     if isinstance(value, bool):
         return None
-    if isinstance(value, int | float):
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
         return value if math.isfinite(value) else None
     if not isinstance(value, str):
         return None
@@ -112,8 +113,8 @@ def read(data, text: str, kinds: dict) -> dict | None:
         return None
     out = dict(fields)
     for name, kind in kinds.items():
-        found = closest(name, fields)
-        value = None if found is None else as_kind(fields[found], kind)
+        values = (as_kind(fields[n], kind) for n in candidates(name, fields))
+        value = next((v for v in values if v is not None), None)
         if value is None:
             return None
         out[name] = value
