@@ -4,6 +4,7 @@ they ran to the end, no silent zero, no stderr penalty, a guard per test cell.""
 from __future__ import annotations
 
 import ast
+import re
 import secrets
 import subprocess
 import threading
@@ -22,6 +23,7 @@ from autograder.feedback_filter import HIDDEN
 
 GUARD_FILE = Path(__file__).with_name("kernel_guard.py")
 TIMEOUT_ENAME = "CellTimeoutError"
+MAX_OUTPUTS = 200  # per cell
 NOT_RUN_ENAME = "CellNotRun"
 
 
@@ -35,6 +37,21 @@ def error_output(ename: str, evalue: str) -> NotebookNode:
     """An error output as nbgrader scores it: any error output makes a test cell worth 0."""
     return NotebookNode(output_type="error", ename=ename, evalue=evalue,
                         traceback=[f"{ename}: {evalue}"])
+
+
+NOTE = re.compile(r"^[\w.\[\]'\"()/ :,-]{1,160}$")
+
+
+def _checked_notes(text: str) -> list[str]:
+    """The guard's report, read as data; anything that does not look like one is itself tampering
+    (a student can reach the guard and make it say anything, markdown and HTML included)."""
+    try:
+        notes = ast.literal_eval(text[:20_000])
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        notes = None
+    if type(notes) is not list or not all(type(n) is str and NOTE.match(n) for n in notes):
+        return ["the guard's report was tampered with"]
+    return notes[:50]
 
 
 class SafeExecute(Execute):
@@ -161,21 +178,22 @@ class SafeExecute(Execute):
         return cell, resources
 
     def _run_test_cell(self, cell, index: int):
-        """Run a test cell as the grader wrote it; record whether it reached its last line."""
+        """Run a test cell as the grader wrote it; record whether its code returned."""
         original, grade_id = cell.source, cell.metadata["nbgrader"]["grade_id"]
         hidden = bool(HIDDEN.search(original))
-        wrapped = proof.wrap(original, grade_id, hidden)
+        wrapped = proof.wrap(original, grade_id, hidden, self._token)
         cell.source = wrapped.code
         try:
             cell = self.execute_cell(cell, index, store_history=False)
         finally:
             cell.source = original
-        for output in cell.outputs:  # the wrapper line is the grader's, not the student's business
+        for output in cell.outputs:  # the wrapper and the runner are the grader's business
             if output.get("output_type") == "error":
-                output.traceback = [t for t in output.traceback if proof.MARK not in t]
-        reply = self._silent(proof.FORGET_HIDDEN if hidden else "", proof=proof.read_expression(wrapped))
-        ended = proof.token_ok(reply.get("user_expressions", {}), wrapped)
-        if ended:
+                output.traceback = [t for t in output.traceback
+                                    if proof.MARK not in t and "<autograder guard>" not in t]
+        reply = self._silent(proof.FORGET_HIDDEN if hidden else "",
+                             proof=proof.read_expression(wrapped, self._token))
+        if proof.ended(reply.get("user_expressions", {})):
             self._ended.append(grade_id)
         elif not any(o.get("output_type") == "error" for o in cell.outputs):
             self._tamper.append(f"test cell {grade_id} did not reach its last line (skipped or rewritten)")
@@ -189,15 +207,31 @@ class SafeExecute(Execute):
                 if not any(e["kind"] == "stderr" and e["cell"] == index for e in self._events):
                     self._event("stderr", cell, index, output.text[:200])
 
+    def _update_display_id(self, display_id, msg):
+        """Never: an update by display id would rewrite outputs of earlier cells (after the cap was
+        counted, and around the feedback's withholding, which goes by cell)."""
+
     def output(self, outs, msg, display_id, cell_index):
-        """Keep at most `output_chars` characters of output per cell; errors are always kept."""
+        """Keep at most `output_chars` characters and `MAX_OUTPUTS` outputs per cell; an error is
+        always kept (it decides the score), cut short once the cell is over its limit."""
         content = msg.get("content", {})
-        if msg["msg_type"] == "stream":
+        kind = msg["msg_type"]
+        if kind == "stream":
             size = len(content.get("text", ""))
-        elif msg["msg_type"] in ("display_data", "execute_result"):
+        elif kind in ("display_data", "execute_result"):
             size = sum(len(str(v)) for v in content.get("data", {}).values())
+        elif kind == "error":
+            size = len(str(content.get("evalue", ""))) + sum(len(str(t)) for t in content.get("traceback", []))
         else:
             return super().output(outs, msg, display_id, cell_index)
+        if kind == "error" and (len(outs) >= MAX_OUTPUTS
+                                or self._output_used.get(cell_index, 0) + size > self.output_chars):
+            if not any(o.get("output_type") == "error" for o in outs):
+                outs.append(error_output(str(content.get("ename", "Error"))[:80],
+                                         str(content.get("evalue", ""))[:300]))
+            return None
+        if len(outs) >= MAX_OUTPUTS:
+            return None
         used = self._output_used.get(cell_index, 0)
         self._output_used[cell_index] = used + size
         if used + size <= self.output_chars:
@@ -221,7 +255,7 @@ class SafeExecute(Execute):
         return reply["content"]
 
     def _install(self) -> None:
-        token = secrets.token_hex(8)
+        token = self._token = secrets.token_hex(8)
         self._guard_name = f"_AutograderGuard_{token}"
         # The guard's source travels in the request: the sandboxed kernel cannot see autograder/.
         code = (
@@ -241,6 +275,6 @@ class SafeExecute(Execute):
                              notes=f"{find}[0].last")
         result = reply.get("user_expressions", {}).get("notes", {})
         if result.get("status") == "ok":
-            self._tamper += ast.literal_eval(result["data"]["text/plain"])
+            self._tamper += _checked_notes(result["data"]["text/plain"])
         else:
             self._tamper.append(f"guard failed: {result.get('ename')}: {result.get('evalue')}")

@@ -64,10 +64,21 @@ def _is_test(cell) -> bool:
     return bool(meta.get("grade")) and not meta.get("solution")
 
 
+ENAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]{0,79}$")
+
+
+def safe_ename(ename) -> str:
+    """An exception's class name as shown to students: a name, or `Error` (a student can make a
+    class whose name is any text, hidden test source included)."""
+    ename = ANSI.sub("", str(ename))
+    return ename if ENAME.match(ename) else "Error"
+
+
 def _withhold(cell, note: str) -> None:
     """Keep error names and messages of test cells; drop every other output, in every mimetype."""
     kept = [o for o in cell.get("outputs", []) if o.output_type == "error" and _is_test(cell)]
     for output in kept:
+        output.ename = safe_ename(output.ename)
         output.evalue = ANSI.sub("", str(output.evalue))[:300]
         output.traceback = [f"{output.ename}: {output.evalue}"]
     if len(kept) < len(cell.get("outputs", [])):
@@ -97,6 +108,7 @@ class HideHiddenTests(NbGraderPreprocessor):
                 continue
             for output in cell.get("outputs", []):
                 if output.output_type == "error":
+                    output.ename = safe_ename(output.ename)
                     output.traceback = [_redact(t, secret) for t in output.traceback]
                 elif output.output_type == "stream":
                     output.text = _redact(output.text, secret)

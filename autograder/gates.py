@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-from autograder import hostile, hostile_os, notebooks, sandbox, variants
+from autograder import hostile, hostile_os, hostile_redteam, notebooks, sandbox, variants
 from autograder.course import REPO, Course
 from autograder.release import build_release
 from autograder.settings import Limits
@@ -35,14 +35,15 @@ GATE_LIMITS = Limits(cell_timeout=30, notebook_timeout=300, sandbox=SANDBOX)
 MUTANT_LIMITS = Limits(cell_timeout=10, notebook_timeout=120, sandbox=SANDBOX)  # a mutant may loop forever
 HOSTILE_LIMITS = Limits(cell_timeout=10, notebook_timeout=120, sandbox=SANDBOX)
 SHORT_LIMITS = Limits(cell_timeout=3, notebook_timeout=60, sandbox=SANDBOX)
-ALL_CASES = {**hostile.CASES, **hostile_os.CASES}
+ALL_CASES = {**hostile.CASES, **hostile_os.CASES, **hostile_redteam.CASES}
 # Graded on every run, never from the cache: tests read their notebooks or look for what they left.
-ALWAYS_GRADED = ("os_exit", "huge_output", "read_solutions", *hostile_os.POST_CHECKED)
+ALWAYS_GRADED = ("os_exit", "huge_output", "read_solutions", *hostile_os.POST_CHECKED,
+                 *hostile_redteam.POST_CHECKED)
 CACHE = REPO / "autograder" / "work" / "gate-cache"  # git-ignored
 # The autograder modules a grading result depends on (feedback, export, collect... do not).
 GRADING_MODULES = ("course", "settings", "execute", "kernel_guard", "notebooks", "nbgrader_run",
                    "release", "results", "gradebook", "grading", "cohort", "variants", "hostile", "gates",
-                   "sandbox", "proof", "scoring", "hostile_os", "feedback_filter")
+                   "sandbox", "proof", "scoring", "hostile_os", "hostile_redteam", "feedback_filter")
 PACKAGES = ("nbgrader", "nbclient", "nbconvert", "nbformat", "ipykernel", "jupyter_client", "openai",
             "httpx2", "pydantic", "jupytext", "ipywidgets")  # openai 3 runs on httpx2
 

@@ -19,10 +19,13 @@ machinery's internals, a student's function that inspects its caller's frame, co
 this guard itself, subprocesses (an audit hook sees only this process), and C extensions.
 """
 
+import base64
 import builtins
+import linecache
 import os
 import sys
 import types
+import zlib
 
 _MISSING = object()
 _HOOK_NAMES = ("run_cell", "run_cell_async", "_run_cell", "run_ast_nodes", "run_code",
@@ -133,10 +136,31 @@ def install(token, package_dir, private=(), memory_mb=0):
         snap["events"] = {k: list(v) for k, v in shell.events.callbacks.items()}
     if private:
         sys.addaudithook(_private_hook([os.path.realpath(p) for p in private], os.getcwd()))
+    runner = _runner(token, shell.user_ns if shell is not None else sys.modules["__main__"].__dict__)
+    snap["runner"] = (runner, dict(vars(runner)))
     guard = type(f"_AutograderGuard_{token}", (), {"run": staticmethod(lambda: _run(snap)),
                                                     "notes": notes})
-    globals()["GUARD"] = guard  # keeps the class alive: the grader finds it via object.__subclasses__
+    globals()["GUARD"] = (guard, runner)  # keeps the classes alive: found via object.__subclasses__
     return guard
+
+
+def _runner(token, namespace):
+    """Runs test cells (proof.py): with the builtins of before any student code, the source only in
+    its own locals, and a record that the cell's code returned, written after it did."""
+    compile_, exec_, decompress, b64decode = builtins.compile, builtins.exec, zlib.decompress, base64.b64decode
+    cache, ended = linecache.cache, {}
+
+    def run(blob, filename, name, show):
+        source = decompress(b64decode(blob)).decode("utf-8")
+        if show:  # visible tests: their lines appear in tracebacks
+            cache[filename] = (len(source), None, source.splitlines(True), filename)
+        exec_(compile_(source, filename, "exec"), namespace)
+        ended[name] = True
+
+    def read(name):
+        return ended.pop(name, False)
+
+    return type(f"_AutograderRunner_{token}", (), {"run": staticmethod(run), "read": staticmethod(read)})
 
 
 def _same(a, b, _type=type, _method=types.MethodType):
@@ -181,6 +205,11 @@ def _run(snap, _same=_same):
     if not (_same(sys.displayhook, snap["hooks"][0]) and _same(sys.excepthook, snap["hooks"][1])):
         sys.displayhook, sys.excepthook = snap["hooks"]
         notes.append("sys.displayhook/excepthook")
+    runner, methods = snap["runner"]
+    for name, value in methods.items():
+        if vars(runner).get(name, _MISSING) is not value:
+            setattr(runner, name, value)
+            notes.append(f"the grader's test runner ({name})")
     if "shell" in snap:
         notes += _restore_shell(snap)
     return notes

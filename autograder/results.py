@@ -46,7 +46,9 @@ def first_error(cell) -> str | None:
     """'AssertionError: message' for the first error output of a cell, or None."""
     for output in cell.get("outputs", []):
         if output.get("output_type") == "error":
-            text = ANSI.sub("", f"{output.get('ename')}: {output.get('evalue')}").strip()
+            ename = ANSI.sub("", str(output.get("ename")))
+            ename = ename if re.match(r"^[A-Za-z_][A-Za-z0-9_.]{0,79}$", ename) else "Error"
+            text = ANSI.sub("", f"{ename}: {output.get('evalue')}").strip()
             return text if len(text) <= 300 else text[:297] + "..."
     return None
 

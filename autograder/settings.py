@@ -76,6 +76,7 @@ def nbgrader_config(course: Course | None = None, db: str | None = None,
     c.LimitOutput.max_lines = limits.output_lines
     c.LimitOutput.max_traceback = 100
     c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, CSSHTMLHeaderPreprocessor]
+    c.HTMLExporter.sanitize_html = True  # a student's markdown or HTML output runs no script in feedback
     # Solution and feedback files are written read-only by default; authors and graders re-run.
     c.GenerateAssignment.permissions = 644
     c.Autograde.permissions = 644

@@ -15,7 +15,15 @@ from pathlib import Path
 
 import pytest
 
-from autograder import export, feedback, feedback_filter, gates, hostile_os, notebooks
+from autograder import (
+    export,
+    feedback,
+    feedback_filter,
+    gates,
+    hostile_os,
+    hostile_redteam,
+    notebooks,
+)
 from autograder.course import REPO
 
 pytestmark = pytest.mark.slow
@@ -115,3 +123,51 @@ def test_hidden_tests_do_not_leak_through_feedback(graded):
     text = html.unescape(re.sub(r"<[^>]+>", "", page))
     assert hostile_os.LEAK not in text, "feedback shows output printed during or after hidden tests"
     assert not [line for line in secret if line in text], "feedback shows hidden test code"
+
+
+@pytest.fixture(scope="module")
+def pages(graded):
+    """student -> feedback page as text, for the pilot's hostile submissions."""
+    gate = graded["course"]
+    subs = [s for c, s in gates.plan() if c == gates.PILOT and s.kind == "hostile"
+            and (gate.autograded / s.student).is_dir()]
+    feedback.feedback(gate, workers=2, students=[s.student for s in subs])
+    out = {}
+    for sub in subs:
+        page = gate.feedback / sub.student / sub.chapter / f"{sub.chapter}.html"
+        out[sub.name] = html.unescape(re.sub(r"<[^>]+>", "", page.read_text(encoding="utf-8"))) if page.is_file() else ""
+    return out
+
+
+@pytest.mark.parametrize("name", ["ename_leak", "display_leak"])
+def test_nothing_a_hidden_test_holds_reaches_feedback(graded, pages, name):
+    sub = _sub(name)
+    assert pages[name], f"no feedback page for {sub.student}"
+    assert hostile_os.LEAK not in pages[name], f"{name}: feedback shows what ran during a hidden test"
+    assert hostile_os.LEAK not in _outputs(graded, sub), f"{name}: an earlier output was rewritten by display id"
+
+
+def test_the_guard_report_cannot_be_forged(graded, pages):
+    record = graded["records"][_sub("forged_guard_notes").student]
+    assert record["tamper"] == ["the guard's report was tampered with"] or (
+        "the guard's report was tampered with" in record["tamper"]), record["tamper"]
+    sub = _sub("forged_guard_notes")
+    page = (graded["course"].feedback / sub.student / sub.chapter / f"{sub.chapter}.html").read_text(encoding="utf-8")
+    assert pages["forged_guard_notes"] and "<strong>Grader status: regraded" not in page, "a forged note is rendered"
+    assert not re.search(r"<img[^>]*onerror", page), "feedback carries a student's script"
+
+
+def test_outputs_stay_small_whatever_the_kernel_sends(graded):
+    sub = _sub("amplify_outputs")
+    path = graded["course"].autograded / sub.student / sub.chapter / f"{sub.chapter}.ipynb"
+    assert path.stat().st_size < 2_000_000, f"{path} is {path.stat().st_size} bytes"
+
+
+@OS_LEVEL
+def test_the_kernel_sees_no_grader_environment(graded):
+    printed = [line for line in _outputs(graded, _sub("read_environ")).splitlines()
+               if hostile_redteam.ENVIRON in line]
+    assert printed, "the environ reader did not run"
+    pid1 = [line for line in printed if "/proc/1/" in line]
+    assert pid1 and all(line.split("/proc/1/environ", 1)[1].split() == ["PATH=/usr/bin:/bin"] for line in pid1), pid1
+    assert not [line for line in printed if "/root" in line or "VIRTUAL_ENV" in line], printed
