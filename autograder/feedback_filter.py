@@ -7,8 +7,9 @@ import re
 from nbformat.v4 import new_markdown_cell, new_output
 from nbgrader.preprocessors import NbGraderPreprocessor
 
+from autograder import notebooks
+
 HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?^[ \t]*### END HIDDEN TESTS[^\n]*\n?", re.M | re.S)
-ANSI = re.compile(r"\x1b\[[0-9;]*m")
 PLACEHOLDER = "# (hidden tests: run by the grader, not shown)\n"
 MIN_LINE = 12  # shorter hidden lines (`wb = fresh()`) are too common to be worth redacting
 
@@ -60,26 +61,16 @@ WITHHELD_HIDDEN = "[output of a hidden test cell withheld; its result and messag
 
 
 def _is_test(cell) -> bool:
-    meta = cell.get("metadata", {}).get("nbgrader", {})
+    meta = notebooks.nbmeta(cell)
     return bool(meta.get("grade")) and not meta.get("solution")
-
-
-ENAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]{0,79}$")
-
-
-def safe_ename(ename) -> str:
-    """An exception's class name as shown to students: a name, or `Error` (a student can make a
-    class whose name is any text, hidden test source included)."""
-    ename = ANSI.sub("", str(ename))
-    return ename if ENAME.match(ename) else "Error"
 
 
 def _withhold(cell, note: str) -> None:
     """Keep error names and messages of test cells; drop every other output, in every mimetype."""
     kept = [o for o in cell.get("outputs", []) if o.output_type == "error" and _is_test(cell)]
     for output in kept:
-        output.ename = safe_ename(output.ename)
-        output.evalue = ANSI.sub("", str(output.evalue))[:300]
+        output.ename = notebooks.safe_ename(output.ename)
+        output.evalue = notebooks.ANSI.sub("", str(output.evalue))[:300]
         output.traceback = [f"{output.ename}: {output.evalue}"]
     if len(kept) < len(cell.get("outputs", [])):
         kept.append(new_output("stream", name="stdout", text=note + "\n"))
@@ -108,7 +99,7 @@ class HideHiddenTests(NbGraderPreprocessor):
                 continue
             for output in cell.get("outputs", []):
                 if output.output_type == "error":
-                    output.ename = safe_ename(output.ename)
+                    output.ename = notebooks.safe_ename(output.ename)
                     output.traceback = [_redact(t, secret) for t in output.traceback]
                 elif output.output_type == "stream":
                     output.text = _redact(output.text, secret)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from autograder import results, variants
+from autograder import notebooks, results, variants
 from autograder.course import Course
 
 ALWAYS_EQUAL = '''\
@@ -239,7 +239,7 @@ def edited_tests(course, chapter):
 
 def _delete_tests(nb):
     ids = {t["grade_id"] for t in results.chapter_tests(nb)}
-    nb.cells = [c for c in nb.cells if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") not in ids]
+    nb.cells = [c for c in nb.cells if notebooks.nbmeta(c).get("grade_id") not in ids]
     return nb
 
 

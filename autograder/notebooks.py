@@ -16,6 +16,17 @@ CELL_METADATA = ("nbgrader", "tags", "deletable", "editable")  # everything else
 BAD_ID = re.compile(r"[^a-zA-Z0-9_-]")
 
 
+ANSI = re.compile(r"\x1b\[[0-9;]*m")  # terminal colours in tracebacks
+ENAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]{0,79}$")
+
+
+def safe_ename(ename) -> str:
+    """An exception's class name as shown to people: a name, or `Error` (a student can make a
+    class whose name is any text, hidden test source included)."""
+    ename = ANSI.sub("", str(ename))
+    return ename if ENAME.match(ename) else "Error"
+
+
 def nbmeta(cell) -> dict:
     """A cell's nbgrader metadata ({} for a cell nbgrader does not know)."""
     return cell.get("metadata", {}).get("nbgrader", {})

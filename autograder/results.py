@@ -12,9 +12,6 @@ from autograder import notebooks
 from autograder.course import Course
 
 TEST_ID = re.compile(r"^(?P<exercise>.+?)_(hidden_)?tests(_\d+)?$")
-ANSI = re.compile(r"\x1b\[[0-9;]*m")
-# Worst first: a row's status is the worst thing that happened to it.
-STATUSES = ("error", "dead_kernel", "timeout", "missing", "not_graded", "ok")
 
 
 def exercise_of(grade_id: str) -> str:
@@ -27,28 +24,19 @@ def chapter_tests(nb) -> list[dict]:
     """The graded test cells of a notebook in order: grade_id, points, exercise."""
     tests = []
     for cell in nb.cells:
-        meta = cell.get("metadata", {}).get("nbgrader", {})
+        meta = notebooks.nbmeta(cell)
         if meta.get("grade") and not meta.get("solution"):
             tests.append({"grade_id": meta["grade_id"], "points": float(meta.get("points", 0)),
                           "exercise": exercise_of(meta["grade_id"])})
     return tests
 
 
-def exercises(tests: list[dict]) -> dict[str, float]:
-    """Exercise name -> max points, in notebook order."""
-    out: dict[str, float] = {}
-    for t in tests:
-        out[t["exercise"]] = out.get(t["exercise"], 0.0) + t["points"]
-    return out
-
-
 def first_error(cell) -> str | None:
     """'AssertionError: message' for the first error output of a cell, or None."""
     for output in cell.get("outputs", []):
         if output.get("output_type") == "error":
-            ename = ANSI.sub("", str(output.get("ename")))
-            ename = ename if re.match(r"^[A-Za-z_][A-Za-z0-9_.]{0,79}$", ename) else "Error"
-            text = ANSI.sub("", f"{ename}: {output.get('evalue')}").strip()
+            text = notebooks.ANSI.sub("", f"{notebooks.safe_ename(output.get('ename'))}: "
+                                            f"{output.get('evalue')}").strip()
             return text if len(text) <= 300 else text[:297] + "..."
     return None
 
@@ -63,7 +51,7 @@ def build(course: Course, student: str, chapter: str, scores: dict[str, float], 
     errors = {}
     if graded:
         for cell in graded.cells:
-            grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+            grade_id = notebooks.nbmeta(cell).get("grade_id")
             if grade_id:
                 errors[grade_id] = first_error(cell)
     status = meta.get("status", "ok") if graded else "error"

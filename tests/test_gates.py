@@ -75,7 +75,7 @@ def test_cells_follow_the_authoring_contract(course, chapter):
     assert len(answers) >= 1, f"{chapter} has no graded exercise"
     problems = []
     for cell in nb.cells:
-        meta = cell.get("metadata", {}).get("nbgrader", {})
+        meta = notebooks.nbmeta(cell)
         grade_id = meta.get("grade_id")
         if not meta.get("grade") or meta.get("solution"):
             continue
