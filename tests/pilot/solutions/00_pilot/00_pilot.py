@@ -65,13 +65,17 @@ def parse_reply(reply):
 
 
 # %% nbgrader={"grade": true, "grade_id": "parse_reply_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: parse_reply classifies a tool request and a final answer."""
+"""Visible tests: parse_reply classifies a tool request (with or without args) and a final answer,
+and raises ValueError for a reply that is neither."""
 from workbook.checks import fresh
 
 wb = fresh()
 wb.checks.equal(parse_reply({"tool": "txn_sum", "args": {"month": "2026-09"}}),
                 ("tool", "txn_sum", {"month": "2026-09"}), "parse_reply(tool request)")
+wb.checks.equal(parse_reply({"tool": "card_block"}), ("tool", "card_block", {}), "parse_reply(no args)")
 wb.checks.equal(parse_reply({"final": "Done."}), ("final", "Done."), "parse_reply(final answer)")
+with wb.checks.raises(ValueError, what="parse_reply({'text': 'hi'})"):
+    parse_reply({"text": "hi"})
 print("parse_reply: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "parse_reply_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
@@ -113,7 +117,8 @@ def one_step(model, tools, messages):
 
 
 # %% nbgrader={"grade": true, "grade_id": "one_step_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: one_step runs the requested tool and appends the observation."""
+"""Visible tests: one_step runs the requested tool and appends the assistant turn, then the
+observation."""
 from workbook.checks import fresh
 
 wb = fresh()
@@ -122,7 +127,10 @@ messages = [{"role": "user", "content": "2 + 3?"}]
 got = one_step(lambda m: seen.append(list(m)) or {"tool": "add", "args": {"a": 2, "b": 3}},
                {"add": lambda a, b: a + b}, messages)
 wb.checks.equal(got, None, "one_step after a tool request")
-wb.checks.equal(messages[-1], {"role": "tool", "name": "add", "content": "5"}, "the last message")
+wb.checks.equal(messages[1:], [
+    {"role": "assistant", "content": None, "tool": "add", "args": {"a": 2, "b": 3}},
+    {"role": "tool", "name": "add", "content": "5"}], "the messages after one tool step",
+    hint="append the assistant turn first, then the observation")
 print("one_step: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "one_step_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
