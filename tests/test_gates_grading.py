@@ -5,47 +5,14 @@ Every submission of every chapter is graded once, in one parallel batch (a sessi
 """
 
 import html
-import io
-import os
 import re
-import time
 
 import pytest
 
-from autograder import cohort, feedback_filter, gates, notebooks
+from autograder import feedback_filter, gates, notebooks
 
 pytestmark = pytest.mark.slow
 PLAN = gates.plan()
-WORKERS = int(os.environ.get("GATES_WORKERS", "2"))
-
-
-# These read the autograded notebooks or the gradebook, so they are graded on every run.
-ALWAYS = {s.student for _, s in PLAN if s.kind == "stub" or s.name in ("os_exit", "huge_output", "read_solutions")}
-
-
-@pytest.fixture(scope="session")
-def graded(tmp_path_factory):
-    """student -> result record, for every gate submission; also the gate course and timing.
-
-    Results are cached across runs (autograder/work/gate-cache/, GATES_CACHE=0 to ignore it),
-    keyed by the submission, its chapter, the workbook, the grader and the package versions.
-    """
-    gate = gates.gate_course(tmp_path_factory.mktemp("gates") / "course")
-    limits_for = gates.build(gate, PLAN)
-    env = gates.environment_key()
-    keys = {s.student: gates.cache_key(env, gate, s, limits_for[s.student]) for _, s in PLAN}
-    reuse = {} if os.environ.get("GATES_CACHE") == "0" else gates.cached(keys)
-    todo = sorted(s for s in keys if s not in reuse or s in ALWAYS)
-    started, log, records = time.monotonic(), io.StringIO(), []
-    if todo:
-        records = cohort.grade(gate, workers=WORKERS, limits=gates.GATE_LIMITS, limits_for=limits_for,
-                               students=todo, out=log)
-        gates.remember(keys, records)
-    seconds = time.monotonic() - started
-    print(f"\ngates: graded {len(records)} notebooks in {seconds:.0f} s with {WORKERS} workers, "
-          f"{len(keys) - len(records)} results from the cache")
-    by_student = reuse | {r["student"]: r for r in records}
-    return {"course": gate, "records": by_student, "seconds": seconds, "log": log, "graded": len(records)}
 
 
 def _pick(kind):
@@ -109,7 +76,7 @@ def test_hostile_submission_gets_the_right_score(graded, sub):
     assert record["status"] == expect.status, f"{sub.student}: status {record['status']}: {record['events']}"
     if expect.tampered:
         assert record["tamper"], f"{sub.student}: the grader did not report the tampering it undid"
-    limit = gates.SHORT_LIMITS if expect.short_timeout else gates.HOSTILE_LIMITS
+    limit = gates.limits_of(expect)
     assert record["seconds"] < limit.notebook_timeout + 30, f"{sub.student} took {record['seconds']} s"
 
 
