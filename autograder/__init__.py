@@ -27,5 +27,7 @@ Run `python -m autograder --help` (`__main__`). The modules:
     variants        submissions made from a chapter: solved, stub, partial, mutants, hostile
     hostile         hostile submissions built from any chapter, with the grade each must get
     hostile_os      hostile submissions against the grading itself (the OS sandbox)
-    gates           what the quality gates in tests/ run on: the course plus the pilot chapter
+    hostile_redteam hostile submissions a red-team pass found (proof, feedback, outputs, environ)
+
+The quality gates' plan and cache live next to the tests, in tests/gates.py.
 """

@@ -21,7 +21,8 @@ def graded(tmp_path_factory):
     keyed by the submission, its chapter, the workbook, the grader and the package versions.
     Submissions whose notebooks or side effects a test reads afterwards are graded on every run.
     """
-    from autograder import cohort, gates
+    from autograder import cohort
+    from tests import gates
 
     plan = gates.plan()
     workers = int(os.environ.get("GATES_WORKERS", "2"))

@@ -9,9 +9,10 @@ import json
 
 import pytest
 
-from autograder import gates, notebooks, results, sample, variants
+from autograder import notebooks, results, sample, variants
 from autograder.course import AutograderError
 from autograder.release import build_release
+from tests import gates
 
 CHAPTERS = gates.chapters()
 IDS = [chapter for _, chapter in CHAPTERS]

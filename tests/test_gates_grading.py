@@ -9,7 +9,8 @@ import re
 
 import pytest
 
-from autograder import feedback_filter, gates, notebooks
+from autograder import feedback_filter, notebooks
+from tests import gates
 
 pytestmark = pytest.mark.slow
 PLAN = gates.plan()

@@ -19,12 +19,12 @@ from autograder import (
     export,
     feedback,
     feedback_filter,
-    gates,
     hostile_os,
     hostile_redteam,
     notebooks,
 )
 from autograder.course import REPO
+from tests import gates
 
 pytestmark = pytest.mark.slow
 OS_LEVEL = pytest.mark.skipif(gates.SANDBOX != "bwrap", reason="needs the bubblewrap sandbox "

@@ -13,7 +13,8 @@ import warnings
 
 import pytest
 
-from autograder import gates, results, variants
+from autograder import results, variants
+from tests import gates
 
 pytestmark = pytest.mark.slow
 MUTANTS = [(course, sub) for course, sub in gates.plan() if sub.kind == "mutant"]

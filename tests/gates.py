@@ -42,7 +42,7 @@ ALWAYS_GRADED = ("os_exit", "huge_output", "read_solutions", *hostile_os.POST_CH
 CACHE = REPO / "autograder" / "work" / "gate-cache"  # git-ignored
 # The autograder modules a grading result depends on (feedback, export, collect... do not).
 GRADING_MODULES = ("course", "settings", "execute", "kernel_guard", "notebooks", "nbgrader_run",
-                   "release", "results", "gradebook", "grading", "cohort", "variants", "hostile", "gates",
+                   "release", "results", "gradebook", "grading", "cohort", "variants", "hostile",
                    "sandbox", "proof", "scoring", "hostile_os", "hostile_redteam", "feedback_filter")
 PACKAGES = ("nbgrader", "nbclient", "nbconvert", "nbformat", "ipykernel", "jupyter_client", "openai",
             "httpx2", "pydantic", "jupytext", "ipywidgets")  # openai 3 runs on httpx2
@@ -143,7 +143,7 @@ def environment_key() -> str:
             h.update(f"{name}={metadata.version(name)}".encode())
         except metadata.PackageNotFoundError:
             h.update(name.encode())
-    files = [REPO / "autograder" / f"{m}.py" for m in GRADING_MODULES]
+    files = [REPO / "autograder" / f"{m}.py" for m in GRADING_MODULES] + [Path(__file__)]
     for folder in (REPO / "workbook", REPO / "agent_files"):
         files += [p for p in folder.rglob("*") if not {"out", "__pycache__"} & set(p.parts)]
     for path in sorted(p for p in files if p.is_file()):
