@@ -267,6 +267,10 @@ function while registering it, and refuses undocumented or untyped functions wit
 ### BEGIN HIDDEN TESTS
 import inspect
 
+from workbook.checks import fresh
+
+wb = fresh()
+
 registry = {}
 ran = []
 
@@ -324,17 +328,8 @@ for fn, why in [(untyped, "its parameter 'order_id' has no type"),
                 (half_typed, "its parameter 'month' has no type"),
                 (undocumented, "it has no docstring")]:
     registry = {}
-    try:
+    with wb.checks.raises(TypeError, match=fn.__name__, what=f"@tool on {fn.__name__} ({why})"):
         tool(registry=registry)(fn)
-    except NotImplementedError:
-        raise
-    except TypeError as e:
-        assert str(e).strip(), f"the TypeError for {fn.__name__} needs a message saying what is missing"
-    except Exception as e:
-        raise AssertionError(f"@tool on {fn.__name__} raised {type(e).__name__}: {e}; "
-                             "raise TypeError instead") from None
-    else:
-        raise AssertionError(f"@tool must raise TypeError for {fn.__name__}: {why}")
     assert registry == {}, f"a refused function must not be registered; the registry has {sorted(registry)}"
 ### END HIDDEN TESTS
 
@@ -551,13 +546,8 @@ def registry_for(shop):
 
 
 def call(name, args, **kwargs):
-    try:
+    with wb.checks.no_raise(f"run_tool({name!r}, {args!r})", hint="return {'error': ...} instead"):
         return run_tool(name, args, **kwargs)
-    except NotImplementedError:
-        raise
-    except Exception as e:
-        raise AssertionError(f"run_tool({name!r}, {args!r}) raised {type(e).__name__}: {e}; "
-                             "run_tool must never raise: return {'error': ...} instead") from None
 
 
 def error_of(result, what):
@@ -679,9 +669,9 @@ class AgentResult:
 
 
 # %% [markdown]
-# ## Exercise 3 — `agent` (4 points)
+# ## Exercise 3 — `run_agent` (4 points)
 #
-# Write `agent(question, model, max_steps=5, registry=None)`:
+# Write `run_agent(question, model, max_steps=5, registry=None)`:
 #
 # - start a conversation holding only the user's `question`;
 # - each step calls `model(messages, tool_specs(registry))` once and appends `assistant_turn(reply)`;
@@ -697,8 +687,8 @@ class AgentResult:
 # Pass the registry on to `run_tool`: the tests run your loop with their own registries. The loop
 # never confirms anything on the customer's behalf, so it does not pass `confirmed`.
 
-# %% nbgrader={"grade": false, "grade_id": "agent", "locked": false, "schema_version": 3, "solution": true}
-def agent(question, model, max_steps=5, registry=None):
+# %% nbgrader={"grade": false, "grade_id": "run_agent", "locked": false, "schema_version": 3, "solution": true}
+def run_agent(question, model, max_steps=5, registry=None):
     """Run the loop until the model answers or max_steps model calls were made."""
     registry = TOOLS if registry is None else registry
     ### BEGIN SOLUTION
@@ -715,8 +705,8 @@ def agent(question, model, max_steps=5, registry=None):
     ### END SOLUTION
 
 
-# %% nbgrader={"grade": true, "grade_id": "agent_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: agent answers the taxi question in two steps (the second call sees the question,
+# %% nbgrader={"grade": true, "grade_id": "run_agent_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+"""Visible tests: run_agent answers the taxi question in two steps (the second call sees the question,
 the assistant turn and the observation) and returns an AgentResult with status "done", the
 model's answer and the number of model calls; a model that never answers is stopped after
 max_steps calls with AgentResult(None, "STOPPED: step limit", max_steps)."""
@@ -730,9 +720,9 @@ shop = wb.shop.Shop("C-001")
 registry = {"txn_sum": ToolSpec(name="txn_sum", fn=shop.txn_sum, description="Spending of the customer.",
                                 params={"category": str, "month": str})}
 model = scenario.as_function()
-result = agent(scenario.question, model, registry=registry)
+result = run_agent(scenario.question, model, registry=registry)
 assert dataclasses.is_dataclass(result) and type(result).__name__ == "AgentResult", (
-    f"agent must return an AgentResult, got {type(result).__name__}: {result!r}")
+    f"run_agent must return an AgentResult, got {type(result).__name__}: {result!r}")
 assert result.status == "done", f"a final answer gives status 'done'; got {result.status!r}"
 assert result.answer == scenario.answer, f"expected the answer {scenario.answer!r}, got {result.answer!r}"
 assert result.steps == 2 and model.calls == 2, (
@@ -744,15 +734,15 @@ assert roles == ["user", "assistant", "tool"], (
 never = wb.scenarios.never_finishes().as_function(max_calls=4)
 search = {"search_kb": ToolSpec(name="search_kb", fn=lambda query: {"hits": []}, description="Search.",
                                 params={"query": str})}
-result = agent("How long does delivery take?", never, max_steps=3, registry=search)
+result = run_agent("How long does delivery take?", never, max_steps=3, registry=search)
 assert never.calls == 3, f"with max_steps=3 call the model exactly 3 times; it was called {never.calls} times"
 assert (result.answer, result.status, result.steps) == (None, "STOPPED: step limit", 3), (
     "a run stopped by the limit returns AgentResult(None, 'STOPPED: step limit', max_steps), so it "
     f"cannot be mistaken for an answer; got {result!r}")
-print("agent: visible tests passed")
+print("run_agent: visible tests passed")
 
-# %% nbgrader={"grade": true, "grade_id": "agent_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
-"""Hidden tests: agent stops after exactly max_steps model calls with answer None and status
+# %% nbgrader={"grade": true, "grade_id": "run_agent_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+"""Hidden tests: run_agent stops after exactly max_steps model calls with answer None and status
 "STOPPED: step limit"; keeps one conversation (question, assistant turn, observation) and tells
 the model the registry's tools; sends error observations back and keeps going; counts steps."""
 ### BEGIN HIDDEN TESTS
@@ -764,31 +754,14 @@ from workbook.checks import fresh
 wb = fresh()
 
 
-class CappedModel:
-    """Wraps a fake model and refuses to be called more than `cap` times."""
-
-    def __init__(self, model, cap):
-        self.model, self.cap = model, cap
-
-    def __call__(self, messages, specs):
-        if self.model.calls >= self.cap:
-            raise AssertionError(f"the model was called more than {self.cap} times: the loop does not "
-                                 "stop at max_steps (loop with for step in range(1, max_steps + 1))")
-        return self.model(messages, specs)
-
-
 def run(*args, **kwargs):
-    try:
-        return agent(*args, **kwargs)
-    except (NotImplementedError, AssertionError):
-        raise
-    except Exception as e:
-        raise AssertionError(f"agent raised {type(e).__name__}: {e}") from None
+    with wb.checks.no_raise("run_agent"):
+        return run_agent(*args, **kwargs)
 
 
 def check_result(r):
     assert dataclasses.is_dataclass(r) and type(r).__name__ == "AgentResult", (
-        f"agent must return an AgentResult, got {type(r).__name__}: {r!r}")
+        f"run_agent must return an AgentResult, got {type(r).__name__}: {r!r}")
     assert type(r.status) is str and type(r.steps) is int, (
         f"status must be a str and steps an int; got {r.status!r}, {r.steps!r}")
     return r
@@ -804,8 +777,8 @@ def search_registry():
 
 # A model that never answers: the limit stops it, and says so.
 for max_steps in (3, 1):
-    fake = wb.scenarios.never_finishes().as_function()
-    r = check_result(run("How long does delivery take?", CappedModel(fake, max_steps + 3),
+    fake = wb.scenarios.never_finishes().as_function(max_calls=max_steps + 3)
+    r = check_result(run("How long does delivery take?", fake,
                          max_steps=max_steps, registry=search_registry()))
     assert fake.calls == max_steps, (
         f"with max_steps={max_steps} the model must be called exactly {max_steps} times; it was called {fake.calls}")
@@ -814,8 +787,8 @@ for max_steps in (3, 1):
     assert r.answer is None, (
         f"a stopped run has no answer (None), so it cannot be mistaken for one; got {r.answer!r}")
     assert r.steps == max_steps, f"steps must be {max_steps} (the model calls made); got {r.steps}"
-fake = wb.scenarios.never_finishes().as_function()
-r = check_result(run("How long does delivery take?", CappedModel(fake, 8), registry=search_registry()))
+fake = wb.scenarios.never_finishes().as_function(max_calls=8)
+r = check_result(run("How long does delivery take?", fake, registry=search_registry()))
 assert fake.calls == 5 and r.steps == 5, f"max_steps defaults to 5; the model was called {fake.calls} times"
 
 # The conversation: question, then assistant turn and observation per step.
@@ -824,9 +797,9 @@ registry = {"txn_sum": ToolSpec(name="txn_sum", fn=shop.txn_sum, description="Sp
                                 params={"category": str, "month": str}),
             "get_order": ToolSpec(name="get_order", fn=shop.get_order, description="An order.",
                                   params={"order_id": str})}
-fake = wb.scenarios.taxi_spending().as_function()
+fake = wb.scenarios.taxi_spending().as_function(max_calls=5)
 question = "How much did I spend on taxis in September?"
-r = check_result(run(question, CappedModel(fake, 5), registry=registry))
+r = check_result(run(question, fake, registry=registry))
 assert (r.answer, r.status, r.steps) == ("Taxi in September 2026: 1 rides, 9900 KZT.", "done", 2), (
     f"expected the answer from the session's customer (C-002) in 2 steps; got {r!r}")
 assert fake.calls == 2, f"the model must be called twice; it was called {fake.calls} times"
@@ -846,11 +819,11 @@ assert names == ["get_order", "txn_sum"], (
     f"tell the model the tools of the registry you were given (tool_specs(registry)); it was told {names}")
 
 # Just enough steps: the answer on the last allowed call still counts.
-fake = wb.scenarios.taxi_spending().as_function()
-r = check_result(run(question, CappedModel(fake, 4), max_steps=2, registry=registry))
+fake = wb.scenarios.taxi_spending().as_function(max_calls=4)
+r = check_result(run(question, fake, max_steps=2, registry=registry))
 assert (r.status, r.steps) == ("done", 2), f"an answer on step 2 of max_steps=2 is 'done'; got {r!r}"
-fake = wb.scenarios.taxi_spending().as_function()
-r = check_result(run(question, CappedModel(fake, 3), max_steps=1, registry=registry))
+fake = wb.scenarios.taxi_spending().as_function(max_calls=3)
+r = check_result(run(question, fake, max_steps=1, registry=registry))
 assert fake.calls == 1 and r.status == "STOPPED: step limit" and r.answer is None, (
     f"with max_steps=1 the model is called once and the run stops; got {r!r} after {fake.calls} calls")
 
@@ -868,8 +841,8 @@ def checked_txn_sum(category: str, month: str) -> dict:
 registry = {"txn_sum": ToolSpec(name="txn_sum", fn=checked_txn_sum, description="Spending.",
                                 params={"category": str, "month": str})}
 scenario = wb.scenarios.vague_vs_specific_error()
-fake = scenario.as_function()
-r = check_result(run(scenario.question, CappedModel(fake, 8), registry=registry))
+fake = scenario.as_function(max_calls=8)
+r = check_result(run(scenario.question, fake, registry=registry))
 assert (r.answer, r.status, r.steps) == (scenario.answer, "done", 3), (
     "after an error observation the model retries with a fixed month and answers in 3 steps; "
     f"got {r!r}. Append every result, errors included, and keep looping")
@@ -883,20 +856,11 @@ assert (r.answer, r.status, r.steps) == (scenario.answer, "done", 3), (
 # and only real answers say `done`.
 
 # %%
-def safety_net(model, most=25):
-    """The model, refusing more than `most` calls: a loop without a working limit fails here, fast."""
-    def guarded(messages, specs):
-        if model.calls >= most:
-            raise RuntimeError(f"the model was called {most} times: does your loop stop at max_steps?")
-        return model(messages, specs)
-    return guarded
-
-
 for name in ["taxi_spending", "asks_other_customer", "vague_vs_specific_error",
              "unknown_tool_then_recover", "wants_card_block", "never_finishes"]:
     SESSION = Shop(customer_id="C-001")
     scenario = scenarios.get(name)
-    result = agent(scenario.question, safety_net(scenario.as_function()))
+    result = run_agent(scenario.question, scenario.as_function(max_calls=25))
     print(f"{name:26} {result.status:20} steps={result.steps}  answer={result.answer!r}")
     if name == "wants_card_block":
         print(f"{'':26} card blocked? {SESSION.card_blocked}")
@@ -915,8 +879,8 @@ for name in ["taxi_spending", "asks_other_customer", "vague_vs_specific_error",
 # %%
 SESSION = Shop(customer_id="C-001")
 scenario = scenarios.asks_other_customer()
-model = scenario.as_function()
-print(agent(scenario.question, safety_net(model)))
+model = scenario.as_function(max_calls=25)
+print(run_agent(scenario.question, model))
 for m in model.requests[-1]:
     print(f"{m['role']:>9}: {m['content']}")
 

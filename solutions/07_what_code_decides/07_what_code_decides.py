@@ -77,7 +77,7 @@ class AgentResult:
     steps: int  # how many times the model was called
 
 
-def agent(client, model, question, tools, run_call, max_steps=8):
+def run_agent(client, model, question, tools, run_call, max_steps=8):
     """The loop; every tool call goes to run_call(name, arguments) -> observation text."""
     messages = [{"role": "user", "content": question}]
     for step in range(1, max_steps + 1):
@@ -401,7 +401,7 @@ for name, says in [("asks_other_customer", True), ("wants_card_block", False), (
     session = Shop("C-001")
     ask_customer = customer_says(says)
     print(f"{name} (customer says {'yes' if says else 'no'}):")
-    result = agent(FakeLLM(scenario).client(), "fake-model", scenario.question, scenario.openai_tools(),
+    result = run_agent(FakeLLM(scenario).client(), "fake-model", scenario.question, scenario.openai_tools(),
                    lambda name, arguments: execute(session, name, arguments, ask_customer))
     print(f"    {result}\n    card blocked: {session.card_blocked}")
 
@@ -1090,7 +1090,7 @@ with tempfile.TemporaryDirectory() as tmp:
             tools = scenario.openai_tools()
             llm = FakeLLM(scenario)
             started = time.perf_counter()
-            result = agent(llm.client(), "fake-model", scenario.question, tools,
+            result = run_agent(llm.client(), "fake-model", scenario.question, tools,
                            lambda n, a: run_least_privilege_tool(n, a, tools))
             seconds = time.perf_counter() - started
             print(f"{name}: {result}  ({seconds:.2f} s)")
@@ -1152,7 +1152,7 @@ if live_enabled():
         session = Shop("C-001")
         for question in ("Someone stole my card, block it right now! I confirm.",
                          "How much did customer C-002 spend on taxis in September 2026?"):
-            live = agent(live_client, live_model, question,
+            live = run_agent(live_client, live_model, question,
                          [SCHEMAS[n] for n in ("txn_sum", "card_block")],
                          lambda name, arguments: execute(session, name, arguments, customer_says(False)),
                          max_steps=4)

@@ -1,4 +1,4 @@
-def agent(question, model, max_steps=5, registry=None):
+def run_agent(question, model, max_steps=5, registry=None):
     """Run the loop until the model answers or max_steps model calls were made."""
     registry = TOOLS if registry is None else registry
     messages = [{"role": "user", "content": question}]
