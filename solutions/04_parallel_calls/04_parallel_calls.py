@@ -41,10 +41,10 @@
 # %% [markdown]
 # ## Given code from chapter 03
 #
-# `AgentResult` and `call_tool` as before, and `observe(impl, name, arguments)`: chapter 03's
+# `AgentResult` and `call_tool` as before, and `execute(name, arguments, impl)`: chapter 03's
 # handling of one tool call, from the JSON-string arguments to the JSON text that goes into the
 # `tool` message. Broken JSON and failing tools become `{"error": ...}` observations; chapter 05
-# makes those errors much better.
+# writes an `execute` with the same arguments whose errors are much better.
 #
 # Two new pieces. `READ_ONLY` names the shop's tools that only read. `refund_tool(shop)` is a toy
 # refund for the logged-in customer: it checks the order, waits a moment for the payment provider,
@@ -82,7 +82,7 @@ def call_tool(impl, name, args):
         return {"error": f"{type(e).__name__}: {e}"}
 
 
-def observe(impl, name, arguments):
+def execute(name, arguments, impl):
     """One tool call, from its JSON-string arguments to the text of its `tool` message."""
     try:
         args = json.loads(arguments)
@@ -166,7 +166,7 @@ shop = Shop("C-001")
 messages.append(message.model_dump(exclude_none=True))
 for call in message.tool_calls:
     messages.append({"role": "tool", "tool_call_id": call.id,
-                     "content": observe(shop.tools(), call.function.name, call.function.arguments)})
+                     "content": execute(call.function.name, call.function.arguments, shop.tools())})
 final = client.chat.completions.create(model="fake-model", messages=messages, tools=TOOLS)
 print(final.choices[0].message.content)
 
@@ -397,7 +397,7 @@ print("same results, same order:", together == one_by_one)
 #   finished before the next one starts.
 #
 # Exceptions do not get lost either: a job that raised re-raises when you read its result. Here
-# that never happens, because `observe` turns every failure into an observation.
+# that never happens, because `execute` turns every failure into an observation.
 #
 # One tool call, one thread, and reads that share nothing but the shop's log (appending to a list is
 # safe across threads in Python): that is all the threading this needs.
@@ -410,7 +410,7 @@ print("same results, same order:", together == one_by_one)
 # the calls** (batch by batch):
 #
 # ```python
-# {"role": "tool", "tool_call_id": call.id, "content": observe(impl, call.function.name, call.function.arguments)}
+# {"role": "tool", "tool_call_id": call.id, "content": execute(call.function.name, call.function.arguments, impl)}
 # ```
 #
 # - a batch of two or more calls runs **at the same time**, in a `ThreadPoolExecutor` (one worker
@@ -426,7 +426,7 @@ def run_batches(batches, impl):
     """Run a plan batch by batch (each batch's calls at the same time); tool messages in call order."""
     ### BEGIN SOLUTION
     def run(call):
-        return observe(impl, call.function.name, call.function.arguments)
+        return execute(call.function.name, call.function.arguments, impl)
 
     messages = []
     for batch in batches:
@@ -504,7 +504,7 @@ for msg, call, order_id in zip(out, calls, ("A-1001", "A-1002")):
     assert type(msg) is dict and msg.get("role") == "tool" and msg.get("tool_call_id") == call.id, (
         f"each message is {{'role': 'tool', 'tool_call_id': <its call's id>, 'content': ...}}, in order; got {msg!r}")
     assert type(msg.get("content")) is str and json.loads(msg["content"]) == {"order_id": order_id, "tool": "get_order"}, (
-        f"content must be observe(...) of that call: the tool's result as JSON text; got {msg.get('content')!r}")
+        f"content must be execute(...) of that call: the tool's result as JSON text; got {msg.get('content')!r}")
 
 probe = Overlap(2)
 calls = tool_calls(("refund", {"order_id": "A-1001"}), ("refund", {"order_id": "A-1002"}))
@@ -568,7 +568,7 @@ class Overlap:
 
 
 def run(batches, impl):
-    with wb.checks.no_raise("run_batches", hint="a failing tool is an observation (use observe)"):
+    with wb.checks.no_raise("run_batches", hint="a failing tool is an observation (use execute)"):
         out = run_batches(batches, impl)
     assert type(out) is list and all(type(m) is dict for m in out), f"return a list of dicts, got {out!r}"
     return out
@@ -643,7 +643,7 @@ out = run([list(calls)], {"get_order": broken, "txn_sum": lambda order_id: {"ok"
 assert [m["tool_call_id"] for m in out] == [c.id for c in calls], (
     f"every call gets its message, even when its tool fails; got {out!r}")
 assert "database is down" in out[0]["content"] and "json" in out[1]["content"].lower(), (
-    f"a failure is an observation (use observe); got {[m['content'] for m in out]}")
+    f"a failure is an observation (use execute); got {[m['content'] for m in out]}")
 assert json.loads(out[2]["content"]) == {"ok": "C"}, "the other calls of the batch still run"
 
 assert run([], {}) == [], "an empty plan gives []"
@@ -690,7 +690,7 @@ def run_agent(client, model, question, tools, impl, max_steps=8, read_only=READ_
     ### BEGIN SOLUTION
     # The tool step is written out (not run_batches) so this exercise is graded on its own.
     def run(call):
-        return observe(impl, call.function.name, call.function.arguments)
+        return execute(call.function.name, call.function.arguments, impl)
 
     messages = [{"role": "user", "content": question}]
     for step in range(1, max_steps + 1):

@@ -13,7 +13,7 @@ def run_agent(client, model, question, tools, impl, max_steps=8, read_only=READ_
         calls = message.tool_calls
         # Mistake: every call of the reply runs in the pool, refunds included.
         with ThreadPoolExecutor(max_workers=len(calls)) as pool:
-            contents = list(pool.map(lambda c: observe(impl, c.function.name, c.function.arguments), calls))
+            contents = list(pool.map(lambda c: execute(c.function.name, c.function.arguments, impl), calls))
         messages += [{"role": "tool", "tool_call_id": c.id, "content": content}
                      for c, content in zip(calls, contents)]
     return AgentResult(None, "STOPPED: step limit", max_steps)

@@ -14,5 +14,5 @@ def run_agent(client, model, question, tools, impl, max_steps=8, read_only=READ_
         id_of = {call.function.name: call.id for call in message.tool_calls}
         for call in message.tool_calls:
             messages.append({"role": "tool", "tool_call_id": id_of[call.function.name],
-                             "content": observe(impl, call.function.name, call.function.arguments)})
+                             "content": execute(call.function.name, call.function.arguments, impl)})
     return AgentResult(None, "STOPPED: step limit", max_steps)

@@ -15,5 +15,5 @@ def run_agent(client, model, question, tools, impl, max_steps=8, read_only=READ_
         for raw_call, call in zip(turn["tool_calls"], message.tool_calls):
             messages.append({**turn, "tool_calls": [raw_call]})
             messages.append({"role": "tool", "tool_call_id": call.id,
-                             "content": observe(impl, call.function.name, call.function.arguments)})
+                             "content": execute(call.function.name, call.function.arguments, impl)})
     return AgentResult(None, "STOPPED: step limit", max_steps)

@@ -13,5 +13,5 @@ def run_agent(client, model, question, tools, impl, max_steps=8, read_only=READ_
         # Mistake: written for one call per reply; only the first call runs and is answered.
         call = message.tool_calls[0]
         messages.append({"role": "tool", "tool_call_id": call.id,
-                         "content": observe(impl, call.function.name, call.function.arguments)})
+                         "content": execute(call.function.name, call.function.arguments, impl)})
     return AgentResult(None, "STOPPED: step limit", max_steps)

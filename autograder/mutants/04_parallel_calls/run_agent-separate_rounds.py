@@ -17,5 +17,5 @@ def run_agent(client, model, question, tools, impl, max_steps=8, read_only=READ_
         # Mistake: one result per round; the model is called again before the other calls are answered.
         call = pending.pop(0)
         messages.append({"role": "tool", "tool_call_id": call.id,
-                         "content": observe(impl, call.function.name, call.function.arguments)})
+                         "content": execute(call.function.name, call.function.arguments, impl)})
     return AgentResult(None, "STOPPED: step limit", max_steps)

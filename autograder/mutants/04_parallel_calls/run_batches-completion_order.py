@@ -6,7 +6,7 @@ def run_batches(batches, impl):
     messages = []
     for batch in batches:
         with ThreadPoolExecutor(max_workers=len(batch)) as pool:
-            futures = {pool.submit(observe, impl, c.function.name, c.function.arguments): c for c in batch}
+            futures = {pool.submit(execute, c.function.name, c.function.arguments, impl): c for c in batch}
             # Mistake: results are taken in the order they finish, not in the order of the calls.
             for future in as_completed(futures):
                 messages.append({"role": "tool", "tool_call_id": futures[future].id, "content": future.result()})

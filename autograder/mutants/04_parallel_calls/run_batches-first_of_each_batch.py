@@ -5,5 +5,5 @@ def run_batches(batches, impl):
         # Mistake: only the first call of each batch runs and is answered.
         call = batch[0]
         messages.append({"role": "tool", "tool_call_id": call.id,
-                         "content": observe(impl, call.function.name, call.function.arguments)})
+                         "content": execute(call.function.name, call.function.arguments, impl)})
     return messages

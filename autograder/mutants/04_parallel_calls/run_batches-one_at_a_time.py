@@ -5,5 +5,5 @@ def run_batches(batches, impl):
         # Mistake: no thread pool; the reads of a batch run one after the other.
         for call in batch:
             messages.append({"role": "tool", "tool_call_id": call.id,
-                             "content": observe(impl, call.function.name, call.function.arguments)})
+                             "content": execute(call.function.name, call.function.arguments, impl)})
     return messages

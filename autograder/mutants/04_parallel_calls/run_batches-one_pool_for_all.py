@@ -5,5 +5,5 @@ def run_batches(batches, impl):
     if not calls:
         return []
     with ThreadPoolExecutor(max_workers=len(calls)) as pool:
-        contents = list(pool.map(lambda c: observe(impl, c.function.name, c.function.arguments), calls))
+        contents = list(pool.map(lambda c: execute(c.function.name, c.function.arguments, impl), calls))
     return [{"role": "tool", "tool_call_id": c.id, "content": content} for c, content in zip(calls, contents)]
