@@ -43,9 +43,9 @@
 # ## Given code from chapters 03 and 08
 #
 # `AgentResult`, `call_tool` (chapter 08's version: tools that declare a keyword-only `call_id`
-# get the tool call's id from the code), and `run_call`, which turns **one tool call, as a plain
-# dict** into its `tool` message. It takes a dict (not the SDK object) because the messages you
-# load back from a checkpoint are plain JSON.
+# get the tool call's id from the code), and `tool_message`, which turns **one tool call, as a plain
+# dict** into its `tool` message (chapter 06's `tool_message`, for a dict). It takes a dict (not
+# the SDK object) because the messages you load back from a checkpoint are plain JSON.
 
 # %% nbgrader={"grade": false, "grade_id": "given_chapter_03", "locked": true, "schema_version": 3, "solution": false}
 import contextlib
@@ -88,7 +88,7 @@ def call_tool(impl, name, args, call_id=None):
         return {"error": f"{type(e).__name__}: {e}"}
 
 
-def run_call(call, impl):
+def tool_message(call, impl):
     """One tool call, as a dict {"id", "function": {"name", "arguments"}} -> its tool message."""
     try:
         args = json.loads(call["function"]["arguments"])
@@ -147,7 +147,7 @@ for step in range(1, 6):
                                               tools=scenario.openai_tools())
     message = response.choices[0].message.model_dump(exclude_none=True)
     messages.append(message)
-    results = [run_call(call, impl) for call in message.get("tool_calls", [])]
+    results = [tool_message(call, impl) for call in message.get("tool_calls", [])]
     messages.extend(results)
     for call, result in zip(message.get("tool_calls", []), results):
         print(f"step {step}: {message.get('content')!r}\n    {call['function']['name']}"
@@ -428,7 +428,7 @@ assert got["thought"] == "I need the taxi total for September 2026.", (
 #   then the user's question;
 # - each step: read `clock()` just before and just after `chat.completions.create`; `ms` is the
 #   difference × 1000 (rounding to 0.1 ms is fine). Append the assistant message
-#   (`model_dump(exclude_none=True)`), run the calls with `run_call`, append their results, then
+#   (`model_dump(exclude_none=True)`), run the calls with `tool_message`, append their results, then
 #   **append** one step line to `log_path` (`json.dumps(line, ensure_ascii=False)` plus `"\n"`,
 #   file opened with `"a"`);
 # - stop as in chapter 03 — `"done"` on a reply without calls whose `finish_reason` is `"stop"`,
@@ -466,7 +466,7 @@ def run_logged(client, model, question, tools, impl, log_path, max_steps=8, syst
         message = choice.message.model_dump(exclude_none=True)
         messages.append(message)
         calls = message.get("tool_calls", [])
-        results = [run_call(call, impl) for call in calls]
+        results = [tool_message(call, impl) for call in calls]
         messages.extend(results)
         used[0] += response.usage.prompt_tokens
         used[1] += response.usage.completion_tokens
@@ -1008,7 +1008,7 @@ print("the checkpoint is still step", load_checkpoint(checkpoint)["step"], "|", 
 # - the state is `{"step", "messages", "status", "answer"}`; a missing checkpoint means a fresh
 #   run (the messages start with the user's question);
 # - call the model with `client.chat.completions.create(model=model, messages=..., tools=tools)`,
-#   append the reply as `message.model_dump(exclude_none=True)`, and run tool calls with `run_call`;
+#   append the reply as `message.model_dump(exclude_none=True)`, and run tool calls with `tool_message`;
 # - save with `save_checkpoint` after **every** step that ran tools, and when the run ends;
 # - a checkpoint whose status is not `"running"` is a finished run: return
 #   `AgentResult(answer, status, step)` from it without calling the model;
@@ -1034,7 +1034,7 @@ def run_resumable(client, model, question, tools, impl, path, max_steps=8):
             state["answer"] = message.get("content") if done else None
             save_checkpoint(path, state)
             return AgentResult(state["answer"], state["status"], state["step"])
-        messages.extend(run_call(call, impl) for call in message["tool_calls"])
+        messages.extend(tool_message(call, impl) for call in message["tool_calls"])
         save_checkpoint(path, state)  # this step is finished: it will never run again
     state["status"] = "STOPPED: step limit"
     save_checkpoint(path, state)
@@ -1315,7 +1315,7 @@ def run_with_approval(client, model, question, tools, impl, path, needs_approval
                 result = {"error": f"the customer did not approve this {name}; do not try it again"}
                 results.append({"role": "tool", "tool_call_id": call["id"], "content": json.dumps(result)})
             else:
-                results.append(run_call(call, impl))
+                results.append(tool_message(call, impl))
         messages.extend(results)
         save_checkpoint(path, state)
     save_checkpoint(path, state)

@@ -23,7 +23,7 @@ def run_logged(client, model, question, tools, impl, log_path, max_steps=8, syst
         message = choice.message.model_dump(exclude_none=True)
         messages.append(message)
         calls = message.get("tool_calls", [])
-        results = [run_call(call, impl) for call in calls]
+        results = [tool_message(call, impl) for call in calls]
         messages.extend(results)
         used[0] += response.usage.prompt_tokens
         used[1] += response.usage.completion_tokens

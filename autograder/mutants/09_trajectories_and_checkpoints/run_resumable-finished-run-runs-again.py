@@ -15,7 +15,7 @@ def run_resumable(client, model, question, tools, impl, path, max_steps=8):
             state["answer"] = message.get("content") if done else None
             save_checkpoint(path, state)
             return AgentResult(state["answer"], state["status"], state["step"])
-        messages.extend(run_call(call, impl) for call in message["tool_calls"])
+        messages.extend(tool_message(call, impl) for call in message["tool_calls"])
         save_checkpoint(path, state)  # this step is finished: it will never run again
     state["status"] = "STOPPED: step limit"
     save_checkpoint(path, state)

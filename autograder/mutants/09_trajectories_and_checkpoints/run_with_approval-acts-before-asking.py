@@ -31,7 +31,7 @@ def run_with_approval(client, model, question, tools, impl, path, needs_approval
             name = call["function"]["name"]
             answer = state["approvals"].get(call["id"])
             if name in needs_approval and answer is None:
-                run_call(call, impl)  # Mistake: the action runs first, the approval is asked afterwards
+                tool_message(call, impl)  # Mistake: the action runs first, the approval is asked afterwards
                 try:
                     args = json.loads(call["function"]["arguments"])
                 except json.JSONDecodeError:
@@ -43,7 +43,7 @@ def run_with_approval(client, model, question, tools, impl, path, needs_approval
                 result = {"error": f"the customer did not approve this {name}; do not try it again"}
                 results.append({"role": "tool", "tool_call_id": call["id"], "content": json.dumps(result)})
             else:
-                results.append(run_call(call, impl))
+                results.append(tool_message(call, impl))
         messages.extend(results)
         save_checkpoint(path, state)
     save_checkpoint(path, state)

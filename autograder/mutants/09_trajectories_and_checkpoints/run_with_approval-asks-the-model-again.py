@@ -43,7 +43,7 @@ def run_with_approval(client, model, question, tools, impl, path, needs_approval
                 result = {"error": f"the customer did not approve this {name}; do not try it again"}
                 results.append({"role": "tool", "tool_call_id": call["id"], "content": json.dumps(result)})
             else:
-                results.append(run_call(call, impl))
+                results.append(tool_message(call, impl))
         messages.extend(results)
         save_checkpoint(path, state)
     save_checkpoint(path, state)
