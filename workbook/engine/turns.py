@@ -48,13 +48,6 @@ def error_of(text: str | None) -> str | None:
     return text if text.lstrip().lower().startswith("error") else None
 
 
-def fields(text: str | None, *keys: str) -> dict | None:
-    """The result as a JSON object holding these keys and no error, or None."""
-    data = json_or_none(text)
-    ok = isinstance(data, dict) and "error" not in data and all(k in data for k in keys)
-    return data if ok else None
-
-
 def number(text: str | None) -> float | None:
     """The number a result holds: JSON (a number, or an object's "result" / "value"), else the
     first number in its text; None for an error or no number at all."""
@@ -123,17 +116,9 @@ class Conversation:
         r = self.results
         return r[-1] if r else None
 
-    def last_json(self) -> Any:
-        """The last tool result parsed as JSON, or None when it is not JSON."""
-        return json_or_none(self.last_result)
-
     def last_text(self) -> str:
         """The last tool result as text (a JSON string unwrapped; "" when there is none)."""
         return plain_text(self.last_result)
-
-    def last_fields(self, *keys: str) -> dict | None:
-        """The last tool result as a JSON object holding these keys, or None."""
-        return fields(self.last_result, *keys)
 
     def read(self, *result: str | None, **kinds: type) -> dict | None:
         """The fields a model reads out of a tool result (the last one, or the text given), each
