@@ -188,13 +188,15 @@ wb = fresh()
 got = parse_reply({"tool": "txn_sum", "args": {"category": "taxi", "month": "2026-09"}})
 wb.checks.equal(got, ("tool", "txn_sum", {"category": "taxi", "month": "2026-09"}),
                 "parse_reply(<a txn_sum request>)", "a tool request gives a tuple ('tool', name, args)")
-got = parse_reply({"tool": "card_block"})
+with wb.checks.no_raise("parse_reply({'tool': 'card_block'})", hint="a tool request may come without 'args'"):
+    got = parse_reply({"tool": "card_block"})
 wb.checks.equal(got, ("tool", "card_block", {}), "parse_reply({'tool': 'card_block'})",
                 "a tool request without 'args' has no arguments: use {}")
 got = parse_reply({"final": "Taxi in September 2026: 2 rides, 5000 KZT."})
 wb.checks.equal(got, ("final", "Taxi in September 2026: 2 rides, 5000 KZT."),
                 "parse_reply(<a final answer>)", "a final answer gives a tuple ('final', text)")
-got = parse_reply({"final": ""})
+with wb.checks.no_raise("parse_reply({'final': ''})", hint="an empty final answer is still a final answer"):
+    got = parse_reply({"final": ""})
 wb.checks.equal(got, ("final", ""), "parse_reply({'final': ''})",
                 "an empty final answer is still a final answer: test for the key, not for a truthy value")
 with wb.checks.raises(ValueError, what="parse_reply({'answer': '42'}), a reply with neither 'tool' nor 'final',"):
@@ -213,18 +215,14 @@ wb = fresh()
 weather = wb.scenarios.weather_and_math().as_function()
 got = parse_reply(weather([{"role": "user", "content": "Weather in Almaty?"}], []))
 wb.checks.equal(got, ("tool", "get_weather", {"city": "Almaty"}), "parse_reply(<the weather request>)")
-try:
+with wb.checks.no_raise("parse_reply({'tool': 'card_block'})",
+                        hint="a tool request may come without 'args'; treat it as no arguments, {}"):
     got = parse_reply({"tool": "card_block"})
-except KeyError as e:
-    raise AssertionError(f"parse_reply({{'tool': 'card_block'}}) raised KeyError {e}: a tool request "
-                         "may come without 'args'; treat it as no arguments, {}") from None
 wb.checks.equal(got, ("tool", "card_block", {}), "parse_reply({'tool': 'card_block'})",
                 "a tool request without 'args' has no arguments")
-try:
+with wb.checks.no_raise("parse_reply({'final': ''})",
+                        hint="an empty final answer is still a final answer; test for the key, not for a truthy value"):
     got = parse_reply({"final": ""})
-except ValueError as e:
-    raise AssertionError(f"parse_reply({{'final': ''}}) raised ValueError({e}): an empty final answer "
-                         "is still a final answer; test for the key, not for a truthy value") from None
 wb.checks.equal(got, ("final", ""), "parse_reply({'final': ''})")
 
 bad_replies = [
@@ -239,18 +237,9 @@ bad_replies = [
     {"tool": "txn_sum", "args": '{"category": "taxi", "month": "2026-09"}'},
     {"final": None},
 ]
-for bad in bad_replies:
-    try:
+for bad in bad_replies:  # match: the ValueError needs a message that says what is wrong
+    with wb.checks.raises(ValueError, match=r"\S", what=f"parse_reply({bad!r}), a bad reply,"):
         parse_reply(bad)
-    except NotImplementedError:
-        raise
-    except ValueError as e:
-        assert str(e).strip(), f"the ValueError for {bad!r} has no message: say what is wrong"
-    except Exception as e:
-        raise AssertionError(f"parse_reply({bad!r}) raised {type(e).__name__}: {e}; "
-                             "check the reply's type first and raise ValueError") from None
-    else:
-        raise AssertionError(f"parse_reply({bad!r}) returned; this reply is bad: raise ValueError")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -477,15 +466,10 @@ from workbook.checks import fresh
 
 wb = fresh()
 model = wb.scenarios.taxi_spending().as_function()
-try:
+with wb.checks.no_raise("two_steps on the taxi question, which needs only two steps,",
+                        hint="keep one messages list for both steps, so the second call sees the tool "
+                        "request and the observation"):
     out = two_steps("How much did I spend on taxis in September?", model, wb.shop.Shop("C-001").tools())
-except NotImplementedError:
-    raise
-except RuntimeError as e:
-    raise AssertionError(
-        f"two_steps raised RuntimeError({e}) on the taxi question, which needs only two steps: keep "
-        "one messages list for both steps, so the second call sees the tool request and the "
-        "observation") from None
 assert type(out) is str, f"two_steps must return the final text, a str; got {type(out).__name__}: {out!r}"
 assert out == "Taxi in September 2026: 2 rides, 5000 KZT.", (
     f"return the model's final text, 'Taxi in September 2026: 2 rides, 5000 KZT.'; got {out!r}")
@@ -512,14 +496,9 @@ question = "How much did I spend on taxis in September?"
 
 model = wb.scenarios.taxi_spending().as_function()
 shop = wb.shop.Shop("C-002")
-try:
+with wb.checks.no_raise("two_steps on the taxi question, which needs only two steps,",
+                        hint="keep one messages list for both steps"):
     out = two_steps(question, model, shop.tools())
-except NotImplementedError:
-    raise
-except RuntimeError as e:
-    raise AssertionError(
-        f"two_steps raised RuntimeError({e}) on the taxi question, which needs only two steps: keep "
-        "one messages list for both steps") from None
 assert model.calls == 2, (
     f"ask the model again after the tool ran, and let it write the answer; it was called {model.calls} times")
 assert type(out) is str and out == "Taxi in September 2026: 1 rides, 9900 KZT.", (
@@ -541,14 +520,8 @@ assert out == "Your order A-1001 has shipped.", f"return the final text; got {ou
 # A model that needs three steps: stop after two.
 model = wb.scenarios.weather_and_math().as_function()
 tools = {"get_weather": wb.shop.Shop().get_weather, "calculate": lambda expression: 69.8}
-try:
-    out = two_steps("What is the weather in Almaty, in Fahrenheit?", model, tools)
-except NotImplementedError:
-    raise
-except RuntimeError as e:
-    assert str(e).strip(), "the RuntimeError needs a message saying the model did not answer"
-else:
-    raise AssertionError(f"the model did not answer within two steps: raise RuntimeError, not return {out!r}")
+with wb.checks.raises(RuntimeError, match=r"\S", what="two_steps on a question that needs three steps"):
+    two_steps("What is the weather in Almaty, in Fahrenheit?", model, tools)
 assert model.calls == 2, f"never call the model more than twice; it was called {model.calls} times"
 ### END HIDDEN TESTS
 
