@@ -464,13 +464,8 @@ def first_reply(scenario, messages=None):
 
 
 def tool_msgs(reply, impl):
-    try:
+    with wb.checks.no_raise("tool_messages", hint="a bad tool call must become an error observation"):
         out = tool_messages(reply, impl)
-    except NotImplementedError:
-        raise
-    except Exception as e:
-        raise AssertionError(f"tool_messages raised {type(e).__name__}: {e}; "
-                             "a bad tool call must become an error observation") from None
     assert type(out) is list, f"tool_messages must return a list, got {type(out).__name__}"
     return out
 
@@ -656,16 +651,9 @@ wb = fresh()
 
 def run(scenario, impl, cap=12, model="fake-model", **kwargs):
     llm = wb.fake_llm.FakeLLM(scenario)
-    try:
-        capped = wb.checks.CappedClient(llm.client(), cap, "the loop does not stop at max_steps")
-        r = run_agent(capped, model, scenario.question,
-                      scenario.openai_tools(), impl, **kwargs)
-    except (NotImplementedError, AssertionError):
-        raise
-    except Exception as e:
-        hint = (" — the provider refused your messages: append the assistant turn first, then one "
-                "tool message per tool_call_id with string content" if "400" in str(e) else "")
-        raise AssertionError(f"run_agent raised {type(e).__name__}: {e}{hint}") from None
+    with wb.checks.no_raise("run_agent", hint="a 400 means the provider refused your messages: append the "
+                            "assistant turn first, then one tool message per tool_call_id with string content"):
+        r = run_agent(llm.client(max_calls=cap), model, scenario.question, scenario.openai_tools(), impl, **kwargs)
     assert dataclasses.is_dataclass(r) and type(r).__name__ == "AgentResult", (
         f"run_agent must return an AgentResult, got {type(r).__name__}: {r!r}")
     return llm, r
@@ -718,9 +706,8 @@ for max_steps, cap in ((3, 6), (8, 11)):
         f"a run stopped by the limit is AgentResult(None, 'STOPPED: step limit', {max_steps}); got {r!r}")
 
 # A reply cut off by the token limit is not an answer.
-cut = wb.scenarios.Scenario("cut_off", "The reply is cut off by the token limit.",
-                            lambda conv: wb.scenarios.final("Your taxi spending in Sept", finish_reason="length"),
-                            ("txn_sum",), None, "How much did I spend on taxis in September?")
+cut = wb.scenarios.scripted(wb.scenarios.final("Your taxi spending in Sept", finish_reason="length"),
+                            tools=("txn_sum",), question="How much did I spend on taxis in September?")
 llm, r = run(cut, wb.shop.Shop("C-001").tools())
 assert (r.answer, r.status, r.steps) == (None, "STOPPED: length", 1), (
     f"finish_reason 'length' is not an answer: expect AgentResult(None, 'STOPPED: length', 1); got {r!r}")
@@ -729,30 +716,16 @@ assert (r.answer, r.status, r.steps) == (None, "STOPPED: length", 1), (
 # %% [markdown]
 # ## The loop at work
 #
-# Your loop against several scenarios, each with its own fake provider and a fresh session. The
-# `safety_net` wrapper stops a loop that forgets its limit before it hangs the notebook.
+# Your loop against several scenarios, each with its own fake provider and a fresh session.
+# `client(max_calls=25)` stops a loop that forgets its limit before it hangs the notebook.
 
 # %%
-class safety_net:
-    """Wraps a client and refuses more than `most` requests: a loop without a working limit fails fast."""
-
-    def __init__(self, client, most=25):
-        self.client, self.most = client, most
-        self.chat = self.completions = self  # so that .chat.completions.create(...) reaches create()
-
-    def create(self, **kwargs):
-        self.most -= 1
-        if self.most < 0:
-            raise RuntimeError("too many model calls: does your loop stop at max_steps?")
-        return self.client.chat.completions.create(**kwargs)
-
-
 for name in ["taxi_spending", "two_orders", "asks_other_customer", "broken_json_then_fix",
              "unknown_tool_then_recover", "never_finishes"]:
     scenario = scenarios.get(name)
     llm = FakeLLM(scenario)
     impl = {**Shop("C-001").tools(), "search_kb": lambda query: {"hits": []}}
-    result = run_agent(safety_net(llm.client()), "fake-model", scenario.question,
+    result = run_agent(llm.client(max_calls=25), "fake-model", scenario.question,
                        scenario.openai_tools(), impl)
     print(f"{name:26} {result.status:20} steps={result.steps}  answer={result.answer!r}")
 
