@@ -306,13 +306,8 @@ impl = shop.tools()
 
 
 def run(name, raw_args):
-    try:
+    with wb.checks.no_raise(f"execute({name!r}, {raw_args!r})", hint="return an 'ERROR: ...' string instead"):
         out = execute(name, raw_args, impl)
-    except NotImplementedError:
-        raise
-    except Exception as e:
-        raise AssertionError(f"execute({name!r}, {raw_args!r}) raised {type(e).__name__}: {e}; "
-                             "it must return an 'ERROR: ...' string instead") from None
     assert type(out) is str, f"execute must return a str, got {type(out).__name__}: {out!r}"
     return out
 
@@ -351,13 +346,8 @@ wb = fresh()
 
 
 def run(name, raw_args, impl):
-    try:
+    with wb.checks.no_raise(f"execute({name!r}, {raw_args!r})", hint="every failure must become an 'ERROR: ...' observation"):
         out = execute(name, raw_args, impl)
-    except NotImplementedError:
-        raise
-    except Exception as e:
-        raise AssertionError(f"execute({name!r}, {raw_args!r}) raised {type(e).__name__}: {e}; "
-                             "every failure must become an 'ERROR: ...' observation") from None
     assert type(out) is str, f"execute must return a str, got {type(out).__name__}: {out!r}"
     return out
 
@@ -534,16 +524,15 @@ print("find_text_call: visible tests passed")
 name and a brace, matches whole names only, returns the tool named first, and returns None for
 content that is not a string."""
 ### BEGIN HIDDEN TESTS
+from workbook.checks import fresh
+
+wb = fresh()
 TOOLS = ["txn_sum", "get_order", "card_block"]
 
 
 def found(content, tools=TOOLS):
-    try:
+    with wb.checks.no_raise(f"find_text_call({content!r})"):
         got = find_text_call(content, tools)
-    except NotImplementedError:
-        raise
-    except Exception as e:
-        raise AssertionError(f"find_text_call({content!r}) raised {type(e).__name__}: {e}") from None
     assert got is None or type(got) is str, f"return a tool name or None, got {got!r}"
     return got
 
@@ -674,13 +663,9 @@ wb = fresh()
 
 def run(scenario):
     llm = wb.fake_llm.FakeLLM(scenario)
-    try:
+    with wb.checks.no_raise("run_agent", hint="the loop must never crash"):
         result = run_agent(llm.client(max_retries=0), "fake-model", scenario.question,
                            scenario.openai_tools(), wb.shop.Shop("C-001").tools())
-    except NotImplementedError:
-        raise
-    except Exception as e:
-        raise AssertionError(f"run_agent raised {type(e).__name__}: {e}; the loop must never crash") from None
     assert dataclasses.is_dataclass(result) and type(result).__name__ == "AgentResult", (
         f"run_agent must return an AgentResult, got {type(result).__name__}: {result!r}")
     return llm, result
@@ -735,14 +720,9 @@ wb = fresh()
 def run(scenario, impl=None, cap=10, **kwargs):
     llm = wb.fake_llm.FakeLLM(scenario)
     impl = wb.shop.Shop("C-001").tools() if impl is None else impl
-    try:
-        capped = wb.checks.CappedClient(llm.client(max_retries=0), cap, "does the loop ask forever, or ignore max_steps?")
-        r = run_agent(capped, "fake-model", scenario.question,
+    with wb.checks.no_raise("run_agent", hint="the loop must never crash"):
+        r = run_agent(llm.client(max_retries=0, max_calls=cap), "fake-model", scenario.question,
                       scenario.openai_tools(), impl, **kwargs)
-    except (NotImplementedError, AssertionError):
-        raise
-    except Exception as e:
-        raise AssertionError(f"run_agent raised {type(e).__name__}: {e}; the loop must never crash") from None
     assert dataclasses.is_dataclass(r) and type(r).__name__ == "AgentResult", (
         f"run_agent must return an AgentResult, got {type(r).__name__}: {r!r}")
     return llm, r
@@ -757,23 +737,17 @@ asks = [m for m in llm.requests[-1]["messages"] if m.get("role") == "user"][1:]
 assert len(asks) == 1 and "get_order" in asks[0]["content"], f"ask exactly once, naming the tool; asked {asks}"
 
 # Once per run: a model that writes a call as text, is asked, calls properly, then does it again.
-def policy(conv):
-    if conv.steps in (0, 2):
-        return wb.scenarios.final('<tool_call>{"name": "get_order", "arguments": {"order_id": "A-1001"}}</tool_call>')
-    if conv.steps == 1:
-        return wb.scenarios.call("get_order", order_id="A-1001")
-    return wb.scenarios.final("Order A-1001 is shipped.")
-
-
-again = wb.scenarios.Scenario("again", "Text call twice.", policy, ("get_order",), None, "Where is A-1001?")
+S = wb.scenarios
+as_text = '<tool_call>{"name": "get_order", "arguments": {"order_id": "A-1001"}}</tool_call>'
+again = S.scripted(as_text, S.call("get_order", order_id="A-1001"), as_text, "Order A-1001 is shipped.",
+                   tools=("get_order",), question="Where is A-1001?")
 llm, r = run(again)
 assert (r.answer, r.status, r.steps) == (None, "STOPPED: text tool call", 3), (
     f"ask once per run: the second text call stops the run; got {r!r}")
 
 # Normal answers that mention tools or braces are answers.
 for text in ["I checked with get_order: your order is shipped.", 'Totals: {"taxi": 5000}']:
-    plain = wb.scenarios.Scenario("plain", "Answers.", lambda conv, t=text: wb.scenarios.final(t),
-                                  ("get_order", "txn_sum"), text, "Hi")
+    plain = wb.scenarios.scripted(text, tools=("get_order", "txn_sum"), answer=text, question="Hi")
     llm, r = run(plain)
     assert (r.answer, r.status, r.steps) == (text, "done", 1), f"{text!r} is an answer, not a text call; got {r!r}"
 
@@ -809,8 +783,8 @@ assert results == ["A-1001", "A-1002"], f"one JSON result per call, in order; go
 llm, r = run(wb.scenarios.never_finishes(), impl={"search_kb": lambda query: {"hits": []}}, cap=5, max_steps=3)
 assert (r.answer, r.status, r.steps) == (None, "STOPPED: step limit", 3) and llm.calls == 3, (
     f"with max_steps=3: AgentResult(None, 'STOPPED: step limit', 3); got {r!r}")
-cut = wb.scenarios.Scenario("cut", "Cut off.", lambda conv: wb.scenarios.final('{"name": "get_order"', finish_reason="length"),
-                            ("get_order",), None, "Where is A-1001?")
+cut = wb.scenarios.scripted(wb.scenarios.final('{"name": "get_order"', finish_reason="length"),
+                            tools=("get_order",), question="Where is A-1001?")
 llm, r = run(cut)
 assert (r.answer, r.status, r.steps) == (None, "STOPPED: length", 1), f"'length' is not an answer; got {r!r}"
 ### END HIDDEN TESTS
@@ -822,20 +796,6 @@ assert (r.answer, r.status, r.steps) == (None, "STOPPED: length", 1), f"'length'
 # an honest status, and none of them crashes.
 
 # %%
-class safety_net:
-    """Wraps a client and refuses more than `most` requests: a loop without a working limit fails fast."""
-
-    def __init__(self, client, most=25):
-        self.client, self.most = client, most
-        self.chat = self.completions = self  # so that .chat.completions.create(...) reaches create()
-
-    def create(self, **kwargs):
-        self.most -= 1
-        if self.most < 0:
-            raise RuntimeError("too many model calls: does your loop stop at max_steps?")
-        return self.client.chat.completions.create(**kwargs)
-
-
 runs = [(name, scenarios.get(name)) for name in
         ["unknown_tool_then_recover", "broken_json_then_fix", "wrong_field_then_fix",
          "vague_vs_specific_error", "missing_order", "asks_other_customer"]]
@@ -843,7 +803,7 @@ runs += [("text_tool_call (recovers)", scenarios.text_tool_call(recovers=True)),
          ("text_tool_call (never)", scenarios.text_tool_call(recovers=False))]
 for label, scenario in runs:
     llm = FakeLLM(scenario)
-    result = run_agent(safety_net(llm.client()), "fake-model", scenario.question,
+    result = run_agent(llm.client(max_calls=25), "fake-model", scenario.question,
                        scenario.openai_tools(), Shop("C-001").tools())
     errors = [m["content"] for body in llm.requests[-1:] for m in body["messages"]
               if m["role"] == "tool" and m["content"].startswith("ERROR")]
