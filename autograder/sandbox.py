@@ -112,6 +112,9 @@ def bwrap_argv(run: Path, hidden: list[Path]) -> list[str]:
             argv += ["--symlink", os.readlink(top), top]
         elif Path(top).is_dir():
             argv += ["--ro-bind", top, top]
+    # In-memory folders first: a clone or a venv under /tmp is bound on top of them below.
+    argv += ["--size", str(64 * MB), "--tmpfs", "/tmp", "--size", str(MB), "--tmpfs", "/dev/shm",
+             "--size", str(256 * MB), "--tmpfs", str(HOME), "--dir", str(HOME / ".ipython")]
     needed = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
     needed |= {REPO / "workbook", REPO / "chapters", REPO / "README.md"}
     for path in sorted(needed, key=lambda p: len(p.parts)):
@@ -128,11 +131,7 @@ def bwrap_argv(run: Path, hidden: list[Path]) -> list[str]:
     for entry in sorted(files.iterdir()) if files.is_dir() else []:
         if entry.name not in ("out", "__pycache__") and not entry.name.startswith("."):
             argv += ["--ro-bind", str(entry), str(files / entry.name)]
-    argv += ["--dir", str(files / "out"),
-             "--size", str(256 * MB), "--tmpfs", str(HOME), "--dir", str(HOME / ".ipython"),
-             "--size", str(64 * MB), "--tmpfs", "/tmp",
-             "--size", str(MB), "--tmpfs", "/dev/shm",
-             "--bind", str(run), str(run), "--remount-ro", "/"]
+    argv += ["--dir", str(files / "out"), "--bind", str(run), str(run), "--remount-ro", "/"]
     env = {"HOME": HOME, "IPYTHONDIR": HOME / ".ipython", "TMPDIR": "/tmp", "JUPYTER_RUNTIME_DIR": "/tmp",
            "MPLCONFIGDIR": "/tmp/matplotlib", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
            "PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
