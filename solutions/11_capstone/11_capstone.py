@@ -403,12 +403,8 @@ wb = fresh()
 
 
 def search(*args, **kwargs):
-    try:
+    with wb.checks.no_raise(f"rag_search{args}"):
         got = rag_search(*args, **kwargs)
-    except NotImplementedError:
-        raise
-    except Exception as e:
-        raise AssertionError(f"rag_search{args} raised {type(e).__name__}: {e}") from None
     assert type(got) is str, f"rag_search must return a str, got {type(got).__name__}"
     return got
 
@@ -557,12 +553,8 @@ import json
 from workbook.checks import fresh
 
 wb = fresh()
-try:
+with wb.checks.no_raise("agent_tools()"):
     tools, impl = agent_tools()
-except NotImplementedError:
-    raise
-except Exception as e:
-    raise AssertionError(f"agent_tools raised {type(e).__name__}: {e}") from None
 FOUR = ["rag_search", "read_file", "write_note", "calculate"]
 assert type(tools) is list and all(type(t) is dict for t in tools), "tools must be a list of dicts"
 names = [t.get("function", {}).get("name") for t in tools]
@@ -749,14 +741,9 @@ llm = wb.scenarios.capstone.fake("cloud-like", "payment")
 FEES = {"2450 * 2.5 / 100": 61.25, "2450 * 1 / 100": 24.5, "2450 * 3.9 / 100": 95.55, "2450 * 1 / 100 + 150": 174.5}
 stand_ins = {"read_file": lambda path: (wb.paths.AGENT_FILES / path).read_text(encoding="utf-8"),
              "calculate": lambda expression: FEES[expression]}
-try:
+with wb.checks.no_raise("run_task on the payment task", hint="a 400 about reasoning_content: use assistant_turn"):
     result, log = run_task(llm.client(max_retries=0), "fake-model", llm.scenario.question,
                            llm.scenario.openai_tools(), stand_ins, "You are a careful assistant.", max_steps=6)
-except NotImplementedError:
-    raise
-except Exception as e:
-    hint = " — keep reasoning_content (use assistant_turn)" if "reasoning_content" in str(e) else ""
-    raise AssertionError(f"run_task raised {type(e).__name__}: {e}{hint}") from None
 assert dataclasses.is_dataclass(result) and type(result).__name__ == "AgentResult", (
     f"the first item must be an AgentResult, got {type(result).__name__}")
 assert (result.status, result.steps) == ("done", 3), f"expected status 'done' after 3 steps; got {result!r}"
@@ -853,14 +840,9 @@ def run(kind, task, n=0, folder=None, question=None, max_steps=None):
     rec = Recorder(llm.client(max_retries=0))
     impl = stand_ins(folder or Path(tempfile.gettempdir()))
     kwargs = {"max_steps": max_steps} if max_steps else {}
-    try:
+    with wb.checks.no_raise("run_task", hint="a 400 about reasoning_content: use assistant_turn"):
         result, log = run_task(rec, "fake-model", question or llm.scenario.question,
                                llm.scenario.openai_tools(), impl, SYS, **kwargs)
-    except (NotImplementedError, AssertionError):
-        raise
-    except Exception as e:
-        hint = " — keep reasoning_content (use assistant_turn)" if "reasoning_content" in str(e) else ""
-        raise AssertionError(f"run_task raised {type(e).__name__}: {e}{hint}") from None
     assert dataclasses.is_dataclass(result) and type(result).__name__ == "AgentResult", (
         f"run_task returns (AgentResult, log); got {type(result).__name__}")
     check_log(log, result, rec, llm)
@@ -967,7 +949,7 @@ assert (result.status, result.steps, len(rec.responses)) == ("STOPPED: step limi
 
 # A reply cut off by the token limit is a stop, with its summary.
 S = wb.scenarios
-cut = S.Scenario("cut", "Cut off.", lambda conv: S.final("Return period: 1", finish_reason="length"), (), None, "?")
+cut = S.scripted(S.final("Return period: 1", finish_reason="length"), question="?")
 llm = wb.fake_llm.FakeLLM(cut)
 rec = Recorder(llm.client())
 result, log = run_task(rec, "m", "Returns?", [], {}, SYS)
@@ -1273,12 +1255,8 @@ def summary(steps, cache_hit):  # totals and fields that must NOT be counted aga
 
 
 def row_of(agent, fake, tasks, runs):
-    try:
+    with wb.checks.no_raise("evaluate", hint="a crashing run is counted, not raised"):
         row = evaluate(agent, fake, tasks, runs=runs)
-    except NotImplementedError:
-        raise
-    except Exception as e:
-        raise AssertionError(f"evaluate raised {type(e).__name__}: {e} — a crashing run is counted, not raised") from None
     assert type(row) is dict and set(row) == KEYS, f"the row has exactly the keys {sorted(KEYS)}; got {row!r}"
     return row
 
