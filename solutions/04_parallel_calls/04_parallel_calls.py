@@ -443,7 +443,8 @@ def run_batches(batches, impl):
 
 # %% nbgrader={"grade": true, "grade_id": "run_batches_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: run_batches runs a batch of two reads at the same time, runs two refunds one after
-the other, and returns one tool message per call, in order, with the tool's JSON result."""
+the other, and returns one tool message per call, in the order of the calls (also when the second
+call finishes first), with the tool's JSON result."""
 import json
 import threading
 
@@ -505,6 +506,26 @@ for msg, call, order_id in zip(out, calls, ("A-1001", "A-1002")):
         f"each message is {{'role': 'tool', 'tool_call_id': <its call's id>, 'content': ...}}, in order; got {msg!r}")
     assert type(msg.get("content")) is str and json.loads(msg["content"]) == {"order_id": order_id, "tool": "get_order"}, (
         f"content must be execute(...) of that call: the tool's result as JSON text; got {msg.get('content')!r}")
+
+# The first call ends only after the second ended: the messages still follow the calls.
+second_done = threading.Event()
+
+
+def first(order_id):
+    second_done.wait(5.0)  # a latch: only code that never runs the two together reaches the bound
+    return {"order_id": order_id, "tool": "get_order"}
+
+
+def second(order_id):
+    second_done.set()
+    return {"order_id": order_id, "tool": "txn_sum"}
+
+
+calls = tool_calls(("get_order", {"order_id": "A-1001"}), ("txn_sum", {"order_id": "A-1002"}))
+out = run_batches([list(calls)], {"get_order": first, "txn_sum": second})
+assert [m.get("tool_call_id") if type(m) is dict else m for m in out] == [c.id for c in calls], (
+    "one tool message per call, in the order of the calls, not the order in which they finished (the second "
+    "call finished first here): read the results with pool.map, or the futures in the order you submitted them")
 
 probe = Overlap(2)
 calls = tool_calls(("refund", {"order_id": "A-1001"}), ("refund", {"order_id": "A-1002"}))
