@@ -263,14 +263,14 @@ limit, reports the right counts, works for limit 0, non-ASCII text and a long JS
 ### BEGIN HIDDEN TESTS
 import json
 
+from workbook.checks import fresh
+
+wb = fresh()
+
 
 def check(text, limit, expected):
-    try:
+    with wb.checks.no_raise(f"truncate({text[:30]!r}..., {limit})"):
         got = truncate(text, limit)
-    except NotImplementedError:
-        raise
-    except Exception as e:
-        raise AssertionError(f"truncate({text[:30]!r}..., {limit}) raised {type(e).__name__}: {e}") from None
     assert type(got) is str, f"truncate must return a str, got {type(got).__name__}"
     assert got == expected, (
         f"truncate(<{len(text)} characters>, {limit}) should be {expected[-60:]!r} at the end "
@@ -364,14 +364,14 @@ different values, tools and extra arguments, and survives arguments that are not
 ### BEGIN HIDDEN TESTS
 from collections import Counter
 
+from workbook.checks import fresh
+
+wb = fresh()
+
 
 def key(name, arguments):
-    try:
+    with wb.checks.no_raise(f"call_key({name!r}, {arguments!r})"):
         k = call_key(name, arguments)
-    except NotImplementedError:
-        raise
-    except Exception as e:
-        raise AssertionError(f"call_key({name!r}, {arguments!r}) raised {type(e).__name__}: {e}") from None
     assert type(k) is tuple and len(k) == 2 and k[0] == name, (
         f"call_key must return a tuple (name, canonical arguments); got {k!r}")
     hash(k)
@@ -730,12 +730,9 @@ wb = fresh()
 
 def run(scenario, impl, **limits):
     llm = wb.fake_llm.FakeLLM(scenario)
-    try:
-        r = run_agent(llm.client(), "fake-model", scenario.question, scenario.openai_tools(), impl, **limits)
-    except NotImplementedError:
-        raise
-    except Exception as e:
-        raise AssertionError(f"run_agent raised {type(e).__name__}: {e}; every stop must be a status") from None
+    with wb.checks.no_raise("run_agent", hint="every stop must be a status"):
+        r = run_agent(llm.client(max_calls=12), "fake-model", scenario.question, scenario.openai_tools(), impl,
+                      **limits)
     assert dataclasses.is_dataclass(r) and type(r).__name__ == "AgentResult", (
         f"run_agent must return an AgentResult, got {type(r).__name__}: {r!r}")
     return llm, r
@@ -834,13 +831,8 @@ def run(scenario, impl, cap=12, clock=None, seconds=0, **limits):
     client = Recording(llm.client(), cap, clock, seconds)
     if clock is not None:
         limits["clock"] = clock
-    try:
+    with wb.checks.no_raise("run_agent", hint="every stop must be a status, never an exception"):
         r = run_agent(client, "fake-model", scenario.question, scenario.openai_tools(), impl, **limits)
-    except (NotImplementedError, AssertionError):
-        raise
-    except Exception as e:
-        raise AssertionError(f"run_agent raised {type(e).__name__}: {e}; every stop must be a status, "
-                             "never an exception") from None
     assert dataclasses.is_dataclass(r) and type(r).__name__ == "AgentResult", (
         f"run_agent must return an AgentResult, got {type(r).__name__}: {r!r}")
     return llm, client, r
