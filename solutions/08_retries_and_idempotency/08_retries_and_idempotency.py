@@ -273,12 +273,8 @@ def status_error(status, headers=None):
 
 
 def check(error, want, why):
-    try:
+    with wb.checks.no_raise(f"is_retryable({type(error).__name__})"):
         got = is_retryable(error)
-    except NotImplementedError:
-        raise
-    except Exception as e:
-        raise AssertionError(f"is_retryable({type(error).__name__}) raised {type(e).__name__}: {e}") from None
     assert type(got) is bool, f"is_retryable must return True or False, got {got!r} for {type(error).__name__}"
     assert got is want, f"is_retryable(<{why}>) should be {want}"
 
@@ -462,6 +458,9 @@ import random
 import httpx2
 import openai
 
+from workbook.checks import fresh
+
+wb = fresh()
 REQUEST = httpx2.Request("POST", "https://api.example.invalid/v1/chat/completions")
 
 
@@ -471,13 +470,8 @@ def limited(headers):
 
 
 def delay(attempt, error, rand=lambda: 0.0):
-    try:
+    with wb.checks.no_raise("retry_delay", hint="a header it cannot use is simply ignored"):
         got = retry_delay(attempt, error, rand=rand)
-    except NotImplementedError:
-        raise
-    except Exception as e:
-        raise AssertionError(f"retry_delay raised {type(e).__name__}: {e}; a header it cannot use is "
-                             "simply ignored") from None
     assert type(got) in (float, int) and not isinstance(got, bool), f"return a number of seconds, got {got!r}"
     return got
 
@@ -898,12 +892,8 @@ wb = fresh()
 
 
 def key_of(*parts):
-    try:
+    with wb.checks.no_raise(f"idempotency_key{parts}"):
         key = idempotency_key(*parts)
-    except NotImplementedError:
-        raise
-    except Exception as e:
-        raise AssertionError(f"idempotency_key{parts} raised {type(e).__name__}: {e}") from None
     assert type(key) is str and 0 < len(key) <= 255, (
         f"the key must be a str of 1 to 255 characters; got {len(key) if isinstance(key, str) else key!r}")
     return key
