@@ -321,12 +321,8 @@ def first_response(scenario, dialect="openai", messages=None):
 
 
 def line_of(*args):
-    try:
+    with wb.checks.no_raise("step_line"):
         line = step_line(*args)
-    except NotImplementedError:
-        raise
-    except Exception as e:
-        raise AssertionError(f"step_line raised {type(e).__name__}: {e}") from None
     assert type(line) is dict, f"step_line must return a dict, got {type(line).__name__}"
     assert json.loads(json.dumps(line)) == line, "a step line must be plain JSON data (str, int, dict, list, None)"
     return line
@@ -1406,15 +1402,10 @@ def world():
 
 def go(scenario, impl, path, decision=None, max_steps=8):
     llm = wb.fake_llm.FakeLLM(scenario)  # every run is a new process with a new client
-    try:
+    with wb.checks.no_raise("run_with_approval", hint="a 400 means the provider refused the messages: a resumed "
+                            "step must answer the saved assistant turn's tool calls before the model is called again"):
         result = run_with_approval(llm.client(), "fake-model", scenario.question, scenario.openai_tools(), impl,
                                    path, {"refund"}, decision=decision, max_steps=max_steps)
-    except NotImplementedError:
-        raise
-    except Exception as e:
-        hint = (" — the provider refused the messages: a resumed step must answer the saved assistant turn's "
-                "tool calls before the model is called again" if "400" in str(e) else "")
-        raise AssertionError(f"run_with_approval raised {type(e).__name__}: {e}{hint}") from None
     assert dataclasses.is_dataclass(result), f"run_with_approval must return an AgentResult, got {result!r}"
     return llm, result, json.loads(path.read_text(encoding="utf-8"))
 
