@@ -461,38 +461,7 @@ def tool_calls(*pairs):
         model="fake-model", messages=[{"role": "user", "content": "go"}]).choices[0].message.tool_calls
 
 
-class Overlap:
-    """Tools that show which calls ran at the same time, decided by latches, not by timing. A call in
-    a worker thread holds until all `parties` calls have started (`hold` seconds are reached only by
-    code that never runs them together); a call in the test's own thread holds nothing, since nothing
-    else can start while it runs. `together`: the calls that were all running at once."""
-
-    def __init__(self, parties, hold=5.0):
-        self.parties, self.hold, self.caller = parties, hold, threading.get_ident()
-        self.cv, self.running, self.together = threading.Condition(), set(), set()
-        self.order, self.events, self.overlaps, self.threads = [], [], 0, set()
-
-    def tool(self, name, fn=None, hold=True):
-        def call(**kwargs):
-            key = kwargs.get("order_id")
-            with self.cv:
-                self.order.append((name, key))
-                self.events.append(("start", key))
-                self.threads.add(threading.get_ident())
-                self.overlaps += bool(self.running)  # another call is still running
-                self.running.add(key)
-                if len(self.running) >= self.parties:
-                    self.together |= self.running
-                self.cv.notify_all()
-                if hold and threading.get_ident() != self.caller:
-                    self.cv.wait_for(lambda: len(self.order) >= self.parties, timeout=self.hold)
-                self.running.discard(key)
-                self.events.append(("end", key))
-            return fn(**kwargs) if fn else {"order_id": key, "tool": name}
-        return call
-
-
-probe = Overlap(2)  # reads that run together: each starts while the other is running
+probe = wb.checks.Overlap(2)  # reads that run together: each starts while the other is running
 calls = tool_calls(("get_order", {"order_id": "A-1001"}), ("get_order", {"order_id": "A-1002"}))
 out = run_batches([list(calls)], {"get_order": probe.tool("get_order")})
 assert type(out) is list and len(out) == 2, f"two calls need two tool messages; got {out!r}"
@@ -527,7 +496,7 @@ assert [m.get("tool_call_id") if type(m) is dict else m for m in out] == [c.id f
     "one tool message per call, in the order of the calls, not the order in which they finished (the second "
     "call finished first here): read the results with pool.map, or the futures in the order you submitted them")
 
-probe = Overlap(2)
+probe = wb.checks.Overlap(2)
 calls = tool_calls(("refund", {"order_id": "A-1001"}), ("refund", {"order_id": "A-1002"}))
 out = run_batches([[calls[0]], [calls[1]]], {"refund": probe.tool("refund")})
 assert probe.overlaps == 0, f"two batches must run one after the other, never at the same time: {probe.events}"
@@ -557,37 +526,6 @@ def tool_calls(*pairs):
         model="fake-model", messages=[{"role": "user", "content": "go"}]).choices[0].message.tool_calls
 
 
-class Overlap:
-    """Tools that show which calls ran at the same time, decided by latches, not by timing. A call in
-    a worker thread holds until all `parties` calls have started (`hold` seconds are reached only by
-    code that never runs them together); a call in the test's own thread holds nothing, since nothing
-    else can start while it runs. `together`: the calls that were all running at once."""
-
-    def __init__(self, parties, hold=5.0):
-        self.parties, self.hold, self.caller = parties, hold, threading.get_ident()
-        self.cv, self.running, self.together = threading.Condition(), set(), set()
-        self.order, self.events, self.overlaps, self.threads = [], [], 0, set()
-
-    def tool(self, name, fn=None, hold=True):
-        def call(**kwargs):
-            key = kwargs.get("order_id")
-            with self.cv:
-                self.order.append((name, key))
-                self.events.append(("start", key))
-                self.threads.add(threading.get_ident())
-                self.overlaps += bool(self.running)  # another call is still running
-                self.running.add(key)
-                if len(self.running) >= self.parties:
-                    self.together |= self.running
-                self.cv.notify_all()
-                if hold and threading.get_ident() != self.caller:
-                    self.cv.wait_for(lambda: len(self.order) >= self.parties, timeout=self.hold)
-                self.running.discard(key)
-                self.events.append(("end", key))
-            return fn(**kwargs) if fn else {"order_id": key, "tool": name}
-        return call
-
-
 def run(batches, impl):
     with wb.checks.no_raise("run_batches", hint="a failing tool is an observation (use execute)"):
         out = run_batches(batches, impl)
@@ -596,7 +534,7 @@ def run(batches, impl):
 
 
 # Three reads in one batch: all at the same time, in worker threads.
-probe = Overlap(3)
+probe = wb.checks.Overlap(3)
 calls = tool_calls(*[("get_order", {"order_id": o}) for o in ("A", "B", "C")])
 out = run([list(calls)], {"get_order": probe.tool("get_order")})
 assert len(out) == 3, f"one tool message per call: 3 calls, {len(out)} messages"
@@ -609,7 +547,7 @@ for m in out:
         f"a tool message has exactly role, tool_call_id and content; got {m!r}")
 
 # Batches one after another: the refund starts only after both reads ended; the last read after it.
-probe = Overlap(2)
+probe = wb.checks.Overlap(2)
 calls = tool_calls(("get_order", {"order_id": "A"}), ("get_order", {"order_id": "B"}),
                    ("refund", {"order_id": "C"}), ("txn_sum", {"order_id": "D"}))
 impl = {"get_order": probe.tool("get_order"), "refund": probe.tool("refund", hold=False),
@@ -622,7 +560,7 @@ assert events.index(("start", "D")) > events.index(("end", "C")), f"batches run 
 assert [m["tool_call_id"] for m in out] == [c.id for c in calls], "one message per call, in order"
 
 # Actions, one batch each: never at the same time, in the order asked.
-probe = Overlap(3)
+probe = wb.checks.Overlap(3)
 calls = tool_calls(*[("refund", {"order_id": o}) for o in ("A", "B", "C")])
 out = run([[c] for c in calls], {"refund": probe.tool("refund")})
 assert probe.overlaps == 0, f"batches of one action must never overlap; events: {probe.events}"
@@ -740,7 +678,6 @@ def run_agent(client, model, question, tools, impl, max_steps=8, read_only=READ_
 results, each under its own id, in the second request; two refunds asked in one reply run one at
 a time, in the order asked."""
 import dataclasses
-import threading
 
 from workbook.checks import fresh
 
@@ -762,38 +699,7 @@ assert [m.get("role") for m in sent] == ["user", "assistant", "tool", "tool"], (
 assert [m.get("tool_call_id") for m in sent[2:]] == [c["id"] for c in calls], (
     "answer each call under its own id, in the order of the calls")
 
-class Overlap:
-    """Tools that show which calls ran at the same time, decided by latches, not by timing. A call in
-    a worker thread holds until all `parties` calls have started (`hold` seconds are reached only by
-    code that never runs them together); a call in the test's own thread holds nothing, since nothing
-    else can start while it runs. `together`: the calls that were all running at once."""
-
-    def __init__(self, parties, hold=5.0):
-        self.parties, self.hold, self.caller = parties, hold, threading.get_ident()
-        self.cv, self.running, self.together = threading.Condition(), set(), set()
-        self.order, self.events, self.overlaps, self.threads = [], [], 0, set()
-
-    def tool(self, name, fn=None, hold=True):
-        def call(**kwargs):
-            key = kwargs.get("order_id")
-            with self.cv:
-                self.order.append((name, key))
-                self.events.append(("start", key))
-                self.threads.add(threading.get_ident())
-                self.overlaps += bool(self.running)  # another call is still running
-                self.running.add(key)
-                if len(self.running) >= self.parties:
-                    self.together |= self.running
-                self.cv.notify_all()
-                if hold and threading.get_ident() != self.caller:
-                    self.cv.wait_for(lambda: len(self.order) >= self.parties, timeout=self.hold)
-                self.running.discard(key)
-                self.events.append(("end", key))
-            return fn(**kwargs) if fn else {"order_id": key, "tool": name}
-        return call
-
-
-probe = Overlap(2)
+probe = wb.checks.Overlap(2)
 scenario = wb.scenarios.two_refunds()
 with wb.checks.no_raise("run_agent on the two-refunds question"):
     result = run_agent(wb.fake_llm.FakeLLM(scenario).client(max_calls=3), "fake-model", scenario.question,
@@ -812,7 +718,6 @@ and on a non-"stop" finish_reason."""
 ### BEGIN HIDDEN TESTS
 import dataclasses
 import json
-import threading
 import types
 
 from workbook.checks import fresh
@@ -831,43 +736,12 @@ def run(scenario, impl, cap=12, model="fake-model", **kwargs):
     return llm, r
 
 
-class Overlap:
-    """Tools that show which calls ran at the same time, decided by latches, not by timing. A call in
-    a worker thread holds until all `parties` calls have started (`hold` seconds are reached only by
-    code that never runs them together); a call in the test's own thread holds nothing, since nothing
-    else can start while it runs. `together`: the calls that were all running at once."""
-
-    def __init__(self, parties, hold=5.0):
-        self.parties, self.hold, self.caller = parties, hold, threading.get_ident()
-        self.cv, self.running, self.together = threading.Condition(), set(), set()
-        self.order, self.events, self.overlaps, self.threads = [], [], 0, set()
-
-    def tool(self, name, fn=None, hold=True):
-        def call(**kwargs):
-            key = kwargs.get("order_id")
-            with self.cv:
-                self.order.append((name, key))
-                self.events.append(("start", key))
-                self.threads.add(threading.get_ident())
-                self.overlaps += bool(self.running)  # another call is still running
-                self.running.add(key)
-                if len(self.running) >= self.parties:
-                    self.together |= self.running
-                self.cv.notify_all()
-                if hold and threading.get_ident() != self.caller:
-                    self.cv.wait_for(lambda: len(self.order) >= self.parties, timeout=self.hold)
-                self.running.discard(key)
-                self.events.append(("end", key))
-            return fn(**kwargs) if fn else {"order_id": key, "tool": name}
-        return call
-
-
 def refund_ok(order_id, amount):
     return {"order_id": order_id, "refunded_kzt": amount, "status": "refunded"}
 
 
 # Two refunds: one round, never at the same time, in the order asked.
-meter = Overlap(2)
+meter = wb.checks.Overlap(2)
 shop = wb.shop.Shop("C-001")
 impl = {**shop.tools(), "refund": meter.tool("refund", refund_ok)}
 scenario = wb.scenarios.two_refunds()
@@ -879,7 +753,7 @@ assert (r.answer, r.status, r.steps) == (scenario.answer, "done", 2) and llm.cal
     f"both refunds in one round, then the answer; got {r!r} after {llm.calls} model calls")
 
 # A refund and a look-up: each result under its own id; the refund first.
-meter = Overlap(2)
+meter = wb.checks.Overlap(2)
 shop = wb.shop.Shop("C-001")
 impl = {**shop.tools(), "refund": meter.tool("refund", refund_ok)}
 impl["get_order"] = meter.tool("get_order", impl["get_order"])
@@ -908,7 +782,7 @@ assert [json.loads(m["content"])["order_id"] for m in sent[2:]] == ["A-1001", "A
 assert sorted(a["order_id"] for _, a in shop.log) == ["A-1001", "A-1002"], f"run every call once; ran {shop.log}"
 
 # read_only is honoured: with nothing read-only, even look-ups run one at a time.
-meter = Overlap(2)
+meter = wb.checks.Overlap(2)
 shop = wb.shop.Shop("C-001")
 llm, r = run(wb.scenarios.two_orders(), {"get_order": meter.tool("get_order", shop.get_order)},
              read_only=frozenset())
