@@ -56,7 +56,7 @@ def summarise(path: Path, nb, edited: list[str]) -> tuple[int, list[str]]:
         meta = notebooks.nbmeta(cell)
         grade_id = meta.get("grade_id", "")
         error = results.first_error(cell)
-        if meta.get("grade") and not meta.get("solution"):
+        if notebooks.is_test(cell):
             if _only_docstring(cell.source):
                 lines.append(f"  ----  {grade_id}: hidden tests, run when your notebook is graded")
             elif error is None and grade_id in ended:

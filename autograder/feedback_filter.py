@@ -60,14 +60,9 @@ WITHHELD = "[output withheld: this cell ran after a hidden test, so it could sho
 WITHHELD_HIDDEN = "[output of a hidden test cell withheld; its result and message are above]"
 
 
-def _is_test(cell) -> bool:
-    meta = notebooks.nbmeta(cell)
-    return bool(meta.get("grade")) and not meta.get("solution")
-
-
 def _withhold(cell, note: str) -> None:
     """Keep error names and messages of test cells; drop every other output, in every mimetype."""
-    kept = [o for o in cell.get("outputs", []) if o.output_type == "error" and _is_test(cell)]
+    kept = [o for o in cell.get("outputs", []) if o.output_type == "error" and notebooks.is_test(cell)]
     for output in kept:
         output.ename = notebooks.safe_ename(output.ename)
         output.evalue = notebooks.ANSI.sub("", str(output.evalue))[:300]

@@ -27,6 +27,12 @@ def safe_ename(ename) -> str:
     return ename if ENAME.match(ename) else "Error"
 
 
+def is_test(cell) -> bool:
+    """A graded test cell (not an answer cell)."""
+    meta = nbmeta(cell)
+    return bool(meta.get("grade")) and not meta.get("solution")
+
+
 def nbmeta(cell) -> dict:
     """A cell's nbgrader metadata ({} for a cell nbgrader does not know)."""
     return cell.get("metadata", {}).get("nbgrader", {})

@@ -72,8 +72,3 @@ def ended(reply_expressions: dict) -> bool:
     """Did the runner record that the cell's code returned?"""
     result = reply_expressions.get("proof", {})
     return result.get("status") == "ok" and result.get("data", {}).get("text/plain") == "True"
-
-
-def _decode_for_tests(code: str) -> str:  # used by tests to check what the kernel receives
-    blob = code.split(".run(", 1)[1].split(",", 1)[0].strip("'\"")
-    return zlib.decompress(base64.b64decode(blob)).decode()

@@ -25,7 +25,7 @@ def chapter_tests(nb) -> list[dict]:
     tests = []
     for cell in nb.cells:
         meta = notebooks.nbmeta(cell)
-        if meta.get("grade") and not meta.get("solution"):
+        if notebooks.is_test(cell):
             tests.append({"grade_id": meta["grade_id"], "points": float(meta.get("points", 0)),
                           "exercise": exercise_of(meta["grade_id"])})
     return tests

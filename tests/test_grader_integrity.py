@@ -1,9 +1,11 @@
 """The grader's integrity pieces on their own: the sandbox, the proof, the scoring rule, and the
 writes no submission can block. (The hostile gate runs them together on real notebooks.)"""
 
+import base64
 import json
 import shutil
 import subprocess
+import zlib
 
 import nbformat
 import pytest
@@ -65,7 +67,8 @@ def test_a_test_cell_reaches_the_kernel_without_its_asserts_in_plain_text():
     source = '"""Hidden tests."""\nassert add(2, 2) == 4, "add(2, 2)"\n'
     wrapped = proof.wrap(source, "add_hidden_tests", hidden=True, token="abc")
     assert "assert" not in wrapped.code and "_AutograderRunner_abc" in wrapped.code
-    assert proof._decode_for_tests(wrapped.code) == source
+    blob = wrapped.code.split(".run(", 1)[1].split(",", 1)[0].strip("'")
+    assert zlib.decompress(base64.b64decode(blob)).decode() == source
     assert "compile" not in wrapped.code and "globals" not in wrapped.code, (
         "the wrapper uses no name a student's cell could rebind")
     assert proof.wrap(source, "x", hidden=True, token="abc").name != wrapped.name, "names are fresh per cell"

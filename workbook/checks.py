@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import importlib.machinery
 import importlib.util
+import os
 import re
 import sys
 import threading
@@ -262,3 +263,22 @@ class Overlap:
                 self.events.append(("end", key))
             return fn(**kwargs) if fn else {"order_id": key, "tool": name}
         return call
+
+
+@contextmanager
+def spy_moves():
+    """Record every `os.replace` / `os.rename` made while the block runs, as (source, target) Paths;
+    the real functions are back afterwards whatever happens."""
+    moves, real = [], (os.replace, os.rename)
+
+    def spy(fn):
+        def move(src, dst, *args, **kwargs):
+            moves.append((Path(os.fsdecode(src)), Path(os.fsdecode(dst))))
+            return fn(src, dst, *args, **kwargs)
+        return move
+
+    os.replace, os.rename = spy(real[0]), spy(real[1])
+    try:
+        yield moves
+    finally:
+        os.replace, os.rename = real

@@ -867,19 +867,8 @@ with tempfile.TemporaryDirectory() as folder:
     left = sorted(p.name for p in Path(folder).iterdir())
     assert left == ["run.json"], f"after a failed save, delete the temporary file; the folder holds {left}"
 
-    moves, real_replace, real_rename = [], os.replace, os.rename
-
-    def spy(real):
-        def move(src, dst, *args, **kwargs):
-            moves.append((Path(os.fsdecode(src)), Path(os.fsdecode(dst))))
-            return real(src, dst, *args, **kwargs)
-        return move
-
-    os.replace, os.rename = spy(real_replace), spy(real_rename)
-    try:
+    with wb.checks.spy_moves() as moves:
         save_checkpoint(path, {**second, "step": 4})
-    finally:
-        os.replace, os.rename = real_replace, real_rename
     onto = [src for src, dst in moves if dst.resolve() == path.resolve()]
     assert onto and onto[-1].resolve().parent == path.resolve().parent, (
         "write a temporary file in the checkpoint's own folder, then os.replace(temporary, path): writing the "
@@ -932,20 +921,8 @@ with tempfile.TemporaryDirectory() as folder:
     assert left == ["run.json"], f"after a failed save, delete the temporary file; the folder holds {left}"
 
     # The new file arrives by a rename from the same folder.
-    moves = []
-    real_replace, real_rename = os.replace, os.rename
-
-    def spy(real):
-        def move(src, dst, *args, **kwargs):
-            moves.append((Path(os.fsdecode(src)), Path(os.fsdecode(dst))))
-            return real(src, dst, *args, **kwargs)
-        return move
-
-    os.replace, os.rename = spy(real_replace), spy(real_rename)
-    try:
+    with wb.checks.spy_moves() as moves:
         save_checkpoint(path, {**good, "step": 4})
-    finally:
-        os.replace, os.rename = real_replace, real_rename
     onto = [(src, dst) for src, dst in moves if dst.resolve() == path.resolve()]
     assert onto, ("the checkpoint must be moved into place with os.replace(temporary, path): writing the file "
                   "directly is not atomic")
