@@ -446,7 +446,9 @@ def run_batches(batches, impl):
 the other, and returns one tool message per call, in the order of the calls (also when the second
 call finishes first), with the tool's JSON result."""
 import json
+import sys
 import threading
+import time
 
 from workbook.checks import fresh
 
@@ -477,15 +479,38 @@ for msg, call, order_id in zip(out, calls, ("A-1001", "A-1002")):
         f"content must be execute(...) of that call: the tool's result as JSON text; got {msg.get('content')!r}")
 
 # The first call ends only after the second ended: the messages still follow the calls.
-second_done = threading.Event()
+second_done, second_thread, caller = threading.Event(), [], threading.get_ident()
+
+
+def frames(thread_id):
+    frame = sys._current_frames().get(thread_id)
+    while frame is not None:
+        yield frame.f_code
+        frame = frame.f_back
+
+
+def caller_waits_for_results():
+    """This thread (inside run_batches) waits in threading for results, not for a worker to start."""
+    names = [code.co_name for code in frames(caller) if code.co_filename.endswith("threading.py")]
+    return "start" not in names and bool({"wait", "join", "_wait_for_tstate_lock"} & set(names))
+
+
+def in_a_pool_task(thread_id):
+    """Is that thread still inside a ThreadPoolExecutor task (its future not done yet)?"""
+    return any(code.co_name == "run" and code.co_filename.endswith("thread.py") for code in frames(thread_id))
 
 
 def first(order_id):
     second_done.wait(5.0)  # a latch: only code that never runs the two together reaches the bound
+    bound = time.monotonic() + 5.0  # states, not a length of time: the second call's future is done
+    while (not second_thread or in_a_pool_task(second_thread[0]) or not caller_waits_for_results()) \
+            and time.monotonic() < bound:  # and run_batches waits for results
+        time.sleep(0)
     return {"order_id": order_id, "tool": "get_order"}
 
 
 def second(order_id):
+    second_thread.append(threading.get_ident())
     second_done.set()
     return {"order_id": order_id, "tool": "txn_sum"}
 
