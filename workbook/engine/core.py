@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass, field
 
 from workbook.engine.failures import error_body, explain
-from workbook.engine.protocol import ProtocolError, check_request
+from workbook.engine.protocol import ProtocolError, check_request, stop_list
 from workbook.engine.replies import Fault, Reply, Timeout
 from workbook.engine.turns import Conversation, ToolCallSeen, Turn, text_of
 
@@ -162,6 +162,7 @@ class Engine:
         return Outcome(200, self._completion(body, messages, tools, reply))
 
     def _completion(self, body: dict, messages: list[dict], tools, reply: Reply) -> dict:
+        reply, _ = reply.stopped(stop_list(body.get("stop")))
         msg = build_message(reply, messages, self.dialect)
         prompt = prompt_tokens(messages, tools)
         completion = tokens({k: msg.get(k) for k in ("content", "tool_calls", "reasoning_content")})

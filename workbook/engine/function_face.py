@@ -3,6 +3,8 @@
 Messages use the simple format of chapters 01–02: the assistant's turn is the JSON of the
 model's reply (`{"tool": ..., "args": ...}` or `{"final": ...}`), a tool result is a
 `{"role": "tool", "content": ...}` message. OpenAI-format messages are understood too.
+`model(messages, tool_specs, stop=["Observation:"])` cuts the reply's text before the first stop
+string, as providers do (see Reply.stopped).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import json
 
 from workbook.engine.core import compact, to_turn
 from workbook.engine.failures import explain
+from workbook.engine.protocol import ProtocolError, stop_list
 from workbook.engine.replies import Fault, Timeout
 from workbook.engine.turns import Conversation, ToolCallSeen, Turn
 
@@ -66,9 +69,13 @@ class FunctionModel:
     def calls(self) -> int:
         return len(self.requests)
 
-    def __call__(self, messages, tool_specs=None) -> dict:
+    def __call__(self, messages, tool_specs=None, stop=None) -> dict:
         if not isinstance(messages, list):
             raise TypeError(f"messages must be a list of dicts, got {type(messages).__name__}")
+        try:
+            stops = stop_list(stop)
+        except ProtocolError as e:  # the provider's 400, as the error a function raises
+            raise ValueError(e.message) from None
         if self.max_calls is not None and self.calls >= self.max_calls:
             raise TooManyCalls(self.max_calls)
         self.requests.append(copy.deepcopy(messages))
@@ -81,6 +88,7 @@ class FunctionModel:
             raise ModelError(explain(self.scenario.name, turns, e)) from None
         if isinstance(reply, Fault | Timeout):
             raise ModelError(f"the model provider failed: {getattr(reply, 'message', 'timeout')}")
+        reply, _ = reply.stopped(stops)
         if len(reply.calls) > 1:
             raise ModelError(f"scenario {self.scenario.name!r} asks for several tools at once; "
                              "use the SDK face (FakeLLM(...).client())")

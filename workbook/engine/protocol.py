@@ -153,6 +153,31 @@ def check_tools(tools, tool_choice) -> None:
                             "'auto', and 'required'.", "tool_choice", "invalid_value")
 
 
+MAX_STOP = 4  # OpenAI's limit on `stop` (the API reference: "Up to 4 sequences")
+
+
+def stop_list(stop) -> list[str]:
+    """The `stop` of a Chat Completions request as a list: a string, up to 4 strings, or null.
+    Raises ProtocolError with OpenAI's wording otherwise (docs/SOURCES.md)."""
+    if stop is None:
+        return []
+    if isinstance(stop, str):
+        return [stop]
+    if not isinstance(stop, list):
+        raise _bad_type("stop", "one of a string or array of strings", stop)
+    if not stop:
+        raise ProtocolError("Invalid 'stop': empty array. Expected an array with minimum length 1, "
+                            "but got an empty array instead.", "stop", "empty_array")
+    if len(stop) > MAX_STOP:
+        raise ProtocolError(f"Invalid 'stop': array too long. Expected an array with maximum length "
+                            f"{MAX_STOP}, but got an array with length {len(stop)} instead.", "stop",
+                            "array_above_max_length")
+    for i, s in enumerate(stop):
+        if not isinstance(s, str):
+            raise _bad_type(f"stop[{i}]", "a string", s)
+    return stop
+
+
 def thinking_enabled(body: dict) -> bool:
     return (body.get("thinking") or {}).get("type", "enabled") != "disabled"
 
@@ -196,6 +221,7 @@ def check_request(body, dialect: str = "openai", supports_tools: bool = True) ->
         raise ProtocolError("you must provide a model parameter")
     check_messages(body.get("messages"))
     check_tools(body.get("tools"), body.get("tool_choice"))
+    stop_list(body.get("stop"))
     if dialect == "deepseek":
         check_deepseek(body)
     if dialect == "ollama":

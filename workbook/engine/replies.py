@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 
@@ -30,6 +31,24 @@ class Reply:
 
     def finish(self) -> str:
         return self.finish_reason or ("tool_calls" if self.calls else "stop")
+
+    def stopped(self, stops: Sequence[str]) -> tuple[Reply, str | None]:
+        """This reply as a provider sends it when the request set stop sequences, and the one hit.
+
+        Like a provider, the text is cut before the first occurrence of any stop string (the
+        string itself is not returned) and generation ends there: no tool call follows, and the
+        finish is "stop". A reply whose text holds none of them is sent unchanged."""
+        hit = first_stop(self.text, stops)
+        if hit is None:
+            return self, None
+        cut = self.text[:self.text.find(hit)]
+        return replace(self, calls=(), text=cut, finish_reason="stop"), hit
+
+
+def first_stop(text: str | None, stops: Sequence[str]) -> str | None:
+    """The stop string that occurs first in `text` (at a tie, the one listed first), or None."""
+    found = [(text.find(s), i, s) for i, s in enumerate(stops) if s and text and s in text]
+    return min(found)[2] if found else None
 
 
 @dataclass(frozen=True)
