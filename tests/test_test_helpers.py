@@ -78,6 +78,12 @@ def test_no_raise_names_the_call_and_lets_unfinished_work_through():
     with pytest.raises(AssertionError, match="^mine$"):
         with checks.no_raise("f()"):
             raise AssertionError("mine")
+    with pytest.raises(PermissionError):  # a refusal the exercise promises passes through
+        with checks.no_raise("f()", allow=(PermissionError, FileNotFoundError)):
+            raise PermissionError("outside")
+    with pytest.raises(AssertionError, match=r"f\(\) raised ValueError: v"):
+        with checks.no_raise("f()", allow=(PermissionError,)):
+            raise ValueError("v")
 
 
 def test_the_helpers_are_in_the_fresh_copy():

@@ -219,15 +219,16 @@ def raises(exc_type, match: str | None = None, what: str = "the call"):
 
 
 @contextmanager
-def no_raise(what: str = "the call", hint: str = ""):
+def no_raise(what: str = "the call", hint: str = "", allow: tuple = ()):
     """Assert the block raises nothing: an exception becomes an AssertionError naming `what`.
 
     Replaces `try: ... except NotImplementedError: raise except Exception as e: raise
-    AssertionError(...)`: NotImplementedError and AssertionError pass through unchanged.
+    AssertionError(...)`: NotImplementedError and AssertionError pass through unchanged, and so
+    do the exception types in `allow` (the refusals an exercise promises, e.g. PermissionError).
     """
     try:
         yield
-    except _PASS_THROUGH:
+    except _PASS_THROUGH + tuple(allow):
         raise
     except Exception as e:
         raise AssertionError(f"{what} raised {type(e).__name__}: {e}"
