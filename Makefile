@@ -6,7 +6,7 @@ STAMP   := $(VENV)/.installed-stamp
 # Open a browser only where there is a screen; otherwise print the URL and token.
 LAB_FLAGS ?= $(if $(or $(DISPLAY),$(filter Darwin,$(shell uname -s))),,--no-browser)
 
-.PHONY: venv lab test lint bench release grade check clean
+.PHONY: venv lab lab-instructor test lint bench release grade check clean
 
 $(STAMP): pyproject.toml
 	@$(PY) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (found " + sys.version.split()[0] + "); set PY=/path/to/python3.11")'
@@ -18,7 +18,13 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
+# The student's lab: lab/student/ hides nbgrader's instructor tools and keeps Validate (lab/README.md).
 lab: venv
+	JUPYTER_CONFIG_PATH="$(CURDIR)/lab/student$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" \
+	$(BIN)/jupyter lab --notebook-dir=chapters --ip=127.0.0.1 --allow-root $(LAB_FLAGS)
+
+# The same folder with every nbgrader tool (Formgrader, Create Assignment, the Nbgrader menu).
+lab-instructor: venv
 	$(BIN)/jupyter lab --notebook-dir=chapters --ip=127.0.0.1 --allow-root $(LAB_FLAGS)
 
 test: venv
