@@ -8,7 +8,8 @@
 
 Modules by theme: errands (tasks a correct loop completes), recovery (mistakes an error message
 fixes), limits (never stops, or no answer), permissions (asks for more than it may), faults (the
-provider, not the task), capstone (the capstone's tasks). The pieces come from `workbook.engine`.
+provider, not the task), capstone (the capstone's tasks), teams (a desk of agents handing off).
+The pieces come from `workbook.engine`.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from workbook.engine.replies import (
     server_error,
 )
 from workbook.engine.turns import Conversation
-from workbook.scenarios import capstone
+from workbook.scenarios import capstone, teams
 from workbook.scenarios.base import Scenario
 from workbook.scenarios.capstone import capstone_lamps, capstone_payment, capstone_wander
 from workbook.scenarios.errands import (
@@ -69,6 +70,15 @@ from workbook.scenarios.recovery import (
     wrong_field_then_fix,
 )
 from workbook.scenarios.scripted import scripted
+from workbook.scenarios.teams import (
+    handoff_circle,
+    handoff_other_customer,
+    handoff_ping_pong,
+    orchestrate_orders,
+    team_refund,
+    triage_refunds_itself,
+)
+from workbook.scenarios.workflows import by_prompt, support_desk
 
 CATALOGUE = {f.__name__: f for f in (
     # errands
@@ -85,6 +95,11 @@ CATALOGUE = {f.__name__: f for f in (
     long_chat_small_context,
     # capstone
     capstone_lamps, capstone_payment, capstone_wander,
+    # workflows
+    support_desk,
+    # teams
+    team_refund, triage_refunds_itself, handoff_other_customer, handoff_ping_pong, handoff_circle,
+    orchestrate_orders,
 )}
 
 
@@ -103,5 +118,5 @@ def catalogue() -> list[tuple[str, str]]:
 
 
 __all__ = ["CATALOGUE", "Call", "Conversation", "Crash", "Fault", "Reply", "Scenario", "Timeout",
-           "call", "calls", "capstone", "catalogue", "chat_history", "final", "get", "rate_limit",
-           "scripted", "server_error", *CATALOGUE]
+           "by_prompt", "call", "calls", "capstone", "catalogue", "chat_history", "final", "get", "rate_limit",
+           "scripted", "server_error", "teams", *CATALOGUE]
