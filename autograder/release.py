@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import ast
 import filecmp
 import shutil
 import tempfile
 from pathlib import Path
 
+from nbgrader.utils import compute_checksum
+
 from autograder import notebooks
 from autograder.course import CHAPTER_ID, Course
+
+# nbgrader leaves a hidden-test cell with its docstring as the last expression, which IPython
+# echoes as Out[n]; the released cell ends with a statement instead (the grader puts its own back).
+HIDDEN_STUB = "# The hidden tests are put here when the notebook is graded.\npass\n"
 
 README = """\
 # chapters/ — generated, do not edit
@@ -47,9 +54,30 @@ def generate(course: Course, chapters: list[str], out: Path, db: Path) -> None:
         nbgrader_run.run(GenerateAssignment, config, chapter, student=".")
         released = out / chapter / f"{chapter}.ipynb"
         nb = notebooks.read(released)
+        quiet_hidden_cells(notebooks.read(course.solution_ipynb(chapter)), nb)
         notebooks.cell_ids(nb)
         nb.metadata = notebooks.normalise(nb.copy()).metadata
         released.write_text(notebooks.dumps(nb), encoding="utf-8")
+
+
+def ends_with_expression(source: str) -> bool:
+    """Does the cell's code end with a bare expression (which IPython would display)?"""
+    try:
+        body = ast.parse(source).body
+    except SyntaxError:
+        return False
+    return bool(body) and isinstance(body[-1], ast.Expr)
+
+
+def quiet_hidden_cells(source_nb, released_nb) -> None:
+    """End every released cell that lost hidden tests with HIDDEN_STUB (its checksum updated)."""
+    hidden = {notebooks.nbmeta(c).get("grade_id") for c in source_nb.cells
+              if c.cell_type == "code" and "### BEGIN HIDDEN TESTS" in c.source}
+    for cell in released_nb.cells:
+        meta = notebooks.nbmeta(cell)
+        if meta.get("grade_id") in hidden and ends_with_expression(cell.source):
+            cell.source = cell.source.rstrip("\n") + "\n" + HIDDEN_STUB.rstrip("\n")
+            meta["checksum"] = compute_checksum(cell)
 
 
 def _sync(src: Path, dst: Path) -> list[str]:
