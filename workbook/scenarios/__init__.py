@@ -78,6 +78,7 @@ from workbook.scenarios.teams import (
     team_refund,
     triage_refunds_itself,
 )
+from workbook.scenarios.workflows import by_prompt, support_desk
 
 CATALOGUE = {f.__name__: f for f in (
     # errands
@@ -94,6 +95,8 @@ CATALOGUE = {f.__name__: f for f in (
     long_chat_small_context,
     # capstone
     capstone_lamps, capstone_payment, capstone_wander,
+    # workflows
+    support_desk,
     # teams
     team_refund, triage_refunds_itself, handoff_other_customer, handoff_ping_pong, handoff_circle,
     orchestrate_orders,
@@ -115,5 +118,5 @@ def catalogue() -> list[tuple[str, str]]:
 
 
 __all__ = ["CATALOGUE", "Call", "Conversation", "Crash", "Fault", "Reply", "Scenario", "Timeout",
-           "call", "calls", "capstone", "catalogue", "chat_history", "final", "get", "rate_limit",
-           "scripted", "server_error", "teams", *CATALOGUE]
+           "by_prompt", "call", "calls", "capstone", "catalogue", "chat_history", "final", "get",
+           "rate_limit", "scripted", "server_error", "teams", *CATALOGUE]
