@@ -635,12 +635,11 @@ def attempt_run(scenario, messages=None, **kwargs):
 
     kwargs.setdefault("retryable", reference_retryable)
     messages = messages or [{"role": "user", "content": scenario.question}]
-    try:
-        out = create_with_retries(llm.client(), sleep=sleeps.append, delay=delay, model="fake-model-x",
-                                  messages=messages, tools=scenario.openai_tools(), **kwargs)
-    except NotImplementedError:
-        raise
-    except Exception as e:
+    try:  # a provider error may escape (that is the point of some cases); nothing else may
+        with wb.checks.no_raise("create_with_retries", allow=(openai.APIError,)):
+            out = create_with_retries(llm.client(), sleep=sleeps.append, delay=delay, model="fake-model-x",
+                                      messages=messages, tools=scenario.openai_tools(), **kwargs)
+    except openai.APIError as e:
         out = e
     return llm, out, sleeps, asked
 
@@ -1092,13 +1091,8 @@ def tool(payments, attempts=None):
 
 
 def use(fn, *args, **kwargs):
-    try:
+    with wb.checks.no_raise(f"refund{args}", hint="retry a timeout, then return an {'error': ...} observation"):
         return fn(*args, **kwargs)
-    except NotImplementedError:
-        raise
-    except TimeoutError:
-        raise AssertionError("a timeout escaped the tool: retry it, then return an {'error': ...} "
-                             "observation") from None
 
 
 # Every attempt times out: one refund made, one key, an honest error.
@@ -1158,9 +1152,8 @@ assert type(result) is dict and result.get("refund_id") == "rf_0001" and len(pay
 payments = wb.payments.Payments()
 refund, sleeps = tool(payments)
 try:
-    out = refund("A-1001", 0, call_id="call_0")
-except NotImplementedError:
-    raise
+    with wb.checks.no_raise("refund('A-1001', 0)", allow=(ValueError,)):
+        out = refund("A-1001", 0, call_id="call_0")
 except ValueError:
     out = None
 assert sleeps == [] and len(payments.requests) == 0 and payments.refunds == [], (
