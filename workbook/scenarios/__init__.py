@@ -61,6 +61,13 @@ from workbook.scenarios.permissions import (
     reads_outside_folder,
     wants_card_block,
 )
+from workbook.scenarios.react import (
+    native_errand,
+    plan_errand,
+    react_errand,
+    react_order,
+    react_taxi,
+)
 from workbook.scenarios.recovery import (
     broken_json_then_fix,
     missing_order,
@@ -100,6 +107,8 @@ CATALOGUE = {f.__name__: f for f in (
     # teams
     team_refund, triage_refunds_itself, handoff_other_customer, handoff_ping_pong, handoff_circle,
     orchestrate_orders,
+    # react (chapter 13)
+    react_taxi, react_order, react_errand, native_errand, plan_errand,
 )}
 
 
