@@ -26,6 +26,11 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--chapter", action="append", help="only this chapter (repeatable)")
     g.add_argument("--sandbox", choices=("auto", "bwrap", "none"), default="auto",
                    help="auto (default): bubblewrap, or refuse to grade without it; none: no sandbox, on purpose")
+    g.add_argument("--cluster", metavar="ADDRESS",
+                   help="grade on a Dask cluster: a scheduler's address (tcp://HOST:8786), or 'local' "
+                        "for --workers processes on this machine")
+    g.add_argument("--force", action="store_true",
+                   help="with --cluster: grade again what is already graded from the same notebook")
     f = sub.add_parser("feedback", help="HTML feedback per student and chapter (no hidden tests)")
     f.add_argument("--workers", type=int, default=2)
     e = sub.add_parser("export", help="write grades.csv")
@@ -57,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.workers < 1 or args.timeout < 1:
             raise AutograderError("--workers and --timeout must be at least 1")
         grade(course, workers=args.workers, limits=Limits(cell_timeout=args.timeout, sandbox=args.sandbox),
-              students=args.student, chapters=args.chapter)
+              students=args.student, chapters=args.chapter, cluster=args.cluster, force=args.force)
     elif args.command == "feedback":
         from autograder.feedback import feedback
         lines = feedback(course, workers=args.workers)

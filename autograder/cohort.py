@@ -7,6 +7,7 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
+from autograder import cluster as dask_cluster
 from autograder import gradebook, grading, sandbox
 from autograder.course import CHAPTER_ID, AutograderError, Course
 from autograder.settings import Limits
@@ -42,8 +43,11 @@ def _describe(records: list[dict]) -> str:
 
 def grade(course: Course, workers: int = 2, limits: Limits | None = None,
           students: list[str] | None = None, chapters: list[str] | None = None,
-          limits_for: dict[str, Limits] | None = None, out=sys.stdout) -> list[dict]:
-    """Grade every collected submission (optionally only some students/chapters)."""
+          limits_for: dict[str, Limits] | None = None, out=sys.stdout,
+          cluster: str | None = None, force: bool = False) -> list[dict]:
+    """Grade every collected submission (optionally only some students/chapters): in `workers`
+    local processes, or with `cluster` (a Dask scheduler's address, or "local") one task per
+    submission on a Dask cluster (autograder/cluster.py)."""
     limits, limits_for = limits or Limits(), limits_for or {}
     # Decide once, before anything is graded: bubblewrap, or a clear refusal, or none on purpose.
     mode = sandbox.resolve(limits.sandbox)
@@ -70,15 +74,22 @@ def grade(course: Course, workers: int = 2, limits: Limits | None = None,
     added = gradebook.ensure_assignments(course, sorted({c for cs in todo.values() for c in cs}))
     if added:
         print(f"gradebook: recorded {', '.join(added)}", file=out)
+    if mode == "none":
+        print("WARNING: --sandbox none: submissions run with your permissions and can read and change "
+              "anything you can (solutions, other grades); every row's notes say sandbox=none", file=out)
+    if cluster:
+        started = time.monotonic()
+        records = dask_cluster.grade(course, cluster, todo, limits, limits_for, workers=workers,
+                                     force=force, out=out, line=_line, describe=_describe)
+        elapsed = time.monotonic() - started
+        print(f"graded {len(records)} submission(s) in {elapsed:.1f} s", file=out)
+        return sorted(records, key=lambda r: (r["student"], r["chapter"]))
     workers = max(1, min(workers, len(todo)))
     for slot in range(workers):
         gradebook.worker_copy(course, slot)
     total = sum(len(cs) for cs in todo.values())
     print(f"grading {total} submission(s) of {len(todo)} student(s) with {workers} worker(s)"
           f"{', each kernel in a bubblewrap sandbox' if mode == 'bwrap' else ''}", file=out)
-    if mode == "none":
-        print("WARNING: --sandbox none: submissions run with your permissions and can read and change "
-              "anything you can (solutions, other grades); every row's notes say sandbox=none", file=out)
     started, done, records, graded_by = time.monotonic(), 0, [], {}
     # Biggest shards first, so a student with many chapters does not finish last alone.
     order = sorted(todo, key=lambda s: (-len(todo[s]), s))

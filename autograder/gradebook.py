@@ -11,6 +11,7 @@ import hashlib
 import json
 import shutil
 import sqlite3
+import tempfile
 from pathlib import Path
 
 from autograder.course import Course
@@ -83,5 +84,71 @@ def merge(master: Path, worker_db: Path, students: list[str]) -> None:
                              ("comment", f"notebook_id IN ({nbs})")):
             con.execute(f"INSERT OR REPLACE INTO main.{table} SELECT * FROM w.{table} WHERE {where}")
         con.commit()
+    finally:
+        con.close()
+
+
+# -- rows that travel: a cluster worker grades into a private copy and sends one submission back
+# Tables of one submission, parents first; each row selected by the submission's (student, chapter).
+_SUBMISSION = "SELECT sa.id FROM submitted_assignment sa JOIN assignment a ON a.id = sa.assignment_id " \
+              "WHERE sa.student_id = :student AND a.name = :chapter"
+_NOTEBOOKS = f"SELECT id FROM submitted_notebook WHERE assignment_id IN ({_SUBMISSION})"
+_TABLES = (("student", "id = :student"),
+           ("submitted_assignment", f"id IN ({_SUBMISSION})"),
+           ("submitted_notebook", f"id IN ({_NOTEBOOKS})"),
+           ("grade", f"notebook_id IN ({_NOTEBOOKS})"),
+           ("comment", f"notebook_id IN ({_NOTEBOOKS})"))
+
+
+def template(course: Course) -> bytes:
+    """The master gradebook without any student's rows: what a cluster worker grades into."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "template.db"
+        shutil.copyfile(course.gradebook, path)
+        con = sqlite3.connect(path)
+        try:
+            for table in ("comment", "grade", "submitted_notebook", "submitted_assignment", "student"):
+                con.execute(f"DELETE FROM {table}")
+            con.commit()
+            con.execute("VACUUM")
+        finally:
+            con.close()
+        return path.read_bytes()
+
+
+def submission_rows(db: Path, student: str, chapter: str) -> dict[str, list[list]]:
+    """One submission's rows, table by table (columns first), as plain lists that pickle anywhere."""
+    con = sqlite3.connect(db)
+    try:
+        found = {}
+        for table, where in _TABLES:
+            cur = con.execute(f"SELECT * FROM {table} WHERE {where}", {"student": student, "chapter": chapter})
+            found[table] = [[d[0] for d in cur.description], *map(list, cur.fetchall())]
+        return found
+    finally:
+        con.close()
+
+
+def put_submission(master: Path, rows: dict[str, list[list]], student: str, chapter: str) -> None:
+    """Replace one submission's rows in the master by `rows` (from `submission_rows`), in one
+    transaction: a re-graded submission leaves no rows of its earlier grading behind."""
+    con = sqlite3.connect(master)
+    try:
+        with con:
+            params = {"student": student, "chapter": chapter}
+            for table, where in reversed(_TABLES[1:]):  # children first
+                con.execute(f"DELETE FROM {table} WHERE {where}", params)
+            for table, _ in _TABLES:
+                columns, *values = rows.get(table) or [[]]
+                if not values:
+                    continue
+                if not all(isinstance(c, str) and c.isidentifier() for c in columns):
+                    raise ValueError(f"bad column names for {table}: {columns!r}")
+                if any(v[columns.index("student_id" if table == "submitted_assignment" else "id")] != student
+                       for v in values) and table in ("student", "submitted_assignment"):
+                    raise ValueError(f"rows of {table} for another student than {student}")
+                verb = "INSERT OR IGNORE" if table == "student" else "INSERT"
+                marks = ", ".join("?" * len(columns))
+                con.executemany(f"{verb} INTO {table} ({', '.join(columns)}) VALUES ({marks})", values)
     finally:
         con.close()

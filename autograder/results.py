@@ -125,17 +125,31 @@ REQUIRED = {"student": str, "chapter": str, "status": str, "score": (int, float)
             "max_score": (int, float), "exercises": dict, "tests": dict}
 
 
+def _read(path: Path) -> dict:
+    """A saved result, or ValueError/OSError when the file is not one."""
+    record = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(record, dict) or any(not isinstance(record.get(k), t) for k, t in REQUIRED.items()) \
+            or any(not isinstance(v, dict) or not isinstance(v.get("score"), (int, float))
+                   for v in [*record["exercises"].values(), *record["tests"].values()]):
+        raise ValueError("not a grading result")
+    return record
+
+
+def load(course: Course, student: str, chapter: str) -> dict | None:
+    """The saved result of one submission, or None when there is none or it cannot be read."""
+    try:
+        return _read(path_for(course, student, chapter))
+    except (OSError, ValueError):
+        return None
+
+
 def load_all(course: Course, problems: list[str] | None = None) -> list[dict]:
     """Every readable saved result, sorted by student then chapter. An entry that cannot be read
     (not a file, not JSON, not a result) is skipped and described in `problems`."""
     records = []
     for path in sorted(course.results.glob("*/*.json")):
         try:
-            record = json.loads(path.read_text(encoding="utf-8"))
-            if not isinstance(record, dict) or any(not isinstance(record.get(k), t) for k, t in REQUIRED.items()) \
-                    or any(not isinstance(v, dict) or not isinstance(v.get("score"), (int, float))
-                           for v in [*record["exercises"].values(), *record["tests"].values()]):
-                raise ValueError("not a grading result")
+            record = _read(path)
         except (OSError, ValueError) as e:
             if problems is not None:
                 problems.append(f"skipped {path}: {type(e).__name__}: {e}"[:300])

@@ -1,0 +1,116 @@
+"""`grade --cluster ADDRESS`: one Dask task per (student, chapter), on any number of machines.
+
+The client (this process) alone writes the course: it packs each submission into a task
+(`cluster_task.pack`), and as results arrive it writes the autograded folder, the log, the result
+record and the submission's rows of the master gradebook. Dask runs a task again elsewhere when
+its worker dies; a task whose workers keep dying (`distributed.scheduler.allowed-failures`) or that
+fails becomes a row with status "error". A re-run skips every submission whose key (submission,
+chapter source and limits) matches its saved result, so an interrupted run picks up where it
+stopped; `--force` grades everything again.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import PurePosixPath
+
+from autograder import cluster_task, gradebook, results
+from autograder.course import AutograderError, Course
+from autograder.settings import Limits
+
+LOCAL = "local"  # --cluster local: a LocalCluster of `workers` processes on this machine
+
+
+def _connect(address: str, workers: int):
+    from dask.distributed import Client, LocalCluster
+
+    if address == LOCAL:
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                               host="127.0.0.1", dashboard_address=None)
+        return Client(cluster), cluster
+    try:
+        return Client(address, timeout="20s"), None
+    except (OSError, TimeoutError) as e:
+        raise AutograderError(f"cannot reach the Dask scheduler at {address} ({e}); start one with "
+                              f"`dask scheduler` and workers with `dask worker {address} --nthreads 1`") from None
+
+
+def _up_to_date(course: Course, student: str, chapter: str, key: str) -> dict | None:
+    """The saved result if it was graded from exactly this submission, source and limits."""
+    record = results.load(course, student, chapter)
+    if not record or record.get("key") != key or record.get("status") == "error":
+        return None
+    if not (course.autograded / student / chapter / f"{chapter}.ipynb").is_file():
+        return None
+    return record if gradebook.scores(course.gradebook, student, chapter) else None
+
+
+def _record(course: Course, got: dict) -> dict:
+    """Write what a task returned into the client's course; return its result record."""
+    record = got["record"]
+    student, chapter = record["student"], record["chapter"]
+    folder = course.autograded / student / chapter
+    results.clear(folder, within=course.workspace)
+    for rel, data in got["autograded"].items():
+        parts = PurePosixPath(rel).parts
+        if PurePosixPath(rel).is_absolute() or ".." in parts:
+            raise ValueError(f"refusing the autograded file name {rel!r}")
+        path = folder.joinpath(*parts)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    results.write_text(course.work / "logs" / student / f"{chapter}.log", got["log"], within=course.workspace)
+    if got["rows"]:
+        gradebook.put_submission(course.gradebook, got["rows"], student, chapter)
+    record["worker"] = got.get("worker", "")
+    results.save(course, record)
+    return record
+
+
+def grade(course: Course, address: str, todo: dict[str, list[str]], limits: Limits,
+          limits_for: dict[str, Limits], workers: int = 2, force: bool = False, out=sys.stdout,
+          line=None, describe=None) -> list[dict]:
+    """Grade `todo` (student -> chapters) on the cluster at `address`; return every record."""
+    from dask.distributed import as_completed
+
+    tasks, kept = [], []
+    for student in sorted(todo):
+        for chapter in todo[student]:
+            task = cluster_task.pack(course, student, chapter, limits_for.get(student, limits))
+            saved = None if force else _up_to_date(course, student, chapter, task.key)
+            (kept.append(saved) if saved else tasks.append(task))
+    if kept:
+        print(f"{len(kept)} submission(s) already graded from the same notebook, chapter and limits: "
+              f"kept (--force grades them again)", file=out)
+    if not tasks:
+        return kept
+    client, cluster = _connect(address, workers)
+    try:
+        try:
+            link = client.dashboard_link if client.scheduler_info().get("services", {}).get("dashboard") else ""
+        except Exception:  # no dashboard (bokeh not installed): nothing to show
+            link = ""
+        print(f"grading {len(tasks)} submission(s) on the Dask cluster at {client.scheduler.address} "
+              f"({len(client.scheduler_info()['workers'])} worker(s))"
+              f"{', dashboard ' + link if link else ''}", file=out, flush=True)
+        template = client.scatter(gradebook.template(course), broadcast=True)
+        futures = {client.submit(cluster_task.run, task, template, pure=False,
+                                 key=f"grade-{task.student}-{task.chapter}-{task.key[:16]}"): task
+                   for task in tasks}
+        started, records = time.monotonic(), []
+        for future in as_completed(futures):
+            task = futures[future]
+            try:
+                record = _record(course, future.result())
+            except Exception as e:  # a task that failed, or whose workers kept dying
+                record = results.failed(course, task.student, task.chapter,
+                                        f"grading on the cluster failed: {type(e).__name__}: {e}",
+                                        limits.sandbox)
+                results.save(course, record)
+            records.append(record)
+            print(line(len(records), len(tasks), started, describe([record])), file=out, flush=True)
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+    return kept + records

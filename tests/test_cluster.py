@@ -1,0 +1,162 @@
+"""`grade --cluster`: a real `dask scheduler` and two `dask worker` processes on 127.0.0.1.
+
+The workers run in empty folders of their own (nothing shared but the network): the cohort graded
+on them must give the same grades.csv as the local path, also when a worker is killed mid-run.
+"""
+
+import io
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from autograder import cohort, collect, export
+from autograder.course import AutograderError, Course
+from autograder.sandbox import bwrap_problem
+from autograder.settings import Limits
+
+pytestmark = pytest.mark.slow
+DASK = Path(sys.executable).parent / "dask"
+LIMITS = Limits(cell_timeout=5, notebook_timeout=60, sandbox="bwrap" if bwrap_problem() is None else "none")
+
+
+def _workspace(root: Path, name: str) -> Course:
+    """A course whose workspace holds the sample cohort, collected and not yet graded."""
+    course = Course().with_workspace(root / name)
+    collect.collect(course, course.sample_cohort)
+    return course
+
+
+def _csv(course: Course) -> str:
+    path = course.workspace / "grades.csv"
+    export.export(course, path)
+    return path.read_text()
+
+
+@pytest.fixture(scope="module")
+def scratch():
+    """Workspaces inside the repository (the course wants them under its root), removed after."""
+    root = Course().workspace / "work" / f"cluster-test-{os.getpid()}"
+    yield root
+    subprocess.run(["rm", "-rf", str(root)], check=False)
+
+
+@pytest.fixture(scope="module")
+def local_csv(scratch):
+    course = _workspace(scratch, "local")
+    cohort.grade(course, workers=2, limits=LIMITS, out=io.StringIO())
+    return _csv(course)
+
+
+class Cluster:
+    """`dask scheduler` + `dask worker`s, each in its own process group and empty folder."""
+
+    def __init__(self, root: Path, workers: int = 2):
+        self.root, self.procs = root, []
+        root.mkdir(parents=True, exist_ok=True)
+        self.file = root / "scheduler.json"
+        self._start("scheduler", [str(DASK), "scheduler", "--host", "127.0.0.1", "--port", "0",
+                                  "--no-dashboard", "--scheduler-file", str(self.file)])
+        deadline = time.monotonic() + 60
+        while not self.file.is_file() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        self.address = json.loads(self.file.read_text())["address"]
+        self.workers = [self._start(f"worker{i}", [
+            str(DASK), "worker", self.address, "--nthreads", "1", "--nworkers", "1", "--host", "127.0.0.1",
+            "--no-dashboard", "--local-directory", "."]) for i in range(workers)]
+        from dask.distributed import Client
+        with Client(self.address, timeout="30s") as client:
+            client.wait_for_workers(workers, timeout=120)
+
+    def _start(self, name: str, argv: list[str]) -> subprocess.Popen:
+        folder = self.root / name
+        folder.mkdir()
+        log = open(folder / "log.txt", "wb")
+        proc = subprocess.Popen(argv, cwd=folder, stdout=log, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, start_new_session=True)
+        self.procs.append(proc)
+        return proc
+
+    def kill(self, proc: subprocess.Popen) -> None:
+        """SIGKILL a whole process group: the nanny, its worker, the kernels it started."""
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait(timeout=30)
+
+    def close(self) -> None:
+        for proc in reversed(self.procs):
+            self.kill(proc)
+
+
+@pytest.fixture
+def cluster(tmp_path):
+    c = Cluster(tmp_path / "cluster")
+    yield c
+    c.close()
+
+
+def _one_row_each(course: Course) -> None:
+    with sqlite3.connect(course.gradebook) as con:
+        rows = con.execute("SELECT student_id, assignment_id, COUNT(*) FROM submitted_assignment "
+                           "GROUP BY student_id, assignment_id").fetchall()
+    assert rows and all(n == 1 for *_, n in rows), rows
+    saved = sorted(p.relative_to(course.results) for p in course.results.glob("*/*.json"))
+    assert len(saved) == 10 == len(set(saved)), saved
+
+
+def test_cluster_grades_like_the_local_path(scratch, local_csv, cluster):
+    course = _workspace(scratch, "cluster")
+    out = io.StringIO()
+    records = cohort.grade(course, limits=LIMITS, cluster=cluster.address, out=out)
+    assert len(records) == 10 and all(r["status"] != "error" for r in records), out.getvalue()
+    assert _csv(course) == local_csv
+    _one_row_each(course)
+    # The workers kept nothing: every file came back to the client, nothing stayed in their folders.
+    leftovers = [p for w in ("worker0", "worker1") for p in (cluster.root / w).rglob("*.ipynb")]
+    assert leftovers == []
+    # A re-run grades nothing that did not change; --force grades again.
+    again = io.StringIO()
+    assert len(cohort.grade(course, limits=LIMITS, cluster=cluster.address, out=again)) == 10
+    assert "10 submission(s) already graded" in again.getvalue() and "/10" not in again.getvalue()
+    edited = course.submitted / "ada" / "01_one_step" / "01_one_step.ipynb"
+    edited.write_text(edited.read_text().replace("\n", "\n ", 1))  # same notebook, other bytes
+    again = io.StringIO()
+    cohort.grade(course, limits=LIMITS, cluster=cluster.address, out=again)
+    assert "9 submission(s) already graded" in again.getvalue() and "1/1" in again.getvalue()
+    assert _csv(course) == local_csv
+
+
+def test_a_worker_killed_mid_run_loses_and_doubles_nothing(scratch, local_csv, cluster):
+    course = _workspace(scratch, "killed")
+
+    class Watch(io.StringIO):
+        killed = False
+
+        def write(self, text):
+            if not self.killed and "] 1/10" in text:  # the first result is in; more are running
+                self.killed = True
+                cluster.kill(cluster.workers[0])
+            return super().write(text)
+
+    out = Watch()
+    records = cohort.grade(course, limits=LIMITS, cluster=cluster.address, out=out)
+    assert out.killed, out.getvalue()
+    assert sorted((r["student"], r["chapter"]) for r in records) == sorted(
+        {(r["student"], r["chapter"]) for r in records}) and len(records) == 10
+    assert all(r["status"] != "error" for r in records), out.getvalue()
+    assert _csv(course) == local_csv
+    _one_row_each(course)
+
+
+def test_an_unreachable_scheduler_is_a_clear_error(scratch):
+    course = _workspace(scratch, "unreachable")
+    with pytest.raises(AutograderError, match="cannot reach the Dask scheduler"):
+        cohort.grade(course, limits=LIMITS, cluster="tcp://127.0.0.1:9", out=io.StringIO())
