@@ -13,6 +13,7 @@ import inspect
 import sys
 import types
 
+import anthropic
 import openai
 import pytest
 
@@ -97,6 +98,14 @@ def _use_like_hidden_tests(wb) -> None:
     with wb.fake_llm.FakeLLM(taxi).serve() as base_url:
         http = openai.OpenAI(base_url=base_url, api_key="k", max_retries=0)
         assert http.chat.completions.create(model="m", messages=USER).choices[0].message.tool_calls
+        claude = anthropic.Anthropic(base_url=base_url.removesuffix("/v1"), api_key="k", max_retries=0)
+        assert claude.messages.create(model="m", max_tokens=9, messages=USER).stop_reason == "tool_use"
+    claude = wb.fake_llm.FakeLLM(taxi).anthropic_client(max_calls=1)
+    reply = claude.messages.create(model="m", max_tokens=9, messages=USER,
+                                   tools=wb.fake_llm.anthropic_tools(taxi.openai_tools()))
+    assert reply.content[-1].name == "txn_sum"
+    claude, _ = wb.providers.make_client("two_orders", env={}, dotenv={}, api="messages")
+    assert claude.messages.create(model="m", max_tokens=9, messages=USER).stop_reason == "tool_use"
     asks = S.scripted(S.calls(S.Call("get_order", {"order_id": "A-1001"})), "done")
     assert asks.as_function()(USER, []) == {"tool": "get_order", "args": {"order_id": "A-1001"}}
     for kind in ("cloud-like", "small-local-like"):

@@ -5,7 +5,7 @@ import pytest
 
 from tests.reference_loop import run_agent, tools_for
 from workbook import providers, scenarios
-from workbook.fake_llm import FakeLLM
+from workbook.fake_llm import FakeLLM, anthropic_tools
 from workbook.shop import Shop
 
 
@@ -65,3 +65,36 @@ def test_ollama_needs_no_key_but_the_sdk_needs_a_non_empty_one(monkeypatch):
         openai.OpenAI(api_key="", base_url="http://localhost:11434/v1")
     client, model = providers.make_client(env={"LLM_PROVIDER": "ollama"}, dotenv={})
     assert client.api_key and model == "qwen3:4b"
+
+
+def test_anthropic_defaults_live_in_one_place_and_the_key_is_never_shown():
+    p = providers.current(env={"LLM_PROVIDER": "anthropic"}, dotenv={})
+    assert (p.model, p.key_var) == ("claude-haiku-4-5", "ANTHROPIC_API_KEY")
+    with pytest.raises(providers.ProviderError, match="needs ANTHROPIC_API_KEY"):
+        providers.make_client(env={"LLM_PROVIDER": "anthropic"}, dotenv={}, api="messages")
+    env = {"LLM_PROVIDER": "anthropic", "ANTHROPIC_API_KEY": "sk-ant-secret"}
+    assert "sk-ant-secret" not in providers.describe(env=env, dotenv={})
+    claude, model = providers.make_client(env=env, dotenv={}, api="messages")
+    assert type(claude).__name__ == "Anthropic" and model == "claude-haiku-4-5"
+    chat, _ = providers.make_client(env=env, dotenv={})  # Anthropic's OpenAI-compatible endpoint
+    assert str(chat.base_url) == providers.ANTHROPIC_CHAT_URL
+    with pytest.raises(providers.ProviderError, match="Messages API"):
+        providers.make_client(env={"LLM_PROVIDER": "ollama"}, dotenv={}, api="messages")
+
+
+def test_anthropic_provider_pointed_at_the_fake_http_face():
+    """LLM_PROVIDER=anthropic with LLM_BASE_URL: the real anthropic SDK over real sockets."""
+    sc = scenarios.taxi_spending()
+    llm = FakeLLM(sc)
+    with llm.serve() as base_url:
+        env = {"LLM_PROVIDER": "anthropic", "ANTHROPIC_API_KEY": "k",
+               "LLM_BASE_URL": base_url.removesuffix("/v1")}
+        client, model = providers.make_client(env=env, dotenv={}, api="messages")
+        reply = client.messages.create(model=model, max_tokens=100, messages=[
+            {"role": "user", "content": sc.question}], tools=anthropic_tools(sc.openai_tools()))
+    assert reply.stop_reason == "tool_use" and reply.content[-1].name == "txn_sum"
+    assert llm.requests[0]["model"] == "claude-haiku-4-5"
+    fake, _ = providers.make_client("two_orders", env={}, dotenv={}, api="messages")
+    assert fake.messages.create(model="m", max_tokens=9, messages=[
+        {"role": "user", "content": "x"}], tools=anthropic_tools(scenarios.two_orders().openai_tools())
+    ).stop_reason == "tool_use"

@@ -1,8 +1,11 @@
 """Pick the model provider from the environment: the same loop code runs on the fake or a live one.
 
-    LLM_PROVIDER = fake (default) | ollama | deepseek | openai
+    LLM_PROVIDER = fake (default) | ollama | deepseek | openai | anthropic
     LLM_MODEL, LLM_BASE_URL      override the defaults below
-    OPENAI_API_KEY, DEEPSEEK_API_KEY   from the environment or a git-ignored .env file
+    OPENAI_API_KEY, DEEPSEEK_API_KEY, ANTHROPIC_API_KEY   from the environment or a .env file
+
+`make_client()` gives an `openai.OpenAI` (Chat Completions); `make_client(api="messages")` gives an
+`anthropic.Anthropic` (Anthropic's Messages API), on the fake or on LLM_PROVIDER=anthropic.
 
 Model names and base URLs live here and nowhere else.
 """
@@ -30,7 +33,12 @@ PROVIDERS = {
     "ollama": Provider("ollama", "http://localhost:11434/v1", "qwen3:4b", None),
     "deepseek": Provider("deepseek", "https://api.deepseek.com", "deepseek-flash", "DEEPSEEK_API_KEY"),
     "openai": Provider("openai", None, "gpt-5-mini", "OPENAI_API_KEY"),
+    # base_url None: the anthropic SDK's own (https://api.anthropic.com); see ANTHROPIC_CHAT_URL
+    "anthropic": Provider("anthropic", None, "claude-haiku-4-5", "ANTHROPIC_API_KEY"),
 }
+# Anthropic's OpenAI-compatible endpoint, for make_client(api="chat") (docs/SOURCES.md)
+ANTHROPIC_CHAT_URL = "https://api.anthropic.com/v1/"
+APIS = ("chat", "messages")
 
 
 class ProviderError(RuntimeError):
@@ -77,26 +85,47 @@ def live_enabled(env=None, dotenv=None) -> bool:
         return False
 
 
-SKIP_HINT = ("Live cell skipped: set LLM_PROVIDER=ollama, deepseek or openai (in the environment "
-             "or .env) to run it against a real model. See README, 'Live providers'.")
+SKIP_HINT = ("Live cell skipped: set LLM_PROVIDER=ollama, deepseek, openai or anthropic (in the "
+             "environment or .env) to run it against a real model. See README, 'Live providers'.")
 
 
-def make_client(scenario="taxi_spending", env=None, dotenv=None, **client_kwargs):
-    """Return `(client, model)` for the configured provider; the fake plays `scenario`."""
+def _key(p: Provider, env, dotenv) -> str:
+    if not p.key_var:
+        return "ollama"  # Ollama ignores the key; the openai SDK refuses an empty one (docs/SOURCES.md)
+    key = setting(p.key_var, None, env, dotenv)
+    if not key:
+        raise ProviderError(f"LLM_PROVIDER={p.name} needs {p.key_var}: put "
+                            f"'{p.key_var}=...' in .env (git-ignored) or the environment.")
+    return key
+
+
+def make_client(scenario="taxi_spending", env=None, dotenv=None, api: str = "chat", **client_kwargs):
+    """Return `(client, model)` for the configured provider; the fake plays `scenario`.
+
+    api="chat": an `openai.OpenAI` (Chat Completions). api="messages": an `anthropic.Anthropic`
+    (Messages API), which only the fake and LLM_PROVIDER=anthropic speak."""
     import openai
 
+    if api not in APIS:
+        raise ProviderError(f"api={api!r} is not known; use 'chat' or 'messages'")
     p = current(env, dotenv)
     if p.name == "fake":
-        return FakeLLM(scenario).client(**client_kwargs), p.model
-    key = "ollama"  # Ollama ignores the key; the openai SDK refuses an empty one (docs/SOURCES.md)
-    if p.key_var:
-        key = setting(p.key_var, None, env, dotenv)
-        if not key:
-            raise ProviderError(f"LLM_PROVIDER={p.name} needs {p.key_var}: put "
-                                f"'{p.key_var}=...' in .env (git-ignored) or the environment.")
-    kwargs = {"api_key": key, **client_kwargs}
-    if p.base_url:
-        kwargs["base_url"] = p.base_url
+        llm = FakeLLM(scenario)
+        return (llm.anthropic_client(**client_kwargs) if api == "messages"
+                else llm.client(**client_kwargs)), p.model
+    if api == "messages" and p.name != "anthropic":
+        raise ProviderError(f"LLM_PROVIDER={p.name} does not speak Anthropic's Messages API here: "
+                            "use LLM_PROVIDER=anthropic (or the fake) for it.")
+    kwargs = {"api_key": _key(p, env, dotenv), **client_kwargs}
+    if api == "messages":
+        import anthropic  # loaded only when used: it takes about a second to import
+
+        if p.base_url:
+            kwargs["base_url"] = p.base_url
+        return anthropic.Anthropic(**kwargs), p.model
+    base_url = p.base_url or (ANTHROPIC_CHAT_URL if p.name == "anthropic" else None)
+    if base_url:
+        kwargs["base_url"] = base_url
     return openai.OpenAI(**kwargs), p.model
 
 

@@ -1,5 +1,6 @@
-"""The fake provider object behind faces 2 and 3: one engine, a real `openai.OpenAI` client on it
-(in-process) and real HTTP on 127.0.0.1. `workbook.fake_llm.FakeLLM` adds the look-up by name."""
+"""The fake provider object behind faces 2 to 4: one engine, a real `openai.OpenAI` client on it
+(in-process), real HTTP on 127.0.0.1, and a real `anthropic.Anthropic` client (in-process) for
+the Messages API. `workbook.fake_llm.FakeLLM` adds the look-up by name."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from workbook.engine.function_face import TooManyCalls
 from workbook.engine.server import serve
 
 FAKE_BASE_URL = "http://fake-llm.invalid/v1"  # never resolved: the transport is in-process
+FAKE_ANTHROPIC_URL = "http://fake-llm.invalid"  # the anthropic SDK adds /v1/messages itself
+APIS = {"chat": "/chat/completions", "messages": "/v1/messages"}  # the paths each face answers
 
 
 class FakeLLM:
@@ -28,9 +31,10 @@ class FakeLLM:
     seen = property(lambda self: self.engine.seen, doc="the messages the model saw, per request")
     calls = property(lambda self: len(self.engine.requests), doc="chat.completions calls received")
 
-    def handle(self, body) -> Outcome:
+    def handle(self, body, api: str = "chat") -> Outcome:
+        """One request body: `api` "chat" (chat.completions) or "messages" (Anthropic's)."""
         with self._lock:
-            return self.engine.handle(body)
+            return self.engine.handle(body, api)
 
     def _transport_handler(self, httpx2, max_calls: int | None = None):
         sent = []
@@ -39,7 +43,8 @@ class FakeLLM:
             if max_calls is not None and len(sent) >= max_calls:
                 raise TooManyCalls(max_calls)  # a BaseException: the SDK's retries let it through
             sent.append(request)
-            if not request.url.path.endswith("/chat/completions"):
+            api = next((a for a, path in APIS.items() if request.url.path.endswith(path)), None)
+            if api is None:
                 return httpx2.Response(404, json={"error": {
                     "message": f"Invalid URL ({request.method} {request.url.path})",
                     "type": "invalid_request_error", "param": None, "code": None}})
@@ -47,7 +52,7 @@ class FakeLLM:
                 body = json.loads(request.content)
             except (ValueError, RecursionError):
                 body = request.content.decode("utf-8", "replace")
-            out = self.handle(body)  # never raises: an error is a 400 or the fake's own 500
+            out = self.handle(body, api)  # never raises: an error is a 400 or the fake's own 500
             if out.hang:
                 raise httpx2.ReadTimeout("the fake provider did not answer in time", request=request)
             return httpx2.Response(out.status, content=out.data(),
@@ -68,8 +73,21 @@ class FakeLLM:
         kwargs.setdefault("base_url", FAKE_BASE_URL)
         return openai.OpenAI(http_client=httpx2.Client(transport=transport), **kwargs)
 
+    def anthropic_client(self, max_calls: int | None = None, **kwargs):
+        """Face 4: a real `anthropic.Anthropic` whose HTTP goes to this fake, in-process: the same
+        scenario behind the Messages API (`client.messages.create(...)`). `max_calls` as in client()."""
+        import anthropic
+        import httpx2
+
+        transport = httpx2.MockTransport(self._transport_handler(httpx2, max_calls))
+        kwargs.setdefault("api_key", "fake-key")
+        kwargs.setdefault("base_url", FAKE_ANTHROPIC_URL)
+        return anthropic.Anthropic(http_client=httpx2.Client(transport=transport), **kwargs)
+
     def serve(self, port: int = 0):
-        """Face 3: `with llm.serve() as base_url:` real HTTP on 127.0.0.1 (port 0 = any free one)."""
+        """Face 3: `with llm.serve() as base_url:` real HTTP on 127.0.0.1 (port 0 = any free one).
+        It answers `/v1/chat/completions` and Anthropic's `/v1/messages` (give the anthropic SDK
+        `base_url.removesuffix("/v1")`: it adds `/v1/messages` itself)."""
         return serve(self, port)
 
     def __repr__(self) -> str:

@@ -4,7 +4,9 @@ Token rule (deterministic, documented so students can predict it): a message cos
 ceil(len(compact JSON of the message) / 4) + 3 tokens; the tool definitions cost
 ceil(len(compact JSON of tools) / 4); every prompt adds 3 for priming the reply. A reply's
 completion tokens are ceil(len(compact JSON of its content, tool calls and reasoning) / 4).
-So each step's prompt repeats the whole history, and cost grows with it.
+So each step's prompt repeats the whole history, and cost grows with it. The Messages API face
+counts the same way (`system` and each message as above); its usage says input_tokens and
+output_tokens.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import json
 import math
 from dataclasses import dataclass, field
 
+from workbook.engine import messages_api
 from workbook.engine.failures import error_body, explain
 from workbook.engine.protocol import ProtocolError, check_request, stop_list
 from workbook.engine.replies import Fault, Reply, Timeout
@@ -128,31 +131,41 @@ class Engine:
         self._attempts: dict[str, int] = {}
         self._served = 0
 
-    def handle(self, body) -> Outcome:
-        """Answer one chat.completions request body. Never raises: a request a provider refuses is
-        a 400, and any error of the engine or the scenario is the fake's own 500 (see failures)."""
+    def handle(self, body, api: str = "chat") -> Outcome:
+        """Answer one request body: `api` "chat" (chat.completions) or "messages" (Anthropic's
+        Messages API). Never raises: a request a provider refuses is a 400, and any error of the
+        engine or the scenario is the fake's own 500 (see failures)."""
         self.requests.append(body)
         turns: list[Turn] = []
+        anthropic = api == "messages"
         try:
+            if anthropic:
+                messages_api.check_request(body)
+                return self._answer_messages(body, turns)
             check_request(body, self.dialect, getattr(self.scenario, "supports_tools", True))
             return self._answer(body, turns)
         except ProtocolError as e:
-            return Outcome(e.status, e.body())
+            return Outcome(e.status, messages_api.error_body(e.message) if anthropic else e.body())
         except Exception as e:  # a bug or an unreadable result: an error reply, not a dropped line
             message = explain(self.scenario.name, turns, e)
-            return Outcome(500, error_body(message), {"x-should-retry": "false"}, failure=message)
+            body = messages_api.error_body(message, "api_error") if anthropic else error_body(message)
+            return Outcome(500, body, {"x-should-retry": "false"}, failure=message)
+
+    def _play(self, seen: list, turns: list[Turn], names: tuple[str, ...]):
+        """The scenario's reply to what the model sees; `turns` is filled in place, so an error
+        message can read them."""
+        self.seen.append(seen)
+        key = compact(seen)
+        attempt = self._attempts.get(key, 0)
+        self._attempts[key] = attempt + 1
+        return self.scenario.policy(Conversation(turns, attempt, names))
 
     def _answer(self, body: dict, turns: list[Turn]) -> Outcome:
         messages, tools = body["messages"], body.get("tools")
         if self.dialect == "ollama":
             messages = ollama_cut(messages, tools, self.context_window)
-        self.seen.append(messages)
-        key = compact(messages)
-        attempt = self._attempts.get(key, 0)
-        self._attempts[key] = attempt + 1
-        names = tuple(t["function"]["name"] for t in tools or ())
-        turns += [to_turn(m) for m in messages]  # filled in place: an error message reads them
-        reply = self.scenario.policy(Conversation(turns, attempt, names))
+        turns += [to_turn(m) for m in messages]
+        reply = self._play(messages, turns, tuple(t["function"]["name"] for t in tools or ()))
         if isinstance(reply, Timeout):
             return Outcome(0, None, hang=True)
         if isinstance(reply, Fault):
@@ -160,6 +173,29 @@ class Engine:
                               "code": reply.code}}
             return Outcome(reply.status, body, dict(reply.headers))
         return Outcome(200, self._completion(body, messages, tools, reply))
+
+    def _answer_messages(self, body: dict, turns: list[Turn]) -> Outcome:
+        turns += messages_api.to_turns(body)
+        seen = [{"role": "system", "content": body["system"]}] if body.get("system") else []
+        reply = self._play(seen + body["messages"], turns, messages_api.tool_names(body))
+        if isinstance(reply, Timeout):
+            return Outcome(0, None, hang=True)
+        if isinstance(reply, Fault):
+            status, error = messages_api.fault_body(reply)
+            return Outcome(status, error, dict(reply.headers))
+        reply, hit = reply.stopped(body.get("stop_sequences") or [])
+        seen = self.seen[-1]
+        ids = ["toolu_" + _call_id(seen, j)[5:] for j in range(len(reply.calls))]
+        content = messages_api.reply_content(reply, ids)
+        prompt = sum(message_tokens(m) for m in seen) + (tokens(body["tools"]) if body.get("tools") else 0) + 3
+        self._served += 1
+        digest = hashlib.sha1(utf8(f"{self.scenario.name}#{compact(seen)}")).hexdigest()
+        return Outcome(200, {
+            "id": f"msg_{digest[:24]}", "type": "message", "role": "assistant",
+            "model": body["model"], "content": content,
+            "stop_reason": messages_api.stop_reason(reply, hit), "stop_sequence": hit,
+            "usage": {"input_tokens": prompt, "output_tokens": tokens(content),
+                      "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}})
 
     def _completion(self, body: dict, messages: list[dict], tools, reply: Reply) -> dict:
         reply, _ = reply.stopped(stop_list(body.get("stop")))

@@ -1,4 +1,5 @@
-"""Face 3: real HTTP on 127.0.0.1, `/v1/chat/completions`, so live-provider code paths run for real."""
+"""Face 3: real HTTP on 127.0.0.1, `/v1/chat/completions` and Anthropic's `/v1/messages`, so
+live-provider code paths run for real."""
 
 from __future__ import annotations
 
@@ -11,11 +12,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from workbook.engine.core import wire
 from workbook.engine.failures import error_body
+from workbook.engine.messages_api import error_body as anthropic_error
 
 # One line per failure, no traceback: with no logging set up, Python prints WARNING and above on
 # stderr (a student running `serve` sees it); an application may route or silence it.
 log = logging.getLogger("workbook.fake_llm")
 
+ANTHROPIC_MISSING_KEY = "x-api-key header is required"
 MISSING_KEY = ("You didn't provide an API key. You need to provide your API key in an "
                "Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).")
 
@@ -47,20 +50,25 @@ def _handler(llm, stop: threading.Event):
 
         def do_POST(self):
             raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            if self.path.rstrip("/") != "/v1/chat/completions":
+            path = self.path.rstrip("/")
+            if path not in ("/v1/chat/completions", "/v1/messages"):
                 return self.do_GET()
-            if not self.headers.get("Authorization", "").startswith("Bearer "):
+            bearer = self.headers.get("Authorization", "").startswith("Bearer ")
+            if path == "/v1/messages" and not (bearer or self.headers.get("x-api-key")):
+                return self._send(401, anthropic_error(ANTHROPIC_MISSING_KEY, "authentication_error"))
+            if path == "/v1/chat/completions" and not bearer:
                 return self._send(401, {"error": {"message": MISSING_KEY, "type":
                                                   "invalid_request_error", "param": None, "code": None}})
             try:
                 body = json.loads(raw)
             except (ValueError, RecursionError):
                 body = raw.decode("utf-8", "replace")
-            try:
-                out = llm.handle(body)  # the engine never raises; a stand-in provider might
+            try:  # the engine never raises; a stand-in provider might
+                out = llm.handle(body, "messages") if path == "/v1/messages" else llm.handle(body)
             except Exception as e:
                 message = f"the fake model failed on this request: {type(e).__name__}: {e}"
-                return self._fail(message)
+                body = anthropic_error(message, "api_error") if path == "/v1/messages" else None
+                return self._fail(message, body=body)
             if out.failure:
                 return self._fail(out.failure, out.status, out.body, out.headers)
             if out.hang:  # never answer in time; give up at shutdown or after hang_seconds

@@ -1,11 +1,12 @@
-"""A deterministic fake LLM provider that speaks the real OpenAI wire protocol.
+"""A deterministic fake LLM provider that speaks the real OpenAI wire protocol, and Anthropic's.
 
-One engine, three faces:
+One engine, four faces:
     model = scenarios.taxi_spending().as_function()   # 1. a plain function
     llm = FakeLLM(scenarios.two_orders())              # dialect="openai" | "deepseek" | "ollama"
     llm = FakeLLM("two_orders")                        # the same, by the scenario's name
     client = llm.client()                              # 2. a real openai.OpenAI, in-process
     with llm.serve() as base_url: ...                  # 3. real HTTP on 127.0.0.1
+    claude = llm.anthropic_client()                    # 4. a real anthropic.Anthropic, in-process
     llm.requests, llm.calls                            # what the loop actually sent
 
 The machinery lives in `workbook.engine`; this package is the public face above the scenarios.
@@ -15,12 +16,13 @@ from __future__ import annotations
 
 from workbook import scenarios
 from workbook.engine import client_face
-from workbook.engine.client_face import FAKE_BASE_URL
+from workbook.engine.client_face import FAKE_ANTHROPIC_URL, FAKE_BASE_URL
 from workbook.engine.core import Outcome, prompt_tokens, tokens
 from workbook.engine.function_face import FunctionModel, ModelError, TooManyCalls
+from workbook.engine.messages_api import anthropic_tools
 from workbook.engine.protocol import ProtocolError
 
-__all__ = ["FAKE_BASE_URL", "FakeLLM", "FunctionModel", "ModelError", "Outcome", "ProtocolError",
+__all__ = ["FAKE_ANTHROPIC_URL", "FAKE_BASE_URL", "FakeLLM", "anthropic_tools", "FunctionModel", "ModelError", "Outcome", "ProtocolError",
            "TooManyCalls", "prompt_tokens", "tokens"]
 
 
