@@ -1,7 +1,10 @@
 """workbook.checks: fresh() is immune to a student's monkeypatching; helpers give clear messages."""
 
+import json
+import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -87,7 +90,13 @@ def test_raises_helper():
         raise ValueError("unknown tool")
     with pytest.raises(AssertionError, match="returned normally"), checks.raises(ValueError):
         pass
-    with pytest.raises(AssertionError, match="it raised NotImplementedError"), checks.raises(ValueError):
+    with pytest.raises(AssertionError, match="it raised KeyError"), checks.raises(ValueError):
+        raise KeyError("k")
+    with pytest.raises(NotImplementedError, match="not answered yet"), checks.raises(ValueError):
+        raise NotImplementedError("not answered yet")  # an unfinished exercise says so itself
+    with pytest.raises(NotImplementedError), checks.raises(Exception):
+        raise NotImplementedError()  # a stub never passes a test that expects an error
+    with checks.raises(NotImplementedError):
         raise NotImplementedError()
     with pytest.raises(AssertionError, match="should mention 'tool'"), checks.raises(ValueError, match="tool"):
         raise ValueError("bad")
@@ -106,3 +115,30 @@ def test_is_type_and_expect_and_short():
 def test_checks_module_stays_small():
     source = textwrap.dedent(open(checks.__file__).read())
     assert source.count("\n") < 300
+
+
+TRACEBACK_CELLS = [
+    "from workbook import checks\n"
+    "def agent(q):\n    return {}[q]",
+    "with checks.no_raise('agent(question, model)', hint='errors are observations'):\n    agent('k')",
+    "with checks.raises(ValueError, what='agent(1)'):\n    agent(1)",
+    "def stub():\n    raise NotImplementedError('not answered yet')\n"
+    "with checks.no_raise('stub()'):\n    stub()",
+]
+
+
+def test_ipython_tracebacks_hide_the_helpers_frames():
+    """IPython shows the test's line, the student's frames and the message: no contextlib, no checks.py."""
+    script = ("import json, sys\nfrom IPython.core.interactiveshell import InteractiveShell\n"
+              "shell = InteractiveShell.instance(colors='nocolor')\n"
+              "for cell in json.loads(sys.stdin.read()):\n"
+              "    shell.run_cell(cell)\n    print('=====')\n")
+    done = subprocess.run([sys.executable, "-c", script], input=json.dumps(TRACEBACK_CELLS), capture_output=True,
+                          text=True, timeout=60, check=True, cwd=Path(checks.__file__).parent.parent)
+    shown = done.stdout.split("=====\n")
+    for text, message in zip(shown[1:4], ("agent(question, model) raised KeyError: 'k' — errors are observations",
+                                         "agent(1) should raise ValueError, it raised KeyError: 1",
+                                         "NotImplementedError: not answered yet"), strict=True):
+        assert message in text, text
+        assert "contextlib" not in text and "checks.py" not in text, f"library frames shown:\n{text}"
+        assert "in agent(q)" in text or "in stub()" in text, f"the student's frame is missing:\n{text}"

@@ -13,15 +13,10 @@ context managers. `raises` is the ONLY form (no `raises(fn, *args)`): the block 
     with wb.checks.no_raise("agent(question, model)", hint="errors are observations"):
         result = agent(question, model)
 
-`raises` turns a missing or different exception, or a message without `match` (a regex, searched),
-into an AssertionError naming `what`. In `no_raise` a NotImplementedError (an unfinished exercise)
-and an AssertionError (a test's own assert) pass through unchanged; any other exception becomes an
-AssertionError naming `what`.
-
-A student's cell can rebind `FakeLLM`, monkeypatch `workbook.fake_llm.FakeLLM`, or replace a
-module in `sys.modules`; none of that reaches the copy `fresh()` returns. What the grader adds on
-top of this (restoring `workbook.checks` and builtins before each test cell) is described in
-`autograder/kernel_guard.py`.
+A failure is an AssertionError naming `what`; a NotImplementedError (an unfinished exercise) passes
+through. The helpers' frames carry `__tracebackhide__`: IPython shows the test's line, the student's
+frames and the message. A student's rebinding or monkeypatching never reaches the copy `fresh()`
+returns; what the grader adds (restoring modules and builtins) is in `autograder/kernel_guard.py`.
 """
 
 from __future__ import annotations
@@ -179,6 +174,7 @@ def _shape_error(actual, expected, where: str) -> str | None:
 
 def equal(actual, expected, what: str = "the result", hint: str = "") -> None:
     """Assert `actual == expected`, with the same plain types all the way down (no look-alikes)."""
+    __tracebackhide__ = True  # IPython hides this frame unless it is the innermost one
     message = _shape_error(actual, expected, what)
     if message is None and not actual == expected:
         message = f"{what} should be {short(expected)}, got {short(actual)}"
@@ -188,6 +184,7 @@ def equal(actual, expected, what: str = "the result", hint: str = "") -> None:
 
 def is_type(value, types_, what: str = "the result") -> None:
     """Assert `value` is an instance of `types_` (a type or a tuple of types)."""
+    __tracebackhide__ = True  # IPython hides this frame unless it is the innermost one
     if not isinstance(value, types_):
         names = " or ".join(t.__name__ for t in (types_ if isinstance(types_, tuple) else (types_,)))
         raise AssertionError(f"{what} should be {with_article(names)}, got {type(value).__name__} {short(value, 80)}")
@@ -195,6 +192,7 @@ def is_type(value, types_, what: str = "the result") -> None:
 
 def expect(condition, message: str) -> None:
     """Assert `condition` with a message that tells the student what to fix."""
+    __tracebackhide__ = True  # IPython hides this frame unless it is the innermost one
     if not condition:
         raise AssertionError(message)
 
@@ -202,37 +200,52 @@ def expect(condition, message: str) -> None:
 _PASS_THROUGH = (NotImplementedError, AssertionError)  # unfinished work, a test's own assert
 
 
-@contextmanager
-def raises(exc_type, match: str | None = None, what: str = "the call"):
-    """Assert the block raises `exc_type` (with the regex `match` searched in its message)."""
-    try:
-        yield
-    except exc_type as e:
-        if match is not None and not re.search(match, str(e)):
-            raise AssertionError(f"{what} raised {type(e).__name__}({str(e)!r}), "
-                                 f"but the message should mention {match!r}") from None
-    except Exception as e:
-        raise AssertionError(f"{what} should raise {exc_type.__name__}, "
-                             f"it raised {type(e).__name__}: {e}") from None
-    else:
-        raise AssertionError(f"{what} should raise {exc_type.__name__}, but it returned normally")
+class _Block:
+    """A context manager written as a class: no contextlib frames in a student's traceback."""
+
+    def __enter__(self):
+        return self
 
 
-@contextmanager
-def no_raise(what: str = "the call", hint: str = "", allow: tuple = ()):
+class raises(_Block):
+    """Assert the block raises `exc_type` (with the regex `match` searched in its message); a
+    NotImplementedError passes through unless it is what the block should raise."""
+
+    def __init__(self, exc_type, match: str | None = None, what: str = "the call"):
+        self.exc_type, self.match, self.what = exc_type, match, what
+
+    def __exit__(self, typ, e, tb):
+        __tracebackhide__ = True  # IPython hides this frame unless it is the innermost one
+        name = self.exc_type.__name__
+        if typ is None:
+            raise AssertionError(f"{self.what} should raise {name}, but it returned normally")
+        if issubclass(typ, NotImplementedError) and not issubclass(self.exc_type, NotImplementedError):
+            return False
+        if issubclass(typ, self.exc_type):
+            if self.match is not None and not re.search(self.match, str(e)):
+                raise AssertionError(f"{self.what} raised {typ.__name__}({str(e)!r}), but the message "
+                                     f"should mention {self.match!r}").with_traceback(tb and tb.tb_next) from None
+            return True
+        if issubclass(typ, Exception):  # with the error's own frames: where the student's code failed
+            raise AssertionError(f"{self.what} should raise {name}, it raised {typ.__name__}: {e}"
+                                 ).with_traceback(tb and tb.tb_next) from None
+        return False
+
+
+class no_raise(_Block):
     """Assert the block raises nothing: an exception becomes an AssertionError naming `what`.
+    NotImplementedError, AssertionError and the types in `allow` (the refusals an exercise promises,
+    e.g. PermissionError) pass through unchanged."""
 
-    Replaces `try: ... except NotImplementedError: raise except Exception as e: raise
-    AssertionError(...)`: NotImplementedError and AssertionError pass through unchanged, and so
-    do the exception types in `allow` (the refusals an exercise promises, e.g. PermissionError).
-    """
-    try:
-        yield
-    except _PASS_THROUGH + tuple(allow):
-        raise
-    except Exception as e:
-        raise AssertionError(f"{what} raised {type(e).__name__}: {e}"
-                             + (f" — {hint}" if hint else "")) from None
+    def __init__(self, what: str = "the call", hint: str = "", allow: tuple = ()):
+        self.what, self.hint, self.allow = what, hint, _PASS_THROUGH + tuple(allow)
+
+    def __exit__(self, typ, e, tb):
+        __tracebackhide__ = True  # IPython hides this frame unless it is the innermost one
+        if typ is None or issubclass(typ, self.allow) or not issubclass(typ, Exception):
+            return False
+        raise AssertionError(f"{self.what} raised {typ.__name__}: {e}" + (f" — {self.hint}" if self.hint else "")
+                             ).with_traceback(tb and tb.tb_next) from None  # frames below the block: where it failed
 
 
 class Overlap:
