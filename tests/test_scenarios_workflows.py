@@ -87,4 +87,9 @@ def test_workers_report_the_first_subtask_they_see():
     leaked = llm.client().chat.completions.create(model="m", messages=shared).choices[0].message.content
     assert leaked.startswith("Order A-1001")  # a worker that sees another's messages is wrong
     both = "Order A-1001 (Svet desk lamp) is shipped.\nOrder A-1002 (Green tea, 200 g) is processing."
-    assert ask(llm, "Combine the reports", both) == both.replace("\n", " ")
+    assert ask(llm, "Combine the workers' reports", both) == both.replace("\n", " ")
+
+
+def test_writer_without_facts_names_the_order():
+    llm = FakeLLM(scenarios.support_desk(missing=0))
+    assert "about A-1001." in ask(llm, "Write the reply", "A-1001")

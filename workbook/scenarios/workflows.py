@@ -15,8 +15,8 @@ or a chatty sentence when it has none), "Review" (PASS, or "FIX: ..." naming the
 reply lacks; `picky` never passes), "Write" (a reply to the customer: the first draft lacks the
 first `missing` of three things the reviewer wants, a later one adds whatever the reviewer's
 notes or the earlier draft it is shown mention), "Plan" (one subtask per order id, one a line),
-"Worker" (a one-line report on the FIRST subtask in its messages: a worker that sees another
-worker's messages reports the wrong order) and "Combine" (the worker reports joined).
+"Combine" (the workers' reports joined) and "Worker" (a one-line report on the FIRST subtask in
+its messages: a worker that sees another worker's messages reports the wrong order).
 """
 
 from __future__ import annotations
@@ -119,7 +119,8 @@ def _write(missing: int) -> Callable[[Conversation], Reply]:
         seen = " ".join(_user_texts(conv)).lower()
         task = next((t.content or "" for t in conv.turns if t.role == "user"), "")
         facts = re.search(r"Facts:\s*(.+)", task)
-        body = facts.group(1).strip() if facts else "We have received your message about your order."
+        ids = ", ".join(dict.fromkeys(ORDER_ID.findall(task))) or "your order"
+        body = facts.group(1).strip() if facts else f"We have received your message about {ids}."
         apology, timing, signature = (sentence if i >= missing or word.lower() in seen else None
                                       for i, (word, _, sentence) in enumerate(WANTS))
         return final(" ".join(p for p in ("Hello!", apology, body, timing, signature) if p))
@@ -162,7 +163,7 @@ def support_desk(missing: int = 2, picky: bool = False) -> Scenario:
     if not 0 <= missing <= len(WANTS):
         raise ValueError(f"missing must be between 0 and {len(WANTS)}, got {missing}")
     jobs = {"Classify": _classify, "Extract": _extract, "Review": _review(picky),
-            "Write": _write(missing), "Plan": _plan, "Worker": _work, "Combine": _combine}
+            "Write": _write(missing), "Plan": _plan, "Combine": _combine, "Worker": _work}
     scenario = by_prompt(jobs, name="support_desk")
     wants = "never passes" if picky else f"a first draft lacks {missing} of 3 things"
     return Scenario(name="support_desk", policy=scenario.policy, question=REFUND_CHECK_QUESTION,
