@@ -118,6 +118,27 @@ def agent_of(conv: Conversation) -> str:
     return found.group(1) if found else ""
 
 
+def by_agent(name: str = "by_agent", question: str = "", **agents) -> Scenario:
+    """A test's team: each agent (by name) plays a reply, a list played like `scripted` over its
+    own transcript, or a function of the conversation; an agent not named answers "I cannot help."
+
+        T.by_agent(triage=S.call("transfer_to_orders", brief="..."), orders="A-1001 is shipped.")
+    """
+    def as_reply(r):
+        return final(r) if isinstance(r, str) else r
+
+    def policy(conv: Conversation) -> Reply:
+        play = agents.get(agent_of(conv), "I cannot help.")
+        if callable(play):
+            return as_reply(play(conv))
+        if isinstance(play, list | tuple):
+            return as_reply(play[min(conv.steps, len(play) - 1)])
+        return as_reply(play)
+
+    return Scenario(name=name, policy=policy, question=question,
+                    description=f"Plays the agents {', '.join(agents) or 'none'} from a script.")
+
+
 def _order_in(text: str) -> str:
     found = ORDER_ID.search(text or "")
     return found.group() if found else "A-1001"
