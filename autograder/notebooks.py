@@ -114,8 +114,10 @@ def from_py(path: Path) -> nbformat.NotebookNode:
 
 
 def strip_ids(nb) -> dict:
-    """The notebook as plain data without cell ids, for comparisons that ignore them."""
+    """The notebook as plain data without cell ids or the releasing Python's version, for
+    comparisons that ignore them (release writes the version its own interpreter reports)."""
     data = json.loads(nbformat.writes(nb, version=4))
+    data["metadata"].get("language_info", {}).pop("version", None)
     for cell in data["cells"]:
         cell.pop("id", None)
     return data

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import ast
+import copy
 import filecmp
 import shutil
 import tempfile
 from pathlib import Path
 
+from ipykernel.ipkernel import IPythonKernel
 from nbgrader.utils import compute_checksum
 
 from autograder import notebooks
@@ -28,6 +30,12 @@ is out of date.
 Students: open these notebooks (`make lab`), fill in the exercises, run the test cells, and
 check a whole notebook with `make check NB=chapters/NN_name/NN_name.ipynb`.
 """
+
+
+# JupyterLab writes the kernel's language_info into a notebook when the kernel starts; a
+# notebook released with anything else opens marked unsaved. So release writes what the python3
+# kernel reports (its version is the interpreter's: the course's venv).
+LANGUAGE_INFO = copy.deepcopy(IPythonKernel.language_info)
 
 
 def build_sources(course: Course, chapters: list[str]) -> list[Path]:
@@ -57,6 +65,7 @@ def generate(course: Course, chapters: list[str], out: Path, db: Path) -> None:
         quiet_hidden_cells(notebooks.read(course.solution_ipynb(chapter)), nb)
         notebooks.cell_ids(nb)
         nb.metadata = notebooks.normalise(nb.copy()).metadata
+        nb.metadata["language_info"] = copy.deepcopy(LANGUAGE_INFO)  # as JupyterLab saves it: opens clean
         released.write_text(notebooks.dumps(nb), encoding="utf-8")
 
 
