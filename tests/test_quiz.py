@@ -5,10 +5,18 @@ import json
 
 import pytest
 
-from workbook import quiz
+from workbook import quiz, saved_answers
 from workbook.quiz import LETTERS, Answer, Question, check, load, parse, score
 
 CHAPTERS = ["00_start_here", "01_one_step", "02_the_loop", "03_openai_format"]
+
+
+@pytest.fixture(autouse=True)
+def progress_file(tmp_path, monkeypatch):
+    """Every test saves its quiz answers in its own file, never in the repository's."""
+    where = tmp_path / "progress.json"
+    monkeypatch.setenv("WORKBOOK_PROGRESS", str(where))
+    return where
 
 
 def good_question(kind="single"):
@@ -278,8 +286,9 @@ def test_build_has_one_block_per_question():
         text, choices, button, feedback = parts(box, n)
         assert quiz._html(q.text) in text.value
         assert isinstance(button, w.Button) and button.description == "Check"
-        assert isinstance(choices, w.RadioButtons if q.type == "single" else w.VBox)
-        assert feedback.value == ""
+        assert isinstance(choices, w.VBox) and feedback.value == ""
+        assert all(isinstance(c, w.Checkbox) and c.description_allow_html for c in choices.children)
+        assert ("wb-quiz-single" in choices._dom_classes) == (q.type == "single")
 
 
 def test_clicking_check_shows_right_and_wrong_feedback_and_updates_score():
@@ -294,14 +303,15 @@ def test_clicking_check_shows_right_and_wrong_feedback_and_updates_score():
     assert "No option selected" in feedback.value
 
     wrong = next(i for i, a in enumerate(q.answers) if not a.correct)
-    radio.index = wrong
+    radio.children[wrong].value = True
     button.click()
     assert "✗ Not quite." in feedback.value and "another option" in feedback.value
     assert quiz._html(q.answers[wrong].feedback) in feedback.value
     assert f"0 / {len(questions)} correct (1 checked)" in score_line.value
 
     right = next(i for i, a in enumerate(q.answers) if a.correct)
-    radio.index = right
+    radio.children[right].value = True
+    assert quiz.picks(radio) == [right], "a single-choice question keeps one option ticked"
     button.click()
     assert (
         "✓ Correct." in feedback.value and quiz._html(q.answers[right].feedback) in feedback.value
@@ -352,8 +362,82 @@ def test_show_in_a_real_kernel_displays_a_widget_and_writes_no_stderr():
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell('from workbook.quiz import show; show("01_one_step")')]
     nbclient.NotebookClient(nb, timeout=60, kernel_name="python3").execute()
-    (output,) = nb.cells[0].outputs
+    lost, output = nb.cells[0].outputs
+    # Shown only where the widget is gone (the widget's CSS hides it): how to bring it back.
+    assert "run this cell to show the quiz" in lost.data["text/html"]
     assert output.output_type == "display_data"
     assert "application/vnd.jupyter.widget-view+json" in output.data
     # The text fallback is what a saved notebook or nbgrader's feedback page shows.
     assert output.data["text/plain"].startswith("Self-check quiz 01_one_step")
+
+
+# ---------------------------------------------------------------- options, saved answers
+
+
+def test_option_labels_render_code_like_the_questions():
+    questions = load("03_openai_format")
+    n, q, i = next((n, q, i) for n, q in enumerate(questions)
+                   for i, a in enumerate(q.answers) if "`" in a.text)
+    label = parts(quiz.build("03_openai_format"), n)[1].children[i].description
+    assert "`" not in label and "<code>" in label
+    assert label == f"{LETTERS[i]}) {quiz._html(q.answers[i].text)}"
+
+
+def test_evil_option_text_is_escaped():
+    assert quiz._html("<img src=x onerror=alert(1)> `a<b`") == (
+        "&lt;img src=x onerror=alert(1)&gt; <code>a&lt;b</code>")
+
+
+def test_checked_answers_are_saved_and_a_rebuilt_quiz_shows_them(progress_file):
+    questions = load("01_one_step")
+    n, q = first(questions, "single")
+    right = next(i for i, a in enumerate(q.answers) if a.correct)
+    m, mq = first(questions, "multiple")
+    wrong = next(i for i, a in enumerate(mq.answers) if not a.correct)
+    box = quiz.build("01_one_step")
+    _, choices, button, _ = parts(box, n)
+    choices.children[right].value = True
+    button.click()
+    _, choices, button, _ = parts(box, m)
+    choices.children[wrong].value = True
+    button.click()
+    saved = json.loads(progress_file.read_text(encoding="utf-8"))
+    assert saved["quizzes"]["01_one_step"][q.text] == [q.answers[right].text]
+
+    again = quiz.build("01_one_step")  # the cell run again, or the page reloaded
+    _, choices, _, feedback = parts(again, n)
+    assert quiz.picks(choices) == [right] and "✓ Correct." in feedback.value
+    _, choices, _, feedback = parts(again, m)
+    assert quiz.picks(choices) == [wrong] and "✗ Not quite." in feedback.value
+    assert f"Score: 1 / {len(questions)} correct (2 checked)" in again.children[1].value
+    assert "python -m workbook progress" in again.children[1].value
+
+
+def test_a_quiz_all_right_counts_as_done(progress_file):
+    for q in load("00_start_here"):
+        saved_answers.save("00_start_here", q.text, [a.text for a in q.answers if a.correct])
+    line = quiz.progress_line("01_one_step", [None])
+    assert f"Quizzes all right: 1 of {len(quiz.chapters())} chapters" in line
+
+
+def test_saved_answers_survive_bad_files_and_read_only_places(tmp_path, monkeypatch):
+    bad = tmp_path / "bad.json"
+    for text in ("{not json", "[1, 2]", '{"quizzes": []}', '{"quizzes": {"01": {"q": "a"}}}'):
+        bad.write_text(text, encoding="utf-8")
+        assert saved_answers.chapter("01", bad) == {}
+    assert saved_answers.load(tmp_path / "missing.json") == {}
+    blocked = tmp_path / "file"
+    blocked.write_text("", encoding="utf-8")
+    assert saved_answers.save("01", "q", ["a"], blocked / "progress.json") is False
+    monkeypatch.setenv("WORKBOOK_PROGRESS", str(blocked / "progress.json"))
+    box = quiz.build("01_one_step")  # a quiz that cannot save still checks
+    _, choices, button, feedback = parts(box, 0)
+    choices.children[0].value = True
+    button.click()
+    assert feedback.value
+
+
+def test_saved_answers_whose_text_changed_are_dropped(progress_file):
+    q = load("02_the_loop")[0]
+    saved_answers.save("02_the_loop", q.text, ["an option that no longer exists"])
+    assert quiz.picks(parts(quiz.build("02_the_loop"), 0)[1]) == []

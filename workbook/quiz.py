@@ -1,42 +1,29 @@
-"""Self-check quizzes: questions as data, pure check functions, an ipywidgets UI over them."""
+"""Self-check quizzes: pure check functions and an ipywidgets UI over the questions' data."""
 
 from __future__ import annotations
 
 import html
-import json
 import re
-import string
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
+from workbook import saved_answers
 from workbook.display import widgets_ok
-
-QUIZ_DIR = Path(__file__).with_name("quizzes")
-# The instruction shown with each question, by type; its keys are the known types.
-HOW = {"single": "choose one", "multiple": "choose all that apply"}
-TYPES = tuple(HOW)
-MIN_QUESTIONS, MAX_QUESTIONS = 4, 8
-MIN_ANSWERS, MAX_ANSWERS = 2, 8  # more options than a–h stops being a self-check and becomes a hunt
-LETTERS = string.ascii_lowercase
-
-
-@dataclass(frozen=True)
-class Answer:
-    """One option of a question, with the feedback shown when it is selected."""
-
-    text: str
-    correct: bool
-    feedback: str
-
-
-@dataclass(frozen=True)
-class Question:
-    """One quiz question: its text, "single" or "multiple", and its options."""
-
-    text: str
-    type: str
-    answers: tuple[Answer, ...]
+from workbook.quiz_format import (  # noqa: F401 - re-exported: the quiz's data is read from here
+    HOW,
+    LETTERS,
+    MAX_ANSWERS,
+    MAX_QUESTIONS,
+    MIN_ANSWERS,
+    MIN_QUESTIONS,
+    QUIZ_DIR,
+    TYPES,
+    Answer,
+    Question,
+    chapters,
+    load,
+    parse,
+)
 
 
 @dataclass(frozen=True)
@@ -48,81 +35,6 @@ class Result:
 
     def __str__(self) -> str:
         return "\n".join(self.lines)
-
-
-def chapters(folder: Path = QUIZ_DIR) -> list[str]:
-    """The catalogue: ids of every chapter that has a quiz file."""
-    return sorted(p.stem for p in Path(folder).glob("*.json"))
-
-
-def load(chapter_id: str, folder: Path = QUIZ_DIR) -> list[Question]:
-    """Read and validate workbook/quizzes/<chapter_id>.json (folder: for drafts elsewhere)."""
-    # Look the id up in the catalogue rather than joining it into a path: no "../" surprises.
-    if chapter_id not in (known := chapters(folder)):
-        raise ValueError(f"no quiz named {chapter_id!r}; available: {', '.join(known)}")
-    path = Path(folder) / f"{chapter_id}.json"
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{path.name}: not valid JSON: {e}") from None
-    return parse(data, source=path.name)
-
-
-def parse(data: object, source: str = "<quiz>") -> list[Question]:
-    """Validate a quiz's raw JSON data and turn it into Questions; errors name source and question."""
-    if not isinstance(data, list):
-        raise ValueError(f"{source}: a quiz must be a JSON list of questions")
-    if not MIN_QUESTIONS <= len(data) <= MAX_QUESTIONS:
-        raise ValueError(
-            f"{source}: has {len(data)} questions, expected {MIN_QUESTIONS} to {MAX_QUESTIONS}"
-        )
-    return [_question(q, f"{source}: question {n}") for n, q in enumerate(data, start=1)]
-
-
-def _question(q: object, where: str) -> Question:
-    """Validate one question dict (where = "file: question N" for the error messages)."""
-    if not isinstance(q, dict):
-        raise ValueError(f"{where}: must be an object with question, type and answers")
-    # Unknown keys are rejected so that a typo such as "feeback" is caught, not ignored.
-    _keys(q, {"question", "type", "answers"}, where)
-    text, kind, answers = q["question"], q["type"], q["answers"]
-    if not isinstance(text, str) or not text.strip():
-        raise ValueError(f"{where}: 'question' must be a non-empty string")
-    if kind not in TYPES:
-        raise ValueError(f"{where}: unknown type {kind!r}, expected one of {', '.join(TYPES)}")
-    if not isinstance(answers, list) or not MIN_ANSWERS <= len(answers) <= MAX_ANSWERS:
-        raise ValueError(f"{where}: needs a list of {MIN_ANSWERS} to {MAX_ANSWERS} answers")
-    parsed = tuple(_answer(a, f"{where}, answer {LETTERS[i]}") for i, a in enumerate(answers))
-    if len({a.text for a in parsed}) < len(parsed):
-        raise ValueError(f"{where}: two answers have the same text")
-    right = sum(a.correct for a in parsed)
-    if kind == "single" and right != 1:
-        raise ValueError(f"{where}: type 'single' needs exactly one correct answer, found {right}")
-    if kind == "multiple" and right < 1:
-        raise ValueError(f"{where}: type 'multiple' needs at least one correct answer")
-    return Question(text.strip(), kind, parsed)
-
-
-def _answer(a: object, where: str) -> Answer:
-    """Validate one answer dict."""
-    if not isinstance(a, dict):
-        raise ValueError(f"{where}: must be an object with answer, correct and feedback")
-    _keys(a, {"answer", "correct", "feedback"}, where)
-    for key in ("answer", "feedback"):
-        if not isinstance(a[key], str) or not a[key].strip():
-            raise ValueError(f"{where}: '{key}' must be a non-empty string")
-    # bool only: 1/0 or "true" in the JSON is almost always a slip.
-    if not isinstance(a["correct"], bool):
-        raise ValueError(f"{where}: 'correct' must be true or false")
-    return Answer(a["answer"].strip(), a["correct"], a["feedback"].strip())
-
-
-def _keys(d: dict, expected: set[str], where: str) -> None:
-    """Raise unless d has exactly the expected keys."""
-    if missing := expected - d.keys():
-        raise ValueError(f"{where}: missing key(s) {', '.join(sorted(missing))}")
-    if extra := d.keys() - expected:
-        raise ValueError(f"{where}: unknown key(s) {', '.join(sorted(extra))}")
 
 
 def check(question: Question, selected: int | Iterable[int] | None) -> Result:
@@ -216,42 +128,101 @@ def _feedback_html(result: Result) -> str:
     return "".join(rows)
 
 
-# Widget labels are single-line and clipped by default; long options must wrap to be readable.
+# Options are checkboxes whose label is HTML (ipywidgets' RadioButtons show only plain text);
+# "single" questions keep one ticked and look round. A label wraps beside its box, never under it.
 _CSS = """<style>
-.wb-quiz .widget-radio-box label, .wb-quiz .widget-checkbox,
-.wb-quiz .widget-checkbox label
-  {white-space: normal; overflow: visible; height: auto; line-height: 1.4; margin: 2px 0;}
+.wb-quiz .widget-checkbox {width: 100%; height: auto;}
+.wb-quiz .widget-checkbox label {display: flex; align-items: flex-start; gap: 6px;
+  white-space: normal; overflow: visible; height: auto; line-height: 1.4; margin: 2px 0;}
+.wb-quiz .widget-checkbox input {flex: none; margin-top: 0.25em;}
+.wb-quiz .wb-quiz-single input {appearance: none; width: 13px; height: 13px;
+  border: 1px solid #767676; border-radius: 50%; background: #fff;}
+.wb-quiz .wb-quiz-single input:checked {border-color: #0075ff;
+  background: radial-gradient(#0075ff 0 3.5px, #fff 4px);}
+.jp-OutputArea-child:has(.wb-quiz-lost):has(~ .jp-OutputArea-child .wb-quiz) {display: none;}
 </style>"""
+# Shown by a saved notebook whose widget is gone (a server restart): the quiz's live CSS hides
+# it, and its own CSS hides JupyterLab's "Error displaying widget: model not found" next to it.
+LOST = """<div class="wb-quiz-lost"><style>
+.jp-OutputArea-child:has(.wb-quiz-lost) ~ .jp-OutputArea-child:not(:has(.wb-quiz)) {display: none;}
+</style><b>Self-check quiz:</b> run this cell to show the quiz.</div>"""
+
+
+def picks(choices) -> list[int]:
+    """The option indices ticked in one question's choices box."""
+    return [i for i, tick in enumerate(choices.children) if tick.value]
+
+
+def _one_at_a_time(ticks) -> None:
+    """Ticking one option of a "single" question unticks the others."""
+
+    def untick_others(change) -> None:
+        if change["new"]:
+            for other in ticks:
+                if other is not change["owner"] and other.value:
+                    other.value = False
+
+    for tick in ticks:
+        tick.observe(untick_others, names="value")
+
+
+def progress_line(chapter_id: str, results: Sequence[Result | None]) -> str:
+    """This quiz's score and the quizzes done overall, read from the saved answers."""
+    saved = saved_answers.load()
+    done = sum(1 for c in chapters() if c != chapter_id and _all_right(c, saved.get(c, {})))
+    done += all(r is not None and r.correct for r in results)
+    return (f"{score(results)}. Quizzes all right: {done} of {len(chapters())} chapters. "
+            "Your answers are saved on this computer; "
+            "<code>python -m workbook progress</code> shows every chapter.")
+
+
+def _all_right(chapter_id: str, saved: dict[str, list[str]]) -> bool:
+    """Whether the saved answers get every question of a chapter's quiz right."""
+    return all(_restore(q, saved) and check(q, _restore(q, saved)).correct
+               for q in load(chapter_id))
+
+
+def _restore(q: Question, saved: dict[str, list[str]]) -> list[int]:
+    """The indices of a question's saved option texts (texts no longer offered are dropped)."""
+    texts = saved.get(q.text, [])
+    return [i for i, a in enumerate(q.answers) if a.text in texts]
 
 
 def build(chapter_id: str):
-    """Build the quiz widget tree (also what tests drive headless).
+    """Build the quiz widget tree (also what tests drive headless), with the saved answers ticked.
 
     Layout: VBox[HTML title, HTML score, VBox per question], and each question is
-    VBox[HTML text, choices, Button "Check", HTML feedback]; choices is RadioButtons for
-    "single" and a VBox of Checkboxes for "multiple".
+    VBox[HTML text, choices, Button "Check", HTML feedback]; choices is a VBox of Checkboxes
+    with HTML labels (one at a time for "single", class wb-quiz-single).
     """
     import ipywidgets as w
 
     questions = load(chapter_id)
+    saved = saved_answers.chapter(chapter_id)
     results: list[Result | None] = [None] * len(questions)
-    score_line = w.HTML(score(results))
+    score_line = w.HTML()
     score_line.add_class("wb-quiz-score")
-    wide = w.Layout(width="100%")
     boxes = []
     for n, q in enumerate(questions, start=1):
-        labels = [f"{LETTERS[i]}) {a.text}" for i, a in enumerate(q.answers)]
+        ticks = [w.Checkbox(description=f"{LETTERS[i]}) {_html(a.text)}", indent=False,
+                            description_allow_html=True, layout=w.Layout(width="100%"))
+                 for i, a in enumerate(q.answers)]
+        choices = w.VBox(ticks)
         if q.type == "single":
-            choices = w.RadioButtons(options=labels, value=None, layout=wide)
-        else:
-            ticks = [w.Checkbox(description=lab, indent=False, layout=wide) for lab in labels]
-            choices = w.VBox(ticks)
+            _one_at_a_time(ticks)
+            choices.add_class("wb-quiz-single")
         button = w.Button(description="Check", button_style="primary")
         feedback = w.HTML("")
         feedback.add_class("wb-quiz-feedback")
-        button.on_click(_on_check(q, n - 1, choices, feedback, results, score_line))
+        check_it = _on_check(chapter_id, q, n - 1, choices, feedback, results, score_line)
+        button.on_click(check_it)
+        if before := _restore(q, saved):  # answered in an earlier session: show it again
+            for i in before:
+                ticks[i].value = True
+            check_it(None, save=False)
         text = w.HTML(f"<b>{n}. {_html(q.text)}</b> <i>({HOW[q.type]})</i>")
         boxes.append(w.VBox([text, choices, button, feedback]))
+    score_line.value = progress_line(chapter_id, results)
     hint = "Pick an answer and press Check: every option you pick explains itself."
     title = w.HTML(f"{_CSS}<h3>Self-check quiz</h3><p>{hint}</p>")
     box = w.VBox([title, score_line, *boxes])
@@ -259,18 +230,17 @@ def build(chapter_id: str):
     return box
 
 
-def _on_check(q, index, choices, feedback, results, score_line):
-    """The click handler for one question's Check button."""
+def _on_check(chapter_id, q, index, choices, feedback, results, score_line):
+    """The click handler for one question's Check button; it saves the answer it checks."""
 
-    def handler(_button) -> None:
-        if hasattr(choices, "index"):  # RadioButtons
-            picks = [] if choices.index is None else [choices.index]
-        else:
-            picks = [i for i, c in enumerate(choices.children) if c.value]
-        result = check(q, picks)
+    def handler(_button, save: bool = True) -> None:
+        chosen = picks(choices)
+        result = check(q, chosen)
         feedback.value = _feedback_html(result)
         results[index] = result
-        score_line.value = score(results)
+        if save and chosen:
+            saved_answers.save(chapter_id, q.text, [q.answers[i].text for i in chosen])
+        score_line.value = progress_line(chapter_id, results)
 
     return handler
 
@@ -282,9 +252,10 @@ def show(chapter_id: str, plain_text: bool | None = None) -> None:
     if plain_text:
         print(plain(chapter_id))
         return
-    from IPython.display import display
+    from IPython.display import HTML, display
 
     bundle = build(chapter_id)._repr_mimebundle_()
-    # Where widgets do not render (saved notebook, nbgrader feedback) the text version shows.
+    # Where widgets do not render (nbgrader feedback, nbconvert) the text version shows.
     bundle["text/plain"] = plain(chapter_id)
+    display(HTML(LOST))
     display(bundle, raw=True)
