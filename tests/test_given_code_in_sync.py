@@ -14,10 +14,14 @@ COPIES = {
                                     "05_errors_are_observations", "06_limits",
                                     "07_what_code_decides", "08_retries_and_idempotency",
                                     "09_trajectories_and_checkpoints", "10_real_providers",
-                                    "11_capstone"]),
+                                    "11_capstone", "13_react_and_plan_execute"]),
+    "call_tool": ("06_limits", ["13_react_and_plan_execute"]),
+    "tool_message": ("06_limits", ["13_react_and_plan_execute"]),
+    "run_agent": ("06_limits", ["13_react_and_plan_execute"]),
     "read_file": ("07_what_code_decides", ["11_capstone"]),
     "write_note": ("07_what_code_decides", ["11_capstone"]),
     "calculate": ("07_what_code_decides", ["11_capstone"]),
+    "make_file_tools": ("07_what_code_decides", ["11_capstone"]),
     "step_line": ("09_trajectories_and_checkpoints", ["11_capstone"]),
 }
 

@@ -51,6 +51,7 @@
 
 # %% nbgrader={"grade": false, "grade_id": "given_loop", "locked": true, "schema_version": 3, "solution": false}
 import ast
+import inspect
 import json
 import math
 import operator
@@ -277,13 +278,8 @@ class Customer:
 
 
 def ex(shop, name, arguments, customer):
-    try:
+    with wb.checks.no_raise(f"execute({name!r}, {arguments!r})", hint="return an 'ERROR: ...' observation instead"):
         out = execute(shop, name, arguments, customer)
-    except NotImplementedError:
-        raise
-    except Exception as e:
-        raise AssertionError(f"execute({name!r}, {arguments!r}) raised {type(e).__name__}: {e}; "
-                             "return an 'ERROR: ...' observation instead") from None
     assert type(out) is str, f"execute must return a str, got {type(out).__name__}: {out!r}"
     return out
 
@@ -423,12 +419,17 @@ for name, says in [("asks_other_customer", True), ("wants_card_block", False), (
 # And nothing secret goes into `agent_files/` in the first place: no `.env`, no customer data,
 # only public pages (`kb/`) and study notes (`notes/`).
 #
-# The folder the file tools may touch is a module constant, `BASE`. The tests point it at a
-# temporary copy so they can plant files and symlinks without touching yours, so **read `BASE`
-# when your function runs** (not in a default argument):
+# **Which folder** the file tools may touch is decided by code too, never by the model. So the
+# folder is the first parameter of your functions — `read_file(base, path)`, `write_note(base,
+# filename, text)` — and the model never sees it: `make_file_tools(base)` (given below) binds one
+# folder and returns the tools the model gets, each taking exactly its schema's arguments (`path`;
+# `filename` and `text`). No argument lets a model name another folder: the same guarantee by
+# construction as the missing `customer_id`. The app calls `make_file_tools(BASE)`; the tests call
+# it with a temporary folder where they plant files and symlinks (as chapter 08's tests hand
+# `make_refund_tool` their own `sleep`).
 
 # %% nbgrader={"grade": false, "grade_id": "given_limits", "locked": true, "schema_version": 3, "solution": false}
-BASE = AGENT_FILES  # the only folder the file tools may touch
+BASE = AGENT_FILES  # the folder this app gives the file tools
 READABLE = {".md", ".txt", ".json"}  # suffixes read_file accepts
 MAX_READ = 20_000  # characters read_file returns at most
 MAX_NOTE = 5_000  # characters of one note
@@ -436,8 +437,26 @@ MAX_LENGTH = 200  # characters of one calculate expression
 MAX_EXPONENT = 100  # largest |exponent| calculate accepts
 MAX_VALUE = 10**100  # largest |number| calculate accepts, literal or intermediate
 
+
+def make_file_tools(base):
+    """The model's file tools, bound to the folder `base` that code chose: name -> function.
+
+    Each takes exactly its schema's arguments: the model sends a path, never a folder."""
+    folder = Path(base)
+
+    def read(path: str) -> str:
+        return read_file(folder, path)
+
+    def note(filename: str, text: str) -> str:
+        return write_note(folder, filename, text)
+
+    read.__name__, note.__name__ = "read_file", "write_note"  # the names the model knows them by
+    return {"read_file": read, "write_note": note}
+
+
 print("BASE =", BASE)
 print(sorted(str(p.relative_to(BASE)) for p in BASE.rglob("*") if p.is_file()))
+print({name: str(inspect.signature(fn)) for name, fn in make_file_tools(BASE).items()})
 
 # %% [markdown]
 # ### Why `".." in path` is not a check
@@ -447,7 +466,7 @@ print(sorted(str(p.relative_to(BASE)) for p in BASE.rglob("*") if p.is_file()))
 # secret next to it and a symlink planted inside it:
 
 # %%
-def naive_read_file(path, base):
+def naive_read_file(base, path):
     """The obvious version. Do not use it."""
     if ".." in path:
         raise PermissionError("no '..' allowed")
@@ -464,7 +483,7 @@ with tempfile.TemporaryDirectory() as tmp:
     (base / "notes" / "innocent.md").symlink_to(tmp / "secret.md")
     for attack in [str(tmp / "secret.md"), "notes/innocent.md", "../secret.md"]:
         try:
-            print(f"{attack!r:60} -> read {naive_read_file(attack, base)!r}")
+            print(f"{attack!r:60} -> read {naive_read_file(base, attack)!r}")
         except PermissionError as e:
             print(f"{attack!r:60} -> refused ({e})")
     print("os.path.join(base, '/etc/hosts') =", os.path.join(base, "/etc/hosts"))
@@ -483,7 +502,7 @@ with tempfile.TemporaryDirectory() as tmp:
 # The check that works asks about the file the path *really* leads to:
 #
 # ```python
-# root = BASE.resolve()
+# root = Path(base).resolve()
 # target = (root / path).resolve()   # absolute paths, "..", and every symlink resolved
 # if not target.is_relative_to(root): # compares path components, not characters
 #     raise PermissionError(...)
@@ -496,10 +515,10 @@ with tempfile.TemporaryDirectory() as tmp:
 # %% [markdown]
 # ## Exercise 2 — `read_file` (4 points)
 #
-# Write `read_file(path)`, where `path` is relative to the folder `BASE` (e.g.
-# `"notes/agent-loop.md"`):
+# Write `read_file(base, path)`. `base` is the folder your code chose (a `Path` or a string);
+# `path` is what the model sent, relative to that folder (e.g. `"notes/agent-loop.md"`):
 #
-# 1. resolve `BASE` and `BASE / path`; when the target is not inside the resolved `BASE`, raise
+# 1. resolve `base` and `base / path`; when the target is not inside the resolved `base`, raise
 #    `PermissionError` (a message saying it is outside the agent's folder);
 # 2. when the resolved target's suffix is not in `READABLE`, raise `PermissionError` (say which
 #    suffixes are allowed);
@@ -511,10 +530,10 @@ with tempfile.TemporaryDirectory() as tmp:
 # The loop's dispatcher turns these exceptions into `ERROR:` observations.
 
 # %% nbgrader={"grade": false, "grade_id": "read_file", "locked": false, "schema_version": 3, "solution": true}
-def read_file(path):
-    """Text of a .md/.txt/.json file inside BASE (at most MAX_READ characters); refusals raise."""
+def read_file(base, path):
+    """Text of a .md/.txt/.json file inside the folder `base` (at most MAX_READ characters); refusals raise."""
     ### BEGIN SOLUTION
-    root = Path(BASE).resolve()
+    root = Path(base).resolve()
     target = (root / path).resolve()
     if not target.is_relative_to(root):
         raise PermissionError(f"{path!r} is outside the agent's folder")
@@ -529,48 +548,46 @@ def read_file(path):
 
 
 # %% nbgrader={"grade": true, "grade_id": "read_file_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: read_file reads a study note from agent_files/ and refuses a path that leaves the
-folder with PermissionError; in a temporary agent folder it also refuses an absolute path into a
-sibling folder named agent_files_evil, and a symlink named .md that leads to .env, and cuts a
-long file at 20,000 characters with the marker."""
+"""Visible tests: read_file, through make_file_tools(base), reads a study note from agent_files/ and
+refuses a path that leaves the folder with PermissionError; given a temporary agent folder it also
+refuses an absolute path into a sibling folder named agent_files_evil, and a symlink named .md that
+leads to .env, and cuts a long file at 20,000 characters with the marker."""
 import tempfile
 from pathlib import Path
 
 from workbook.checks import fresh
 
 wb = fresh()
-text = read_file("notes/agent-loop.md")
+read = make_file_tools(wb.paths.AGENT_FILES)["read_file"]
+text = read("notes/agent-loop.md")
 assert type(text) is str and "agent loop" in text.lower(), (
-    f"read_file('notes/agent-loop.md') must return the note's text; got {text[:80]!r}")
-with wb.checks.raises(PermissionError, what="read_file('../README.md'), a path out of the folder,"):
-    read_file("../README.md")
+    f"read_file(base, 'notes/agent-loop.md') must return the note's text; got {text[:80]!r}")
+with wb.checks.raises(PermissionError, what="read_file(base, '../README.md'), a path out of the folder,"):
+    read("../README.md")
 
-_saved_base = BASE
-_tmp = tempfile.TemporaryDirectory()
-try:
-    tmp = Path(_tmp.name).resolve()
-    BASE = tmp / "agent_files"
-    (BASE / "notes").mkdir(parents=True)
-    (BASE / ".env").write_text("SHOP_API_KEY=inside-but-secret", encoding="utf-8")
-    (BASE / "notes" / "env.md").symlink_to(BASE / ".env")
-    (BASE / "notes" / "big.md").write_text("x" * 30_000, encoding="utf-8")
+with tempfile.TemporaryDirectory() as tmp:
+    tmp = Path(tmp).resolve()
+    base = tmp / "agent_files"
+    (base / "notes").mkdir(parents=True)
+    (base / ".env").write_text("SHOP_API_KEY=inside-but-secret", encoding="utf-8")
+    (base / "notes" / "env.md").symlink_to(base / ".env")
+    (base / "notes" / "big.md").write_text("x" * 30_000, encoding="utf-8")
     (tmp / "agent_files_evil").mkdir()
     (tmp / "agent_files_evil" / "keys.md").write_text("evil twin secret", encoding="utf-8")
+    read = make_file_tools(base)["read_file"]
     evil = str(tmp / "agent_files_evil" / "keys.md")
-    with wb.checks.raises(PermissionError, what="read_file(<absolute path into agent_files_evil/>)"):
-        read_file(evil)
-    with wb.checks.raises(PermissionError, what="read_file('notes/env.md'), a symlink named .md that leads to .env,"):
-        read_file("notes/env.md")
-    got = read_file("notes/big.md")
+    with wb.checks.raises(PermissionError, what="read_file(base, <absolute path into agent_files_evil/>)"):
+        read(evil)
+    with wb.checks.raises(PermissionError, what="read_file(base, 'notes/env.md'), a symlink named .md that leads to .env,"):
+        read("notes/env.md")
+    with wb.checks.no_raise("read_file(base, 'notes/big.md')", hint="read from `base`, the folder you were given"):
+        got = read("notes/big.md")
     assert got == "x" * 20_000 + "\n[truncated]", (
         f"a 30,000-character file gives its first 20,000 characters and '\\n[truncated]'; got {len(got)} characters")
-finally:
-    BASE = _saved_base
-    _tmp.cleanup()
 print("read_file: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "read_file_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
-"""Hidden tests: read_file, pointed at a temporary agent folder, refuses ../, absolute paths, a
+"""Hidden tests: read_file, given a temporary agent folder through make_file_tools, refuses ../, absolute paths, a
 symlink out of the folder, a sibling folder with a common prefix, .env/.py/suffix-less files and
 directories; reads allowed files (also through .. that stays inside and a symlink inside); cuts
 files over 20,000 characters with the marker."""
@@ -578,41 +595,38 @@ files over 20,000 characters with the marker."""
 import tempfile
 from pathlib import Path
 
-_saved_base = BASE
-_tmp = tempfile.TemporaryDirectory()
-try:
-    tmp = Path(_tmp.name).resolve()
-    BASE = tmp / "agent_files"
+from workbook.checks import fresh
+
+wb = fresh()
+with tempfile.TemporaryDirectory() as _tmp:
+    tmp = Path(_tmp).resolve()
+    base = tmp / "agent_files"
     for folder in ("notes", "kb", "out"):
-        (BASE / folder).mkdir(parents=True)
+        (base / folder).mkdir(parents=True)
     note = "# The agent loop\n\nA loop: model, tool, observation. Ünïcödé ✓\n"
-    (BASE / "notes" / "agent-loop.md").write_text(note, encoding="utf-8")
-    (BASE / "kb" / "page.txt").write_text("plain text page", encoding="utf-8")
-    (BASE / "kb" / "data.json").write_text('{"fee": 2.5}', encoding="utf-8")
+    (base / "notes" / "agent-loop.md").write_text(note, encoding="utf-8")
+    (base / "kb" / "page.txt").write_text("plain text page", encoding="utf-8")
+    (base / "kb" / "data.json").write_text('{"fee": 2.5}', encoding="utf-8")
     big = "".join(f"line {i:05d} of a very long page\n" for i in range(1500))  # 42,000 characters
-    (BASE / "kb" / "big.md").write_text(big, encoding="utf-8")
-    (BASE / "kb" / "exact.md").write_text("e" * 20_000, encoding="utf-8")
-    (BASE / ".env").write_text("SHOP_API_KEY=inside-but-secret", encoding="utf-8")
-    (BASE / "tools.py").write_text("import os", encoding="utf-8")
-    (BASE / "kb" / "folder.md").mkdir()
+    (base / "kb" / "big.md").write_text(big, encoding="utf-8")
+    (base / "kb" / "exact.md").write_text("e" * 20_000, encoding="utf-8")
+    (base / ".env").write_text("SHOP_API_KEY=inside-but-secret", encoding="utf-8")
+    (base / "tools.py").write_text("import os", encoding="utf-8")
+    (base / "kb" / "folder.md").mkdir()
     (tmp / ".env").write_text("SHOP_API_KEY=outside-secret", encoding="utf-8")
     (tmp / "outside").mkdir()
     (tmp / "outside" / "secret.md").write_text("outside secret", encoding="utf-8")
     (tmp / "agent_files_evil").mkdir()
     (tmp / "agent_files_evil" / "keys.md").write_text("evil twin secret", encoding="utf-8")
-    (BASE / "notes" / "escape.md").symlink_to(tmp / "outside" / "secret.md")
-    (BASE / "notes" / "env.md").symlink_to(BASE / ".env")
-    (BASE / "notes" / "alias.md").symlink_to(BASE / "notes" / "agent-loop.md")
+    (base / "notes" / "escape.md").symlink_to(tmp / "outside" / "secret.md")
+    (base / "notes" / "env.md").symlink_to(base / ".env")
+    (base / "notes" / "alias.md").symlink_to(base / "notes" / "agent-loop.md")
+
+    tool = make_file_tools(base)["read_file"]
 
     def read(path):
-        try:
-            return read_file(path)
-        except NotImplementedError:
-            raise
-        except (PermissionError, FileNotFoundError):
-            raise
-        except Exception as e:
-            raise AssertionError(f"read_file({path!r}) raised {type(e).__name__}: {e}") from None
+        with wb.checks.no_raise(f"read_file(base, {path!r})", allow=(PermissionError, FileNotFoundError)):
+            return tool(path)
 
     attacks = [
         ("../.env", "a parent-folder path"),
@@ -638,7 +652,7 @@ try:
                                  f"FileNotFoundError: {e}") from None
         else:
             raise AssertionError(f"read_file({path!r}) ({what}) must raise PermissionError; it returned "
-                                 f"{got[:40]!r}. Resolve BASE / path, check is_relative_to, then the suffix")
+                                 f"{got[:40]!r}. Resolve base / path, check is_relative_to, then the suffix")
 
     for path, expected in [("notes/agent-loop.md", note), ("kb/page.txt", "plain text page"),
                            ("kb/data.json", '{"fee": 2.5}'), ("./kb/page.txt", "plain text page"),
@@ -666,39 +680,36 @@ try:
                                  f"file: raise FileNotFoundError, not PermissionError ({e})") from None
         else:
             raise AssertionError(f"read_file({path!r}) is not a file: raise FileNotFoundError; got {got!r}")
-finally:
-    BASE = _saved_base
-    _tmp.cleanup()
 ### END HIDDEN TESTS
 
 # %% [markdown]
 # ## Exercise 3 — `write_note` (4 points)
 #
 # `write_note` is the only tool that changes anything, so it is the strictest. Write
-# `write_note(filename, text)`:
+# `write_note(base, filename, text)` (`base` as in `read_file`):
 #
 # 1. `filename` must match the **whole** pattern `[a-z0-9][a-z0-9-]{0,40}\.md` (use
 #    `re.fullmatch`): lowercase letters, digits and dashes, starting with a letter or digit, ending
 #    in `.md` — no `/`, no `..`, no hidden files, nothing after `.md`. Otherwise raise `ValueError`
 #    with an example of a good name;
 # 2. `text` longer than `MAX_NOTE` characters → `ValueError`;
-# 3. the note goes into `BASE / "out"` (create the folder if it is missing). If the target is a
-#    symlink, or its resolved path is not inside `<resolved BASE>/out`, raise `PermissionError` —
+# 3. the note goes into `base / "out"` (create the folder if it is missing). If the target is a
+#    symlink, or its resolved path is not inside `<resolved base>/out`, raise `PermissionError` —
 #    someone planted a link to make you overwrite another file;
 # 4. write `text` as UTF-8 and return `f"saved out/{filename} ({len(text)} characters)"`.
 #
 # A refused call writes nothing, anywhere. Writing the same name again replaces the note.
 
 # %% nbgrader={"grade": false, "grade_id": "write_note", "locked": false, "schema_version": 3, "solution": true}
-def write_note(filename, text):
-    """Save a Markdown note into BASE/out; refusals raise ValueError or PermissionError."""
+def write_note(base, filename, text):
+    """Save a Markdown note into the folder `base`/out; refusals raise ValueError or PermissionError."""
     ### BEGIN SOLUTION
     if not isinstance(filename, str) or not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,40}\.md", filename):
         raise ValueError(f"bad note name {filename!r}: use lowercase letters, digits and dashes, "
                          "like 'lamps-returns.md'")
     if not isinstance(text, str) or len(text) > MAX_NOTE:
         raise ValueError(f"a note is a string of at most {MAX_NOTE} characters")
-    out = Path(BASE).resolve() / "out"
+    out = Path(base).resolve() / "out"
     out.mkdir(exist_ok=True)
     target = out / filename
     if target.is_symlink() or not target.resolve().is_relative_to(out):
@@ -709,7 +720,8 @@ def write_note(filename, text):
 
 
 # %% nbgrader={"grade": true, "grade_id": "write_note_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: write_note saves a note into out/ of the agent folder and returns a str; a name
+"""Visible tests: write_note, through make_file_tools(base), saves a note into out/ of that folder
+and returns a str; a name
 with a path in it, a capital letter or a trailing newline is refused with ValueError; a symlink
 planted in out/, or an out/ that is itself a link, is refused with PermissionError and nothing is
 written. (Run in a temporary agent folder.)"""
@@ -721,40 +733,36 @@ from workbook.checks import fresh
 
 wb = fresh()
 
-_saved_base = BASE
-_tmp = tempfile.TemporaryDirectory()
-try:
-    BASE = Path(_tmp.name).resolve() / "agent_files"
-    (BASE / "kb").mkdir(parents=True)
-    said = write_note("lamps-returns.md", "Returns: 14 days.")
+with tempfile.TemporaryDirectory() as tmp:
+    base = Path(tmp).resolve() / "agent_files"
+    (base / "kb").mkdir(parents=True)
+    write_note_tool = make_file_tools(base)["write_note"]
+    said = write_note_tool("lamps-returns.md", "Returns: 14 days.")
     assert type(said) is str, f"write_note must return a str, got {type(said).__name__}"
-    saved = BASE / "out" / "lamps-returns.md"
+    saved = base / "out" / "lamps-returns.md"
     assert saved.is_file() and saved.read_text(encoding="utf-8") == "Returns: 14 days.", (
-        "write_note('lamps-returns.md', text) must write text to BASE / 'out' / 'lamps-returns.md'")
+        "write_note('lamps-returns.md', text) must write text to base / 'out' / 'lamps-returns.md'")
     with wb.checks.raises(ValueError, what="write_note('../kb/returns.md', ...), a name with a path in it "
                           "(check it with re.fullmatch),"):
-        write_note("../kb/returns.md", "Returns: 90 days!")
-    assert not (BASE / "kb" / "returns.md").exists(), "the refused call wrote kb/returns.md"
+        write_note_tool("../kb/returns.md", "Returns: 90 days!")
+    assert not (base / "kb" / "returns.md").exists(), "the refused call wrote kb/returns.md"
     for name, why in [("Lamps.md", "a capital letter"), ("lamps.md\n", "a trailing newline (re.match with $ lets it through)")]:
         with wb.checks.raises(ValueError, what=f"write_note({name!r}, ...) ({why})"):
-            write_note(name, "x")
-    (BASE / "kb" / "returns.md").write_text("Returns: 14 days.", encoding="utf-8")
-    (BASE / "out" / "planted.md").symlink_to(BASE / "kb" / "returns.md")
+            write_note_tool(name, "x")
+    (base / "kb" / "returns.md").write_text("Returns: 14 days.", encoding="utf-8")
+    (base / "out" / "planted.md").symlink_to(base / "kb" / "returns.md")
     with wb.checks.raises(PermissionError, what="write_note('planted.md', ...), a symlink planted in out/,"):
-        write_note("planted.md", "Returns: 90 days!")
-    assert (BASE / "kb" / "returns.md").read_text(encoding="utf-8") == "Returns: 14 days.", (
+        write_note_tool("planted.md", "Returns: 90 days!")
+    assert (base / "kb" / "returns.md").read_text(encoding="utf-8") == "Returns: 14 days.", (
         "the note was written through the planted symlink into kb/returns.md")
-    for p in (BASE / "out").iterdir():
+    for p in (base / "out").iterdir():
         p.unlink()
-    (BASE / "out").rmdir()
-    (BASE.parent / "elsewhere").mkdir()
-    os.symlink(BASE.parent / "elsewhere", BASE / "out")
+    (base / "out").rmdir()
+    (base.parent / "elsewhere").mkdir()
+    os.symlink(base.parent / "elsewhere", base / "out")
     with wb.checks.raises(PermissionError, what="write_note('notes.md', ...) when out/ is a link to another folder"):
-        write_note("notes.md", "x")
-    assert list((BASE.parent / "elsewhere").iterdir()) == [], "the note was written outside BASE through a linked out/"
-finally:
-    BASE = _saved_base
-    _tmp.cleanup()
+        write_note_tool("notes.md", "x")
+    assert list((base.parent / "elsewhere").iterdir()) == [], "the note was written outside base through a linked out/"
 print("write_note: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "write_note_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
@@ -767,8 +775,9 @@ import os
 import tempfile
 from pathlib import Path
 
-_saved_base = BASE
-_tmp = tempfile.TemporaryDirectory()
+from workbook.checks import fresh
+
+wb = fresh()
 
 
 def snapshot(root):
@@ -777,12 +786,8 @@ def snapshot(root):
 
 
 def write(filename, text):
-    try:
-        return write_note(filename, text)
-    except (NotImplementedError, ValueError, PermissionError):
-        raise
-    except Exception as e:
-        raise AssertionError(f"write_note({filename!r}, ...) raised {type(e).__name__}: {e}") from None
+    with wb.checks.no_raise(f"write_note(base, {filename!r}, ...)", allow=(ValueError, PermissionError)):
+        return write_note_tool(filename, text)
 
 
 def refuse(filename, text, why, root, errors=(ValueError, PermissionError)):
@@ -799,27 +804,28 @@ def refuse(filename, text, why, root, errors=(ValueError, PermissionError)):
     assert snapshot(root) == before, f"the refused write_note({filename!r}, ...) changed files: write nothing"
 
 
-try:
-    tmp = Path(_tmp.name).resolve()
-    BASE = tmp / "agent_files"
-    (BASE / "kb").mkdir(parents=True)
-    (BASE / "kb" / "returns.md").write_text("Returns: 14 days.", encoding="utf-8")
+with tempfile.TemporaryDirectory() as _tmp:
+    tmp = Path(_tmp).resolve()
+    base = tmp / "agent_files"
+    (base / "kb").mkdir(parents=True)
+    write_note_tool = make_file_tools(base)["write_note"]
+    (base / "kb" / "returns.md").write_text("Returns: 14 days.", encoding="utf-8")
     (tmp / "outside").mkdir()
 
     # out/ is created when missing; a good note is written, replaced, and nothing else appears.
     said = write("lamps-returns.md", "Svet: 12 months. Светик ✓")
     assert type(said) is str and "lamps-returns.md" in said, f"return a message naming the note; got {said!r}"
-    assert (BASE / "out" / "lamps-returns.md").read_text(encoding="utf-8") == "Svet: 12 months. Светик ✓", (
+    assert (base / "out" / "lamps-returns.md").read_text(encoding="utf-8") == "Svet: 12 months. Светик ✓", (
         "the note's text must be written as UTF-8, unchanged")
     write("lamps-returns.md", "Replaced.")
-    assert (BASE / "out" / "lamps-returns.md").read_text(encoding="utf-8") == "Replaced.", (
+    assert (base / "out" / "lamps-returns.md").read_text(encoding="utf-8") == "Replaced.", (
         "writing the same name again replaces the note")
     longest = "a" + "b" * 40 + ".md"
     write(longest, "x" * 5_000)
     write("2026-09-report.md", "")
-    assert sorted(p.name for p in (BASE / "out").iterdir()) == sorted(["lamps-returns.md", longest, "2026-09-report.md"]), (
-        f"only the notes asked for may appear in out/; found {sorted(p.name for p in (BASE / 'out').iterdir())}")
-    assert sorted(p.name for p in tmp.iterdir()) == ["agent_files", "outside"], "write only into BASE/out"
+    assert sorted(p.name for p in (base / "out").iterdir()) == sorted(["lamps-returns.md", longest, "2026-09-report.md"]), (
+        f"only the notes asked for may appear in out/; found {sorted(p.name for p in (base / 'out').iterdir())}")
+    assert sorted(p.name for p in tmp.iterdir()) == ["agent_files", "outside"], "write only into base/out"
 
     # Bad names and sizes.
     root = tmp
@@ -835,26 +841,23 @@ try:
     refuse("too-long.md", "x" * 5_001, "5,001 characters", root, errors=(ValueError,))
 
     # Planted symlinks.
-    (BASE / "out" / "planted.md").symlink_to(BASE / "kb" / "returns.md")
+    (base / "out" / "planted.md").symlink_to(base / "kb" / "returns.md")
     refuse("planted.md", "Returns: 90 days!", "a symlink into kb/", root, errors=(PermissionError,))
-    assert (BASE / "kb" / "returns.md").read_text(encoding="utf-8") == "Returns: 14 days.", "kb/returns.md was overwritten"
-    (BASE / "out" / "escape.md").symlink_to(tmp / "outside" / "new.md")
+    assert (base / "kb" / "returns.md").read_text(encoding="utf-8") == "Returns: 14 days.", "kb/returns.md was overwritten"
+    (base / "out" / "escape.md").symlink_to(tmp / "outside" / "new.md")
     refuse("escape.md", "pwned", "a dangling symlink out of the folder", root, errors=(PermissionError,))
     assert not (tmp / "outside" / "new.md").exists(), "the note was written through a symlink out of the folder"
-    (BASE / "out" / "inside.md").symlink_to(BASE / "out" / "lamps-returns.md")
+    (base / "out" / "inside.md").symlink_to(base / "out" / "lamps-returns.md")
     refuse("inside.md", "sneaky", "a symlink, even to another note", root, errors=(PermissionError,))
 
     # out/ itself replaced by a link to another folder.
-    for p in (BASE / "out").iterdir():
+    for p in (base / "out").iterdir():
         p.unlink()
-    (BASE / "out").rmdir()
+    (base / "out").rmdir()
     (tmp / "elsewhere").mkdir()
-    os.symlink(tmp / "elsewhere", BASE / "out")
+    os.symlink(tmp / "elsewhere", base / "out")
     refuse("notes.md", "x", "out/ is a symlink to another folder", root, errors=(PermissionError,))
-    assert list((tmp / "elsewhere").iterdir()) == [], "the note was written outside BASE through a linked out/"
-finally:
-    BASE = _saved_base
-    _tmp.cleanup()
+    assert list((tmp / "elsewhere").iterdir()) == [], "the note was written outside base through a linked out/"
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -976,13 +979,9 @@ import time
 
 
 def calc(expression):
-    try:
+    with wb.checks.no_raise(f"calculate({expression!r})", hint="raise ValueError for anything it refuses",
+                            allow=(ValueError, ZeroDivisionError)):
         return calculate(expression)
-    except (NotImplementedError, ValueError, ZeroDivisionError):
-        raise
-    except Exception as e:
-        raise AssertionError(f"calculate({expression!r}) raised {type(e).__name__}: {e}; "
-                             "raise ValueError for anything it refuses") from None
 
 
 def refused(expression, why):
@@ -1039,14 +1038,14 @@ else:
 # %% [markdown]
 # ## The tools at work
 #
-# The three tools go to the model through a dispatcher like `execute`: a name → function table,
+# The three tools go to the model through a dispatcher like `execute`: the name → function table
+# (`make_file_tools(folder)` and `calculate`),
 # the arguments checked against the schema (so the model cannot slip in a parameter), and every
 # exception turned into an `ERROR:` observation.
 
 # %% nbgrader={"grade": false, "grade_id": "given_file_dispatcher", "locked": true, "schema_version": 3, "solution": false}
-def run_least_privilege_tool(name, arguments, tools):
-    """Dispatch a call to read_file / write_note / calculate; every failure is an ERROR observation."""
-    functions = {"read_file": read_file, "write_note": write_note, "calculate": calculate}
+def run_least_privilege_tool(name, arguments, tools, functions):
+    """Dispatch a call to one of `functions` (name -> tool); every failure is an ERROR observation."""
     schema = {t["function"]["name"]: t["function"]["parameters"] for t in tools}
     if name not in functions or name not in schema:
         return f"ERROR: unknown tool {name!r}; available tools: {', '.join(sorted(schema))}"
@@ -1064,7 +1063,7 @@ def run_least_privilege_tool(name, arguments, tools):
 
 # %% [markdown]
 # `reads_outside_folder` is a model that was told (by a page it read) to fetch `../.env` first.
-# It runs here in a temporary copy of your agent folder, with a fake secret placed next to it —
+# It runs here with its tools bound to a temporary copy of your agent folder, a fake secret next to it —
 # the exact situation `read_file` must survive. `huge_power` asks for `9**9**9`; it runs only if
 # your `calculate` refuses `2 ** 1000` and `1 ** (10 * 100)`, so an unbounded calculator cannot
 # hang this notebook.
@@ -1077,30 +1076,27 @@ for probe in ("2 ** 1000", "1 ** (10 * 100)"):  # cheap stand-ins for 9**9**9
         bounded = False
     except Exception:
         pass
-real_base = BASE
 with tempfile.TemporaryDirectory() as tmp:
-    try:
-        BASE = Path(tmp).resolve() / "agent_files"
-        shutil.copytree(real_base / "notes", BASE / "notes")
-        (BASE.parent / ".env").write_text("SHOP_API_KEY=not-a-real-key\n")
-        if not bounded:
-            print("huge_power skipped: your calculate computes 2 ** 1000, so 9**9**9 would run for minutes")
-        for name in ("reads_outside_folder", "huge_power") if bounded else ("reads_outside_folder",):
-            scenario = scenarios.get(name)
-            tools = scenario.openai_tools()
-            llm = FakeLLM(scenario)
-            started = time.perf_counter()
-            result = run_agent(llm.client(), "fake-model", scenario.question, tools,
-                           lambda n, a: run_least_privilege_tool(n, a, tools))
-            seconds = time.perf_counter() - started
-            print(f"{name}: {result}  ({seconds:.2f} s)")
-            for m in llm.requests[-1]["messages"]:
-                if m["role"] == "tool":
-                    print(f"    observation: {m['content'][:110]}")
-        print("\nout/ now holds:", [p.name for p in (BASE / "out").iterdir()])
-        print((BASE / "out" / "least-privilege-summary.md").read_text()[:300])
-    finally:
-        BASE = real_base
+    folder = Path(tmp).resolve() / "agent_files"
+    shutil.copytree(BASE / "notes", folder / "notes")
+    (folder.parent / ".env").write_text("SHOP_API_KEY=not-a-real-key\n")
+    functions = {**make_file_tools(folder), "calculate": calculate}  # the folder: code's choice
+    if not bounded:
+        print("huge_power skipped: your calculate computes 2 ** 1000, so 9**9**9 would run for minutes")
+    for name in ("reads_outside_folder", "huge_power") if bounded else ("reads_outside_folder",):
+        scenario = scenarios.get(name)
+        tools = scenario.openai_tools()
+        llm = FakeLLM(scenario)
+        started = time.perf_counter()
+        result = run_agent(llm.client(), "fake-model", scenario.question, tools,
+                           lambda n, a: run_least_privilege_tool(n, a, tools, functions))
+        seconds = time.perf_counter() - started
+        print(f"{name}: {result}  ({seconds:.2f} s)")
+        for m in llm.requests[-1]["messages"]:
+            if m["role"] == "tool":
+                print(f"    observation: {m['content'][:110]}")
+    print("\nout/ now holds:", [p.name for p in (folder / "out").iterdir()])
+    print((folder / "out" / "least-privilege-summary.md").read_text()[:300])
 
 # %% [markdown]
 # ## Common mistakes
@@ -1114,6 +1110,10 @@ with tempfile.TemporaryDirectory() as tmp:
 #   customer's question about C-002 with C-001's numbers as if they were C-002's.
 # - **Confirmation from the model.** `args.pop("confirmed")` lets the model say yes for the
 #   customer. Only `ask_customer` — the application asking the person — can.
+# - **The app's folder inside the tool.** `read_file` that reads `BASE` instead of its `base`
+#   parameter ignores the folder code chose for this agent (a test's, another user's), and a
+#   `base` the model could send is worse: keep it out of the tool's arguments — `make_file_tools`
+#   binds it.
 # - **`".." in path`.** Misses absolute paths (`os.path.join` keeps only them), symlinks, and
 #   refuses harmless paths like `kb/../notes/x.md`.
 # - **`str(target).startswith(str(root))`.** Accepts the sibling folder `agent_files_evil/`.

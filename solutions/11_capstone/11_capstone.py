@@ -127,11 +127,14 @@ ASK_TO_CALL = ("You wrote a call to {name} as text in your message. Do not write
 
 # %% [markdown]
 # From chapter 07: the three file and number tools, each unable to do more than its job.
-# `read_file` reads only `.md`, `.txt` and `.json` files inside `BASE` (the `agent_files/`
-# folder), at most 20,000 characters; `write_note` writes only a Markdown note with a strict name
-# into `BASE/out/`, refuses symlinks, at most 5,000 characters; `calculate` evaluates arithmetic
-# through `ast`, with bounded numbers and exponents — never `eval`. Refusals raise; `execute`
-# turns them into `ERROR:` observations. (Type hints are added, so `execute` checks them.)
+# `read_file(base, path)` reads only `.md`, `.txt` and `.json` files inside the folder `base`, at
+# most 20,000 characters; `write_note(base, filename, text)` writes only a Markdown note with a
+# strict name into `base/out/`, refuses symlinks, at most 5,000 characters; `calculate` evaluates
+# arithmetic through `ast`, with bounded numbers and exponents — never `eval`. Refusals raise;
+# `execute` turns them into `ERROR:` observations. The folder is code's choice, never the model's:
+# `make_file_tools(base)` binds it and returns the two file tools as the model gets them,
+# `read_file(path)` and `write_note(filename, text)`. The app's folder is `BASE` (`agent_files/`);
+# `scratch_folder()` makes a throw-away copy of it. (Type hints are added, so `execute` checks them.)
 
 # %% nbgrader={"grade": false, "grade_id": "given_chapter_07", "locked": true, "schema_version": 3, "solution": false}
 import ast
@@ -143,7 +146,7 @@ from pathlib import Path
 
 from workbook.paths import AGENT_FILES
 
-BASE = AGENT_FILES  # the only folder the file tools may touch
+BASE = AGENT_FILES  # the folder this app gives the file tools
 READABLE = {".md", ".txt", ".json"}  # suffixes read_file accepts
 MAX_READ = 20_000  # characters read_file returns at most
 MAX_NOTE = 5_000  # characters of one note
@@ -152,9 +155,9 @@ MAX_EXPONENT = 100  # largest |exponent| calculate accepts
 MAX_VALUE = 10**100  # largest |number| calculate accepts, literal or intermediate
 
 
-def read_file(path: str) -> str:
-    """Text of a .md/.txt/.json file inside BASE (at most MAX_READ characters); refusals raise."""
-    root = Path(BASE).resolve()
+def read_file(base: Path, path: str) -> str:
+    """Text of a .md/.txt/.json file inside the folder `base` (at most MAX_READ characters); refusals raise."""
+    root = Path(base).resolve()
     target = (root / path).resolve()
     if not target.is_relative_to(root):
         raise PermissionError(f"{path!r} is outside the agent's folder")
@@ -167,14 +170,14 @@ def read_file(path: str) -> str:
     return text if len(text) <= MAX_READ else text[:MAX_READ] + "\n[truncated]"
 
 
-def write_note(filename: str, text: str) -> str:
-    """Save a Markdown note into BASE/out; refusals raise ValueError or PermissionError."""
+def write_note(base: Path, filename: str, text: str) -> str:
+    """Save a Markdown note into the folder `base`/out; refusals raise ValueError or PermissionError."""
     if not isinstance(filename, str) or not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,40}\.md", filename):
         raise ValueError(f"bad note name {filename!r}: use lowercase letters, digits and dashes, "
                          "like 'lamps-returns.md'")
     if not isinstance(text, str) or len(text) > MAX_NOTE:
         raise ValueError(f"a note is a string of at most {MAX_NOTE} characters")
-    out = Path(BASE).resolve() / "out"
+    out = Path(base).resolve() / "out"
     out.mkdir(exist_ok=True)
     target = out / filename
     if target.is_symlink() or not target.resolve().is_relative_to(out):
@@ -217,21 +220,32 @@ def calculate(expression: str) -> float:
     return value(tree.body)
 
 
+def make_file_tools(base):
+    """The model's file tools, bound to the folder `base` that code chose: name -> function.
+
+    Each takes exactly its schema's arguments: the model sends a path, never a folder."""
+    folder = Path(base)
+
+    def read(path: str) -> str:
+        return read_file(folder, path)
+
+    def note(filename: str, text: str) -> str:
+        return write_note(folder, filename, text)
+
+    read.__name__, note.__name__ = "read_file", "write_note"  # the names the model knows them by
+    return {"read_file": read, "write_note": note}
+
+
 @contextmanager
 def scratch_folder():
-    """A throw-away copy of the agent folder (kb/ and notes/, an empty out/); BASE points there inside."""
-    global BASE
-    saved = BASE
+    """A throw-away copy of the agent folder (kb/ and notes/, an empty out/), removed afterwards."""
     with tempfile.TemporaryDirectory(prefix="agent-scratch-") as tmp:
-        BASE = Path(tmp).resolve() / "agent_files"
+        folder = Path(tmp).resolve() / "agent_files"
         for sub in ("kb", "notes"):
-            if (Path(saved) / sub).is_dir():
-                shutil.copytree(Path(saved) / sub, BASE / sub)
-        (BASE / "out").mkdir(parents=True, exist_ok=True)
-        try:
-            yield BASE
-        finally:
-            BASE = saved
+            if (BASE / sub).is_dir():
+                shutil.copytree(BASE / sub, folder / sub)
+        (folder / "out").mkdir(parents=True, exist_ok=True)
+        yield folder
 
 # %% [markdown]
 # From chapter 10: the assistant turn as plain data, with DeepSeek's `reasoning_content` kept
@@ -465,7 +479,7 @@ for bad in ({"query": ""}, {"query": "tea", "k": 0}, {"query": "tea", "k": "4"})
 # %% [markdown]
 # ## Exercise 2 — `agent_tools` (3 points)
 #
-# Write `agent_tools()`. It returns a tuple `(tools, impl)`:
+# Write `agent_tools(base)`, where `base` is the agent's folder. It returns a tuple `(tools, impl)`:
 #
 # - `tools`: a list of four Chat Completions tool definitions, in this order: `rag_search`,
 #   `read_file`, `write_note`, `calculate`. Each is `{"type": "function", "function": {"name",
@@ -475,55 +489,61 @@ for bad in ({"query": ""}, {"query": "tea", "k": 0}, {"query": "tea", "k": "4"})
 #   - `parameters` is an object schema whose `properties` are exactly the function's parameters,
 #     each with a `"type"` (`"string"`, or `"integer"` for `k`) and a `"description"`; `required`
 #     lists the parameters without a default (all but `k`); `"additionalProperties": false`;
-# - `impl`: a dict with exactly those four names → the functions `rag_search`, `read_file`,
-#   `write_note`, `calculate`.
+# - `impl`: a dict with exactly those four names → `rag_search`, the two file tools of
+#   `make_file_tools(base)`, and `calculate`. The folder is bound in code: no schema and no
+#   function of `impl` takes a `base` (the model could send one).
 #
 # Nothing else — no other tool, and certainly none that changes orders or moves money.
 
 # %% nbgrader={"grade": false, "grade_id": "agent_tools", "locked": false, "schema_version": 3, "solution": true}
-def agent_tools():
-    """The knowledge-base agent's tools: (OpenAI tool definitions, name -> function)."""
+def agent_tools(base):
+    """The knowledge-base agent's tools, its files in the folder `base`: (OpenAI tool definitions, name -> function)."""
     ### BEGIN SOLUTION
-    def tool(fn, description, **props):
-        required = [p.name for p in inspect.signature(fn).parameters.values() if p.default is p.empty]
+    impl = {"rag_search": rag_search, **make_file_tools(base), "calculate": calculate}
+
+    def tool(name, description, **props):
+        params = inspect.signature(impl[name]).parameters.values()
+        required = [p.name for p in params if p.default is p.empty]
         return {"type": "function", "function": {
-            "name": fn.__name__, "description": description,
+            "name": name, "description": description,
             "parameters": {"type": "object", "properties": props, "required": required,
                            "additionalProperties": False}}}
 
     tools = [
-        tool(rag_search, "Search the shop's current knowledge-base pages (returns, payment, delivery, "
+        tool("rag_search", "Search the shop's current knowledge-base pages (returns, payment, delivery, "
              "products). Returns up to k sections, each headed [kb/page.md § Section] for citing. "
              "Archived pages are never returned.",
              query={"type": "string", "description": "what to look for, in a few words"},
              k={"type": "integer", "description": "how many sections, 1 to 8 (default 4)"}),
-        tool(read_file, "Read one page or note by its path inside the agent folder, e.g. "
+        tool("read_file", "Read one page or note by its path inside the agent folder, e.g. "
              "'kb/returns-2025.md'. Only .md, .txt and .json files; at most 20000 characters.",
              path={"type": "string", "description": "relative path such as 'kb/payment.md'"}),
-        tool(write_note, "Save a short Markdown note for the staff into the out/ folder. The only "
+        tool("write_note", "Save a short Markdown note for the staff into the out/ folder. The only "
              "tool that writes; it cannot touch kb/. At most 5000 characters.",
              filename={"type": "string", "description": "lowercase letters, digits, dashes, ending in .md, "
                        "e.g. 'lamps-returns.md'"},
              text={"type": "string", "description": "the note in Markdown"}),
-        tool(calculate, "Evaluate an arithmetic expression with numbers, + - * / ** and brackets. "
+        tool("calculate", "Evaluate an arithmetic expression with numbers, + - * / ** and brackets. "
              "Use it for every calculation. Returns the number.",
              expression={"type": "string", "description": "e.g. 2450 * 2.5 / 100"}),
     ]
-    impl = {"rag_search": rag_search, "read_file": read_file, "write_note": write_note,
-            "calculate": calculate}
     return tools, impl
     ### END SOLUTION
 
 
 # %% nbgrader={"grade": true, "grade_id": "agent_tools_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: agent_tools returns (tools, impl) with four tool definitions and four functions,
-named rag_search, read_file, write_note and calculate; every schema forbids extra properties and
-requires the parameters without a default (k is optional); impl's read_file refuses a path out of
-the agent folder."""
+"""Visible tests: agent_tools(base) returns (tools, impl) with four tool definitions and four
+functions, named rag_search, read_file, write_note and calculate; every schema forbids extra
+properties and requires the parameters without a default (k is optional); no schema has a base
+(the folder is code's); impl's read_file refuses a path out of the agent folder, and its
+write_note writes into the folder it was given."""
+import tempfile
+from pathlib import Path
+
 from workbook.checks import fresh
 
 wb = fresh()
-got = agent_tools()
+got = agent_tools(wb.paths.AGENT_FILES)
 assert type(got) is tuple and len(got) == 2, f"agent_tools returns a tuple (tools, impl), got {type(got).__name__}"
 tools, impl = got
 names = [t.get("function", {}).get("name") for t in tools] if type(tools) is list else None
@@ -537,8 +557,16 @@ for t in tools:
 assert tools[0]["function"]["parameters"].get("required") == ["query"], (
     "rag_search's required list holds the parameters without a default: ['query'] (k defaults to 4); got "
     f"{tools[0]['function']['parameters'].get('required')!r}")
+leaked = [t["function"]["name"] for t in tools if "base" in t["function"].get("parameters", {}).get("properties", {})]
+assert not leaked, (
+    f"{leaked}: the folder is code's decision, not an argument the model may send; use make_file_tools(base)")
 with wb.checks.raises(PermissionError, what="impl['read_file']('../pyproject.toml'), a path out of the folder,"):
     impl["read_file"]("../pyproject.toml")
+with tempfile.TemporaryDirectory() as tmp:
+    tools, impl = agent_tools(Path(tmp))
+    with wb.checks.no_raise("impl['write_note']('check.md', 'x') of agent_tools(<a temporary folder>)"):
+        impl["write_note"]("check.md", "x")
+    assert (Path(tmp) / "out" / "check.md").is_file(), "impl's write_note must write into base/out, base the folder given"
 print("agent_tools: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "agent_tools_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
@@ -553,8 +581,8 @@ import json
 from workbook.checks import fresh
 
 wb = fresh()
-with wb.checks.no_raise("agent_tools()"):
-    tools, impl = agent_tools()
+with wb.checks.no_raise("agent_tools(base)"):
+    tools, impl = agent_tools(wb.paths.AGENT_FILES)
 FOUR = ["rag_search", "read_file", "write_note", "calculate"]
 assert type(tools) is list and all(type(t) is dict for t in tools), "tools must be a list of dicts"
 names = [t.get("function", {}).get("name") for t in tools]
@@ -583,7 +611,8 @@ for t in tools:
         assert type(schema.get("description")) is str and schema["description"].strip(), (
             f"{name}.{p}: describe the argument (format, example)")
     sig = inspect.signature(impl[name]).parameters
-    assert list(sig) == list(TYPES[name]), f"impl[{name!r}] takes {list(sig)}; the schema says {list(TYPES[name])}"
+    assert list(sig) == list(TYPES[name]), (
+        f"impl[{name!r}] takes {list(sig)}; the schema says {list(TYPES[name])} (no base: code binds the folder)")
     want_required = [p for p in TYPES[name] if p != "k"]
     assert sorted(params.get("required") or []) == sorted(want_required), (
         f"{name}: required must be {want_required} (the parameters without a default); got {params.get('required')}")
@@ -970,7 +999,7 @@ assert (result.answer, result.status, result.steps) == (None, "STOPPED: length",
 # to `out/lamps-returns.md` that marks the old rules as old.
 
 # %%
-TOOLS, IMPL = agent_tools()
+TOOLS, IMPL = agent_tools(BASE)
 llm = capstone.fake("cloud-like", "lamps")
 result, log = run_task(llm.client(), "fake-model", capstone.LAMPS_QUESTION, TOOLS, IMPL)
 print(result.status, "after", result.steps, "steps\n")
@@ -1363,12 +1392,17 @@ assert row["median_steps"] == 7 and row["cache_hits"] == 0, f"median 7 steps, no
 # ## The comparison table
 #
 # Both tasks, five runs each, on both fakes. The evaluation runs inside a throw-away copy of the
-# agent folder (`scratch_folder()`), so twenty runs do not touch your `out/`.
+# agent folder (`scratch_folder()`, with `agent_tools(folder)`), so twenty runs do not touch your `out/`.
 
 # %%
-def agent(client, model, question):
-    """The knowledge-base agent, as evaluate wants it."""
-    return run_task(client, model, question, TOOLS, IMPL)
+def agent_in(folder):
+    """The knowledge-base agent, as evaluate wants it, with its file tools in `folder`."""
+    tools, impl = agent_tools(folder)
+
+    def agent(client, model, question):
+        return run_task(client, model, question, tools, impl)
+
+    return agent
 
 
 METRICS = [("correct", "share correct", "{:.0%}"), ("median_steps", "median steps", "{:g}"),
@@ -1388,8 +1422,8 @@ def show_table(rows):
 
 with scratch_folder() as folder:
     tasks = make_tasks(folder / "out")
-    rows = {"cloud-like": evaluate(agent, cloud_like, tasks, runs=5),
-            "small-local-like": evaluate(agent, small_local_like, tasks, runs=5)}
+    rows = {"cloud-like": evaluate(agent_in(folder), cloud_like, tasks, runs=5),
+            "small-local-like": evaluate(agent_in(folder), small_local_like, tasks, runs=5)}
 show_table(rows)
 
 # %% [markdown]
@@ -1460,7 +1494,7 @@ if live_enabled():
         live_client, live_model = make_client()
         column = f"live: {current().name}"
         with scratch_folder() as folder:
-            rows[column] = evaluate(agent, lambda task, run: (live_client, live_model),
+            rows[column] = evaluate(agent_in(folder), lambda task, run: (live_client, live_model),
                                     make_tasks(folder / "out"), runs=5)
         show_table(rows)
     except ProviderError as e:  # a set-up problem, explained in one line

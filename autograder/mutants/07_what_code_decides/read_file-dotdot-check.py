@@ -1,6 +1,6 @@
-def read_file(path):
-    """Text of a .md/.txt/.json file inside BASE (at most MAX_READ characters); refusals raise."""
-    target = Path(os.path.join(BASE, path))  # Mistake: a string check, and join keeps absolute paths.
+def read_file(base, path):
+    """Text of a .md/.txt/.json file inside the folder `base` (at most MAX_READ characters); refusals raise."""
+    target = Path(os.path.join(base, path))  # Mistake: a string check, and join keeps absolute paths.
     if ".." in path:
         raise PermissionError(f"{path!r} is outside the agent's folder")
     if target.suffix not in READABLE:

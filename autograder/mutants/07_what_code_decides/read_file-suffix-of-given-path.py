@@ -1,6 +1,6 @@
-def read_file(path):
-    """Text of a .md/.txt/.json file inside BASE (at most MAX_READ characters); refusals raise."""
-    root = Path(BASE).resolve()
+def read_file(base, path):
+    """Text of a .md/.txt/.json file inside the folder `base` (at most MAX_READ characters); refusals raise."""
+    root = Path(base).resolve()
     target = (root / path).resolve()
     if not target.is_relative_to(root):
         raise PermissionError(f"{path!r} is outside the agent's folder")

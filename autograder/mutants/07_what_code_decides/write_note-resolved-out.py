@@ -1,11 +1,11 @@
-def write_note(filename, text):
-    """Save a Markdown note into BASE/out; refusals raise ValueError or PermissionError."""
+def write_note(base, filename, text):
+    """Save a Markdown note into the folder `base`/out; refusals raise ValueError or PermissionError."""
     if not isinstance(filename, str) or not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,40}\.md", filename):
         raise ValueError(f"bad note name {filename!r}: use lowercase letters, digits and dashes, "
                          "like 'lamps-returns.md'")
     if not isinstance(text, str) or len(text) > MAX_NOTE:
         raise ValueError(f"a note is a string of at most {MAX_NOTE} characters")
-    out = Path(BASE) / "out"
+    out = Path(base) / "out"
     out.mkdir(exist_ok=True)
     out = out.resolve()  # Mistake: if out/ itself is a link, "inside out/" means inside its target.
     target = out / filename

@@ -1,30 +1,31 @@
-def agent_tools():
-    """The knowledge-base agent's tools: (OpenAI tool definitions, name -> function)."""
-    def tool(fn, description, **props):
+def agent_tools(base):
+    """The knowledge-base agent's tools, its files in the folder `base`: (OpenAI tool definitions, name -> function)."""
+    impl = {"rag_search": rag_search, **make_file_tools(base), "calculate": calculate}
+
+    def tool(name, description, **props):
+        params = inspect.signature(impl[name]).parameters.values()
         required = list(props)  # Mistake: k is required although it has a default
         return {"type": "function", "function": {
-            "name": fn.__name__, "description": description,
+            "name": name, "description": description,
             "parameters": {"type": "object", "properties": props, "required": required,
                            "additionalProperties": False}}}
 
     tools = [
-        tool(rag_search, "Search the shop's current knowledge-base pages (returns, payment, delivery, "
+        tool("rag_search", "Search the shop's current knowledge-base pages (returns, payment, delivery, "
              "products). Returns up to k sections, each headed [kb/page.md § Section] for citing. "
              "Archived pages are never returned.",
              query={"type": "string", "description": "what to look for, in a few words"},
              k={"type": "integer", "description": "how many sections, 1 to 8 (default 4)"}),
-        tool(read_file, "Read one page or note by its path inside the agent folder, e.g. "
+        tool("read_file", "Read one page or note by its path inside the agent folder, e.g. "
              "'kb/returns-2025.md'. Only .md, .txt and .json files; at most 20000 characters.",
              path={"type": "string", "description": "relative path such as 'kb/payment.md'"}),
-        tool(write_note, "Save a short Markdown note for the staff into the out/ folder. The only "
+        tool("write_note", "Save a short Markdown note for the staff into the out/ folder. The only "
              "tool that writes; it cannot touch kb/. At most 5000 characters.",
              filename={"type": "string", "description": "lowercase letters, digits, dashes, ending in .md, "
                        "e.g. 'lamps-returns.md'"},
              text={"type": "string", "description": "the note in Markdown"}),
-        tool(calculate, "Evaluate an arithmetic expression with numbers, + - * / ** and brackets. "
+        tool("calculate", "Evaluate an arithmetic expression with numbers, + - * / ** and brackets. "
              "Use it for every calculation. Returns the number.",
              expression={"type": "string", "description": "e.g. 2450 * 2.5 / 100"}),
     ]
-    impl = {"rag_search": rag_search, "read_file": read_file, "write_note": write_note,
-            "calculate": calculate}
     return tools, impl
