@@ -94,3 +94,12 @@ def test_the_helpers_are_in_the_fresh_copy():
         model(USER, [])
     with wb.checks.raises(ValueError, match="bad"):
         raise ValueError("bad input")
+
+
+def test_error_text_reads_the_one_shape_of_an_error_observation():
+    assert checks.error_text('{"error": "unknown tool \'x\'"}') == "unknown tool 'x'"
+    assert checks.error_text(json.dumps({"error": "Ünïcödé", "tool": "t"}, ensure_ascii=False)) == "Ünïcödé"
+    for bad in ["ERROR: unknown tool", '"ERROR: x"', '{"error": ""}', '{"error": 1}', '{"result": 2}', "[",
+                None, {"error": "a dict, not its JSON text"}]:
+        with pytest.raises(AssertionError, match=r"execute\(\) should be an error observation"):
+            checks.error_text(bad, "execute()")

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import importlib.machinery
 import importlib.util
+import json
 import os
 import re
 import sys
@@ -195,6 +196,20 @@ def expect(condition, message: str) -> None:
     __tracebackhide__ = True  # IPython hides this frame unless it is the innermost one
     if not condition:
         raise AssertionError(message)
+
+
+def error_text(observation, what: str = "the observation") -> str:
+    """The text of an error observation, the JSON text `{"error": "..."}` (docs/CHAPTERS.md,
+    glossary); an AssertionError naming `what` when the observation is anything else."""
+    __tracebackhide__ = True  # IPython hides this frame unless it is the innermost one
+    try:
+        data = json.loads(observation) if type(observation) is str else None
+    except (ValueError, RecursionError):
+        data = None
+    if type(data) is not dict or type(data.get("error")) is not str or not data["error"].strip():
+        raise AssertionError(f'{what} should be an error observation, the JSON text {{"error": "..."}}, '
+                             f"got {short(observation, 160)}")
+    return data["error"]
 
 
 _PASS_THROUGH = (NotImplementedError, AssertionError)  # unfinished work, a test's own assert
