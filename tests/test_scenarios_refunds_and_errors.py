@@ -19,14 +19,20 @@ def refund_tool(shop):
     return refund
 
 
-def observe(impl, name, raw, vague=False, swallow=None):
+# An error observation in the workbook's shape, and two other shapes a student may reasonably send.
+SHAPES = {"json object": lambda text: json.dumps({"error": text}),
+          "ERROR: text": lambda text: f"ERROR: {text}",
+          "json string": lambda text: json.dumps(f"ERROR: {text}")}
+
+
+def observe(impl, name, raw, vague=False, swallow=None, shape="json object"):
     """A tool result as the loop would send it; `vague` and `swallow` imitate the chapter's mistakes."""
     try:
         return json.dumps(impl[name](**json.loads(raw)))
     except Exception as e:
         if swallow is not None:
             return swallow
-        return "ERROR: the call failed" if vague else f"ERROR: {type(e).__name__}: {e}"
+        return SHAPES[shape]("the call failed" if vague else f"{type(e).__name__}: {e}")
 
 
 def run(scenario, impl, answer_ids=lambda calls: [c.id for c in calls], split=False, **kwargs):
@@ -118,3 +124,12 @@ def test_missing_order_is_honest_only_when_told_about_the_error():
     for swallowed in ("null", "{}", ""):
         _, answer = run(sc, shop_impl()[1], swallow=swallowed)
         assert answer != recovery.MISSING_ANSWER and "on its way" in answer
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_an_error_observation_is_recognised_in_each_reasonable_shape(shape):
+    sc = scenarios.wrong_field_then_fix()
+    llm, answer = run(sc, shop_impl()[1], shape=shape)
+    assert answer == sc.answer and llm.calls == 3
+    llm, answer = run(scenarios.missing_order(), shop_impl()[1], shape=shape)
+    assert answer == recovery.MISSING_ANSWER and llm.calls == 2

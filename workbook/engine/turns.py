@@ -1,7 +1,10 @@
 """What a scenario reads: the conversation so far, and the readers every scenario shares.
 
 A tool result arrives as text, however the loop wrote it: JSON (`{"status": "shipped"}`), a JSON
-string (`"ERROR: ..."`), or plain text. The readers below take any of them, the way a model reads.
+string, or plain text. The readers below take any of them, the way a model reads. An error
+observation is `{"error": "..."}` as JSON (docs/CHAPTERS.md, glossary); a model also understands
+other reasonable shapes, so `error_of` accepts text starting "error" too ("ERROR: ...", plain or
+written as a JSON string).
 """
 
 from __future__ import annotations
@@ -39,13 +42,15 @@ def plain_text(text: str | None) -> str:
 
 
 def error_of(text: str | None) -> str | None:
-    """The error a result reports (a JSON object with "error", or text starting with "error")."""
+    """The error a result reports: `{"error": ...}` as JSON (the workbook's shape), or text
+    starting with "error" ("ERROR: ...", also sent as a JSON string), as a model would read it."""
     if text is None:
         return None
     data = json_or_none(text)
     if isinstance(data, dict) and "error" in data:
         return str(data["error"])
-    return text if text.lstrip().lower().startswith("error") else None
+    plain = data if isinstance(data, str) else text
+    return plain if plain.lstrip().lower().startswith("error") else None
 
 
 def number(text: str | None) -> float | None:
