@@ -46,46 +46,14 @@
 # 5. A **self-check quiz**, an optional **live cell**, and **what's next**.
 #
 # First, check that your environment is ready. Run the next cell. Each line says ✓ or ✗, and
-# every ✗ says what to do about it.
+# every ✗ says what to do about it. (If the cell stops with `No module named 'workbook'`, the
+# notebook runs in a Python outside the workbook's `.venv`: run `make lab` from the repository
+# root and open the notebook there.)
 
 # %%
-import importlib.metadata
-import importlib.util
-import sys
-import warnings
+import workbook
 
-
-def check_environment():
-    """Print one line per requirement: ✓ when it is met, ✗ with what to do when it is not."""
-    rows = [(sys.version_info >= (3, 11), f"Python {sys.version.split()[0]}",
-             "the workbook needs Python 3.11 or newer; `make lab` builds .venv with one")]
-    for package, load in (("openai", True), ("httpx2", True), ("ipywidgets", True),
-                          ("nbgrader", False)):  # nbgrader is slow to import and only needs to be there
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                found = importlib.import_module(package) if load else importlib.util.find_spec(package)
-            rows.append((found is not None, f"{package} {importlib.metadata.version(package)}",
-                         f"{package} is not installed"))
-        except Exception as e:  # a broken install must show as a line, not a traceback
-            rows.append((False, package, f"cannot import it ({type(e).__name__}: {e})"))
-    try:
-        from workbook.fake_llm import FunctionModel  # noqa: F401
-        from workbook.paths import AGENT_FILES
-        rows.append((True, "workbook package", ""))
-        rows.append((AGENT_FILES.is_dir(), f"agent_files at {AGENT_FILES}",
-                     "the folder is missing: run the notebook from a clone of the repository"))
-    except Exception as e:
-        rows.append((False, "workbook package", f"cannot import it ({type(e).__name__}: {e})"))
-    for ok, what, fix in rows:
-        print(f"{'✓' if ok else '✗'} {what}" + ("" if ok else f"  — {fix}"))
-    missing = sum(not ok for ok, _, _ in rows)
-    print("\nAll set." if not missing else
-          f"\n{missing} problem(s). Run `make lab` from the repository root: it installs everything "
-          "into .venv; then pick the kernel from .venv and run this cell again.")
-
-
-check_environment()
+workbook.env_check()
 
 # %% [markdown]
 # ## The fake model, and why you start with it
@@ -280,7 +248,7 @@ for final in (answer, {"final": ""}, {"final": "No tool is needed: your order ha
 # - **Run the test cell** under an exercise. If it prints its "visible tests passed" line, they
 #   pass. If not, the red error ends with a message that says what to fix. (A hidden test cell
 #   shows only its docstring in your copy: its tests are added when the notebook is graded.)
-# - **Validate** (the ✓ button in the notebook toolbar) runs the whole notebook from the top in a
+# - **Validate**, a button in the notebook's toolbar, runs the whole notebook from the top in a
 #   fresh kernel and lists the test cells that fail. That is how the grader sees your notebook:
 #   a function you defined in a cell you later deleted does not exist for it.
 # - **`make check NB=chapters/00_start_here/00_start_here.ipynb`** in a terminal, from the
@@ -326,7 +294,14 @@ if live_enabled():
         client, model_name = make_client()
         response = client.chat.completions.create(
             model=model_name, messages=[{"role": "user", "content": "Say hello in five words."}])
-        print(f"{model_name}: {response.choices[0].message.content}")
+        choice = response.choices[0]  # show what came back, whatever it is
+        print(f"{model_name} replied (finish_reason {choice.finish_reason!r}):")
+        if choice.message.content:
+            print("  text:", choice.message.content)
+        if choice.message.refusal:
+            print("  refusal:", choice.message.refusal)
+        for call in choice.message.tool_calls or []:
+            print(f"  tool call: {call.function.name}({call.function.arguments})")
     except ProviderError as e:  # a set-up problem, explained in one line
         print(e)
     except Exception as e:  # the provider is down or refused: no traceback (and no key) in a cell

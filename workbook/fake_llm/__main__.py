@@ -29,15 +29,24 @@ def main(argv=None) -> int:
     if args.scenario not in scenarios.CATALOGUE:
         parser.error(f"unknown scenario {args.scenario!r}; see `python -m workbook.fake_llm list`")
     llm = FakeLLM(scenarios.get(args.scenario), dialect=args.dialect)
-    with llm.serve(args.port) as base_url:
-        print(f"fake LLM ({args.scenario}, {args.dialect}) serving at {base_url}", flush=True)
-        print("set LLM_PROVIDER=openai LLM_BASE_URL=" + base_url + " to use it; Ctrl+C stops",
-              flush=True)
-        try:
-            threading.Event().wait()
-        except KeyboardInterrupt:
-            pass
+    try:
+        with llm.serve(args.port) as base_url:
+            print(f"fake LLM ({args.scenario}, {args.dialect}) serving at {base_url}", flush=True)
+            print(hint(base_url), flush=True)
+            try:
+                threading.Event().wait()
+            except KeyboardInterrupt:
+                pass
+    except OSError as e:  # the port is taken, e.g. by another fake server
+        parser.exit(1, f"cannot serve on 127.0.0.1:{args.port} ({e.strerror or e}): pick another --port, "
+                       "or leave --port out and a free port is chosen\n")
     return 0
+
+
+def hint(base_url: str) -> str:
+    """How to point the workbook's live cells at this server (any non-empty key will do)."""
+    return (f"use it: LLM_PROVIDER=openai OPENAI_API_KEY=any-key LLM_BASE_URL={base_url} make lab"
+            " (or set those three in .env); Ctrl+C stops")
 
 
 if __name__ == "__main__":
