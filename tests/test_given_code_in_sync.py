@@ -20,7 +20,6 @@ COPIES = {
     "tool_message": ("06_limits", ["13_react_and_plan_execute"]),
     "run_agent": ("06_limits", ["13_react_and_plan_execute"]),
     "args_model": ("05_errors_are_observations", ["14_one_agent_or_a_team"]),
-    "execute": ("05_errors_are_observations", ["14_one_agent_or_a_team"]),
     "read_file": ("07_what_code_decides", ["11_capstone"]),
     "write_note": ("07_what_code_decides", ["11_capstone"]),
     "calculate": ("07_what_code_decides", ["11_capstone"]),
