@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import copy
 import filecmp
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -18,6 +19,10 @@ from autograder.course import CHAPTER_ID, Course
 # nbgrader leaves a hidden-test cell with its docstring as the last expression, which IPython
 # echoes as Out[n]; the released cell ends with a statement instead (the grader puts its own back).
 HIDDEN_STUB = "# The hidden tests are put here when the notebook is graded.\npass\n"
+# nbgrader's stub raises a bare NotImplementedError; the released one says what to do, wherever it
+# is seen (a test cell, Validate, Run All, make check). It is still an error: no test passes on it.
+STUB = re.compile(r"^([ \t]*)raise NotImplementedError\(\)[ \t]*$", re.M)
+STUB_MESSAGE = "not answered yet: exercise {} — replace this line with your answer"
 
 README = """\
 # chapters/ — generated, do not edit
@@ -63,6 +68,7 @@ def generate(course: Course, chapters: list[str], out: Path, db: Path) -> None:
         released = out / chapter / f"{chapter}.ipynb"
         nb = notebooks.read(released)
         quiet_hidden_cells(notebooks.read(course.solution_ipynb(chapter)), nb)
+        name_stubs(nb)
         notebooks.cell_ids(nb)
         nb.metadata = notebooks.normalise(nb.copy()).metadata
         nb.metadata["language_info"] = copy.deepcopy(LANGUAGE_INFO)  # as JupyterLab saves it: opens clean
@@ -86,6 +92,16 @@ def quiet_hidden_cells(source_nb, released_nb) -> None:
         meta = notebooks.nbmeta(cell)
         if meta.get("grade_id") in hidden and ends_with_expression(cell.source):
             cell.source = cell.source.rstrip("\n") + "\n" + HIDDEN_STUB.rstrip("\n")
+            meta["checksum"] = compute_checksum(cell)
+
+
+def name_stubs(nb) -> None:
+    """Give every answer cell's `raise NotImplementedError()` the STUB_MESSAGE (checksum updated)."""
+    for cell in nb.cells:
+        meta = notebooks.nbmeta(cell)
+        if cell.cell_type == "code" and meta.get("solution") and STUB.search(cell.source):
+            message = STUB_MESSAGE.format(meta.get("grade_id", "")).replace('"', "'").replace("\\", "")
+            cell.source = STUB.sub(rf'\g<1>raise NotImplementedError("{message}")', cell.source)
             meta["checksum"] = compute_checksum(cell)
 
 

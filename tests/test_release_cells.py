@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from autograder import notebooks
-from autograder.release import ends_with_expression, quiet_hidden_cells
+from autograder.release import ends_with_expression, name_stubs, quiet_hidden_cells
 from tests import gates
 
 CHAPTERS = gates.chapters()
@@ -65,3 +65,33 @@ def test_quiet_hidden_cells_keeps_the_docstring_and_updates_the_checksum():
     assert cell.source.startswith('"""Hidden tests: x."""\n') and cell.source.endswith("\npass")
     assert cell.metadata.nbgrader["checksum"] == compute_checksum(cell) != "old"
     assert released.cells[1].source == '"""Not hidden."""', "only cells that lost hidden tests change"
+
+
+@pytest.mark.parametrize(("course", "chapter"), CHAPTERS, ids=[c for _, c in CHAPTERS])
+def test_every_released_stub_says_what_to_do(course, chapter):
+    """An unfinished exercise's error names it and says what to do, wherever it is seen (§6)."""
+    released = course.release / chapter / f"{chapter}.ipynb"
+    if not released.is_file():
+        pytest.skip("not released into this course's chapters/")
+    answers = [c for c in notebooks.read(released).cells if c.cell_type == "code" and notebooks.nbmeta(c).get("solution")]
+    assert answers
+    for cell in answers:
+        grade_id = notebooks.nbmeta(cell)["grade_id"]
+        assert "raise NotImplementedError()" not in cell.source, f"{grade_id}: a bare stub is left"
+        assert f'raise NotImplementedError("not answered yet: exercise {grade_id} — ' in cell.source, (
+            f"{grade_id}: the stub does not say what to do:\n{cell.source}")
+
+
+def test_a_named_stub_is_still_an_error_and_says_so():
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    meta = {"nbgrader": {"grade": False, "grade_id": "add", "locked": False, "solution": True,
+                         "schema_version": 3, "checksum": "old"}}
+    nb = new_notebook(cells=[new_code_cell("def add(a, b):\n    # YOUR CODE HERE\n    raise NotImplementedError()",
+                                           metadata=meta)])
+    name_stubs(nb)
+    namespace = {}
+    exec(nb.cells[0].source, namespace)
+    with pytest.raises(NotImplementedError, match="^not answered yet: exercise add — replace this line with your answer$"):
+        namespace["add"](1, 2)
+    assert nb.cells[0].metadata.nbgrader["checksum"] != "old"
