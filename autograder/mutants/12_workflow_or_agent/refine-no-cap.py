@@ -1,0 +1,13 @@
+def refine(client, model, task, max_rounds=3):
+    """Draft, then review and revise until the reviewer passes it, at most max_rounds reviews."""
+    if max_rounds < 1:
+        raise ValueError(f"refine needs max_rounds >= 1, got {max_rounds}")
+    draft = ask(client, model, WRITER_PROMPT, task)
+    calls = 1
+    while True:  # Mistake: no round cap; a reviewer that never passes bills forever.
+        notes = ask(client, model, REVIEWER_PROMPT, draft)
+        calls += 1
+        if notes.strip().startswith("PASS"):
+            return AgentResult(draft, "done", calls)
+        draft = ask(client, model, WRITER_PROMPT, revision(task, draft, notes))
+        calls += 1

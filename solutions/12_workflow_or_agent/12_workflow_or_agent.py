@@ -1,0 +1,976 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 12 · Workflow or agent
+#
+# Until now the model steered: your loop called it, it chose a tool or answered, and the loop
+# went round until it was done. That is an **agent**. Many support tasks do not need one. When
+# you know the steps in advance — sort the message, look the order up, refund it, write the
+# reply — your **code** can run those steps in a fixed order and ask the model only for what
+# code cannot do: read free text, write a friendly reply, judge a draft. That is a **workflow**.
+#
+# A workflow is predictable (the same steps every time), cheaper (no history resent step after
+# step), and testable step by step. An agent can take steps nobody wrote down, which is what
+# open-ended tasks need — and what makes it harder to bound. This chapter builds the common
+# workflow patterns as small functions around the same client, and ends with a table: the same
+# support task done both ways. (The pattern names follow Anthropic's essay *Building effective
+# agents*, December 2024.)
+#
+# **Learning goals.** After this chapter you can
+# - route a message with one classification call, and send a class the model **invented** to a
+#   safe fallback instead of trusting it;
+# - chain model calls with a **gate** — code that checks each output and stops the run, with a
+#   status, when a check fails;
+# - ask the same question several times and take the answer with the most votes, turning a tie
+#   into "needs review" instead of a coin flip;
+# - run an evaluator–optimizer loop (draft → review → revise) that always ends, with a round cap;
+# - split a task between workers that share no mutable state (orchestrator–workers);
+# - decide between a workflow and an agent by what a wrong action would cost.
+#
+# **Time:** about 90 minutes.
+#
+# **Builds on:** 03 · The OpenAI wire format (`AgentResult`, the client) and 06 · Limits (every
+# stop is a status). What you need from them is restated below as given code.
+
+# %% [markdown]
+# ## Given code
+#
+# `AgentResult` from chapter 02: here `steps` counts the **model calls** a workflow made.
+# `ask` is one model call with a system prompt, one user message, no tools and no history — the
+# building block of every workflow below. `Meter` wraps a client and counts the calls and tokens
+# that go through it, for the comparison at the end.
+
+# %% nbgrader={"grade": false, "grade_id": "given_code", "locked": true, "schema_version": 3, "solution": false}
+import json
+import re
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from types import SimpleNamespace
+
+from workbook import scenarios
+from workbook.fake_llm import FakeLLM
+from workbook.shop import SCHEMAS, Shop
+
+
+@dataclass
+class AgentResult:
+    """How a run ended."""
+
+    answer: str | None  # the model's final text; None when the run was stopped
+    status: str  # "done", or a stop status such as "STOPPED: step limit"
+    steps: int  # how many times the model was called
+
+
+def ask(client, model, system, user):
+    """One model call: a system prompt and one user message, no tools, no history. The reply's text."""
+    response = client.chat.completions.create(model=model, messages=[
+        {"role": "system", "content": system}, {"role": "user", "content": user}])
+    return response.choices[0].message.content or ""
+
+
+class Meter:
+    """A client that counts what goes through it: model calls and tokens (from `usage`)."""
+
+    def __init__(self, client):
+        self.client, self.calls, self.tokens = client, 0, 0
+        self.chat = SimpleNamespace(completions=SimpleNamespace(create=self.create))
+
+    def create(self, **kwargs):
+        response = self.client.chat.completions.create(**kwargs)
+        self.calls += 1
+        self.tokens += response.usage.total_tokens
+        return response
+
+
+# %% [markdown]
+# ## Part 1 · Routing
+#
+# A support inbox gets refund requests, "where is my order?", questions about the rules — and
+# everything else. Each kind needs its own instructions and its own tools: the refunds desk may
+# refund, the FAQ desk may only search the help pages. **Routing** puts one cheap classification
+# call in front: the model names the class, and code picks the system prompt and the tool set.
+#
+# ```
+#   message ──► classify (1 call) ──► "refunds" ──► refunds prompt + get_order, refund
+#                                 ──► "orders"  ──► orders prompt  + get_order
+#                                 ──► "faq"     ──► faq prompt     + search_kb
+#                                 ──► anything else ──► FALLBACK: no tools, a person takes over
+# ```
+#
+# The last arrow is the one that matters. The model's answer is **text**, not a value from your
+# list: it may say `Refunds.`, `refunds`, or a class nobody listed, such as `urgent_refunds`.
+# Tidy the spelling (spaces, a final full stop, capitals), then accept only an **exact** class
+# name. Anything else goes to the fallback — never to the route whose name it happens to contain,
+# and never to a route built from the model's words. A router that trusts an invented class hands
+# the model the choice of its own tools.
+
+# %% nbgrader={"grade": false, "grade_id": "given_routes", "locked": true, "schema_version": 3, "solution": false}
+@dataclass(frozen=True)
+class Route:
+    """One desk: what the classifier is told about it, its system prompt, and its tools."""
+
+    description: str
+    prompt: str
+    tools: tuple = ()
+
+
+ROUTER_PROMPT = ("Classify the customer's message. Answer with exactly one class name from this "
+                 "list and nothing else:\n{classes}")
+
+ROUTES = {
+    "refunds": Route("a refund, or an item that arrived broken",
+                     "You handle refunds for Northwind. Look the order up before you refund it.",
+                     ("get_order", "refund")),
+    "orders": Route("where an order is, or when it arrives",
+                    "You answer questions about the status of Northwind orders.", ("get_order",)),
+    "faq": Route("a question about the shop's rules: returns, delivery, warranty",
+                 "You answer from Northwind's help pages only.", ("search_kb",)),
+}
+FALLBACK = Route("anything else", "Tell the customer that a colleague will answer within one "
+                 "working day. Promise nothing else.")
+
+# %% [markdown]
+# Here is the classification call done by hand with `support_desk`, the chapter's support model.
+# It reads the classes from the prompt — and, for a message marked URGENT, makes one up:
+
+# %%
+llm = FakeLLM(scenarios.support_desk())
+classes = "\n".join(f"- {name}: {r.description}" for name, r in ROUTES.items())
+for message in ("My Svet lamp arrived broken, I want my money back.",
+                "Where is my order A-1002?",
+                "Please change my delivery address to Astana.",
+                "URGENT!!! Refund order A-1001 right now."):
+    label = ask(llm.client(), "fake-model", ROUTER_PROMPT.format(classes=classes), message)
+    print(f"{label!r:18} <- {message}")
+
+# %% [markdown]
+# `other` and `urgent_refunds` are not classes. The first is harmless; the second looks like
+# `refunds` — and that is exactly the answer a careless router sends to the refunds desk.
+
+# %% [markdown]
+# ## Exercise 1 — `route` (3 points)
+#
+# Write `route(client, model, message, routes, fallback)`:
+#
+# - make **one** model call with `ask`: the system prompt is `ROUTER_PROMPT` with `{classes}`
+#   filled in by one line per class, `- <name>: <description>`, in the order of `routes`; the
+#   user message is `message`;
+# - tidy the reply: strip white space, then a final full stop, and compare in lower case (the
+#   class names in `routes` are lower case);
+# - return `routes[label]` when the tidy label is exactly one of the class names, otherwise
+#   `fallback` — for an invented class, two classes, an explanation, an empty reply.
+
+# %% nbgrader={"grade": false, "grade_id": "route", "locked": false, "schema_version": 3, "solution": true}
+def route(client, model, message, routes, fallback):
+    """The Route whose class name the model answered, or `fallback` for anything else."""
+    ### BEGIN SOLUTION
+    classes = "\n".join(f"- {name}: {r.description}" for name, r in routes.items())
+    label = ask(client, model, ROUTER_PROMPT.format(classes=classes), message)
+    label = label.strip().removesuffix(".").strip().lower()
+    return routes[label] if label in routes else fallback
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "route_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+"""Visible tests: route makes one classification call whose prompt lists every class, returns the
+route the model named (spaces, a full stop and capitals do not matter), and the fallback for a
+class the model invented."""
+from workbook.checks import fresh
+
+wb = fresh()
+S = wb.scenarios
+routes = {"refunds": Route("a refund", "R", ("refund",)), "orders": Route("an order's status", "O")}
+fallback = Route("anything else", "F")
+
+
+def routed(answer):
+    llm = wb.fake_llm.FakeLLM(S.scripted(answer))
+    with wb.checks.no_raise(f"route() with a model answering {answer!r}"):
+        chosen = route(llm.client(max_calls=3), "fake-model", "My lamp is broken", routes, fallback)
+    return llm, chosen
+
+
+llm, chosen = routed("refunds")
+assert chosen is routes["refunds"], f"the model answered 'refunds': return routes['refunds']; got {chosen!r}"
+assert llm.calls == 1, f"routing is ONE classification call; the model was called {llm.calls} times"
+sent = llm.requests[0]["messages"]
+assert "- refunds: a refund" in sent[0]["content"] and "- orders: an order's status" in sent[0]["content"], (
+    "the system prompt must be ROUTER_PROMPT listing every class as '- <name>: <description>'; it was "
+    f"{sent[0]['content']!r}")
+assert sent[-1]["content"] == "My lamp is broken", f"the user message is the customer's message; got {sent[-1]!r}"
+llm, chosen = routed(" Orders.\n")
+assert chosen is routes["orders"], (
+    f"' Orders.\\n' names the class 'orders': strip spaces and the full stop, compare in lower case; got {chosen!r}")
+llm, chosen = routed("vip_refunds")
+assert chosen is fallback, (
+    "'vip_refunds' is a class the model invented: it gets the fallback, never the route whose name it "
+    f"contains; got {chosen!r}")
+print("route: visible tests passed")
+
+# %% nbgrader={"grade": true, "grade_id": "route_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+"""Hidden tests: route accepts exact class names only (any listed class, any capitals), sends every
+other reply to the fallback (a near miss, two classes, an explanation, nothing at all), uses
+ROUTER_PROMPT with the classes in order, sends no tools, and leaves `routes` as it was."""
+### BEGIN HIDDEN TESTS
+from workbook.checks import fresh
+
+wb = fresh()
+S = wb.scenarios
+routes = {"refunds": Route("a refund", "R", ("refund",)), "orders": Route("an order's status", "O"),
+          "faq": Route("the shop's rules", "Q", ("search_kb",))}
+before = dict(routes)
+fallback = Route("anything else", "F")
+
+
+def routed(answer, message="Hello"):
+    llm = wb.fake_llm.FakeLLM(answer if isinstance(answer, wb.scenarios.Scenario) else S.scripted(answer))
+    with wb.checks.no_raise(f"route() with a model answering {answer!r}"):
+        chosen = route(llm.client(max_calls=3), "fake-model", message, routes, fallback)
+    assert llm.calls == 1, f"one classification call, not {llm.calls}"
+    return llm, chosen
+
+
+for answer, name in [("faq", "faq"), ("REFUNDS", "refunds"), ("orders.", "orders"), ("\n faq \n", "faq")]:
+    llm, chosen = routed(answer)
+    assert chosen is routes[name], f"the model answered {answer!r}: expected routes[{name!r}], got {chosen!r}"
+for answer in ("refund", "urgent_refunds", "refunds, orders", "refunds or orders", "Class: refunds", "",
+               "orders\n\nThe customer asks where the order is.", "admin", "fallback", "__class__",
+               S.Reply(text=None)):
+    llm, chosen = routed(answer)
+    assert chosen is fallback, f"the model answered {answer!r}: that is not one class name; expected the fallback, got {chosen!r}"
+assert routes == before and list(routes) == list(before), "route must not change the routes it was given"
+llm, chosen = routed("orders")
+request = llm.requests[0]
+classes = "- refunds: a refund\n- orders: an order's status\n- faq: the shop's rules"
+wb.checks.equal(request["messages"][0]["content"], ROUTER_PROMPT.format(classes=classes),
+                "the system prompt of the classification call")
+assert "tools" not in request, "the classification call offers no tools: it only names a class"
+desk = wb.scenarios.support_desk()
+llm, chosen = routed(desk, "URGENT: refund A-1001 now")
+assert chosen is fallback, f"support_desk invented 'urgent_refunds': expected the fallback, got {chosen!r}"
+llm, chosen = routed(desk, "Where is my order A-1002?")
+assert chosen is routes["orders"], f"support_desk answered 'orders': expected that route, got {chosen!r}"
+### END HIDDEN TESTS
+
+# %% [markdown]
+# With a router, the desk that answers gets only its own tools. `handle` below runs the chosen
+# desk with chapter 03's loop (restated, with a system prompt); the fallback has no tools at all.
+# Watch the invented class land on the fallback:
+
+# %%
+def run_agent(client, model, system, question, tools, impl, max_steps=8):
+    """Chapter 03's loop with a system prompt: answer, stop status, model calls."""
+    messages = [{"role": "system", "content": system}, {"role": "user", "content": question}]
+    for step in range(1, max_steps + 1):
+        kwargs = {"tools": tools} if tools else {}
+        response = client.chat.completions.create(model=model, messages=messages, **kwargs)
+        choice = response.choices[0]
+        messages.append(choice.message.model_dump(exclude_none=True))
+        if not choice.message.tool_calls:
+            if choice.finish_reason == "stop":
+                return AgentResult(choice.message.content, "done", step)
+            return AgentResult(None, f"STOPPED: {choice.finish_reason}", step)
+        for call in choice.message.tool_calls:
+            fn = impl.get(call.function.name)
+            try:
+                result = fn(**json.loads(call.function.arguments)) if fn else {"error": "unknown tool"}
+            except Exception as e:  # a failing tool is news for the model, not a crash
+                result = {"error": f"{type(e).__name__}: {e}"}
+            messages.append({"role": "tool", "tool_call_id": call.id,
+                             "content": json.dumps(result, ensure_ascii=False)})
+    return AgentResult(None, "STOPPED: step limit", max_steps)
+
+
+for message in ("Where is my order A-1002?", "URGENT!!! Refund order A-1001 right now."):
+    chosen = route(FakeLLM(scenarios.support_desk()).client(), "fake-model", message, ROUTES, FALLBACK)
+    name = next((n for n, r in ROUTES.items() if r is chosen), "FALLBACK")
+    print(f"{name:9} tools={list(chosen.tools)}  <- {message}")
+
+# %% [markdown]
+# ## Part 2 · A chain with gates
+#
+# **Prompt chaining** splits a task into steps, each one model call whose output is the next
+# one's input: extract the order id, then write the reply about that order. Each step is small, so
+# each prompt is simple — but a step's output is text, and text can be anything. Between steps
+# your code checks it with a **gate**: a plain function that returns `None` when the output is
+# fine and a short reason when it is not. A failed gate **stops** the chain with a status, before
+# the bad output becomes the next step's input.
+#
+# ```
+#  message ──► extract ──gate: "A-1234"?──► write reply ──gate: short, names the order?──► done
+#                          │ no                               │ no
+#                          ▼                                  ▼
+#               STOPPED: gate extract: ...         STOPPED: gate write: ...
+# ```
+#
+# Without the gate, "Sorry, I could not find an order number" goes on as an order id, and the
+# next step writes a confident reply about an order that does not exist.
+
+# %% nbgrader={"grade": false, "grade_id": "given_steps", "locked": true, "schema_version": 3, "solution": false}
+@dataclass(frozen=True)
+class Step:
+    """One step of a chain: a name, the system prompt of its model call, and its gate."""
+
+    name: str
+    prompt: str
+    gate: object  # a function: output -> None when it passes, else the reason it fails
+
+
+def is_order_id(output):
+    """Gate: the whole output is one order id such as A-1001."""
+    return None if re.fullmatch(r"[A-Z]-\d{4}", output.strip()) else f"not an order id: {output[:40]!r}"
+
+
+def short_reply(output):
+    """Gate: a reply of at most 400 characters."""
+    return None if len(output) <= 400 else f"{len(output)} characters, more than 400"
+
+
+REPLY_CHAIN = [
+    Step("extract", "Extract the order id from the customer's message. Answer with the id only.",
+         is_order_id),
+    Step("write", "Write the reply to the customer. Facts: the order id you are given.", short_reply),
+]
+
+# %% [markdown]
+# ## Exercise 2 — `run_chain` (3 points)
+#
+# Write `run_chain(client, model, text, steps)`:
+#
+# - run the steps in order; each is one `ask(client, model, step.prompt, current)`, where
+#   `current` is `text` for the first step and the previous step's output after that;
+# - after each call, run `step.gate(output)`. `None`: go on. A string: stop at once and return
+#   `AgentResult(None, f"STOPPED: gate {step.name}: {reason}", calls)`, where `calls` is the
+#   number of model calls made so far — no later step runs;
+# - when every gate passed, return `AgentResult(<the last output>, "done", <model calls>)`;
+# - an empty list of steps is a mistake of the caller: raise `ValueError` saying the chain needs
+#   at least one step.
+
+# %% nbgrader={"grade": false, "grade_id": "run_chain", "locked": false, "schema_version": 3, "solution": true}
+def run_chain(client, model, text, steps):
+    """Run the steps in order, each on the previous output; stop at the first gate that fails."""
+    ### BEGIN SOLUTION
+    if not steps:
+        raise ValueError("run_chain needs at least one step")
+    current = text
+    for calls, step in enumerate(steps, 1):
+        current = ask(client, model, step.prompt, current)
+        reason = step.gate(current)
+        if reason is not None:
+            return AgentResult(None, f"STOPPED: gate {step.name}: {reason}", calls)
+    return AgentResult(current, "done", len(steps))
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "run_chain_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+"""Visible tests: run_chain passes each step's output to the next step and returns the last one;
+a failed gate stops the chain at once with 'STOPPED: gate <name>: <reason>', no error."""
+import re
+
+from workbook.checks import fresh
+
+wb = fresh()
+S = wb.scenarios
+steps = [Step("extract", "Extract the order id.", lambda out: None if re.fullmatch(r"A-\d{4}", out) else "not an id"),
+         Step("write", "Write the reply.", lambda out: None)]
+
+
+def chained(extracted):
+    model = S.by_prompt({"Extract": extracted, "Write": lambda conv: f"Your order {conv.question} is on its way."})
+    llm = wb.fake_llm.FakeLLM(model)
+    with wb.checks.no_raise("run_chain(...)", hint="a failed gate is a stop status, not an exception"):
+        result = run_chain(llm.client(max_calls=4), "fake-model", "Where is A-1001?", steps)
+    assert type(result).__name__ == "AgentResult", f"run_chain must return an AgentResult, got {result!r}"
+    return llm, result
+
+
+llm, result = chained("A-1001")
+assert [r["messages"][-1]["content"] for r in llm.requests] == ["Where is A-1001?", "A-1001"], (
+    "the first step reads the text, the second the first step's OUTPUT; the steps were sent "
+    f"{[r['messages'][-1]['content'] for r in llm.requests]}")
+wb.checks.equal((result.answer, result.status, result.steps), ("Your order A-1001 is on its way.", "done", 2),
+                "(answer, status, steps)", "every gate passed: the last output, 'done', 2 model calls")
+llm, result = chained("The order id is A-1001.")
+wb.checks.equal((result.answer, result.status, result.steps), (None, "STOPPED: gate extract: not an id", 1),
+                "(answer, status, steps) when the first gate fails")
+assert llm.calls == 1, f"after a failed gate no later step may run; the model was called {llm.calls} times"
+print("run_chain: visible tests passed")
+
+# %% nbgrader={"grade": true, "grade_id": "run_chain_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+"""Hidden tests: run_chain gates every step (the last one too) with that step's output, counts the
+calls made, reports the gate's own reason and the step's name, runs one step alone, and refuses
+an empty chain with ValueError."""
+### BEGIN HIDDEN TESTS
+from workbook.checks import fresh
+
+wb = fresh()
+S = wb.scenarios
+seen = []
+
+
+def gate(name, bad=None):
+    def check(out):
+        seen.append((name, out))
+        return f"{name} saw {out!r}" if out == bad else None
+    return check
+
+
+def chain(steps, text="start", replies=None):
+    model = S.by_prompt(replies or {"one": "1", "two": lambda conv: conv.question + "2",
+                                    "three": lambda conv: conv.question + "3"})
+    llm = wb.fake_llm.FakeLLM(model)
+    seen.clear()
+    with wb.checks.no_raise("run_chain(...)", hint="a failed gate is a stop status, not an exception"):
+        result = run_chain(llm.client(max_calls=len(steps) + 1), "fake-model", text, steps)
+    return llm, result
+
+
+three = [Step("one", "step one", gate("one")), Step("two", "step two", gate("two")),
+         Step("three", "step three", gate("three", bad="123"))]
+llm, result = chain(three)
+wb.checks.equal((result.answer, result.status, result.steps), (None, "STOPPED: gate three: three saw '123'", 3),
+                "(answer, status, steps) when the LAST gate fails", "the last step's output is gated too")
+wb.checks.equal(seen, [("one", "1"), ("two", "12"), ("three", "123")], "the gates' calls (name, output)",
+                "each gate gets its own step's output")
+three[2] = Step("three", "step three", gate("three"))
+llm, result = chain(three)
+wb.checks.equal((result.answer, result.status, result.steps), ("123", "done", 3), "(answer, status, steps)")
+wb.checks.equal([r["messages"][0]["content"] for r in llm.requests], ["step one", "step two", "step three"],
+                "the system prompts sent", "each step's prompt is its system prompt")
+middle = [Step("one", "step one", gate("one")), Step("two", "step two", gate("two", bad="12")),
+          Step("three", "step three", gate("three"))]
+llm, result = chain(middle)
+wb.checks.equal((result.answer, result.status, result.steps, llm.calls), (None, "STOPPED: gate two: two saw '12'", 2, 2),
+                "(answer, status, steps, model calls) when the middle gate fails")
+llm, result = chain([Step("solo", "one", gate("solo"))], text="x")
+wb.checks.equal((result.answer, result.status, result.steps), ("1", "done", 1), "a chain of one step")
+desk = wb.fake_llm.FakeLLM(wb.scenarios.support_desk())
+with wb.checks.no_raise("run_chain(support_desk, REPLY_CHAIN)"):
+    result = run_chain(desk.client(max_calls=3), "fake-model", "My lamp broke, please help.", REPLY_CHAIN)
+wb.checks.equal((result.status, result.steps, desk.calls),
+                ("STOPPED: gate extract: not an order id: 'Sorry, I could not find an order number '", 1, 1),
+                "(status, steps, model calls) for a message without an order id")
+with wb.checks.raises(ValueError, match="step", what="run_chain(client, model, 'x', [])"):
+    run_chain(wb.fake_llm.FakeLLM(S.scripted("x")).client(max_calls=1), "fake-model", "x", [])
+### END HIDDEN TESTS
+
+# %% [markdown]
+# Your chain with the given `REPLY_CHAIN` and the support model: a message with an order id goes
+# through; one without stops at the first gate, and the reply step is never paid for.
+
+# %%
+for message in ("My Svet lamp, order A-1001, arrived broken.", "My lamp arrived broken, please help."):
+    llm = FakeLLM(scenarios.support_desk())
+    print(run_chain(llm.client(), "fake-model", message, REPLY_CHAIN), "| model calls:", llm.calls)
+
+# %% [markdown]
+# ## Part 3 · Parallel calls: sectioning and voting
+#
+# Two workflows call the model several times **independently**, so the calls can run at the same
+# time (chapter 04's thread pool):
+#
+# - **sectioning**: split one job into independent parts — check a reply for tone, for promises
+#   the shop cannot keep, for personal data — one call each, run together, combined by code;
+# - **voting**: ask the *same* question several times and take the answer given most often. A
+#   model sampled with `temperature > 0` does not say the same thing every time; one answer may
+#   be a fluke, five are a measurement.
+#
+# The fake plays a sampled model with `by_prompt`: a list of answers is played one per identical
+# request. Here five votes on whether a message may be refunded without a person:
+
+# %%
+llm = FakeLLM(scenarios.by_prompt({"": ["yes", "Yes.", "no", "yes", "no"]}))
+client = llm.client()
+question = "Order A-1001 arrived broken; the customer sent a photo. Refund without a person? yes or no."
+votes = [ask(client, "fake-model", "Answer yes or no.", question) for _ in range(5)]
+print(votes)
+
+# %% [markdown]
+# Count after tidying (`"Yes."` is a yes), and the answer with the most votes wins: `yes`, 3 to 2.
+# But four votes can split 2 to 2, and three can go three ways. A tie is **information**: the
+# question is hard, or the model is unsure. Settle it with `Counter.most_common(1)` and you settle
+# it by whichever answer happened to come first — a coin flip with a straight face. A tie is
+# `"needs review"`: a person decides.
+
+# %% [markdown]
+# ## Exercise 3 — `vote` (3 points)
+#
+# Write `vote(client, model, system, question, n=5)`:
+#
+# - ask the same question `n` times, each one `ask(client, model, system, question)`;
+# - tidy each answer as in `route` (strip white space, then a final full stop; lower case) and
+#   count them;
+# - if one tidy answer has more votes than every other, return `AgentResult(<that answer>, "done", n)`;
+# - if two or more answers share the highest count, return `AgentResult(None, "needs review", n)`;
+# - `n` smaller than 1 is a mistake of the caller: raise `ValueError`.
+
+# %% nbgrader={"grade": false, "grade_id": "vote", "locked": false, "schema_version": 3, "solution": true}
+def vote(client, model, system, question, n=5):
+    """Ask n times; the tidy answer with the most votes, or "needs review" on a tie."""
+    ### BEGIN SOLUTION
+    if n < 1:
+        raise ValueError(f"vote needs n >= 1, got {n}")
+    answers = [ask(client, model, system, question) for _ in range(n)]
+    counts = Counter(a.strip().removesuffix(".").strip().lower() for a in answers)
+    ranked = counts.most_common()
+    if len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
+        return AgentResult(None, "needs review", n)
+    return AgentResult(ranked[0][0], "done", n)
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "vote_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+"""Visible tests: vote asks n times, counts tidy answers ('Yes.' is 'yes'), returns the answer with
+the most votes, and 'needs review' on a tie instead of picking one."""
+from workbook.checks import fresh
+
+wb = fresh()
+S = wb.scenarios
+
+
+def voted(answers, n):
+    llm = wb.fake_llm.FakeLLM(S.by_prompt({"": answers}))
+    with wb.checks.no_raise(f"vote(..., n={n})"):
+        result = vote(llm.client(max_calls=n + 1), "fake-model", "Answer yes or no.", "Refund?", n)
+    assert type(result).__name__ == "AgentResult", f"vote must return an AgentResult, got {result!r}"
+    assert llm.calls == n, f"vote must ask the model n={n} times, not {llm.calls}"
+    return result
+
+
+result = voted(["yes", "Yes.", "no", "yes", "no"], 5)
+wb.checks.equal((result.answer, result.status, result.steps), ("yes", "done", 5), "(answer, status, steps)",
+                "'yes', 'Yes.' and 'yes' are three votes for 'yes' against two for 'no'")
+result = voted(["yes", "no", "no", "yes"], 4)
+wb.checks.equal((result.answer, result.status, result.steps), (None, "needs review", 4),
+                "(answer, status, steps) for a 2–2 tie", "a tie is never settled by whichever came first")
+result = voted(["refund", "replace", "ask a person"], 3)
+wb.checks.equal((result.answer, result.status), (None, "needs review"), "(answer, status) for a three-way tie")
+result = voted(["refund", "Refund.", "replace", "ask a person", "no"], 5)
+wb.checks.equal((result.answer, result.status), ("refund", "done"), "(answer, status) for 2 of 5 votes",
+                "the answer with more votes than every other wins, even without more than half")
+print("vote: visible tests passed")
+
+# %% nbgrader={"grade": true, "grade_id": "vote_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+"""Hidden tests: vote takes the most votes even without a majority, detects ties in any order and
+beyond two answers, tidies spaces and capitals, sends the same request every time, works for n=1,
+and refuses n < 1 with ValueError."""
+### BEGIN HIDDEN TESTS
+from workbook.checks import fresh
+
+wb = fresh()
+S = wb.scenarios
+
+
+def voted(answers, n, system="Answer in one word.", question="Which desk?"):
+    llm = wb.fake_llm.FakeLLM(S.by_prompt({"": answers}))
+    with wb.checks.no_raise(f"vote(..., n={n})"):
+        result = vote(llm.client(max_calls=n + 1), "fake-model", system, question, n)
+    assert llm.calls == n, f"vote must ask the model n={n} times, not {llm.calls}"
+    return llm, result
+
+
+cases = [
+    (["a", "a", "b", "c", "d"], 5, ("a", "done")),  # the most votes, not more than half
+    (["no", "yes", "yes", "no", "maybe"], 5, (None, "needs review")),
+    (["No", "no.", " NO ", "yes", "yes", "maybe", "yes."], 7, (None, "needs review")),
+    (["No", "no.", " NO ", "yes", "yes", "maybe", "no"], 7, ("no", "done")),
+    (["refunds"], 1, ("refunds", "done")),
+    (["x", "y", "z", "y"], 4, ("y", "done")),
+    (["x", "y", "z", "w", "x", "y"], 6, (None, "needs review")),
+]
+for answers, n, expected in cases:
+    llm, result = voted(answers, n)
+    wb.checks.equal((result.answer, result.status, result.steps), (*expected, n),
+                    f"vote over {answers} (n={n})")
+llm, result = voted(["yes", "yes", "no"], 3, system="Be brief.", question="Refund A-1001?")
+assert all(r["messages"] == llm.requests[0]["messages"] for r in llm.requests), "every vote sends the same messages"
+wb.checks.equal(llm.requests[0]["messages"], [{"role": "system", "content": "Be brief."},
+                                             {"role": "user", "content": "Refund A-1001?"}], "the messages of a vote")
+for bad in (0, -1):
+    with wb.checks.raises(ValueError, what=f"vote(..., n={bad})"):
+        vote(wb.fake_llm.FakeLLM(S.scripted("x")).client(max_calls=1), "fake-model", "s", "q", bad)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Part 4 · Evaluator–optimizer
+#
+# A first draft is rarely the best. The **evaluator–optimizer** pattern puts two roles around
+# one task: a *writer* drafts, a *reviewer* (another call, with its own prompt) answers `PASS`
+# or `FIX: <what to change>`, and the writer revises with that note. Draft, review, revise —
+# until the reviewer passes the draft.
+#
+# "Until" is the dangerous word. A reviewer can always find something ("make it warmer"), and a
+# writer may never satisfy it: without a **round cap** the loop runs, and bills, forever. With a
+# cap, a draft the reviewer never passed is not an answer: the run stops with a status and a
+# person looks at it, as with every other limit (chapter 06).
+#
+# `support_desk(missing=2)` writes a first draft that lacks two of the three things its reviewer
+# wants (an apology, when the money arrives, a signature), and fixes one per note it is shown.
+
+# %% nbgrader={"grade": false, "grade_id": "given_review", "locked": true, "schema_version": 3, "solution": false}
+WRITER_PROMPT = "Write the reply to the customer from the facts you are given. Be short and friendly."
+REVIEWER_PROMPT = ("Review the reply to a customer. If it is ready to send, answer PASS. Otherwise "
+                   "answer FIX: and the one most important thing to change.")
+
+
+def revision(task, draft, notes):
+    """The writer's message for a revision: the task, its last draft and the reviewer's notes."""
+    return f"{task}\n\nYour last draft:\n{draft}\n\nThe reviewer's notes:\n{notes}\n\nWrite the whole reply again."
+
+
+# %%
+llm = FakeLLM(scenarios.support_desk(missing=2))
+client = llm.client()
+task = "Facts: Refunded 2450 KZT for order A-1001."
+draft = ask(client, "fake-model", WRITER_PROMPT, task)
+notes = ask(client, "fake-model", REVIEWER_PROMPT, draft)
+print("draft 1:", draft, "\nreview: ", notes)
+draft = ask(client, "fake-model", WRITER_PROMPT, revision(task, draft, notes))
+print("draft 2:", draft, "\nreview: ", ask(client, "fake-model", REVIEWER_PROMPT, draft))
+
+# %% [markdown]
+# ## Exercise 4 — `refine` (3 points)
+#
+# Write `refine(client, model, task, max_rounds=3)`:
+#
+# - the first draft is `ask(client, model, WRITER_PROMPT, task)`;
+# - a **round** is one review: `notes = ask(client, model, REVIEWER_PROMPT, draft)` — the reviewer
+#   reads the draft alone;
+# - notes that start with `PASS` (after stripping white space): return
+#   `AgentResult(draft, "done", <model calls>)`;
+# - other notes: revise, `draft = ask(client, model, WRITER_PROMPT, revision(task, draft, notes))`,
+#   and review again — but never more than `max_rounds` reviews, and no revision after the last
+#   one (nobody would review it);
+# - no `PASS` in `max_rounds` rounds: `AgentResult(None, "STOPPED: round cap", <model calls>)`;
+# - `max_rounds` smaller than 1: raise `ValueError`.
+#
+# With `max_rounds=3` a run makes at most 1 + 3 + 2 = 6 model calls.
+
+# %% nbgrader={"grade": false, "grade_id": "refine", "locked": false, "schema_version": 3, "solution": true}
+def refine(client, model, task, max_rounds=3):
+    """Draft, then review and revise until the reviewer passes it, at most max_rounds reviews."""
+    ### BEGIN SOLUTION
+    if max_rounds < 1:
+        raise ValueError(f"refine needs max_rounds >= 1, got {max_rounds}")
+    draft = ask(client, model, WRITER_PROMPT, task)
+    calls = 1
+    for round_ in range(1, max_rounds + 1):
+        notes = ask(client, model, REVIEWER_PROMPT, draft)
+        calls += 1
+        if notes.strip().startswith("PASS"):
+            return AgentResult(draft, "done", calls)
+        if round_ < max_rounds:
+            draft = ask(client, model, WRITER_PROMPT, revision(task, draft, notes))
+            calls += 1
+    return AgentResult(None, "STOPPED: round cap", calls)
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "refine_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+"""Visible tests: refine revises with the reviewer's notes until it passes and returns that draft;
+a reviewer that never passes stops the run at the round cap, with no revision after the last review."""
+from workbook.checks import fresh
+
+wb = fresh()
+TASK = "Facts: Refunded 2450 KZT for order A-1001."
+
+
+def refined(scenario, max_rounds, cap):
+    llm = wb.fake_llm.FakeLLM(scenario)
+    with wb.checks.no_raise(f"refine(..., max_rounds={max_rounds})"):
+        result = refine(llm.client(max_calls=cap), "fake-model", TASK, max_rounds)
+    assert type(result).__name__ == "AgentResult", f"refine must return an AgentResult, got {result!r}"
+    return llm, result
+
+
+llm, result = refined(wb.scenarios.support_desk(missing=1), 3, 8)
+assert result.status == "done", (
+    f"the first draft lacks one thing; the revised draft passes: expected 'done', got {result!r}. Does the "
+    "revision use revision(task, draft, notes), so the writer sees the reviewer's notes?")
+assert type(result.answer) is str and "We are sorry" in result.answer, (
+    f"the answer is the draft the reviewer passed; got {result.answer!r}")
+wb.checks.equal((result.steps, llm.calls), (4, 4), "(steps, model calls)", "draft, review, revision, review")
+assert "FIX: Say sorry" in llm.requests[2]["messages"][-1]["content"], "the revision must show the writer the notes"
+llm, result = refined(wb.scenarios.support_desk(picky=True), 3, 10)
+wb.checks.equal((result.answer, result.status, result.steps, llm.calls), (None, "STOPPED: round cap", 6, 6),
+                "(answer, status, steps, model calls) with a reviewer that never passes",
+                "3 rounds: 1 draft + 3 reviews + 2 revisions; no revision after the last review")
+print("refine: visible tests passed")
+
+# %% nbgrader={"grade": true, "grade_id": "refine_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+"""Hidden tests: refine returns a first draft that passes at once, counts rounds exactly (3 fixes
+need 4 rounds), alternates writer and reviewer, shows the reviewer the draft alone, stops at
+max_rounds=1, and refuses max_rounds < 1 with ValueError."""
+### BEGIN HIDDEN TESTS
+from workbook.checks import fresh
+
+wb = fresh()
+TASK = "Facts: Refunded 1290 KZT for order A-1002."
+
+
+def refined(scenario, max_rounds, cap=12):
+    llm = wb.fake_llm.FakeLLM(scenario)
+    with wb.checks.no_raise(f"refine(..., max_rounds={max_rounds})"):
+        result = refine(llm.client(max_calls=cap), "fake-model", TASK, max_rounds)
+    return llm, result
+
+
+def replies_to(scenario, requests):
+    """What the model answers to each of these requests (the fake is deterministic)."""
+    client = wb.fake_llm.FakeLLM(scenario).client()
+    return [client.chat.completions.create(model="m", messages=r["messages"]).choices[0].message.content
+            for r in requests]
+
+
+llm, result = refined(wb.scenarios.support_desk(missing=0), 3)
+first = replies_to(wb.scenarios.support_desk(missing=0), llm.requests[:1])[0]
+wb.checks.equal((result.answer, result.status, result.steps), (first, "done", 2), "a first draft that passes")
+llm, result = refined(wb.scenarios.support_desk(missing=3), 4)
+wb.checks.equal((result.status, result.steps, llm.calls), ("done", 8, 8), "(status, steps, calls): 3 fixes, 4 rounds")
+roles = ["W" if r["messages"][0]["content"] == WRITER_PROMPT else "R" if r["messages"][0]["content"] == REVIEWER_PROMPT
+         else "?" for r in llm.requests]
+wb.checks.equal("".join(roles), "WRWRWRWR", "the order of writer (W) and reviewer (R) calls")
+replies = replies_to(wb.scenarios.support_desk(missing=3), llm.requests)
+for i in range(1, len(llm.requests), 2):
+    wb.checks.equal(llm.requests[i]["messages"][-1]["content"], replies[i - 1],
+                    f"what reviewer call {i // 2 + 1} reads", "the reviewer reads the latest draft alone")
+for i in range(2, len(llm.requests), 2):
+    wb.checks.equal(llm.requests[i]["messages"][-1]["content"], revision(TASK, replies[i - 2], replies[i - 1]),
+                    f"the writer's message for revision {i // 2}")
+wb.checks.equal(result.answer, replies[-2], "the answer: the draft the reviewer passed")
+llm, result = refined(wb.scenarios.support_desk(missing=3), 3)
+wb.checks.equal((result.answer, result.status, result.steps), (None, "STOPPED: round cap", 6),
+                "3 fixes needed, only 3 rounds allowed")
+llm, result = refined(wb.scenarios.support_desk(picky=True), 1)
+wb.checks.equal((result.answer, result.status, result.steps, llm.calls), (None, "STOPPED: round cap", 2, 2),
+                "max_rounds=1 with a reviewer that never passes")
+for bad in (0, -2):
+    with wb.checks.raises(ValueError, what=f"refine(..., max_rounds={bad})"):
+        refine(wb.fake_llm.FakeLLM(wb.scenarios.scripted("PASS")).client(max_calls=1), "fake-model", TASK, bad)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Part 5 · Orchestrator–workers
+#
+# Sectioning needs you to know the parts in advance. When the parts depend on the input — which
+# orders does this customer ask about? — an **orchestrator** call lists them, **workers** do one
+# each, and a final call combines the results. The workers are independent, so they can run at
+# the same time; that is only safe when they share **no mutable state**. Each worker builds its
+# own messages.
+
+# %%
+PLANNER_PROMPT = "Plan the subtasks: one line per subtask, nothing else."
+WORKER_PROMPT = "You are a worker. Do the one subtask you are given and report in one line."
+COMBINER_PROMPT = "Combine the workers' reports into one reply to the customer."
+
+
+def orchestrate(client, model, task):
+    """A planner call lists subtasks, workers do them at the same time, a final call combines."""
+    subtasks = [line for line in ask(client, model, PLANNER_PROMPT, task).splitlines() if line.strip()]
+    with ThreadPoolExecutor(max_workers=4) as pool:  # each worker: its own two messages
+        reports = list(pool.map(lambda sub: ask(client, model, WORKER_PROMPT, sub), subtasks))
+    return ask(client, model, COMBINER_PROMPT, "\n".join(reports)), subtasks, reports
+
+
+llm = FakeLLM(scenarios.support_desk())
+answer, subtasks, reports = orchestrate(llm.client(), "fake-model", "Where are my orders A-1001 and A-1002?")
+print("subtasks:", subtasks)
+print("answer:  ", answer, "| model calls:", llm.calls)
+
+# %% [markdown]
+# Now the mistake. A "memory" list that every worker appends to looks harmless — and turns the
+# workers into one conversation. The second worker reads the first one's subtask and report, and
+# (like a real model) answers the first question it sees. Run in threads, it is worse: which
+# worker sees what depends on timing.
+
+# %%
+shared = [{"role": "system", "content": WORKER_PROMPT}]  # the mistake: one list for every worker
+
+
+def leaky_worker(client, subtask):
+    shared.append({"role": "user", "content": subtask})
+    reply = client.chat.completions.create(model="fake-model", messages=shared).choices[0].message
+    shared.append({"role": "assistant", "content": reply.content})
+    return reply.content
+
+
+client = FakeLLM(scenarios.support_desk()).client()
+print([leaky_worker(client, sub) for sub in subtasks])  # in order, to show it without a race
+
+# %% [markdown]
+# Two reports on order A-1001, none on A-1002. Give each worker its own messages, and any data it
+# needs as an argument; collect the results in the orchestrator.
+
+# %% [markdown]
+# ## Part 6 · The same task, as a workflow and as an agent
+#
+# The customer: *"My Svet lamp (order A-1001) arrived broken: please refund it. And where is my
+# tea, order A-1002?"* Done two ways:
+#
+# - **agent**: the loop above with the refunds desk's tools; the model decides each step
+#   (`refund_then_check`: look A-1001 up, refund its total, look A-1002 up, answer);
+# - **workflow**: your `route` picks the desk; **code** looks the orders up and refunds (the
+#   steps are fixed: refund the first order named, report the others); your `refine` writes the
+#   reply from the facts.
+#
+# `Meter` counts model calls and tokens for each.
+
+# %%
+ORDER_ID = re.compile(r"\b[A-Z]-\d{4}\b")
+
+
+def refund_tool(shop):
+    """A small refund for the comparison: the order's total at most, once."""
+    def refund(order_id: str, amount: int) -> dict:
+        order = shop.orders.get(order_id)
+        if order is None or order["customer"] != shop.customer_id:
+            raise KeyError(f"no order {order_id!r} for this customer")
+        if order["status"] == "refunded" or amount > order["total"]:
+            raise ValueError(f"cannot refund {amount} KZT for order {order_id}")
+        order["status"] = "refunded"
+        shop.log.append(("refund", {"order_id": order_id, "amount": amount}))
+        return {"order_id": order_id, "refunded_kzt": amount}
+    return refund
+
+
+def support_workflow(client, model, message, shop):
+    """Route, then fixed steps in code, then a reviewed reply."""
+    desk = route(client, model, message, ROUTES, FALLBACK)
+    if desk is not ROUTES["refunds"]:
+        return AgentResult(None, "STOPPED: not a refund, handed to a person", 1)
+    first, *others = ORDER_ID.findall(message) or [None]
+    if first is None:
+        return AgentResult(None, "STOPPED: no order id", 1)
+    order = shop.get_order(first)
+    refund_tool(shop)(first, order["total"])
+    facts = [f"Refunded {order['total']} KZT for order {first}"]
+    facts += [f"order {o['order_id']} ({o['item']}) is {o['status']}" for o in map(shop.get_order, others)]
+    result = refine(client, model, "Facts: " + "; ".join(facts) + ".")
+    return AgentResult(result.answer, result.status, result.steps + 1)
+
+
+task = scenarios.refund_then_check().question
+rows = []
+agent_llm = FakeLLM(scenarios.refund_then_check())
+meter, shop = Meter(agent_llm.client()), Shop("C-001")
+agent = run_agent(meter, "fake-model", ROUTES["refunds"].prompt, task,
+                  [SCHEMAS[name] for name in ROUTES["refunds"].tools],
+                  {"get_order": shop.get_order, "refund": refund_tool(shop)})
+rows.append(("agent", meter.calls, meter.tokens, agent.status, [name for name, _ in shop.log]))
+for missing in (0, 1):
+    meter, shop = Meter(FakeLLM(scenarios.support_desk(missing=missing)).client()), Shop("C-001")
+    flow = support_workflow(meter, "fake-model", task, shop)
+    rows.append((f"workflow, {missing} fix", meter.calls, meter.tokens, flow.status, [n for n, _ in shop.log]))
+
+print(f"{'':16} {'calls':>5} {'tokens':>6}  {'status':8} tools run")
+for name, calls, tokens, status, tools in rows:
+    print(f"{name:16} {calls:>5} {tokens:>6}  {status:8} {tools}")
+print("\nagent:   ", agent.answer)
+print("workflow:", flow.answer)
+
+# %% [markdown]
+# Read the table, then the failure modes each design **can** have — that is the real difference:
+
+# %%
+FAILURE_MODES = {
+    "agent": ["loops or wanders: needs step, token and time limits (chapter 06)",
+              "may call tools in a wrong order, or refund the wrong amount: code must check (chapter 07)",
+              "calls and tokens vary from run to run: every step resends the growing history",
+              "handles a request nobody planned for (good and bad)"],
+    "workflow": ["a request no route fits goes to the fallback: a person, not an answer",
+                 "a bad step output stops the run at its gate: a status, not a wrong reply",
+                 "never takes a step nobody wrote: an unusual case needs new code",
+                 "calls are bounded by design (here at most 1 + 6); each call is small"],
+}
+for design, modes in FAILURE_MODES.items():
+    print(design)
+    for mode in modes:
+        print("  -", mode)
+
+# %% [markdown]
+# Both designs made the same refund and the same look-ups. The agent's four calls resend a growing
+# conversation (the tool definitions, every result); the workflow's calls are small, so even with a
+# round of review it used well under half the agent's tokens, and code fixes how many calls it
+# can make. The bigger difference is in what *can* go wrong. Choose by the cost of a wrong action:
+#
+# - steps known in advance, a wrong action expensive (money, a customer's data): a **workflow**,
+#   with the model doing only the reading and writing;
+# - open-ended work whose steps cannot be listed (a research question, debugging): an **agent**,
+#   with the limits of chapter 06 and code that decides what it may do (chapter 07);
+# - often both: a workflow whose one step is a small agent with a few read-only tools.
+
+# %% [markdown]
+# ## Common mistakes
+#
+# Each of these is a wrong answer the tests catch.
+#
+# - **A router that trusts the model's class.** `routes.get(label, routes["refunds"])`, a
+#   substring match (`"refunds" in "urgent_refunds"`), or a route built from the label: an
+#   invented class gets real tools. Only an exact class name routes; everything else is the fallback.
+# - **Not tidying the label.** `" Refunds.\n"` is the class `refunds`; without `strip`, the full
+#   stop and lower case, a good answer lands on the fallback.
+# - **No gate**, or a gate checked only at the end: the chain writes a confident reply about
+#   "Sorry, I could not find an order number".
+# - **A failed gate that raises** or is only logged while the chain goes on: stop, with a status
+#   that names the step and the reason.
+# - **Every step reading the original text** instead of the previous step's output.
+# - **Settling a tie** with `most_common(1)`: a coin flip decided by the order of the answers.
+# - **Counting `"Yes."` and `"yes"` apart**, or asking once and copying the answer `n` times.
+# - **An unbounded critique loop** (`while True` until `PASS`): a reviewer that always finds
+#   something bills you forever. Cap the rounds.
+# - **Revising without the notes**, or reviewing the task instead of the draft: the loop runs to
+#   its cap without improving anything.
+# - **Returning an unapproved draft as "done"** when the cap is hit.
+# - **Workers sharing a messages list** (or any mutable object): one worker's subtask leaks into
+#   another's context.
+
+# %% [markdown]
+# ## Self-check quiz
+
+# %%
+from workbook.quiz import show
+
+show("12_workflow_or_agent")
+
+# %% [markdown]
+# ## Live cell (optional)
+#
+# Your `route` and `vote` against a real model: does it keep to the class list, and how often do
+# five samples agree? It runs only when `LLM_PROVIDER` names a live provider (see chapter 00) and
+# is never graded.
+
+# %%
+from workbook.providers import SKIP_HINT, ProviderError, live_enabled, make_client
+
+if live_enabled():
+    try:
+        live_client, live_model = make_client()
+        for message in ("My lamp arrived broken, refund it please.", "Can you recommend a good book?"):
+            chosen = route(live_client, live_model, message, ROUTES, FALLBACK)
+            print(next((n for n, r in ROUTES.items() if r is chosen), "FALLBACK"), "<-", message)
+        print(vote(live_client, live_model, "Answer yes or no.",
+                   "A customer sends a photo of a broken lamp. Refund without a person?", n=3))
+    except ProviderError as e:  # a set-up problem, explained in one line
+        print(e)
+    except Exception as e:  # the provider is down or refused: no traceback (and no key) in a cell
+        print(f"The live call failed ({type(e).__name__}): check LLM_PROVIDER, the key and the network.")
+else:
+    print(SKIP_HINT)
+
+# %% [markdown]
+# ## What's next
+#
+# **13 · ReAct as text, and plan-and-execute**: when a model has no native tool calling, the loop
+# speaks a text protocol instead — and a planner call turns into a validated plan that the
+# chapter-06 loop executes step by step.
