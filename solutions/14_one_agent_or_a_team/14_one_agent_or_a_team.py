@@ -42,8 +42,9 @@
 # %% [markdown]
 # ## Given code
 #
-# The result object and chapter 05's `execute(name, raw_args, impl)` (one tool call in, the
-# observation text out; every problem an `"ERROR: ..."`), with `args_model`, which it uses. Then a
+# The result object and chapter 05's `execute(name, raw_args, impl)` with `args_model`, which it
+# uses: one tool call in, the observation text out, every problem a plain `"ERROR: ..."` text
+# (unknown tool, broken JSON, arguments that do not fit, a tool that raised). Then a
 # compact loop, `run_agent`, that starts from a list of **messages** instead of a question: an
 # agent of a team starts with its own system message. Like chapter 07's loop it stops on any
 # `finish_reason` that is not an answer.
