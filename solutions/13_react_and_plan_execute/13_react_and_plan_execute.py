@@ -602,6 +602,40 @@ wb.checks.equal((r.answer, r.status, r.steps, llm.calls), (None, "STOPPED: step 
 
 
 # %% [markdown]
+# ## The loop at work, with and without the stop sequence
+#
+# Your `run_react` on the two-part errand. Then the same loop through a client that drops `stop`
+# from every request — what your loop would do if it forgot it: the tools run, the real
+# observations go back, and the answer is still built from the model's inventions.
+
+# %%
+class DropsStop:
+    """A client that removes `stop` from every request (for this demo only)."""
+
+    def __init__(self, client):
+        self.client = client
+        self.chat = self  # so that dropper.chat.completions.create(...) works
+        self.completions = self
+
+    def create(self, **kwargs):
+        kwargs.pop("stop", None)
+        return self.client.chat.completions.create(**kwargs)
+
+
+scenario = scenarios.react_errand()
+for name, wrap in [("with stop", lambda c: c), ("without stop", DropsStop)]:
+    shop = Shop("C-001")
+    result = run_react(wrap(FakeLLM(scenario, dialect="ollama").client()), "fake-model", scenario.question,
+                       scenario.openai_tools(), shop.tools())
+    print(f"{name:13} {result.status} after {result.steps} calls, tools run: {[n for n, _ in shop.log]}\n"
+          f"{'':13} {result.answer}")
+
+# %% [markdown]
+# Same calls, same tools, status `done` both times — and the second answer is wrong (delivered, 3
+# rides, 7400 KZT). Nothing in the status or the call count shows it; only the stop sequence
+# prevents it.
+
+# %% [markdown]
 # ## Part 4 · Plan first, then execute
 #
 # In every loop so far the model decides the next step after each observation. Plan-and-execute
