@@ -42,9 +42,11 @@ release: venv
 grade: venv
 	$(BIN)/python -m autograder demo
 
+# The verdict is the last line printed: a failing recipe would add make's own "*** Error 1" after
+# it, so a failed test makes `make check` exit non-zero only where a script asks (CI or STRICT set).
 check: venv
 	@test -n "$(NB)" || { echo 'usage: make check NB=chapters/01_one_step/01_one_step.ipynb'; exit 2; }
-	$(BIN)/python -m autograder check "$(NB)"
+	@$(BIN)/python -m autograder check "$(NB)" || test -z "$(CI)$(STRICT)"
 
 clean:
 	rm -rf autograder/submitted autograder/autograded autograder/feedback autograder/work autograder/gradebook.db autograder/grades.csv
