@@ -20,7 +20,8 @@
 # next: DeepSeek wants its reasoning back, Ollama quietly drops the start of a conversation that
 # outgrows its context (often the user's own question), `tool_choice` means three different
 # things, and strict schemas have rules of their own, different for each provider. At the end, Anthropic's Messages API sits beside Chat
-# Completions, and you convert a whole transcript from one format to the other.
+# Completions: you convert a whole transcript from one format to the other, then write the same
+# loop on the Messages API itself.
 #
 # You rehearse all of it offline: the fake provider has a DeepSeek dialect and an Ollama dialect
 # that copy the real rules and error texts, and it can serve real HTTP on `127.0.0.1`, so the code
@@ -34,9 +35,11 @@
 # - notice Ollama silently dropping the oldest messages (often the user's question), and prevent it;
 # - write one `run_agent` that works on every provider;
 # - convert a transcript between Anthropic Messages and Chat Completions: `tool_use` /
-#   `tool_result`, `is_error`, `stop_reason`.
+#   `tool_result`, `is_error`, `stop_reason`;
+# - write the loop on Anthropic's Messages API: `system=` apart, the whole `content` kept, every
+#   `tool_use` answered in one user message, `is_error`, a stop status for `max_tokens`.
 #
-# **Time:** about 90 minutes.
+# **Time:** about 110 minutes.
 #
 # **Builds on:** 03 · The OpenAI wire format (tool calls, ids, the assistant turn, the 400s),
 # 05 · Errors are observations, 06 · Limits and stopping. What you need is restated below as given
@@ -889,7 +892,7 @@ for dialect, scenario, system in runs:
 # | text before the call | a `text` block in the same `content` list | `content` beside `tool_calls` |
 # | a tool result | a block `{"type": "tool_result", "tool_use_id", "content"}` in the next **user** message | a message `{"role": "tool", "tool_call_id", "content"}` |
 # | several results | all blocks in **one** user message | one `tool` message per call |
-# | results and text together | `tool_result` blocks **first** in the user message, text after them (else 400: "Did not find 1 tool_result block(s) at the beginning of this message…") | the `tool` messages right after the assistant turn, then a `user` message |
+# | results and text together | `tool_result` blocks **first** in the user message, text after them (else 400: "Did not find 1 `tool_result` block(s) at the beginning of this message…") | the `tool` messages right after the assistant turn, then a `user` message |
 # | a failed tool | `"is_error": true` on the result block | no flag: say it in `content` (`"ERROR: …"`) |
 # | normal end | `stop_reason == "end_turn"` | `finish_reason == "stop"` |
 # | cut off | `"max_tokens"` | `"length"` |
@@ -1119,6 +1122,310 @@ print("next call:", reply.choices[0].message.tool_calls[0].function)
 # `ERROR: …` content back into `is_error: true`. The stop reasons map as in the table above.
 
 # %% [markdown]
+# ## Part 8 · The loop on the Messages API
+#
+# Converting transcripts is one way to work with Claude. The other is to write the loop against the
+# Messages API itself, with the `anthropic` package. The fake speaks that API too:
+# `llm.anthropic_client()` returns a real `anthropic.Anthropic` whose requests go to the same
+# scenario, and `llm.serve()` answers `POST /v1/messages` over real HTTP. It enforces Anthropic's
+# rules with Anthropic's own 400 texts.
+#
+# Here is the same first step — the two-orders question — sent through three APIs, measured on the
+# fake: what the request carries, how the reply says "run my tools", what one tool call looks
+# like, and what usage comes back.
+
+# %%
+from workbook.fake_llm import anthropic_tools
+
+scenario = scenarios.two_orders()
+question = [{"role": "user", "content": scenario.question}]
+chat_llm, deepseek_llm, claude_llm = FakeLLM(scenario), FakeLLM(scenario, dialect="deepseek"), FakeLLM(scenario)
+chat = chat_llm.client().chat.completions.create(model="fake-model", messages=question,
+                                                  tools=scenario.openai_tools())
+deepseek = deepseek_llm.client().chat.completions.create(model="fake-model", messages=question,
+                                                          tools=scenario.openai_tools())
+claude = claude_llm.anthropic_client().messages.create(
+    model="fake-model", max_tokens=1024, system="You are Northwind support.", messages=question,
+    tools=anthropic_tools(scenario.openai_tools()))
+measured = [
+    ("Chat Completions (openai)", chat_llm.requests[0], f"finish_reason={chat.choices[0].finish_reason!r}",
+     chat.choices[0].message.tool_calls[0].model_dump(), chat.usage.model_dump(exclude_none=True)),
+    ("Chat Completions (deepseek)", deepseek_llm.requests[0],
+     f"finish_reason={deepseek.choices[0].finish_reason!r} + reasoning_content",
+     deepseek.choices[0].message.tool_calls[0].model_dump(), deepseek.usage.model_dump(exclude_none=True)),
+    ("Messages (anthropic)", claude_llm.requests[0], f"stop_reason={claude.stop_reason!r}",
+     claude.content[0].model_dump(exclude_none=True), claude.usage.model_dump(exclude_none=True)),
+]
+for api, request, stop, call, usage in measured:
+    print(api)
+    print("  request keys:", sorted(request))
+    print("  reply says:  ", stop)
+    print("  a tool call: ", call)
+    print("  usage:       ", usage)
+
+# %% [markdown]
+# Read the rows against the table of Part 7: the Messages request carries `max_tokens` (required:
+# the SDK refuses the call without it) and `system` beside `messages`; the tool call is a
+# `tool_use` block whose `input` is already an object; usage says `input_tokens` and
+# `output_tokens`. The loop itself is the one you know, with four differences that each have a
+# rule behind them:
+#
+# 1. **`system=` apart.** A message with role `system` gets 400 'messages: Unexpected role
+#    "system". The Messages API accepts a top-level `system` parameter, not "system" as an input
+#    message role.'
+# 2. **The whole `content` goes back.** The assistant turn is the reply's whole `content` list —
+#    its `text` blocks (the model's reasons) and every `tool_use` block. Drop a `tool_use` block and
+#    its result gets 400 "unexpected `tool_use_id` found in `tool_result` blocks"; drop the text
+#    and the model loses what it said it would do.
+# 3. **One user message answers every `tool_use`,** its `tool_result` blocks first. A result per
+#    message gets 400 "`tool_use` ids were found without `tool_result` blocks immediately after";
+#    text before the results gets 400 "Did not find 1 `tool_result` block(s) at the beginning of
+#    this message". A failed tool gets `"is_error": true` on its block: the flag is how the model
+#    knows it is an error, whatever the words say.
+# 4. **Stop on `stop_reason`.** `"tool_use"`: run the tools and go on. `"end_turn"`: the answer is
+#    the text. Anything else (`"max_tokens"`, `"stop_sequence"`, `"refusal"`) is not an answer: a
+#    reply cut off at `max_tokens` may hold half a sentence, or half a tool call.
+
+# %% [markdown]
+# ## Exercise 5 — `run_messages_agent` (4 points)
+#
+# Write `run_messages_agent(client, model, question, tools, impl, system=None, max_steps=8,
+# max_tokens=1024)`, the loop on an `anthropic.Anthropic` client (`tools` are in Anthropic's shape,
+# `{"name", "description", "input_schema"}`):
+#
+# - `messages` starts with the user's `question`; a given `system` goes to every call as
+#   `system=system` (no `system` argument when it is `None`), never as a message;
+# - each step calls `client.messages.create(model=model, max_tokens=max_tokens,
+#   messages=messages, tools=tools)` (plus `system=`);
+# - append the assistant turn `{"role": "assistant", "content": ...}` with the reply's **whole**
+#   `content`, every block in order (the SDK's blocks, or plain dicts from
+#   `block.model_dump(exclude_none=True)`);
+# - `stop_reason == "tool_use"`: for each `tool_use` block, in order, `result = call_tool(impl,
+#   block.name, block.input)` and a block `{"type": "tool_result", "tool_use_id": block.id,
+#   "content": json.dumps(result, ensure_ascii=False, default=str)}`, with `"is_error": True` when
+#   the result is a dict with an `"error"` key; then **one** user message whose `content` is those
+#   blocks;
+# - `stop_reason == "end_turn"` → `AgentResult(text, "done", step)`, `text` the reply's `text`
+#   blocks joined with `"\n"`; any other stop reason → `AgentResult(None, f"STOPPED:
+#   {stop_reason}", step)`;
+# - after `max_steps` model calls: `AgentResult(None, "STOPPED: step limit", max_steps)`.
+
+# %% nbgrader={"grade": false, "grade_id": "run_messages_agent", "locked": false, "schema_version": 3, "solution": true}
+def run_messages_agent(client, model, question, tools, impl, system=None, max_steps=8, max_tokens=1024):
+    """The loop on Anthropic's Messages API: system apart, whole content kept, results in one message."""
+    ### BEGIN SOLUTION
+    messages = [{"role": "user", "content": question}]
+    extra = {"system": system} if system else {}
+    for step in range(1, max_steps + 1):
+        reply = client.messages.create(model=model, max_tokens=max_tokens, messages=messages,
+                                       tools=tools, **extra)
+        messages.append({"role": "assistant",
+                         "content": [block.model_dump(exclude_none=True) for block in reply.content]})
+        if reply.stop_reason == "end_turn":
+            text = "\n".join(block.text for block in reply.content if block.type == "text")
+            return AgentResult(text, "done", step)
+        if reply.stop_reason != "tool_use":
+            return AgentResult(None, f"STOPPED: {reply.stop_reason}", step)
+        results = []
+        for block in reply.content:
+            if block.type != "tool_use":
+                continue
+            result = call_tool(impl, block.name, block.input)
+            item = {"type": "tool_result", "tool_use_id": block.id,
+                    "content": json.dumps(result, ensure_ascii=False, default=str)}
+            if isinstance(result, dict) and "error" in result:
+                item["is_error"] = True
+            results.append(item)
+        messages.append({"role": "user", "content": results})
+    return AgentResult(None, "STOPPED: step limit", max_steps)
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "run_messages_agent_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+"""Visible tests: run_messages_agent answers two parallel look-ups through the real anthropic SDK
+with system= apart and both results in one user message; keeps the text the model wrote before a
+call; marks a failed tool with is_error; reports max_tokens as a stop status."""
+import dataclasses
+
+from workbook.checks import fresh
+
+wb = fresh()
+S = wb.scenarios
+
+
+def run_claude(scenario, impl, **kwargs):
+    llm = wb.fake_llm.FakeLLM(scenario)
+    with wb.checks.no_raise("run_messages_agent on the fake Messages API",
+                            hint="a 400 names the rule: system apart, the whole content, one user message of results"):
+        r = run_messages_agent(llm.anthropic_client(max_calls=6, max_retries=0), "claude-fake", scenario.question,
+                               wb.fake_llm.anthropic_tools(scenario.openai_tools()), impl, **kwargs)
+    assert dataclasses.is_dataclass(r) and type(r).__name__ == "AgentResult", (
+        f"run_messages_agent must return an AgentResult, got {type(r).__name__}: {r!r}")
+    return r, llm
+
+
+scenario = S.two_orders()
+r, llm = run_claude(scenario, wb.shop.Shop("C-001").tools(), system="You are Northwind support.")
+assert (r.answer, r.status, r.steps) == (scenario.answer, "done", 2), f"expected the answer in 2 calls; got {r!r}"
+assert llm.requests[0].get("system") == "You are Northwind support.", "pass the system prompt as system=..."
+assert llm.requests[0].get("max_tokens") == 1024, "send max_tokens=max_tokens (1024 by default)"
+sent = llm.requests[1]["messages"]
+assert [m["role"] for m in sent] == ["user", "assistant", "user"], (
+    f"both tool results go in ONE user message after the assistant turn; the roles were {[m['role'] for m in sent]}")
+
+scenario = S.refund_then_check()
+shop = wb.shop.Shop("C-001")
+impl = {**shop.tools(), "refund": lambda order_id, amount: {"order_id": order_id, "refunded": amount}}
+r, llm = run_claude(scenario, impl)
+assert (r.answer, r.status) == (scenario.answer, "done"), (
+    f"stop only when stop_reason is 'end_turn' (this model writes text before each call); got {r!r}")
+kinds = [b.get("type") for b in llm.requests[1]["messages"][1]["content"]]
+assert kinds == ["text", "tool_use"], (
+    f"append the reply's whole content, text blocks too; the assistant turn sent back had blocks {kinds}")
+
+
+def lookup(order_id):
+    raise KeyError(f"no order {order_id}")
+
+
+scenario = S.missing_order()
+r, llm = run_claude(scenario, {"get_order": lookup})
+block = llm.requests[1]["messages"][2]["content"][0]
+assert block.get("is_error") is True, f"a failed tool's tool_result carries is_error: True; sent {block!r}"
+assert (r.answer, r.status) == (scenario.answer, "done"), f"expected the honest answer; got {r!r}"
+
+cut = S.scripted(S.final("Your taxi spend is", finish_reason="length"), tools=("txn_sum",), question="Taxi?")
+r, llm = run_claude(cut, {})
+assert (r.answer, r.status, r.steps) == (None, "STOPPED: max_tokens", 1), (
+    f"a reply cut off at max_tokens is not an answer: AgentResult(None, 'STOPPED: max_tokens', 1); got {r!r}")
+print("run_messages_agent: visible tests passed")
+
+# %% nbgrader={"grade": true, "grade_id": "run_messages_agent_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+"""Hidden tests: run_messages_agent over real HTTP with the anthropic SDK; the exact requests (no
+system message, no system= without a prompt, tools and max_tokens every time, the whole content
+back); results in order; an unknown tool and a vague error as is_error; a stop sequence and the
+step limit as stop statuses; text before a call kept in the turn sent back."""
+### BEGIN HIDDEN TESTS
+import dataclasses
+import json
+
+import anthropic
+
+from workbook.checks import fresh
+
+wb = fresh()
+S = wb.scenarios
+
+
+def run_on(client, scenario, impl, **kwargs):
+    with wb.checks.no_raise("run_messages_agent", hint="a 400 names the Messages API rule that was broken"):
+        r = run_messages_agent(client, "claude-fake", scenario.question,
+                               wb.fake_llm.anthropic_tools(scenario.openai_tools()), impl, **kwargs)
+    assert dataclasses.is_dataclass(r) and type(r).__name__ == "AgentResult", (
+        f"run_messages_agent must return an AgentResult, got {type(r).__name__}: {r!r}")
+    return r
+
+
+# Real HTTP, the real SDK, a system prompt and max_tokens.
+scenario = S.two_orders()
+llm = wb.fake_llm.FakeLLM(scenario)
+shop = wb.shop.Shop("C-001")
+with llm.serve() as base_url:
+    client = anthropic.Anthropic(base_url=base_url.removesuffix("/v1"), api_key="sk-ant-test", max_retries=0)
+    r = run_on(client, scenario, shop.tools(), system="You are Northwind support.", max_tokens=300)
+assert (r.answer, r.status, r.steps) == (scenario.answer, "done", 2), f"expected the answer over HTTP; got {r!r}"
+assert shop.log == [("get_order", {"order_id": "A-1001"}), ("get_order", {"order_id": "A-1002"})], (
+    f"run each tool_use in order with its input; the shop saw {shop.log}")
+for body in llm.requests:
+    assert body.get("system") == "You are Northwind support." and body.get("max_tokens") == 300, (
+        "send system= and max_tokens=max_tokens with every request")
+    assert body.get("tools") == wb.fake_llm.anthropic_tools(scenario.openai_tools()), "send tools every time"
+    assert all(m.get("role") in ("user", "assistant") for m in body["messages"]), "no system message in messages"
+first_reply = llm.handle(llm.requests[0], "messages").body["content"]
+sent = llm.requests[1]["messages"]
+wb.checks.equal([{k: b.get(k) for k in ("type", "id", "name", "input")} for b in sent[1]["content"]],
+                [{k: b.get(k) for k in ("type", "id", "name", "input")} for b in first_reply],
+                "the assistant turn sent back", "the reply's whole content, every block in order")
+wb.checks.equal([b.get("tool_use_id") for b in sent[2]["content"]], [b["id"] for b in first_reply],
+                "the tool_use_ids of the results", "one result per tool_use, in order, in one user message")
+assert [b.get("type") for b in sent[2]["content"]] == ["tool_result", "tool_result"], "only tool_result blocks"
+assert all(not b.get("is_error") for b in sent[2]["content"]), "is_error only for failures"
+wb.checks.is_type(json.loads(sent[2]["content"][0]["content"]), dict, "a result's content, parsed (json.dumps)")
+
+# No system prompt: no system argument at all.
+scenario = S.taxi_spending()
+llm = wb.fake_llm.FakeLLM(scenario)
+r = run_on(llm.anthropic_client(max_calls=4), scenario, wb.shop.Shop("C-001").tools())
+assert (r.answer, r.status, r.steps) == (scenario.answer, "done", 2), f"got {r!r}"
+assert "system" not in llm.requests[0] and llm.requests[0]["messages"] == [
+    {"role": "user", "content": scenario.question}], "without a system prompt send no system= and only the question"
+
+# Failures are is_error: an unknown tool, then a vague and a specific error.
+scenario = S.unknown_tool_then_recover()
+llm = wb.fake_llm.FakeLLM(scenario)
+r = run_on(llm.anthropic_client(max_calls=6), scenario, wb.shop.Shop("C-001").tools())
+assert (r.answer, r.status) == (scenario.answer, "done"), f"an unknown tool is an observation; got {r!r}"
+failed = llm.requests[1]["messages"][2]["content"][0]
+assert failed.get("is_error") is True and "get_order" in failed.get("content", ""), (
+    f"the unknown tool's result lists the tools and carries is_error; sent {failed!r}")
+
+
+def bad_month(category, month):
+    raise ValueError("invalid input")  # vague: no 'error' in the words, only the flag says so
+
+
+scenario = S.vague_vs_specific_error()
+llm = wb.fake_llm.FakeLLM(scenario)
+r = run_on(llm.anthropic_client(max_calls=6), scenario, {"txn_sum": bad_month})
+assert llm.requests[1]["messages"][2]["content"][0].get("is_error") is True, "a raised exception is an is_error result"
+
+# A one-step answer, text before a call, a stop sequence, and the step limit.
+one = S.scripted(S.final("Order A-1001 is shipped."), question="Where is A-1001?")
+r = run_on(wb.fake_llm.FakeLLM(one).anthropic_client(max_calls=2), one, {})
+assert (r.answer, r.status, r.steps) == ("Order A-1001 is shipped.", "done", 1), f"got {r!r}"
+react = S.scripted("Thought: I know it.\nObservation: made up", question="Where is A-1001?")
+stopping = wb.fake_llm.FakeLLM(react).anthropic_client(max_calls=2)
+create = stopping.messages.create
+stopping.messages.create = lambda **kw: create(stop_sequences=["Observation:"], **kw)
+r = run_on(stopping, react, {})
+assert (r.answer, r.status, r.steps) == (None, "STOPPED: stop_sequence", 1), (
+    f"a reply that ended at a stop sequence is not end_turn: AgentResult(None, 'STOPPED: stop_sequence', 1); got {r!r}")
+said = S.scripted(S.Reply(calls=(S.Call("get_order", {"order_id": "A-1001"}),), text="Let me check."),
+                  "Shipped.", tools=("get_order",), question="Where is A-1001?")
+llm = wb.fake_llm.FakeLLM(said)
+r = run_on(llm.anthropic_client(max_calls=3), said, wb.shop.Shop("C-001").tools())
+assert (r.answer, r.status, r.steps) == ("Shipped.", "done", 2), f"got {r!r}"
+assert [b.get("type") for b in llm.requests[1]["messages"][1]["content"]] == ["text", "tool_use"], (
+    "the assistant turn keeps its text block before the tool_use")
+for max_steps in (2, 8):
+    scenario = S.never_finishes()
+    llm = wb.fake_llm.FakeLLM(scenario)
+    kwargs = {} if max_steps == 8 else {"max_steps": max_steps}
+    r = run_on(llm.anthropic_client(max_calls=max_steps + 2), scenario, {"search_kb": lambda query: {"hits": []}},
+               **kwargs)
+    assert (r.answer, r.status, r.steps, llm.calls) == (None, "STOPPED: step limit", max_steps, max_steps), (
+        f"with max_steps={max_steps}: AgentResult(None, 'STOPPED: step limit', {max_steps}); got {r!r} "
+        f"after {llm.calls} calls")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# Your loop, unchanged, over real HTTP — the code path a live Claude model is reached by
+# (`LLM_PROVIDER=anthropic` makes the same client with `make_client(api="messages")`):
+
+# %%
+import anthropic
+
+scenario = scenarios.two_orders()
+llm = FakeLLM(scenario)
+with llm.serve() as base_url:
+    claude = anthropic.Anthropic(base_url=base_url.removesuffix("/v1"), api_key="sk-ant-not-a-real-key")
+    print(run_messages_agent(claude, "claude-fake", scenario.question, anthropic_tools(scenario.openai_tools()),
+                             Shop("C-001").tools(), system="You are Northwind support."))
+for body in llm.requests:
+    print([(m["role"], [b["type"] for b in m["content"]] if isinstance(m["content"], list) else "text")
+           for m in body["messages"]])
+
+# %% [markdown]
 # ## Common mistakes
 #
 # Each of these is a wrong answer the hidden tests catch.
@@ -1143,6 +1450,14 @@ print("next call:", reply.choices[0].message.tool_calls[0].function)
 # - **Anthropic → OpenAI: dropping `is_error`, or one message for all results.** Without the
 #   `ERROR:` text the model reads a failure as data; Chat Completions needs one `tool` message per
 #   call, right after the assistant turn.
+# - **Messages API: `system` as a message, or a part of the reply dropped.** The system prompt is
+#   `system=`; the assistant turn is the reply's whole `content`, text blocks and every `tool_use`.
+# - **Messages API: one user message per result, or text before the results.** Every `tool_use`
+#   of a turn is answered in the next user message, `tool_result` blocks first; Anthropic's 400
+#   names the rule.
+# - **Messages API: no `is_error`, or `max_tokens` taken for an answer.** The flag tells the model
+#   a result is a failure; a reply cut off at `max_tokens` (or at a stop sequence) is a stop
+#   status, not an answer.
 # - **Model names and URLs scattered through the code.** They change (DeepSeek switched its old
 #   model names off in 2026). Keep them in one place and read keys from `.env`.
 
@@ -1157,7 +1472,8 @@ show("10_real_providers")
 # %% [markdown]
 # ## Live cell (optional)
 #
-# Your `run_agent` on the provider you configured, with the options that provider needs. It runs
+# Your `run_agent` on the provider you configured, with the options that provider needs — or,
+# with `LLM_PROVIDER=anthropic`, your `run_messages_agent` on Claude. It runs
 # only when `LLM_PROVIDER` names a live provider (see chapter 00) and is never graded. A real
 # model words its answer its own way, and a small local one may need more steps.
 
@@ -1166,13 +1482,19 @@ from workbook.providers import SKIP_HINT, ProviderError, current, live_enabled
 
 if live_enabled():
     try:
-        live_client, live_model = make_client()
         provider = current().name
         print(describe())
         scenario = scenarios.deepseek_thinking()
-        live = run_agent(live_client, live_model, scenario.question, scenario.openai_tools(),
-                         Shop("C-001").tools(), system="You are Northwind support. Use the tools; be brief.",
-                         max_steps=6, **request_options(provider))
+        system = "You are Northwind support. Use the tools; be brief."
+        if provider == "anthropic":  # Claude: your Messages API loop (Exercise 5)
+            live_client, live_model = make_client(api="messages")
+            live = run_messages_agent(live_client, live_model, scenario.question,
+                                      anthropic_tools(scenario.openai_tools()), Shop("C-001").tools(),
+                                      system=system, max_steps=6)
+        else:
+            live_client, live_model = make_client()
+            live = run_agent(live_client, live_model, scenario.question, scenario.openai_tools(),
+                             Shop("C-001").tools(), system=system, max_steps=6, **request_options(provider))
         print(live)
     except ProviderError as e:  # a set-up problem, explained in one line
         print(e)
