@@ -11,7 +11,9 @@ Run `python -m autograder --help` (`__main__`). The modules:
     collect         `collect`: submissions from a folder or an LMS zip into submitted/
     cohort          `grade`: a cohort in N parallel workers, sharded by student
     grading         one student's submissions, graded inside one worker process
-    gradebook       the master gradebook and one private copy per worker
+    cluster         `grade --cluster`: one Dask task per submission, the client writes the course
+    cluster_task    one such task: packed by the client, graded in a private course on a worker
+    gradebook       the master gradebook, a private copy per worker, a submission's rows
     execute         nbgrader's Execute, hardened: sandboxed kernel, deadline, proven test cells
     sandbox         the OS sandbox (bubblewrap) around each submission's kernel
     kernel_guard    inside the grading kernel: resource limits, read protection, a cell guard

@@ -11,6 +11,8 @@ stopped; `--force` grades everything again.
 
 from __future__ import annotations
 
+import hashlib
+import socket
 import sys
 import time
 from pathlib import PurePosixPath
@@ -29,11 +31,16 @@ def _connect(address: str, workers: int):
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                host="127.0.0.1", dashboard_address=None)
         return Client(cluster), cluster
-    try:
-        return Client(address, timeout="20s"), None
+    hint = (f"start one with `dask scheduler` and workers with `dask worker {address} --nthreads 1` "
+            f"(autograder/README.md, \"Grading a large cohort\")")
+    host, _, port = address.removeprefix("tcp://").rpartition(":")
+    if not address.startswith("tcp://") or not host or not port.isdigit():
+        raise AutograderError(f"--cluster wants tcp://HOST:PORT or {LOCAL!r}, not {address!r}")
+    try:  # a refused port is said at once, not after the client's retries
+        socket.create_connection((host.strip("[]"), int(port)), timeout=10).close()
+        return Client(address, timeout="30s"), None
     except (OSError, TimeoutError) as e:
-        raise AutograderError(f"cannot reach the Dask scheduler at {address} ({e}); start one with "
-                              f"`dask scheduler` and workers with `dask worker {address} --nthreads 1`") from None
+        raise AutograderError(f"cannot reach the Dask scheduler at {address} ({e}); {hint}") from None
 
 
 def _up_to_date(course: Course, student: str, chapter: str, key: str) -> dict | None:
@@ -73,17 +80,24 @@ def grade(course: Course, address: str, todo: dict[str, list[str]], limits: Limi
     """Grade `todo` (student -> chapters) on the cluster at `address`; return every record."""
     from dask.distributed import as_completed
 
-    tasks, kept = [], []
+    tasks, kept, refused = [], [], []
     for student in sorted(todo):
         for chapter in todo[student]:
-            task = cluster_task.pack(course, student, chapter, limits_for.get(student, limits))
+            try:
+                task = cluster_task.pack(course, student, chapter, limits_for.get(student, limits))
+            except (OSError, ValueError) as e:  # e.g. a folder too big to send: a row, not a stop
+                record = results.failed(course, student, chapter, f"not sent to the cluster: {e}", limits.sandbox)
+                results.save(course, record)
+                refused.append(record)
+                print(f"{student}: {chapter} ERROR {record['message']}", file=out)
+                continue
             saved = None if force else _up_to_date(course, student, chapter, task.key)
             (kept.append(saved) if saved else tasks.append(task))
     if kept:
         print(f"{len(kept)} submission(s) already graded from the same notebook, chapter and limits: "
               f"kept (--force grades them again)", file=out)
     if not tasks:
-        return kept
+        return kept + refused
     client, cluster = _connect(address, workers)
     try:
         try:
@@ -93,7 +107,10 @@ def grade(course: Course, address: str, todo: dict[str, list[str]], limits: Limi
         print(f"grading {len(tasks)} submission(s) on the Dask cluster at {client.scheduler.address} "
               f"({len(client.scheduler_info()['workers'])} worker(s))"
               f"{', dashboard ' + link if link else ''}", file=out, flush=True)
-        template = client.scatter(gradebook.template(course), broadcast=True)
+        # A task, not scattered data: if the worker holding it dies, Dask makes it again elsewhere.
+        blob = gradebook.template(course)
+        template = client.submit(cluster_task.hold, blob, pure=False,
+                                 key=f"gradebook-template-{hashlib.sha256(blob).hexdigest()[:16]}")
         futures = {client.submit(cluster_task.run, task, template, pure=False,
                                  key=f"grade-{task.student}-{task.chapter}-{task.key[:16]}"): task
                    for task in tasks}
@@ -113,4 +130,4 @@ def grade(course: Course, address: str, todo: dict[str, list[str]], limits: Limi
         client.close()
         if cluster is not None:
             cluster.close()
-    return kept + records
+    return kept + refused + records

@@ -60,6 +60,11 @@ def pack(course: Course, student: str, chapter: str, limits: Limits) -> Task:
     return Task(student, chapter, submission, source, dataclasses.asdict(limits), digest.hexdigest())
 
 
+def hold(blob: bytes) -> bytes:
+    """The master gradebook's template as a task result every grading task depends on."""
+    return blob
+
+
 def _write(folder: Path, files: dict[str, bytes]) -> None:
     for rel, data in files.items():
         parts = PurePosixPath(rel).parts

@@ -1,5 +1,7 @@
 """Autograde seconds per submission: plain `nbgrader autograde` vs `grade --workers 1` and `--workers 2`,
-each with and without the bubblewrap sandbox (the sandbox's overhead is measured in the same run).
+each with and without the bubblewrap sandbox (the sandbox's overhead is measured in the same run),
+`grade --cluster` on 2 Dask workers and on a LocalCluster (one run each), and the floor: the same
+notebooks executed by bare nbclient in 2 processes.
 
 The synthetic cohort is made from one chapter's own notebooks (solved, partial, untouched, mutants),
 so every way grades exactly the same notebooks. BENCH_STUDENTS (default 40) sets its size.
@@ -8,13 +10,18 @@ so every way grades exactly the same notebooks. BENCH_STUDENTS (default 40) sets
 from __future__ import annotations
 
 import io
+import multiprocessing
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
 
 from autograder import cohort, gradebook, variants
 from autograder.course import Course
@@ -22,6 +29,7 @@ from autograder.release import build_release
 from autograder.sandbox import bwrap_problem
 from autograder.settings import Limits
 from bench import print_table
+from tests.dask_cluster import Cluster
 from tests.gates import PILOT
 
 PLAIN_CONFIG = """\
@@ -75,14 +83,45 @@ def _plain(course: Course, chapter: str, nbs: list) -> float:
     return time.monotonic() - started
 
 
-def _ours(course: Course, chapter: str, nbs: list, workers: int, sandbox: str) -> float:
+def _ours(course: Course, chapter: str, nbs: list, workers: int, sandbox: str,
+          cluster: str | None = None) -> float:
     shutil.rmtree(course.workspace, ignore_errors=True)
     for i, nb in enumerate(nbs):
         variants.save(nb, course.submitted / f"s{i:03}" / chapter / f"{chapter}.ipynb")
     gradebook.ensure_assignments(course, [chapter])  # untimed, like generate_assignment above
     started = time.monotonic()
-    cohort.grade(course, workers=workers, limits=Limits(cell_timeout=60, sandbox=sandbox), out=io.StringIO())
+    cohort.grade(course, workers=workers, limits=Limits(cell_timeout=60, sandbox=sandbox), out=io.StringIO(),
+                 cluster=cluster)
     return time.monotonic() - started
+
+
+def _execute(path: str) -> None:
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    NotebookClient(nb, timeout=60, allow_errors=True, kernel_name="python3",
+                   resources={"metadata": {"path": os.path.dirname(path)}}).execute()
+
+
+def _limit(course: Course, chapter: str) -> float:
+    """The floor: the notebooks just graded (hidden tests and all) run by bare nbclient in 2 processes."""
+    paths = sorted(str(p) for p in course.autograded.glob(f"*/{chapter}/{chapter}.ipynb"))
+    started = time.monotonic()
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
+        list(pool.map(_execute, paths))
+    return time.monotonic() - started
+
+
+def _cluster_rows(course: Course, chapter: str, nbs: list, tmp: Path) -> list[tuple[str, float]]:
+    """One run each (issue 16): 2 `dask worker` processes, and a LocalCluster of 2; then the floor."""
+    mode = "none" if bwrap_problem() else "bwrap"
+    with Cluster(tmp / "dask") as cluster:
+        rows = [(f"grade --cluster (dask scheduler + 2 workers, {mode})",
+                 _ours(course, chapter, nbs, 2, mode, cluster.address))]
+    rows.append((f"grade --cluster local --workers 2 ({mode})", _ours(course, chapter, nbs, 2, mode, "local")))
+    rows.append(("the floor: bare nbclient, 2 processes, no sandbox", _limit(course, chapter)))
+    return rows
 
 
 def main(size: int | None = None) -> None:
@@ -104,15 +143,17 @@ def main(size: int | None = None) -> None:
             timings.append((f"grade --workers {workers} --sandbox none", best["none"]))
             if "bwrap" in best:
                 timings.append((f"grade --workers {workers} (bwrap sandbox)", best["bwrap"]))
+        timings += _cluster_rows(course, chapter, nbs, Path(tmp))
         after = os.getloadavg()
     base = timings[0][1]
     print(f"{size} submissions of {chapter}, fastest of {os.environ.get('BENCH_ROUNDS', '3')} rounds; "
           f"{os.cpu_count()} CPUs; load average "
           f"{load[0]:.2f} before, {after[0]:.2f} after\n")
-    print_table(["how", "total s", "s / submission", "speed-up"],
-                [[name, f"{seconds:.1f}", f"{seconds / size:.2f}", f"{base / seconds:.2f}x"]
-                 for name, seconds in timings])
-    if len(timings) == 5:
+    floor = timings[-1][1]
+    print_table(["how", "total s", "s / submission", "vs plain nbgrader", "vs the floor"],
+                [[name, f"{seconds:.1f}", f"{seconds / size:.2f}", f"{base / seconds:.2f}x faster",
+                  f"{seconds / floor:.2f}x its time"] for name, seconds in timings])
+    if len(timings) >= 5 and "bwrap" in timings[2][0]:
         for workers, plain, boxed in ((1, timings[1][1], timings[2][1]), (2, timings[3][1], timings[4][1])):
             print(f"sandbox overhead, --workers {workers}: {100 * (boxed - plain) / plain:+.1f} % "
                   f"({(boxed - plain) / size:+.2f} s per submission)")

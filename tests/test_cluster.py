@@ -5,13 +5,9 @@ on them must give the same grades.csv as the local path, also when a worker is k
 """
 
 import io
-import json
 import os
-import signal
 import sqlite3
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -20,9 +16,9 @@ from autograder import cohort, collect, export
 from autograder.course import AutograderError, Course
 from autograder.sandbox import bwrap_problem
 from autograder.settings import Limits
+from tests.dask_cluster import Cluster
 
 pytestmark = pytest.mark.slow
-DASK = Path(sys.executable).parent / "dask"
 LIMITS = Limits(cell_timeout=5, notebook_timeout=60, sandbox="bwrap" if bwrap_problem() is None else "none")
 
 
@@ -52,48 +48,6 @@ def local_csv(scratch):
     course = _workspace(scratch, "local")
     cohort.grade(course, workers=2, limits=LIMITS, out=io.StringIO())
     return _csv(course)
-
-
-class Cluster:
-    """`dask scheduler` + `dask worker`s, each in its own process group and empty folder."""
-
-    def __init__(self, root: Path, workers: int = 2):
-        self.root, self.procs = root, []
-        root.mkdir(parents=True, exist_ok=True)
-        self.file = root / "scheduler.json"
-        self._start("scheduler", [str(DASK), "scheduler", "--host", "127.0.0.1", "--port", "0",
-                                  "--no-dashboard", "--scheduler-file", str(self.file)])
-        deadline = time.monotonic() + 60
-        while not self.file.is_file() and time.monotonic() < deadline:
-            time.sleep(0.2)
-        self.address = json.loads(self.file.read_text())["address"]
-        self.workers = [self._start(f"worker{i}", [
-            str(DASK), "worker", self.address, "--nthreads", "1", "--nworkers", "1", "--host", "127.0.0.1",
-            "--no-dashboard", "--local-directory", "."]) for i in range(workers)]
-        from dask.distributed import Client
-        with Client(self.address, timeout="30s") as client:
-            client.wait_for_workers(workers, timeout=120)
-
-    def _start(self, name: str, argv: list[str]) -> subprocess.Popen:
-        folder = self.root / name
-        folder.mkdir()
-        log = open(folder / "log.txt", "wb")
-        proc = subprocess.Popen(argv, cwd=folder, stdout=log, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, start_new_session=True)
-        self.procs.append(proc)
-        return proc
-
-    def kill(self, proc: subprocess.Popen) -> None:
-        """SIGKILL a whole process group: the nanny, its worker, the kernels it started."""
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait(timeout=30)
-
-    def close(self) -> None:
-        for proc in reversed(self.procs):
-            self.kill(proc)
 
 
 @pytest.fixture

@@ -1,0 +1,71 @@
+"""A Dask cluster of real processes on 127.0.0.1, for the cluster tests and the grading bench."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from dask.distributed import Client
+
+DASK = Path(sys.executable).parent / "dask"
+
+
+class Cluster:
+    """`dask scheduler` + `dask worker`s, each in its own process group and empty folder."""
+
+    def __init__(self, root: Path, workers: int = 2):
+        self.root, self.procs = root, []
+        root.mkdir(parents=True, exist_ok=True)
+        self.file = root / "scheduler.json"
+        try:
+            self._up(workers)
+        except BaseException:
+            self.close()
+            raise
+
+    def _up(self, workers: int) -> None:
+        self._start("scheduler", [str(DASK), "scheduler", "--host", "127.0.0.1", "--port", "0",
+                                  "--no-dashboard", "--scheduler-file", str(self.file)])
+        deadline, self.address = time.monotonic() + 60, None
+        while self.address is None:
+            try:
+                self.address = json.loads(self.file.read_text())["address"]
+            except (OSError, ValueError, KeyError):  # not written yet, or half written
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"dask scheduler did not start: see {self.root / 'scheduler'}") from None
+                time.sleep(0.2)
+        self.workers = [self._start(f"worker{i}", [
+            str(DASK), "worker", self.address, "--nthreads", "1", "--nworkers", "1", "--host", "127.0.0.1",
+            "--no-dashboard", "--local-directory", "."]) for i in range(workers)]
+        with Client(self.address, timeout="30s") as client:
+            client.wait_for_workers(workers, timeout=120)
+
+    def _start(self, name: str, argv: list[str]) -> subprocess.Popen:
+        folder = self.root / name
+        folder.mkdir()
+        log = open(folder / "log.txt", "wb")
+        proc = subprocess.Popen(argv, cwd=folder, stdout=log, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, start_new_session=True)
+        self.procs.append(proc)
+        return proc
+
+    def kill(self, proc: subprocess.Popen) -> None:
+        """SIGKILL a whole process group: the nanny, its worker, the kernels it started."""
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait(timeout=30)
+
+    def close(self) -> None:
+        for proc in reversed(self.procs):
+            self.kill(proc)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
