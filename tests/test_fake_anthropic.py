@@ -1,6 +1,8 @@
 """The fake's fourth face: Anthropic's Messages API through the real `anthropic` SDK, in-process and
 over real HTTP, with the same scenarios and Anthropic's own 400s (docs/SOURCES.md)."""
 
+import contextlib
+import dataclasses
 import json
 
 import anthropic
@@ -123,12 +125,19 @@ RULES = [
 ]
 
 
+@pytest.mark.parametrize("face", ["in-process", "http"])
 @pytest.mark.parametrize(("why", "messages", "tools", "message"), RULES, ids=[r[0] for r in RULES])
-def test_each_rule_is_a_400_with_anthropics_wording(why, messages, tools, message):
-    client = FakeLLM(S.two_orders()).anthropic_client(max_retries=0)
-    with pytest.raises(anthropic.BadRequestError) as info:
-        client.messages.create(model=MODEL, max_tokens=50, messages=messages,
-                               **({"tools": tools} if tools else {}))
+def test_each_rule_is_a_400_with_anthropics_wording(why, messages, tools, message, face):
+    llm = FakeLLM(S.two_orders())
+    with contextlib.ExitStack() as stack:
+        if face == "http":
+            base_url = stack.enter_context(llm.serve()).removesuffix("/v1")
+            client = anthropic.Anthropic(api_key="k", base_url=base_url, max_retries=0)
+        else:
+            client = llm.anthropic_client(max_retries=0)
+        with pytest.raises(anthropic.BadRequestError) as info:
+            client.messages.create(model=MODEL, max_tokens=50, messages=messages,
+                                   **({"tools": tools} if tools else {}))
     assert info.value.body["type"] == "error"
     assert info.value.body["error"]["type"] == "invalid_request_error"
     assert info.value.body["error"]["message"].startswith(message)
@@ -179,3 +188,38 @@ def test_scripted_faults_have_anthropics_statuses_and_types():
     assert info.value.body["error"]["type"] == "rate_limit_error"
     retried = FakeLLM(S.rate_limited()).anthropic_client(max_retries=2)  # the SDK retries, 1 ms apart
     assert retried.messages.create(model=MODEL, max_tokens=5, messages=[Q]).content
+
+
+GARBAGE = [[], "not json", {"model": MODEL, "max_tokens": 5, "messages": "hi"},
+           {"model": MODEL, "max_tokens": 5, "messages": []},
+           {"model": MODEL, "max_tokens": 5, "messages": [{"role": "user"}]},
+           {"model": MODEL, "max_tokens": 5, "messages": [{"role": "user", "content": [1, 2]}]},
+           {"model": MODEL, "max_tokens": 5, "messages": [{"role": "tool", "content": "x"}]},
+           {"model": MODEL, "max_tokens": 5, "messages": [Q], "tools": {"name": "x"}},
+           {"model": MODEL, "max_tokens": 5, "messages": [Q], "tools": [{"name": "x"}]},
+           {"model": MODEL, "max_tokens": 5, "messages": [Q], "stop_sequences": "Observation:"},
+           {"model": MODEL, "max_tokens": 5, "messages": [{"role": "user", "content": [
+               {"type": "tool_result", "content": {"odd": 1}}]}], "tools": TOOLS}]
+
+
+@pytest.mark.parametrize("body", GARBAGE, ids=range(len(GARBAGE)))
+def test_a_malformed_request_is_a_400_never_the_fakes_own_500(body):
+    out = FakeLLM(S.two_orders()).handle(body, "messages")
+    assert out.status == 400 and out.body["type"] == "error", out.body
+
+
+@pytest.mark.parametrize("name", list(S.CATALOGUE))
+def test_every_scenario_plays_through_the_messages_face_without_the_fakes_own_500(name):
+    """Scripted faults and 400s are fine; the fake failing on its own (api_error 500 with
+    x-should-retry false) is not: the same scenarios must read tool results from either API."""
+    sc = S.get(name)
+    if name == "support_desk":  # its policy plays the workflow step its system prompt names
+        sc = dataclasses.replace(sc, system="Classify the customer's message.")
+    impl = {t: (lambda **kw: {"ok": True, **kw}) for t in sc.tools}
+    client = FakeLLM(sc, hang_seconds=0.1).anthropic_client(max_retries=0, timeout=2)
+    try:
+        messages_loop(client, sc, impl, max_steps=4)
+    except (anthropic.RateLimitError, anthropic.APITimeoutError, AssertionError):
+        pass  # a scripted 429 or timeout, or a scenario that never stops (the loop's own cap)
+    except anthropic.InternalServerError as e:
+        assert e.body["error"]["message"] in ("Overloaded", "Internal server error"), e.body

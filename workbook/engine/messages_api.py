@@ -3,8 +3,9 @@ what a scenario reads from such a request, and the reply as Anthropic sends it.
 
 The same scenarios play behind it: a request becomes the same turns the Chat Completions face
 makes (`system` a system turn, a `tool_use` block a tool call, a `tool_result` block a tool
-message), so a scenario does not know which protocol it is played through. Every text, with its
-source, is listed in docs/SOURCES.md.
+message), so a scenario does not know which protocol it is played through. The dialects
+(deepseek, ollama) are Chat Completions rules and do not apply here. Every text, with its source,
+is listed in docs/SOURCES.md.
 """
 
 from __future__ import annotations
