@@ -8,13 +8,14 @@ One errand, three ways: "Where is my order A-1001, and how much did I spend on t
   cuts that off. On its next turn it reads the first Observation after each of its actions, so a
   loop without the stop sequence feeds it its own invention and gets a wrong answer.
 - `native_errand`: the same errand with native tool calls (both look-ups in one reply).
-- `plan_errand`: (its `answer` is None: only plan-and-execute reaches `PLAN_ANSWER`) one model in three roles, told apart by the system prompt, as a real model reads
-  it: the planner (the system prompt names "planner") answers with a JSON plan; the synthesizer
-  (it names "step results") combines the results it is given; any other request is an executor
-  running one step with native tool calls (only the line "Step: ..." of its question, when there
-  is one). A replan (the planner's messages say "failed" or "not valid") plans the steps not listed
-  as lines "- <step>" after "Done so far:". A step it cannot do (order Z-9) it keeps retrying with
-  the same call, so the chapter-06 loop stops it ("STOPPED: loop").
+- `plan_errand`: one model in three roles, told apart by the system prompt as a real model reads
+  it. The planner (the system prompt names "planner") answers with a JSON plan; the synthesizer
+  (it names "step results") combines the "Result:" lines it is given; any other request is an
+  executor running one step with native tool calls (only the line "Step: ..." of its question,
+  when there is one). A replan (the planner's messages say "failed" or "not valid") plans the
+  steps not listed as lines "- <step>" after "Done so far:". A step it cannot do (order Z-9) it
+  keeps retrying with the same call, so the chapter-06 loop stops it ("STOPPED: loop"). Its
+  `answer` is None: only plan-and-execute reaches `PLAN_ANSWER`, a native loop would not.
 """
 
 from __future__ import annotations
