@@ -385,6 +385,27 @@ def test_odd_messages_in_a_file_still_show():
     assert "<pre>4</pre>" in v.messages.value
 
 
+def test_a_format_without_messages_says_nothing_about_them():
+    """Chapter 09's step lines carry no messages: no step may read as if the log lacked them."""
+    traj = read_jsonl(jsonl(step(1), step(2), summary(2)))
+    assert traj.problems == [] and all(s.messages is None for s in traj.steps)
+    v = trace.viewer(traj)
+    for _ in traj.steps:
+        assert v.messages.value == "", v.messages.value
+        v.next.click()
+    for page in (trace.to_html(traj), trace.plain(traj)):
+        assert "Messages" not in page and "no messages" not in page.lower(), page
+
+
+def test_a_step_without_messages_in_a_format_with_them_says_so():
+    traj = read_jsonl(jsonl(step(1, messages=[{"role": "user", "content": "hi"}]), step(2), summary(2)))
+    v = trace.viewer(traj)
+    assert "hi" in v.messages.value
+    v.next.click()
+    assert v.messages.value == "<i>No messages recorded for this step.</i>"
+    assert "(no messages recorded for this step)" in trace.plain(traj)
+
+
 def test_viewer_bundle_has_the_widget_and_fallbacks():
     bundle = trace.viewer(trace.sample())._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle

@@ -82,9 +82,15 @@ def messages_text(step: Step) -> str:
     return "\n".join(blocks)
 
 
+def records_messages(traj: Trajectory) -> bool:
+    """Does this trajectory's format record the messages at all? If not, the viewer says nothing
+    about them (a missing field is no fault of the log)."""
+    return any(s.messages is not None for s in traj.steps)
+
+
 def messages_html(step: Step) -> str:
     if not step.messages:
-        return "<i>No messages recorded for this step (a JSONL line may carry them as \"messages\").</i>"
+        return "<i>No messages recorded for this step.</i>"
     out = [f"<b>Messages sent at this step ({len(step.messages)}):</b>"]
     for m in step.messages:
         label, lines = _message_lines(m)
@@ -111,17 +117,17 @@ def plain(traj) -> str:
     for i, s in enumerate(traj.steps):
         out += ["", f"=== Step {s.step or i + 1} of {len(traj.steps)} ==="]
         out += [f"{k}: {v}" for k, v in step_fields(traj, i)]
-        out += ["Messages sent at this step:", messages_text(s)]
+        out += ["Messages sent at this step:", messages_text(s)] if records_messages(traj) else []
     return "\n".join(out)
 
 
 def to_html(traj) -> str:
     """The whole trajectory as HTML: the table, then each step folded in a <details>."""
     traj = as_trajectory(traj)
-    out = [_CSS, table(traj).html()]
+    out, shown = [_CSS, table(traj).html()], records_messages(traj)
     for i, s in enumerate(traj.steps):
         out.append(f"<details><summary>Step {s.step or i + 1}: {html.escape(fmt(s.tool) or 'reply')}"
-                   f"</summary>{step_html(traj, i)}{messages_html(s)}</details>")
+                   f"</summary>{step_html(traj, i)}{messages_html(s) if shown else ''}</details>")
     return "".join(out)
 
 
@@ -163,7 +169,8 @@ class Viewer:
             return
         self.counter.value = f"<b>Step {self.index + 1} of {n}</b>"
         self.detail.value = step_html(self.trajectory, self.index)
-        self.messages.value = messages_html(self.trajectory.steps[self.index])
+        step = self.trajectory.steps[self.index]
+        self.messages.value = messages_html(step) if records_messages(self.trajectory) else ""
 
     def _repr_mimebundle_(self, **kwargs):
         bundle = self.widget._repr_mimebundle_(**kwargs)
