@@ -134,7 +134,8 @@ _CSS = """<style>
 .wb-quiz .widget-checkbox {width: 100%; height: auto;}
 .wb-quiz .widget-checkbox label {display: flex; align-items: flex-start; gap: 6px;
   white-space: normal; overflow: visible; height: auto; line-height: 1.4; margin: 2px 0;}
-.wb-quiz .widget-checkbox input {flex: none; margin-top: 0.25em;}
+.wb-quiz .widget-checkbox input {flex: none; align-self: flex-start; margin: 0.3em 0 0 0;}
+.wb-quiz .widget-html-content {line-height: 1.5;}
 .wb-quiz .wb-quiz-single input {appearance: none; width: 13px; height: 13px;
   border: 1px solid #767676; border-radius: 50%; background: #fff;}
 .wb-quiz .wb-quiz-single input:checked {border-color: #0075ff;

@@ -102,8 +102,11 @@ def free_port() -> int:
 class JupyterServer:
     """`jupyter lab` on a temp root, with its config, data, runtime and settings in temp too."""
 
-    def __init__(self, root: Path, tmp: Path):
-        self.root, self.tmp = root, tmp
+    def __init__(self, root: Path, tmp: Path, config_path: Path | None = None,
+                 extra_args: tuple[str, ...] = ()):
+        """config_path: a folder for JUPYTER_CONFIG_PATH, as `make lab` passes lab/student/."""
+        self.root, self.tmp, self.config_path = root, tmp, config_path
+        self.extra_args = list(extra_args)
         self.token = secrets.token_hex(16)
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
@@ -127,11 +130,15 @@ class JupyterServer:
         env = {k: v for k, v in os.environ.items() if k != "WORKBOOK_PLAIN"}
         env |= {"LLM_PROVIDER": "fake", "JUPYTER_CONFIG_DIR": str(dirs["config"]),
                 "JUPYTER_DATA_DIR": str(dirs["data"]), "JUPYTER_RUNTIME_DIR": str(dirs["runtime"]),
-                "IPYTHONDIR": str(dirs["ipython"]), "JUPYTER_PLATFORM_DIRS": "1"}
+                "IPYTHONDIR": str(dirs["ipython"]), "JUPYTER_PLATFORM_DIRS": "1",
+                "WORKBOOK_PROGRESS": str(self.tmp / "progress.json")}  # the quizzes' saved answers
+        env.pop("JUPYTER_CONFIG_PATH", None)
+        if self.config_path is not None:
+            env["JUPYTER_CONFIG_PATH"] = str(self.config_path)
         cmd = [sys.executable, "-m", "jupyterlab", "--allow-root", "--no-browser", "--ip", "127.0.0.1",
                f"--port={self.port}", "--ServerApp.port_retries=0", f"--ServerApp.token={self.token}",
                f"--ServerApp.root_dir={self.root}", f"--LabApp.workspaces_dir={dirs['workspaces']}",
-               f"--LabApp.user_settings_dir={dirs['settings']}"]
+               f"--LabApp.user_settings_dir={dirs['settings']}", *self.extra_args]
         with self.log.open("wb") as log:
             self.proc = subprocess.Popen(cmd, cwd=self.root, env=env, stdout=log,
                                          stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)

@@ -79,7 +79,7 @@ def test_finished_chapter_runs_all_cells_and_its_quiz_gives_feedback(page, jupyt
     feedback = box.locator(".wb-quiz-feedback")
 
     def pick(i: int) -> None:
-        box.locator(".widget-radio-box label", has_text=f"{quiz.LETTERS[i]}) ").click()
+        box.locator(".widget-checkbox .widget-label-basic").nth(i).click()
         box.get_by_role("button", name="Check").click()
 
     pick(wrong)
