@@ -20,6 +20,7 @@ COPIES = {
     "call_tool": ("06_limits", ["13_react_and_plan_execute"]),
     "tool_message": ("06_limits", ["13_react_and_plan_execute"]),
     "run_agent": ("06_limits", ["13_react_and_plan_execute"]),
+    "error_observation": ("05_errors_are_observations", ["07_what_code_decides", "11_capstone"]),
     "args_model": ("05_errors_are_observations", ["14_one_agent_or_a_team"]),
     "read_file": ("07_what_code_decides", ["11_capstone"]),
     "write_note": ("07_what_code_decides", ["11_capstone"]),

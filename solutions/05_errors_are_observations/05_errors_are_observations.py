@@ -19,16 +19,16 @@
 # the database is down. Small local models add one more: the call written as plain text in the
 # message instead of in `tool_calls`.
 #
-# None of that may crash the loop. Every failure becomes an **observation** — a `tool` message that
-# starts with `ERROR:` — and the model takes its next step knowing what went wrong. Whether that
+# None of that may crash the loop. Every failure becomes an **observation** — a `tool` message whose
+# content is the JSON text `{"error": "..."}` — and the model takes its next step knowing what went wrong. Whether that
 # step is a fix or a shrug depends on one thing you control: **how specific the error is.**
 #
 # **Learning goals.** After this chapter you can
 # - name what goes wrong with a tool call and what naive code does then (`KeyError`,
 #   `JSONDecodeError`, `TypeError`, an escaping exception);
 # - check arguments against a **pydantic model per tool**, with extra fields forbidden;
-# - write `execute(name, raw_args, impl)`, which returns a tool's result or an `ERROR: …`
-#   observation and never raises;
+# - write `execute(name, raw_args, impl)`, which returns a tool's result or an error observation,
+#   `{"error": "…"}`, and never raises;
 # - write error texts a model can act on, and see the fake model fix its call after a specific
 #   error and give up after a vague one;
 # - detect a tool call written as text, ask once for a proper call, and otherwise stop with an error
@@ -43,7 +43,8 @@
 # %% [markdown]
 # ## Given code
 #
-# The result object, and `args_model(fn)`: it reads a tool function's signature and builds a
+# The result object; `error_observation(text)`, the one shape of a failure reported to the model
+# (Part 1 says why); and `args_model(fn)`: it reads a tool function's signature and builds a
 # **pydantic model** of its arguments — one field per parameter, with its type and default, and no
 # other fields allowed. Part 2 explains what that buys you.
 
@@ -68,6 +69,11 @@ class AgentResult:
     answer: str | None  # the model's final text; None when the run was stopped
     status: str  # "done", or a stop status such as "STOPPED: step limit"
     steps: int  # how many times the model was called
+
+
+def error_observation(text):
+    """A failure as the model reads it: the JSON text {"error": text}."""
+    return json.dumps({"error": text}, ensure_ascii=False)
 
 
 def args_model(fn):
@@ -126,17 +132,21 @@ for name in ["unknown_tool_then_recover", "broken_json_then_fix", "wrong_field_t
 #
 # | the model sent | naive code | the observation the model should get |
 # |---|---|---|
-# | a tool that does not exist | `KeyError` | `ERROR: unknown tool 'lookup_order'. Available tools: card_block, get_order, …` |
-# | arguments that are not JSON | `JSONDecodeError` | `ERROR: the arguments of get_order are not valid JSON (…). Send one JSON object.` |
-# | arguments that do not fit | `TypeError` (or a wrong value deep inside the tool) | `ERROR: bad arguments for get_order: order_id: Field required; id: Extra inputs are not permitted. …` |
-# | a call the tool refuses | the tool's exception | `ERROR: txn_sum failed: ValueError: 'month' must look like YYYY-MM, e.g. 2026-09; got 'September 2026'` |
+# | a tool that does not exist | `KeyError` | `{"error": "unknown tool 'lookup_order'. Available tools: card_block, get_order, …"}` |
+# | arguments that are not JSON | `JSONDecodeError` | `{"error": "the arguments of get_order are not valid JSON (…). Send one JSON object."}` |
+# | arguments that do not fit | `TypeError` (or a wrong value deep inside the tool) | `{"error": "bad arguments for get_order: order_id: Field required; id: Extra inputs are not permitted. …"}` |
+# | a call the tool refuses | the tool's exception | `{"error": "txn_sum failed: ValueError: 'month' must look like YYYY-MM, e.g. 2026-09; got 'September 2026'"}` |
 #
 # And one the table cannot show, because there is no call at all: the call written as text
 # (Part 4).
 #
-# Chat Completions has no "this is an error" flag on a `tool` message (Anthropic's format has
-# `is_error`), so the text says it: start every error with `ERROR:`. The model reads it, and so do
-# you when you read a trajectory later.
+# Chat Completions has no "this is an error" flag on a `tool` message — its `content` is just text
+# (Anthropic's `tool_result` has `is_error`). So the content says it, in one shape: a result is
+# JSON (`json.dumps(result)`), and a failure is the JSON object `{"error": "<what went wrong and
+# what to do>"}` — `error_observation(text)` in the given code. The model reads the word "error"
+# and the sentence; your code (a trajectory reader, an evaluation) tells a failure from a result
+# by parsing, not by guessing from the first characters of some text — a page whose text begins
+# with "ERROR" is still a page. Every chapter of this workbook uses this one shape.
 #
 # The unknown-tool error has a second job. Some tasks no tool can do: "What is the weather on
 # Mars?" to an agent whose `get_weather` knows Earth's cities. The right end of that run is the
@@ -212,9 +222,9 @@ def next_reply(error_text):
     return after.tool_calls[0].function.arguments if after.tool_calls else after.content
 
 
-for error_text in ["ERROR: invalid input",
-                   "ERROR: txn_sum failed: ValueError: 'month' must look like YYYY-MM, e.g. 2026-09; "
-                   "got 'September 2026'"]:
+for error_text in [error_observation("invalid input"),
+                   error_observation("txn_sum failed: ValueError: 'month' must look like YYYY-MM, "
+                                     "e.g. 2026-09; got 'September 2026'")]:
     print(f"{error_text}\n    -> {next_reply(error_text)}\n")
 
 # %% [markdown]
@@ -223,7 +233,7 @@ for error_text in ["ERROR: invalid input",
 #
 # A good error observation:
 #
-# - **starts with `ERROR:`** and names the tool;
+# - **is an error observation** (`{"error": ...}`) and names the tool;
 # - says **which argument** and **what was expected**, with an example, and what was received;
 # - says **what to do next**: the tools that do exist, "send one JSON object", "fix and call again";
 # - is **short**: a traceback costs tokens, buries the one useful line, and shows your internals to
@@ -243,7 +253,7 @@ def answer_after(content):
 
 
 print("error swallowed:", answer_after("null"))
-print("error reported: ", answer_after("ERROR: get_order failed: KeyError: \"no order 'A-1003' for this customer\""))
+print("error reported: ", answer_after(error_observation("get_order failed: KeyError: \"no order 'A-1003' for this customer\"")))
 
 # %% [markdown]
 # ## Exercise 1 — `execute` (5 points)
@@ -251,7 +261,7 @@ print("error reported: ", answer_after("ERROR: get_order failed: KeyError: \"no 
 # Write `execute(name, raw_args, impl)`: one tool call, from the name and the raw JSON string the
 # model sent, to the text of its `tool` message. It **never raises**. In this order:
 #
-# 1. `name` is not in `impl` → `"ERROR: unknown tool '<name>'. Available tools: <the names in impl,
+# 1. `name` is not in `impl` → `"unknown tool '<name>'. Available tools: <the names in impl,
 #    sorted, comma-separated>."`
 # 2. `raw_args` is `""` or `None` → treat it as `"{}"` (some providers send that for a tool without
 #    parameters). Not valid JSON → an error that names the tool, says the arguments are not valid
@@ -264,36 +274,37 @@ print("error reported: ", answer_after("ERROR: get_order failed: KeyError: \"no 
 #    anything → an error that names the tool and gives the exception's type and message.
 # 5. Otherwise: `json.dumps(result, ensure_ascii=False, default=str)`.
 #
-# Every error starts with `"ERROR: "`. Exact wording beyond that is yours, as long as it carries
+# Every error is an error observation, `error_observation(text)` (the JSON text `{"error": text}`);
+# each step above gives its text. Exact wording beyond that is yours, as long as it carries
 # those facts.
 
 # %% nbgrader={"grade": false, "grade_id": "execute", "locked": false, "schema_version": 3, "solution": true}
 def execute(name, raw_args, impl):
-    """One tool call -> the text of its tool message: the JSON result, or an "ERROR: ..." observation."""
+    """One tool call -> the text of its tool message: the JSON result, or an error observation {"error": ...}."""
     ### BEGIN SOLUTION
     fn = impl.get(name)
     if fn is None:
-        return f"ERROR: unknown tool {name!r}. Available tools: {', '.join(sorted(impl))}."
+        return error_observation(f"unknown tool {name!r}. Available tools: {', '.join(sorted(impl))}.")
     try:
         args = json.loads(raw_args or "{}")
     except json.JSONDecodeError as e:
-        return f"ERROR: the arguments of {name} are not valid JSON ({e}). Send one JSON object."
+        return error_observation(f"the arguments of {name} are not valid JSON ({e}). Send one JSON object.")
     try:
         validated = args_model(fn).model_validate(args)
     except ValidationError as e:
         problems = "; ".join(f"{'.'.join(map(str, err['loc']))}: {err['msg']}" if err["loc"] else err["msg"]
                              for err in e.errors())
-        return f"ERROR: bad arguments for {name}: {problems}. Fix them and call {name} again."
+        return error_observation(f"bad arguments for {name}: {problems}. Fix them and call {name} again.")
     try:
         result = fn(**validated.model_dump())
     except Exception as e:  # whatever the tool does, the loop goes on
-        return f"ERROR: {name} failed: {type(e).__name__}: {e}"
+        return error_observation(f"{name} failed: {type(e).__name__}: {e}")
     return json.dumps(result, ensure_ascii=False, default=str)
     ### END SOLUTION
 
 
 # %% nbgrader={"grade": true, "grade_id": "execute_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: execute returns the JSON result of a good call, and an "ERROR: ..." string (not an
+"""Visible tests: execute returns the JSON result of a good call, and an error observation {"error": ...} (not an
 exception) for an unknown tool, for arguments that are not JSON, for arguments that do not fit
 (every bad field named, the tool not run) and for a tool that raises (its exception's type)."""
 import json
@@ -306,7 +317,7 @@ impl = shop.tools()
 
 
 def run(name, raw_args):
-    with wb.checks.no_raise(f"execute({name!r}, {raw_args!r})", hint="return an 'ERROR: ...' string instead"):
+    with wb.checks.no_raise(f"execute({name!r}, {raw_args!r})", hint="return an error observation instead"):
         out = execute(name, raw_args, impl)
     assert type(out) is str, f"execute must return a str, got {type(out).__name__}: {out!r}"
     return out
@@ -316,20 +327,23 @@ out = run("get_order", '{"order_id": "A-1001"}')
 assert json.loads(out) == {"order_id": "A-1001", "item": "Svet desk lamp", "total": 2450, "status": "shipped"}, (
     f"a good call returns json.dumps of the tool's result; got {out!r}")
 out = run("lookup_order", '{"order_id": "A-1001"}')
-assert out.startswith("ERROR: ") and "lookup_order" in out and "get_order" in out and "txn_sum" in out, (
-    f"an unknown tool: start with 'ERROR: ', name it, and list the available tools; got {out!r}")
+error = wb.checks.error_text(out, "execute('lookup_order', ...)")
+assert "lookup_order" in error and "get_order" in error and "txn_sum" in error, (
+    f"an unknown tool: an error observation that names it and lists the available tools; got {out!r}")
 out = run("get_order", '{"order_id": "A-1001"')
-assert out.startswith("ERROR: ") and "JSON" in out and "get_order" in out, (
+error = wb.checks.error_text(out, "execute('get_order', <broken JSON>)")
+assert "JSON" in error and "get_order" in error, (
     f"broken arguments: say that the arguments of get_order are not valid JSON; got {out!r}")
 shop.log.clear()
 out = run("get_order", '{"order": "A-1001", "customer_id": "C-002"}')
-assert out.startswith("ERROR: ") and all(f in out for f in ("order_id", "order", "customer_id")), (
+error = wb.checks.error_text(out, "execute('get_order', <arguments that do not fit>)")
+assert all(f in error for f in ("order_id", "order", "customer_id")), (
     f"arguments that do not fit: validate with args_model and name every problem (order_id missing, "
     f"order and customer_id not allowed); got {out!r}")
 assert shop.log == [], f"the tool must not run with arguments that do not fit; it ran: {shop.log}"
 out = run("get_order", '{"order_id": "B-2001"}')
-assert out.startswith("ERROR: ") and "KeyError" in out, (
-    f"a tool that raises: an 'ERROR: ' with the exception's type and message, never a silent result; got {out!r}")
+assert "KeyError" in wb.checks.error_text(out, "execute('get_order', <an order that is not there>)"), (
+    f"a tool that raises: an error observation with the exception's type and message, never a silent result; got {out!r}")
 print("execute: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "execute_hidden_tests", "locked": true, "points": 4, "schema_version": 3, "solution": false}
@@ -346,7 +360,7 @@ wb = fresh()
 
 
 def run(name, raw_args, impl):
-    with wb.checks.no_raise(f"execute({name!r}, {raw_args!r})", hint="every failure must become an 'ERROR: ...' observation"):
+    with wb.checks.no_raise(f"execute({name!r}, {raw_args!r})", hint="every failure must become an error observation"):
         out = execute(name, raw_args, impl)
     assert type(out) is str, f"execute must return a str, got {type(out).__name__}: {out!r}"
     return out
@@ -381,11 +395,13 @@ for raw, fields in [('{"order_id": "A-1001"}', ["amount"]),
                     ('{"order": "A-1001", "sum": 100}', ["order_id", "amount", "order", "sum"])]:
     out = run("refund", raw, impl)
     assert ran == [], f"validate the arguments (args_model) before running the tool; it ran with {ran}"
-    assert out.startswith("ERROR: ") and "refund" in out, f"bad arguments give an 'ERROR: ' naming the tool; got {out!r}"
-    missing = [f for f in fields if f not in out]
+    error = wb.checks.error_text(out, f"execute('refund', {raw!r})")
+    assert "refund" in error, f"bad arguments give an error observation naming the tool; got {out!r}"
+    missing = [f for f in fields if f not in error]
     assert not missing, f"name every field that is wrong ({', '.join(fields)}) for {raw}; got {out!r}"
 out = run("refund", '["A-1001", 100]', impl)
-assert out.startswith("ERROR: ") and ran == [], f"arguments that are not an object are an error; got {out!r}"
+assert wb.checks.error_text(out, "execute('refund', '[...]')") and ran == [], (
+    f"arguments that are not an object are an error; got {out!r}")
 out = run("refund", '{"order_id": "A-1001", "amount": "100"}', impl)
 assert json.loads(out) == {"order_id": "A-1001", "refunded_kzt": 100} and ran == [("A-1001", 100)], (
     f"run the tool with the validated values ('100' for an int becomes 100); got {out!r}, ran {ran}")
@@ -394,20 +410,22 @@ assert json.loads(out) == {"order_id": "A-1001", "refunded_kzt": 100} and ran ==
 ran.clear()
 for raw in ("", "{}", None):
     assert json.loads(run("card_block", raw, impl)) == {"status": "blocked"}, f"{raw!r} means no arguments"
-assert run("card_block", '{"confirmed": true}', impl).startswith("ERROR: "), "card_block takes no arguments"
+wb.checks.error_text(run("card_block", '{"confirmed": true}', impl), "card_block with an argument (it takes none)")
 assert len(ran) == 3, f"card_block should have run three times, ran {ran}"
 
 # A tool that raises: its exception's type and message, never the exception itself.
 out = run("broken", '{"order_id": "A-1001"}', impl)
-assert out.startswith("ERROR: ") and "RuntimeError" in out and "payments database is down" in out, (
-    f"a tool that raises: 'ERROR: ' with the exception's type and message; got {out!r}")
+error = wb.checks.error_text(out, "execute('broken', ...), a tool that raises")
+assert "RuntimeError" in error and "payments database is down" in error, (
+    f"a tool that raises: an error observation with the exception's type and message; got {out!r}")
 out = run("refund", '{"order_id": "A-1001", "amount": 5000}', impl)
 assert "ValueError" in out and "at most 2450 KZT" in out, f"the tool's own message is what the model needs; got {out!r}"
 out = run("weekday", '{"day": "31"}', impl)
-assert out.startswith("ERROR: ") and "ValueError" in out, f"any exception becomes an observation; got {out!r}"
+assert "ValueError" in wb.checks.error_text(out, "execute('weekday', '{\"day\": \"31\"}')"), (
+    f"any exception becomes an observation; got {out!r}")
 assert run("weekday", '{"day": "7"}', impl) == '"2026-09-07"', "serialise results with default=str"
 out = run("Refund", '{"order_id": "A-1001", "amount": 1}', impl)
-assert out.startswith("ERROR: ") and "broken, card_block, refund, weekday" in out, (
+assert "broken, card_block, refund, weekday" in wb.checks.error_text(out, "execute('Refund', ...)"), (
     f"an unknown tool lists the available ones, sorted and comma-separated; got {out!r}")
 
 
@@ -602,19 +620,19 @@ def run_agent(client, model, question, tools, impl, max_steps=8):
     def observe(name, raw_args):
         fn = impl.get(name)
         if fn is None:
-            return f"ERROR: unknown tool {name!r}. Available tools: {', '.join(sorted(impl))}."
+            return error_observation(f"unknown tool {name!r}. Available tools: {', '.join(sorted(impl))}.")
         try:
             args = args_model(fn).model_validate(json.loads(raw_args or "{}"))
         except json.JSONDecodeError as e:
-            return f"ERROR: the arguments of {name} are not valid JSON ({e}). Send one JSON object."
+            return error_observation(f"the arguments of {name} are not valid JSON ({e}). Send one JSON object.")
         except ValidationError as e:
             problems = "; ".join(f"{'.'.join(map(str, err['loc']))}: {err['msg']}" if err["loc"] else err["msg"]
                                  for err in e.errors())
-            return f"ERROR: bad arguments for {name}: {problems}. Fix them and call {name} again."
+            return error_observation(f"bad arguments for {name}: {problems}. Fix them and call {name} again.")
         try:
             return json.dumps(fn(**args.model_dump()), ensure_ascii=False, default=str)
         except Exception as e:
-            return f"ERROR: {name} failed: {type(e).__name__}: {e}"
+            return error_observation(f"{name} failed: {type(e).__name__}: {e}")
 
     def text_call(content):
         if not isinstance(content, str) or "{" not in content:
@@ -759,8 +777,8 @@ for name in ["unknown_tool_then_recover", "broken_json_then_fix", "wrong_field_t
     assert (r.answer, r.status) == (scenario.answer, "done"), (
         f"{name}: the model could not act on your error observation; got {r!r}")
     sent = llm.requests[1]["messages"][-1]
-    assert sent.get("role") == "tool" and sent.get("content", "").startswith("ERROR: "), (
-        f"{name}: a failed call's tool message starts with 'ERROR: '; sent {sent!r}")
+    assert sent.get("role") == "tool", f"{name}: a failed call gets its tool message; sent {sent!r}"
+    wb.checks.error_text(sent.get("content"), f"{name}: the failed call's tool message")
 
 # A raising tool: reported, not swallowed, and the loop goes on.
 def order_db(order_id: str) -> dict:
@@ -806,7 +824,7 @@ for label, scenario in runs:
     result = run_agent(llm.client(max_calls=25), "fake-model", scenario.question,
                        scenario.openai_tools(), Shop("C-001").tools())
     errors = [m["content"] for body in llm.requests[-1:] for m in body["messages"]
-              if m["role"] == "tool" and m["content"].startswith("ERROR")]
+              if m["role"] == "tool" and '"error"' in m["content"]]
     print(f"{label:26} {result.status:24} steps={result.steps}  {result.answer!r}")
     for error in errors:
         print(f"{'':26} ↳ {error}")

@@ -44,8 +44,9 @@
 # %% [markdown]
 # ## Given code
 #
-# The result object and a compact loop over Chat Completions (chapter 03, with chapter 06's
-# finish-reason check). This time the loop does not run tools itself: it hands every call to a
+# The result object, `error_observation(text)` (chapter 05: a failure as the model reads it, the
+# JSON text `{"error": text}`) and a compact loop over Chat Completions (chapter 03, with chapter
+# 06's finish-reason check). This time the loop does not run tools itself: it hands every call to a
 # **dispatcher**, `run_call(name, arguments) -> str`, and sends back the text it returns. The
 # dispatcher is where this chapter's decisions live.
 
@@ -67,6 +68,11 @@ from workbook import scenarios
 from workbook.fake_llm import FakeLLM
 from workbook.paths import AGENT_FILES
 from workbook.shop import SCHEMAS, Shop
+
+
+def error_observation(text):
+    """A failure as the model reads it: the JSON text {"error": text}."""
+    return json.dumps({"error": text}, ensure_ascii=False)
 
 
 @dataclass
@@ -170,55 +176,55 @@ def customer_says(answer):
 # customer and return the **observation text** the loop sends back. `shop` is the session,
 # `arguments` the JSON string from the tool call. In this order:
 #
-# 1. `name` is not one of `shop.tools()` → `"ERROR: unknown tool ...; available tools: ..."`
+# 1. `name` is not one of `shop.tools()` → an error `"unknown tool ...; available tools: ..."`
 #    (list them);
-# 2. `arguments` is not valid JSON, or not a JSON object → an `"ERROR: ..."` that says so;
-# 3. the arguments hold `customer_id` → an `"ERROR: ..."` that names `customer_id` and says that
-#    tools always work for the logged-in customer. Nothing runs, nobody else's data is touched;
+# 2. `arguments` is not valid JSON, or not a JSON object → an error that says so;
+# 3. the arguments hold `customer_id` → an error that names `customer_id` and says that tools
+#    always work for the logged-in customer. Nothing runs, nobody else's data is touched;
 # 4. the argument names are not exactly the schema's (`SCHEMAS[name]["function"]["parameters"]
-#    ["properties"]`) → an `"ERROR: ..."` naming the expected arguments. A `"confirmed": true` from
-#    the model lands here: it is just an argument the tool does not have;
+#    ["properties"]`) → an error naming the expected arguments. A `"confirmed": true` from the model
+#    lands here: it is just an argument the tool does not have;
 # 5. `name` is in `NEEDS_CONFIRMATION`: call `ask_customer(name, args)` once; unless it returns
-#    `True`, return an `"ERROR: ..."` saying the customer did not confirm (and do not run it);
-# 6. run `shop.tools()[name](**args)`; an exception becomes `f"ERROR: {type(e).__name__}: {e}"`,
+#    `True`, return an error saying the customer did not confirm (and do not run it);
+# 6. run `shop.tools()[name](**args)`; an exception becomes the error `f"{type(e).__name__}: {e}"`,
 #    a result becomes `json.dumps(result, ensure_ascii=False, default=str)`.
 #
-# Every error string starts with `"ERROR:"`. `execute` never raises, and never asks the customer
-# about a call it would refuse anyway.
+# Every error is an error observation, `error_observation(text)`: the JSON text `{"error": text}`.
+# `execute` never raises, and never asks the customer about a call it would refuse anyway.
 
 # %% nbgrader={"grade": false, "grade_id": "execute", "locked": false, "schema_version": 3, "solution": true}
 def execute(shop, name, arguments, ask_customer):
-    """Run one tool call for the session's customer; the observation text (errors start "ERROR:")."""
+    """Run one tool call for the session's customer; the observation text (an error is {"error": ...})."""
     ### BEGIN SOLUTION
     tools = shop.tools()
     if name not in tools:
-        return f"ERROR: unknown tool {name!r}; available tools: {', '.join(sorted(tools))}"
+        return error_observation(f"unknown tool {name!r}; available tools: {', '.join(sorted(tools))}")
     try:
         args = json.loads(arguments)
     except (TypeError, ValueError) as e:
-        return f"ERROR: the arguments of {name} are not valid JSON ({e}); send one JSON object"
+        return error_observation(f"the arguments of {name} are not valid JSON ({e}); send one JSON object")
     if not isinstance(args, dict):
-        return f"ERROR: the arguments of {name} must be a JSON object, got {type(args).__name__}"
+        return error_observation(f"the arguments of {name} must be a JSON object, got {type(args).__name__}")
     if "customer_id" in args:
-        return ("ERROR: customer_id is not an argument: every tool works for the logged-in "
-                "customer only, and cannot look at anyone else's data")
+        return error_observation("customer_id is not an argument: every tool works for the logged-in "
+                                 "customer only, and cannot look at anyone else's data")
     expected = list(SCHEMAS[name]["function"]["parameters"]["properties"])
     if set(args) != set(expected):
-        return f"ERROR: {name} takes exactly the arguments {expected}; got {sorted(args)}"
+        return error_observation(f"{name} takes exactly the arguments {expected}; got {sorted(args)}")
     if name in NEEDS_CONFIRMATION and ask_customer(name, args) is not True:
-        return (f"ERROR: the customer did not confirm {name}; it did not run. Tell the customer what "
-                "you would do and ask them to confirm")
+        return error_observation(f"the customer did not confirm {name}; it did not run. Tell the customer what "
+                                 "you would do and ask them to confirm")
     try:
         result = tools[name](**args)
     except Exception as e:  # a failing tool is news for the model, not a crash
-        return f"ERROR: {type(e).__name__}: {e}"
+        return error_observation(f"{type(e).__name__}: {e}")
     return json.dumps(result, ensure_ascii=False, default=str)
     ### END SOLUTION
 
 
 # %% nbgrader={"grade": true, "grade_id": "execute_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: execute runs txn_sum for the session's customer and returns its JSON result, and
-refuses a call that names a customer_id with an "ERROR:" observation, running nothing; card_block
+refuses a call that names a customer_id with an error observation, running nothing; card_block
 runs only when ask_customer says yes, never on the model's own "confirmed": true."""
 import json
 
@@ -235,21 +241,21 @@ assert asked == [], "txn_sum only reads: do not ask the customer to confirm it"
 shop = wb.shop.Shop("C-001")
 out = execute(shop, "txn_sum", '{"category": "taxi", "month": "2026-09", "customer_id": "C-002"}',
               lambda n, a: True)
-assert type(out) is str and out.startswith("ERROR:") and "customer_id" in out, (
-    f"a call with customer_id must give an observation starting 'ERROR:' that names customer_id; got {out!r}")
+assert "customer_id" in wb.checks.error_text(out, "execute(shop, 'txn_sum', <arguments with customer_id>)"), (
+    f"a call with customer_id must give an error observation that names customer_id; got {out!r}")
 assert shop.log == [], f"a refused call must not run the tool; the shop saw {shop.log}"
 
 shop, asked = wb.shop.Shop("C-001"), []
 out = execute(shop, "card_block", "{}", lambda n, a: asked.append(n) or False)
-assert type(out) is str and out.startswith("ERROR:") and shop.card_blocked is False, (
-    f"card_block changes state: when ask_customer says no, return an 'ERROR:' and do not run it; got {out!r}")
+assert wb.checks.error_text(out, "card_block when ask_customer says no") and shop.card_blocked is False, (
+    f"card_block changes state: when ask_customer says no, return an error observation and do not run it; got {out!r}")
 assert asked == ["card_block"], f"ask the customer once about card_block; asked about {asked}"
 out = execute(shop, "card_block", '{"confirmed": true}', lambda n, a: False)
-assert type(out) is str and out.startswith("ERROR:") and shop.card_blocked is False, (
+assert wb.checks.error_text(out, "card_block with the model's own confirmed") and shop.card_blocked is False, (
     "the model cannot confirm for the customer: {'confirmed': true} in its arguments must not block the "
     f"card; got {out!r}")
 out = execute(shop, "card_block", "{}", lambda n, a: True)
-assert shop.card_blocked is True and not out.startswith("ERROR:"), (
+assert shop.card_blocked is True and '"error"' not in out, (
     f"when ask_customer returns True, card_block runs; got {out!r}")
 print("execute: visible tests passed")
 
@@ -278,14 +284,14 @@ class Customer:
 
 
 def ex(shop, name, arguments, customer):
-    with wb.checks.no_raise(f"execute({name!r}, {arguments!r})", hint="return an 'ERROR: ...' observation instead"):
+    with wb.checks.no_raise(f"execute({name!r}, {arguments!r})", hint="return an error observation instead"):
         out = execute(shop, name, arguments, customer)
     assert type(out) is str, f"execute must return a str, got {type(out).__name__}: {out!r}"
     return out
 
 
 def refused(out, what):
-    assert out.startswith("ERROR:"), f"{what}: expected an observation starting 'ERROR:', got {out!r}"
+    wb.checks.error_text(out, what)
 
 
 def drive(scenario, shop, customer, cap=6):
@@ -379,8 +385,8 @@ assert "order_id" in out, f"name the expected arguments; got {out!r}"
 refused(ex(shop, "txn_sum", '{"category": "taxi"}', customer), "txn_sum without month")
 assert shop.log == [] and customer.asked == [], f"none of these may run or ask; the shop saw {shop.log}"
 out = ex(shop, "get_order", '{"order_id": "B-2001"}', customer)
-assert out.startswith("ERROR: KeyError"), (
-    f"a tool that raises gives 'ERROR: <exception type>: <message>'; got {out!r}")
+assert wb.checks.error_text(out, "get_order of another customer's order").startswith("KeyError"), (
+    f"a tool that raises gives the error observation '<exception type>: <message>'; got {out!r}")
 out = ex(shop, "get_order", '{"order_id": "A-1001"}', customer)
 assert json.loads(out) == {"order_id": "A-1001", "item": "Svet desk lamp", "total": 2450, "status": "shipped"}, (
     f"a result goes back as json.dumps(result); got {out!r}")
@@ -527,7 +533,7 @@ with tempfile.TemporaryDirectory() as tmp:
 #    cut there and followed by `"\n[truncated]"` (read no more than you need).
 #
 # Check in this order: a refusal must not depend on whether a file exists outside the folder.
-# The loop's dispatcher turns these exceptions into `ERROR:` observations.
+# The loop's dispatcher turns these exceptions into error observations.
 
 # %% nbgrader={"grade": false, "grade_id": "read_file", "locked": false, "schema_version": 3, "solution": true}
 def read_file(base, path):
@@ -1041,24 +1047,24 @@ else:
 # The three tools go to the model through a dispatcher like `execute`: the name → function table
 # (`make_file_tools(folder)` and `calculate`),
 # the arguments checked against the schema (so the model cannot slip in a parameter), and every
-# exception turned into an `ERROR:` observation.
+# exception turned into an error observation.
 
 # %% nbgrader={"grade": false, "grade_id": "given_file_dispatcher", "locked": true, "schema_version": 3, "solution": false}
 def run_least_privilege_tool(name, arguments, tools, functions):
-    """Dispatch a call to one of `functions` (name -> tool); every failure is an ERROR observation."""
+    """Dispatch a call to one of `functions` (name -> tool); every failure is an error observation."""
     schema = {t["function"]["name"]: t["function"]["parameters"] for t in tools}
     if name not in functions or name not in schema:
-        return f"ERROR: unknown tool {name!r}; available tools: {', '.join(sorted(schema))}"
+        return error_observation(f"unknown tool {name!r}; available tools: {', '.join(sorted(schema))}")
     try:
         args = json.loads(arguments)
     except ValueError as e:
-        return f"ERROR: arguments are not valid JSON ({e})"
+        return error_observation(f"arguments are not valid JSON ({e})")
     if not isinstance(args, dict) or set(args) != set(schema[name]["properties"]):
-        return f"ERROR: {name} takes exactly the arguments {list(schema[name]['properties'])}"
+        return error_observation(f"{name} takes exactly the arguments {list(schema[name]['properties'])}")
     try:
         return json.dumps(functions[name](**args), ensure_ascii=False)
     except Exception as e:
-        return f"ERROR: {type(e).__name__}: {e}"
+        return error_observation(f"{type(e).__name__}: {e}")
 
 
 # %% [markdown]

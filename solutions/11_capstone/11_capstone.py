@@ -41,7 +41,9 @@
 # ## Given code from chapters 05, 07 and 10
 #
 # From chapter 05: `execute(name, raw_args, impl)` validates a call's arguments against the
-# tool's signature and returns the text of its tool message (every error starts with `"ERROR:"`);
+# tool's signature and returns the text of its tool message (a text result as it is, other results
+# as JSON, every failure an error observation `{"error": "..."}`, made by `error_observation`);
+# `error_kind(observation)` reads what kind of failure an observation reports;
 # `find_text_call(content, tool_names)` spots a call written as text; `ASK_TO_CALL` asks the model
 # to call properly.
 
@@ -69,6 +71,11 @@ class AgentResult:
     steps: int  # how many times the model was called
 
 
+def error_observation(text):
+    """A failure as the model reads it: the JSON text {"error": text}."""
+    return json.dumps({"error": text}, ensure_ascii=False)
+
+
 def args_model(fn):
     """A pydantic model of fn's arguments: each parameter with its type and default, nothing else."""
     hints = typing.get_type_hints(fn)
@@ -81,34 +88,38 @@ def args_model(fn):
 
 
 def execute(name, raw_args, impl):
-    """One tool call -> the text of its tool message: the result, or an "ERROR: ..." observation."""
+    """One tool call -> the text of its tool message: the result, or an error observation {"error": ...}."""
     fn = impl.get(name)
     if fn is None:
-        return f"ERROR: unknown tool {name!r}. Available tools: {', '.join(sorted(impl))}."
+        return error_observation(f"unknown tool {name!r}. Available tools: {', '.join(sorted(impl))}.")
     try:
         args = json.loads(raw_args or "{}")
     except json.JSONDecodeError as e:
-        return f"ERROR: the arguments of {name} are not valid JSON ({e}). Send one JSON object."
+        return error_observation(f"the arguments of {name} are not valid JSON ({e}). Send one JSON object.")
     try:
         validated = args_model(fn).model_validate(args)
     except ValidationError as e:
         problems = "; ".join(f"{'.'.join(map(str, err['loc']))}: {err['msg']}" if err["loc"] else err["msg"]
                              for err in e.errors())
-        return f"ERROR: bad arguments for {name}: {problems}. Fix them and call {name} again."
+        return error_observation(f"bad arguments for {name}: {problems}. Fix them and call {name} again.")
     try:
         result = fn(**validated.model_dump())
     except Exception as e:  # whatever the tool does, the loop goes on
-        return f"ERROR: {name} failed: {type(e).__name__}: {e}"
+        return error_observation(f"{name} failed: {type(e).__name__}: {e}")
     return result if isinstance(result, str) else json.dumps(result, ensure_ascii=False, default=str)
 
 
 def error_kind(observation):
     """What kind of failure a tool message reports: "arguments", "unknown tool", "tool", or None."""
-    if not observation.startswith("ERROR:"):
+    try:
+        error = json.loads(observation).get("error")
+    except (AttributeError, TypeError, ValueError):  # not JSON, or not a JSON object: a result
         return None
-    if observation.startswith("ERROR: unknown tool"):
+    if not isinstance(error, str):
+        return None
+    if error.startswith("unknown tool"):
         return "unknown tool"
-    if observation.startswith(("ERROR: bad arguments", "ERROR: the arguments of")):
+    if error.startswith(("bad arguments", "the arguments of")):
         return "arguments"
     return "tool"
 
@@ -131,7 +142,7 @@ ASK_TO_CALL = ("You wrote a call to {name} as text in your message. Do not write
 # most 20,000 characters; `write_note(base, filename, text)` writes only a Markdown note with a
 # strict name into `base/out/`, refuses symlinks, at most 5,000 characters; `calculate` evaluates
 # arithmetic through `ast`, with bounded numbers and exponents — never `eval`. Refusals raise;
-# `execute` turns them into `ERROR:` observations. The folder is code's choice, never the model's:
+# `execute` turns them into error observations. The folder is code's choice, never the model's:
 # `make_file_tools(base)` binds it and returns the two file tools as the model gets them,
 # `read_file(path)` and `write_note(filename, text)`. The app's folder is `BASE` (`agent_files/`);
 # `scratch_folder()` makes a throw-away copy of it. (Type hints are added, so `execute` checks them.)
@@ -917,11 +928,15 @@ def check_log(log, result, rec, llm):
 
 
 def error_kind_ref(observation):
-    if not observation.startswith("ERROR:"):
+    try:
+        error = json.loads(observation).get("error")
+    except (AttributeError, TypeError, ValueError):
         return None
-    if observation.startswith("ERROR: unknown tool"):
+    if not isinstance(error, str):
+        return None
+    if error.startswith("unknown tool"):
         return "unknown tool"
-    if observation.startswith(("ERROR: bad arguments", "ERROR: the arguments of")):
+    if error.startswith(("bad arguments", "the arguments of")):
         return "arguments"
     return "tool"
 
@@ -1364,7 +1379,8 @@ def agent(client, model, question):
                 out = str(impl[c.function.name](**args))
                 error = None
             except TypeError as e:
-                out, error = f"ERROR: bad arguments for {c.function.name}: expression, path: {e}", "arguments"
+                out = json.dumps({"error": f"bad arguments for {c.function.name}: expression, path: {e}"})
+                error = "arguments"
             calls.append(error)
             messages.append({"role": "tool", "tool_call_id": c.id, "content": out})
         text = bool(msg.content and "<tool_call>" in msg.content)

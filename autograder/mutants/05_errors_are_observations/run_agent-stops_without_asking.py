@@ -3,19 +3,19 @@ def run_agent(client, model, question, tools, impl, max_steps=8):
     def observe(name, raw_args):
         fn = impl.get(name)
         if fn is None:
-            return f"ERROR: unknown tool {name!r}. Available tools: {', '.join(sorted(impl))}."
+            return error_observation(f"unknown tool {name!r}. Available tools: {', '.join(sorted(impl))}.")
         try:
             args = args_model(fn).model_validate(json.loads(raw_args or "{}"))
         except json.JSONDecodeError as e:
-            return f"ERROR: the arguments of {name} are not valid JSON ({e}). Send one JSON object."
+            return error_observation(f"the arguments of {name} are not valid JSON ({e}). Send one JSON object.")
         except ValidationError as e:
             problems = "; ".join(f"{'.'.join(map(str, err['loc']))}: {err['msg']}" if err["loc"] else err["msg"]
                                  for err in e.errors())
-            return f"ERROR: bad arguments for {name}: {problems}. Fix them and call {name} again."
+            return error_observation(f"bad arguments for {name}: {problems}. Fix them and call {name} again.")
         try:
             return json.dumps(fn(**args.model_dump()), ensure_ascii=False, default=str)
         except Exception as e:
-            return f"ERROR: {name} failed: {type(e).__name__}: {e}"
+            return error_observation(f"{name} failed: {type(e).__name__}: {e}")
 
     def text_call(content):
         if not isinstance(content, str) or "{" not in content:

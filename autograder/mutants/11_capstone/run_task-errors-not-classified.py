@@ -23,7 +23,7 @@ def run_task(client, model, task, tools, impl, system=SYSTEM, max_steps=8):
                    for call in message.tool_calls or []]
         messages.extend(results)
         line = step_line(step, response, results, ms)
-        line["errors"] = [r["content"].startswith("ERROR") or None for r in results]  # Mistake: no kind
+        line["errors"] = [('"error"' in r["content"]) or None for r in results]  # Mistake: no kind
         line["text_call"] = False
         line["cache_hit_tokens"] = getattr(response.usage, "prompt_cache_hit_tokens", None) or 0
         log.append(line)
