@@ -3,7 +3,7 @@
 import json
 
 from tests.reference_loop import run_agent
-from workbook import scenarios
+from workbook import scenarios, schemas
 from workbook.fake_llm import FakeLLM
 from workbook.scenarios import limits, permissions
 from workbook.shop import Shop
@@ -114,3 +114,13 @@ def test_huge_power_accepts_a_refusal():
 
     run = run_agent(FakeLLM(sc).client(), sc.question, sc.openai_tools(), {"calculate": calculate})
     assert (run.answer, run.status, run.steps) == (permissions.POWER_ANSWER, "done", 2)
+
+
+def test_no_tool_definition_lets_the_model_choose_a_folder():
+    """Chapters 07 and 11: code decides the folder (make_file_tools(base)); no schema takes one."""
+    for name, schema in schemas.SCHEMAS.items():
+        props = schema["function"]["parameters"]["properties"]
+        assert not {"base", "folder", "root", "directory"} & set(props), f"{name} lets the model pick a folder"
+    for scenario in (permissions.reads_outside_folder(), scenarios.capstone_payment()):
+        for tool in scenario.openai_tools():
+            assert "base" not in tool["function"]["parameters"]["properties"], tool["function"]["name"]
