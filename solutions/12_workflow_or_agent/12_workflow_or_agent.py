@@ -34,10 +34,11 @@
 # - ask the same question several times and take the answer with the most votes, turning a tie
 #   into "needs review" instead of a coin flip;
 # - run an evaluator–optimizer loop (draft → review → revise) that always ends, with a round cap;
-# - split a task between workers that share no mutable state (orchestrator–workers);
+# - split a task between workers that share no mutable state, with a cap on how many the planner
+#   may start (orchestrator–workers);
 # - decide between a workflow and an agent by what a wrong action would cost.
 #
-# **Time:** about 90 minutes.
+# **Time:** about 100 minutes.
 #
 # **Builds on:** 03 · The OpenAI wire format (`AgentResult`, the client) and 06 · Limits (every
 # stop is a status). What you need from them is restated below as given code.
@@ -766,35 +767,24 @@ for bad in (0, -2):
 # Sectioning needs you to know the parts in advance. When the parts depend on the input — which
 # orders does this customer ask about? — an **orchestrator** call lists them, **workers** do one
 # each, and a final call combines the results. The workers are independent, so they can run at
-# the same time; that is only safe when they share **no mutable state**. Each worker builds its
-# own messages.
+# the same time; that is only safe when they share **no mutable state**.
+#
+# First the mistake. A "memory" list that every worker appends to looks harmless — and turns the
+# workers into one conversation. The second worker reads the first one's subtask and report, and
+# (like a real model) answers the first question it sees. Run in threads it is worse: which
+# worker sees what depends on timing.
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "given_team", "locked": true, "schema_version": 3, "solution": false}
 PLANNER_PROMPT = "Plan the subtasks: one line per subtask, nothing else."
 WORKER_PROMPT = "You are a worker. Do the one subtask you are given and report in one line."
 COMBINER_PROMPT = "Combine the workers' reports into one reply to the customer."
 
-
-def orchestrate(client, model, task):
-    """A planner call lists subtasks, workers do them at the same time, a final call combines."""
-    subtasks = [line for line in ask(client, model, PLANNER_PROMPT, task).splitlines() if line.strip()]
-    with ThreadPoolExecutor(max_workers=4) as pool:  # each worker: its own two messages
-        reports = list(pool.map(lambda sub: ask(client, model, WORKER_PROMPT, sub), subtasks))
-    return ask(client, model, COMBINER_PROMPT, "\n".join(reports)), subtasks, reports
-
-
-llm = FakeLLM(scenarios.support_desk())
-answer, subtasks, reports = orchestrate(llm.client(), "fake-model", "Where are my orders A-1001 and A-1002?")
-print("subtasks:", subtasks)
-print("answer:  ", answer, "| model calls:", llm.calls)
-
-# %% [markdown]
-# Now the mistake. A "memory" list that every worker appends to looks harmless — and turns the
-# workers into one conversation. The second worker reads the first one's subtask and report, and
-# (like a real model) answers the first question it sees. Run in threads, it is worse: which
-# worker sees what depends on timing.
-
 # %%
+llm = FakeLLM(scenarios.support_desk())
+client = llm.client()
+subtasks = ask(client, "fake-model", PLANNER_PROMPT, "Where are my orders A-1001 and A-1002?").splitlines()
+print("subtasks:", subtasks)
+
 shared = [{"role": "system", "content": WORKER_PROMPT}]  # the mistake: one list for every worker
 
 
@@ -805,12 +795,128 @@ def leaky_worker(client, subtask):
     return reply.content
 
 
-client = FakeLLM(scenarios.support_desk()).client()
-print([leaky_worker(client, sub) for sub in subtasks])  # in order, to show it without a race
+print("reports: ", [leaky_worker(client, sub) for sub in subtasks])  # in order, to show it without a race
 
 # %% [markdown]
-# Two reports on order A-1001, none on A-1002. Give each worker its own messages, and any data it
-# needs as an argument; collect the results in the orchestrator.
+# Two reports on order A-1001, none on A-1002. Each worker needs its **own** messages — with
+# `ask`, exactly two: the worker prompt and its subtask.
+#
+# One more bound: the planner decides how many workers run, so a plan of fifty lines would start
+# fifty calls. Cap the fan-out in code.
+
+# %% [markdown]
+# ## Exercise 5 — `orchestrate` (3 points)
+#
+# Write `orchestrate(client, model, task, max_subtasks=5)`:
+#
+# - the plan is `ask(client, model, PLANNER_PROMPT, task)`; its subtasks are its lines, each
+#   stripped of white space, blank lines left out;
+# - no subtask: return `AgentResult(None, "STOPPED: empty plan", 1)`; more than `max_subtasks`:
+#   return `AgentResult(None, "STOPPED: plan too long", 1)` — no worker runs;
+# - each subtask goes to a worker, `ask(client, model, WORKER_PROMPT, subtask)`: its own messages,
+#   nothing shared. Run them at the same time with a `ThreadPoolExecutor` (`pool.map` keeps the
+#   reports in the order of the subtasks);
+# - combine: `ask(client, model, COMBINER_PROMPT, <the reports joined by new lines, in order>)`,
+#   and return `AgentResult(<that text>, "done", <model calls: 2 + the number of subtasks>)`.
+
+# %% nbgrader={"grade": false, "grade_id": "orchestrate", "locked": false, "schema_version": 3, "solution": true}
+def orchestrate(client, model, task, max_subtasks=5):
+    """A planner call lists subtasks, workers do them at the same time, a final call combines."""
+    ### BEGIN SOLUTION
+    plan = ask(client, model, PLANNER_PROMPT, task)
+    subtasks = [line.strip() for line in plan.splitlines() if line.strip()]
+    if not subtasks:
+        return AgentResult(None, "STOPPED: empty plan", 1)
+    if len(subtasks) > max_subtasks:
+        return AgentResult(None, "STOPPED: plan too long", 1)
+    with ThreadPoolExecutor(max_workers=len(subtasks)) as pool:
+        reports = list(pool.map(lambda sub: ask(client, model, WORKER_PROMPT, sub), subtasks))
+    answer = ask(client, model, COMBINER_PROMPT, "\n".join(reports))
+    return AgentResult(answer, "done", 2 + len(subtasks))
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "orchestrate_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+"""Visible tests: orchestrate gives each subtask to a worker with its own two messages, combines
+the reports in the order of the subtasks, skips blank lines, and stops without workers on a plan
+that is too long or empty."""
+from workbook.checks import fresh
+
+wb = fresh()
+S = wb.scenarios
+llm = wb.fake_llm.FakeLLM(S.support_desk())
+with wb.checks.no_raise("orchestrate(...)"):
+    result = orchestrate(llm.client(max_calls=6), "fake-model", "Where are my orders A-1001 and A-1002?")
+assert type(result).__name__ == "AgentResult", f"orchestrate must return an AgentResult, got {result!r}"
+workers = sorted((r["messages"] for r in llm.requests if r["messages"][0]["content"] == WORKER_PROMPT),
+                 key=lambda messages: messages[-1]["content"])
+wb.checks.equal(workers, [[{"role": "system", "content": WORKER_PROMPT},
+                           {"role": "user", "content": f"Report the status of order {o}"}] for o in ("A-1001", "A-1002")],
+                "the messages of the two workers", "each worker: its own system prompt and subtask, nothing shared")
+wb.checks.equal((result.answer, result.status, result.steps),
+                ("Order A-1001 (Svet desk lamp) is shipped. Order A-1002 (Green tea, 200 g) is processing.", "done", 4),
+                "(answer, status, steps)", "plan, two workers, combine")
+llm = wb.fake_llm.FakeLLM(S.by_prompt({"Plan": "\n".join(f"subtask {i}" for i in range(1, 10)),
+                                       "Combine": "combined", "Worker": "report"}))
+with wb.checks.no_raise("orchestrate(...) with a plan of 9 subtasks"):
+    result = orchestrate(llm.client(max_calls=12), "fake-model", "Do everything")
+wb.checks.equal((result.answer, result.status, result.steps, llm.calls), (None, "STOPPED: plan too long", 1, 1),
+                "(answer, status, steps, model calls) for 9 subtasks with max_subtasks=5",
+                "the planner must not decide how many workers run: no worker runs")
+for plan, expected in [(" check a \n\n check b\n", ("combined", "done", 4)), (" \n", (None, "STOPPED: empty plan", 1))]:
+    llm = wb.fake_llm.FakeLLM(S.by_prompt({"Plan": plan, "Combine": "combined", "Worker": "report"}))
+    with wb.checks.no_raise(f"orchestrate(...) with the plan {plan!r}"):
+        result = orchestrate(llm.client(max_calls=6), "fake-model", "Do everything")
+    wb.checks.equal((result.answer, result.status, result.steps), expected, f"(answer, status, steps) for the plan {plan!r}",
+                    "subtasks are the plan's lines, stripped, blank ones left out")
+print("orchestrate: visible tests passed")
+
+# %% nbgrader={"grade": true, "grade_id": "orchestrate_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+"""Hidden tests: orchestrate strips subtasks and skips blank lines, combines reports in subtask
+order, gives each worker only its subtask, honours max_subtasks exactly, and stops on an empty plan."""
+### BEGIN HIDDEN TESTS
+from workbook.checks import fresh
+
+wb = fresh()
+S = wb.scenarios
+
+
+def team(plan, max_subtasks=5):
+    model = S.by_prompt({"Plan": plan, "Combine": lambda conv: "COMBINED:" + conv.question,
+                         "Worker": lambda conv: f"{conv.question.upper()} ({len(conv.turns)} messages)"})
+    llm = wb.fake_llm.FakeLLM(model)
+    with wb.checks.no_raise(f"orchestrate(...) with the plan {plan!r}"):
+        result = orchestrate(llm.client(max_calls=max_subtasks + 3), "fake-model", "the task", max_subtasks)
+    return llm, result
+
+
+llm, result = team("  check a  \n\n check b\n   \ncheck c")
+wb.checks.equal((result.answer, result.status, result.steps),
+                ("COMBINED:CHECK A (2 messages)\nCHECK B (2 messages)\nCHECK C (2 messages)", "done", 5),
+                "(answer, status, steps) for three subtasks", "strip each line, skip blank ones, keep the order")
+wb.checks.equal(sorted(r["messages"][-1]["content"] for r in llm.requests if r["messages"][0]["content"] == WORKER_PROMPT),
+                ["check a", "check b", "check c"], "what the workers were sent", "a worker gets its subtask alone")
+wb.checks.equal(llm.requests[0]["messages"], [{"role": "system", "content": PLANNER_PROMPT},
+                                             {"role": "user", "content": "the task"}], "the planner's messages")
+llm, result = team("a\nb\nc", max_subtasks=3)
+wb.checks.equal((result.status, result.steps), ("done", 5), "3 subtasks with max_subtasks=3 (at the cap is allowed)")
+llm, result = team("a\nb\nc", max_subtasks=2)
+wb.checks.equal((result.answer, result.status, result.steps, llm.calls), (None, "STOPPED: plan too long", 1, 1),
+                "3 subtasks with max_subtasks=2")
+llm, result = team(" \n\n")
+wb.checks.equal((result.answer, result.status, result.steps, llm.calls), (None, "STOPPED: empty plan", 1, 1),
+                "a plan with no subtask")
+llm, result = team("only one")
+wb.checks.equal((result.answer, result.status, result.steps), ("COMBINED:ONLY ONE (2 messages)", "done", 3),
+                "a plan of one subtask")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# Your orchestrator on the customer's two orders:
+
+# %%
+llm = FakeLLM(scenarios.support_desk())
+print(orchestrate(llm.client(), "fake-model", "Where are my orders A-1001 and A-1002?"), "| model calls:", llm.calls)
 
 # %% [markdown]
 # ## Part 6 · The same task, as a workflow and as an agent
@@ -933,7 +1039,8 @@ for design, modes in FAILURE_MODES.items():
 #   its cap without improving anything.
 # - **Returning an unapproved draft as "done"** when the cap is hit.
 # - **Workers sharing a messages list** (or any mutable object): one worker's subtask leaks into
-#   another's context.
+#   another's context. A worker given the whole task next to its subtask goes wrong the same way.
+# - **Letting the planner set the fan-out**: a fifty-line plan starts fifty calls. Cap it in code.
 
 # %% [markdown]
 # ## Self-check quiz

@@ -1,0 +1,11 @@
+def orchestrate(client, model, task, max_subtasks=5):
+    """A planner call lists subtasks, workers do them at the same time, a final call combines."""
+    subtasks = ask(client, model, PLANNER_PROMPT, task).splitlines()  # Mistake: blank lines become workers.
+    if not subtasks:
+        return AgentResult(None, "STOPPED: empty plan", 1)
+    if len(subtasks) > max_subtasks:
+        return AgentResult(None, "STOPPED: plan too long", 1)
+    with ThreadPoolExecutor(max_workers=len(subtasks)) as pool:
+        reports = list(pool.map(lambda sub: ask(client, model, WORKER_PROMPT, sub), subtasks))
+    answer = ask(client, model, COMBINER_PROMPT, "\n".join(reports))
+    return AgentResult(answer, "done", 2 + len(subtasks))
