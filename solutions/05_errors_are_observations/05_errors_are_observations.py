@@ -233,7 +233,7 @@ for error_text in [error_observation("invalid input"),
 #
 # A good error observation:
 #
-# - **is an error observation** (`{"error": ...}`) and names the tool;
+# - **is the JSON `{"error": "..."}`** and names the tool;
 # - says **which argument** and **what was expected**, with an example, and what was received;
 # - says **what to do next**: the tools that do exist, "send one JSON object", "fix and call again";
 # - is **short**: a traceback costs tokens, buries the one useful line, and shows your internals to
