@@ -66,3 +66,9 @@ def test_sections_split_at_headings_and_skip_empty_ones(tmp_path):
     (tmp_path / "p.md").write_text("# Page\n\nIntro text.\n\n## One\n\nfirst\n\n## Empty\n\n### Two\nsecond\n")
     got = [(s.section, s.text) for s in kb.sections(tmp_path)]
     assert got == [("Page", "Intro text."), ("One", "first"), ("Two", "second")]
+
+
+def test_bm25_scores_each_text_in_order():
+    scores = kb.bm25("office delivery", ["Prefers delivery to the office", "Likes green tea", ""])
+    assert len(scores) == 3 and scores[0] > 0 and scores[1] == scores[2] == 0.0
+    assert kb.bm25("tea", []) == []

@@ -113,20 +113,20 @@ def _check(query, k) -> int:
     return min(k, MAX_K)
 
 
-def search(query: str, k: int = 4, root: Path | None = None) -> list[Hit]:
-    """The k best sections for `query` (k is capped at 8), best first; [] when nothing matches."""
-    k = _check(query, k)
-    docs = sections(root)
-    # A section is indexed with its page title and heading, so "Svet mini warranty" finds the
-    # "Warranty" section of the Svet mini page.
-    bags = [Counter(tokens(f"{d.title} {d.section} {d.text}")) for d in docs]
+def bm25(query: str, texts: list[str]) -> list[float]:
+    """The BM25 score of each text for `query`, in the order given (0.0: no word in common).
+
+    The scorer `search` ranks sections with; chapter 17 ranks a customer's remembered facts."""
+    if not isinstance(query, str):
+        raise ValueError(f"query must be a string, got {query!r:.60}")
+    bags = [Counter(tokens(t)) for t in texts]
     if not bags:
         return []
-    avg = sum(sum(b.values()) for b in bags) / len(bags)
+    avg = sum(sum(b.values()) for b in bags) / len(bags) or 1.0
     df = Counter(t for b in bags for t in b)
     n = len(bags)
-    scored = []
-    for i, (doc, bag) in enumerate(zip(docs, bags, strict=True)):
+    scores = []
+    for bag in bags:
         length = sum(bag.values())
         score = 0.0
         for term in set(tokens(query)):
@@ -134,7 +134,18 @@ def search(query: str, k: int = 4, root: Path | None = None) -> list[Hit]:
             if tf:
                 idf = math.log(1 + (n - df[term] + 0.5) / (df[term] + 0.5))
                 score += idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / avg))
-        if score > 0:
-            scored.append((-round(score, 9), i, doc))  # ties: the order of the files
+        scores.append(score)
+    return scores
+
+
+def search(query: str, k: int = 4, root: Path | None = None) -> list[Hit]:
+    """The k best sections for `query` (k is capped at 8), best first; [] when nothing matches."""
+    k = _check(query, k)
+    docs = sections(root)
+    # A section is indexed with its page title and heading, so "Svet mini warranty" finds the
+    # "Warranty" section of the Svet mini page.
+    scores = bm25(query, [f"{d.title} {d.section} {d.text}" for d in docs])
+    scored = [(-round(score, 9), i, doc) for i, (doc, score) in enumerate(zip(docs, scores, strict=True))
+              if score > 0]  # ties: the order of the files
     scored.sort()
     return [Hit(d.source, d.section, d.text, -s) for s, _, d in scored[:k]]
