@@ -1,0 +1,81 @@
+"""In a real browser: every chapter's quiz renders, one widget per chapter, each question in place.
+
+One notebook shows all quizzes, so a new chapter's quiz is covered the day its JSON lands.
+Screenshots go to test-artifacts/quiz-<chapter>.png.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.request
+import uuid
+from contextlib import contextmanager
+
+import nbformat
+import pytest
+
+from tests.browser.jupyter import ARTIFACTS, skip_reason
+from workbook import quiz
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(skip_reason() is not None, reason=f"browser tests: {skip_reason()}"),
+    pytest.mark.timeout(300),
+]
+NOTEBOOK = "every_quiz.ipynb"
+TRACKER = "lab/api/settings/@jupyterlab/notebook-extension:tracker"
+
+
+def _settings(jupyter, raw: str | None = None) -> str:
+    """Read (or write) the notebook tracker's user settings through the server's REST API."""
+    data = None if raw is None else json.dumps({"raw": raw}).encode()
+    request = urllib.request.Request(jupyter.url(TRACKER), data=data, method="GET" if raw is None else "PUT",
+                                     headers={"Authorization": f"token {jupyter.token}",
+                                              "Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as reply:
+        return json.loads(reply.read() or b"{}").get("raw", "{}")
+
+
+@contextmanager
+def every_cell_drawn(jupyter):
+    """JupyterLab draws only the cells in view; for screenshots of each quiz, draw them all."""
+    before = _settings(jupyter)
+    _settings(jupyter, json.dumps({"windowingMode": "none"}))
+    try:
+        yield
+    finally:
+        _settings(jupyter, before)
+
+
+def test_every_chapters_quiz_renders_in_jupyterlab(page, jupyter):
+    chapters = quiz.chapters()
+    assert len(chapters) >= 12, chapters
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell(f"from workbook import quiz\nquiz.show({c!r})") for c in chapters])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)",
+                                 "language": "python"}
+    nbformat.write(nb, jupyter.root / NOTEBOOK)
+    with every_cell_drawn(jupyter):
+        page.goto(jupyter.url(f"lab/workspaces/{uuid.uuid4().hex[:12]}/tree/{NOTEBOOK}"))
+        page.locator("#jp-main-statusbar .jp-StatusBar-TextItem", has_text="| Idle").wait_for()
+        _show_every_quiz(page, chapters)
+
+
+def _show_every_quiz(page, chapters) -> None:
+    from playwright.sync_api import expect
+
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+    widgets = page.locator(".jupyter-widgets.wb-quiz")
+    expect(widgets).to_have_count(len(chapters), timeout=120_000)
+    ARTIFACTS.mkdir(exist_ok=True)
+    for n, chapter in enumerate(chapters):
+        questions = quiz.load(chapter)
+        widget = widgets.nth(n)
+        widget.scroll_into_view_if_needed()
+        expect(widget.locator(":scope > .widget-vbox")).to_have_count(len(questions))
+        first = questions[0].text.replace("`", "")[:30]
+        expect(widget).to_contain_text(first)
+        widget.screenshot(path=str(ARTIFACTS / f"quiz-{chapter}.png"))
+    assert page.locator(".jp-RenderedText[data-mime-type='application/vnd.jupyter.stderr']").count() == 0
