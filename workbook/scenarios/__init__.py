@@ -8,7 +8,8 @@
 
 Modules by theme: errands (tasks a correct loop completes), recovery (mistakes an error message
 fixes), limits (never stops, or no answer), permissions (asks for more than it may), faults (the
-provider, not the task), capstone (the capstone's tasks), teams (a desk of agents handing off).
+provider, not the task), capstone (the capstone's tasks), teams (a desk of agents handing off),
+memory (remember, recall and forget across conversations).
 The pieces come from `workbook.engine`.
 """
 
@@ -54,6 +55,13 @@ from workbook.scenarios.limits import (
     never_finishes,
     repeat_forever,
     token_hog,
+)
+from workbook.scenarios.memory import (
+    forgets_on_request,
+    recalls_other_customer,
+    remembers_preference,
+    resumes_tomorrow,
+    stores_card,
 )
 from workbook.scenarios.permissions import (
     asks_other_customer,
@@ -109,6 +117,8 @@ CATALOGUE = {f.__name__: f for f in (
     orchestrate_orders,
     # react (chapter 13)
     react_taxi, react_order, react_errand, native_errand, plan_errand,
+    # memory (chapter 17)
+    remembers_preference, stores_card, recalls_other_customer, resumes_tomorrow, forgets_on_request,
 )}
 
 
