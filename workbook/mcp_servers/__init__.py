@@ -1,0 +1,124 @@
+"""MCP servers for chapter 18, and the pipe to talk to one over stdio.
+
+    from workbook.mcp_servers import start, toy_command
+    with start(toy_command("--page-size", "2")) as conn:
+        conn.send({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+        line = conn.read_line(timeout=2.0)   # a str; "" once the server has exited; None on timeout
+
+`toy_server.py` is a standard-library server whose misbehaviours are flags (see its docstring);
+`sdk_server.py` is a real server made with the official `mcp` SDK (slower to start: it imports
+the SDK). `run_async` runs a coroutine to completion from a notebook cell, bounded in time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import queue
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+TOY = HERE / "toy_server.py"
+SDK = HERE / "sdk_server.py"
+
+
+def toy_command(*flags: str) -> list[str]:
+    """The command that starts the toy server with these flags, on this Python."""
+    return [sys.executable, str(TOY), *flags]
+
+
+def sdk_command() -> list[str]:
+    """The command that starts the SDK demo server, on this Python."""
+    return [sys.executable, str(SDK)]
+
+
+class Connection:
+    """A server subprocess and its pipes: send() a message, read_line(timeout) a line.
+
+    A reader thread moves stdout lines into a queue, so every read can be bounded in time."""
+
+    def __init__(self, command: list[str]):
+        if not isinstance(command, list) or not command or not all(isinstance(c, str) for c in command):
+            raise TypeError(f"command must be a non-empty list of strings, not {command!r}")
+        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True, encoding="utf-8", bufsize=1)
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.stderr: list[str] = []  # the server's log lines (stderr is where logs belong)
+        self.sent: list[dict] = []   # every message sent, in order
+        self._eof = False
+        threading.Thread(target=self._pump, args=(self.proc.stdout, self.lines.put), daemon=True).start()
+        threading.Thread(target=self._pump, args=(self.proc.stderr, self.stderr.append), daemon=True).start()
+
+    @staticmethod
+    def _pump(stream, put):
+        for line in stream:
+            put(line)
+        put("")  # end of file
+
+    def send(self, message: dict) -> None:
+        """Write one message as one line of JSON (newline-delimited JSON-RPC)."""
+        text = json.dumps(message)
+        self.sent.append(json.loads(text))
+        try:
+            self.proc.stdin.write(text + "\n")
+            self.proc.stdin.flush()
+        except (BrokenPipeError, ValueError, OSError) as e:
+            raise ConnectionError(f"the server is gone (exit code {self.proc.poll()}): {e}") from None
+
+    def read_line(self, timeout: float) -> str | None:
+        """The next line from the server's stdout; "" once it has exited; None after `timeout` s."""
+        if self._eof:
+            return ""
+        try:
+            line = self.lines.get(timeout=max(timeout, 0))
+        except queue.Empty:
+            return None
+        self._eof = line == ""
+        return line
+
+    def close(self) -> int | None:
+        """Close stdin (the stdio way to say goodbye), then stop the server; its exit code."""
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            return self.proc.wait(timeout=1)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            return self.proc.wait()
+
+    def __enter__(self) -> Connection:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def start(command: list[str]) -> Connection:
+    """Start a server as a subprocess; the Connection (use it in a `with` block)."""
+    return Connection(command)
+
+
+def run_async(make_coroutine, timeout: float = 10.0):
+    """Run `make_coroutine()` to the end in a thread of its own (a notebook already runs an event
+    loop, so asyncio.run cannot be called in a cell); its result, or TimeoutError after `timeout` s."""
+    box: dict = {}
+
+    def target():
+        try:
+            box["value"] = asyncio.run(make_coroutine())
+        except BaseException as e:  # handed to the caller's thread
+            box["error"] = e
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    thread.join(timeout)
+    if thread.is_alive():
+        raise TimeoutError(f"the coroutine did not finish within {timeout} s")
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
