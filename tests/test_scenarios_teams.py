@@ -40,14 +40,14 @@ def reference_team(scenario, desk, first="triage", hops=6):
                 messages = start(agent, desk.customer_id, args["brief"])
                 break
             if name.startswith("transfer_to_"):
-                out = "ERROR: customer_id is not an argument"
+                out = json.dumps({"error": "customer_id is not an argument"})
             elif name not in agent.tools:
-                out = f"ERROR: unknown tool {name}"
+                out = json.dumps({"error": f"unknown tool {name}"})
             else:
                 try:
                     out = json.dumps(desk.tools()[name](**args))
                 except Exception as e:
-                    out = f"ERROR: {e}"
+                    out = json.dumps({"error": str(e)})
             messages.append({"role": "tool", "tool_call_id": call.id, "content": out})
     raise AssertionError("the reference team did not finish")
 
@@ -86,7 +86,7 @@ def test_triage_refunds_itself_asks_for_refund_first():
     desk = Desk("C-001")
     answer, path, llm = reference_team(scenarios.triage_refunds_itself(), desk)
     first = llm.requests[1]["messages"][2]["tool_calls"][0]["function"]
-    assert first["name"] == "refund" and llm.requests[1]["messages"][3]["content"].startswith("ERROR")
+    assert first["name"] == "refund" and "error" in json.loads(llm.requests[1]["messages"][3]["content"])
     assert (answer, path, len(desk.refunds)) == (teams.REFUND_ANSWER, ["triage", "refunds"], 1)
 
 
@@ -128,9 +128,12 @@ def test_orchestrator_asks_a_worker_per_order_and_combines():
                    {"role": "tool", "tool_call_id": lookup.id,
                     "content": json.dumps(desk.get_order(**json.loads(lookup.function.arguments)))}]
         answer = client.chat.completions.create(model="m", messages=worker).choices[0].message.content
-        messages.append({"role": "tool", "tool_call_id": call.id, "content": json.dumps(answer)})
+        messages.append({"role": "tool", "tool_call_id": call.id, "content": json.dumps({"answer": answer})})
     final = client.chat.completions.create(model="m", messages=messages).choices[0].message.content
     assert final == teams.STATUS_ANSWER
+    messages[-1]["content"] = json.dumps({"error": "the orders worker stopped: STOPPED: step limit"})
+    final = client.chat.completions.create(model="m", messages=messages).choices[0].message.content
+    assert final.endswith("(One task failed: the orders worker stopped: STOPPED: step limit)")
 
 
 def test_by_agent_plays_each_agent_its_script():

@@ -42,9 +42,10 @@
 # %% [markdown]
 # ## Given code
 #
-# The result object and chapter 05's `execute(name, raw_args, impl)` with `args_model`, which it
-# uses: one tool call in, the observation text out, every problem a plain `"ERROR: ..."` text
-# (unknown tool, broken JSON, arguments that do not fit, a tool that raised). Then a
+# The result object and chapter 05's `execute(name, raw_args, impl)` with the two pieces it uses:
+# one tool call in, the observation text out. Every problem (unknown tool, broken JSON, arguments
+# that do not fit, a tool that raised) comes back as an **error observation**,
+# `error_observation(text)`, the JSON text `{"error": "..."}`. Then a
 # compact loop, `run_agent`, that starts from a list of **messages** instead of a question: an
 # agent of a team starts with its own system message. Like chapter 07's loop it stops on any
 # `finish_reason` that is not an answer.
@@ -71,6 +72,11 @@ class AgentResult:
     steps: int  # how many times the model was called
 
 
+def error_observation(text):
+    """A failure as the model reads it: the JSON text {"error": text}."""
+    return json.dumps({"error": text}, ensure_ascii=False)
+
+
 def args_model(fn):
     """A pydantic model of fn's arguments: each parameter with its type and default, nothing else."""
     hints = typing.get_type_hints(fn)
@@ -85,24 +91,24 @@ def args_model(fn):
 
 
 def execute(name, raw_args, impl):
-    """One tool call -> the text of its tool message: the JSON result, or an "ERROR: ..." observation."""
+    """One tool call -> the text of its tool message: the JSON result, or an error observation {"error": ...}."""
     fn = impl.get(name)
     if fn is None:
-        return f"ERROR: unknown tool {name!r}. Available tools: {', '.join(sorted(impl))}."
+        return error_observation(f"unknown tool {name!r}. Available tools: {', '.join(sorted(impl))}.")
     try:
         args = json.loads(raw_args or "{}")
     except json.JSONDecodeError as e:
-        return f"ERROR: the arguments of {name} are not valid JSON ({e}). Send one JSON object."
+        return error_observation(f"the arguments of {name} are not valid JSON ({e}). Send one JSON object.")
     try:
         validated = args_model(fn).model_validate(args)
     except ValidationError as e:
         problems = "; ".join(f"{'.'.join(map(str, err['loc']))}: {err['msg']}" if err["loc"] else err["msg"]
                              for err in e.errors())
-        return f"ERROR: bad arguments for {name}: {problems}. Fix them and call {name} again."
+        return error_observation(f"bad arguments for {name}: {problems}. Fix them and call {name} again.")
     try:
         result = fn(**validated.model_dump())
     except Exception as e:  # whatever the tool does, the loop goes on
-        return f"ERROR: {name} failed: {type(e).__name__}: {e}"
+        return error_observation(f"{name} failed: {type(e).__name__}: {e}")
     return json.dumps(result, ensure_ascii=False, default=str)
 
 
@@ -178,7 +184,7 @@ print(json.dumps(transfer_tool(TEAM["refunds"]), indent=1))
 # - the functions an agent may **run** (its `impl`) are its own tools only. A model can ask for a
 #   tool it was never offered — models do, when the name is in their instructions or in a message
 #   they read — and `execute` runs anything that is in `impl`. Leave `refund` out of triage's
-#   `impl`, and the call comes back as an `"ERROR: unknown tool"`. Leave it in "because triage is
+#   `impl`, and the call comes back as `{"error": "unknown tool 'refund'. ..."}`. Leave it in "because triage is
 #   not offered it anyway", and one prompt injection later the money moves.
 
 # %%
@@ -309,7 +315,7 @@ wb.checks.equal(again[0]["function"]["name"], "get_order", "a fresh definition e
 # Who the customer is goes into the system message from the **session** — the code knows who is
 # logged in. The model's handoff arguments carry the brief and nothing else; if they carry a
 # `customer_id`, that is a model trying to act for someone else (or being told to by a message it
-# read), and the handoff is refused with an error the model can read, as in chapter 07.
+# read), and the handoff is refused with an error observation the model can read, as in chapter 07.
 #
 # Frameworks choose differently, so check yours: OpenAI's Agents SDK by default lets the next
 # agent see the earlier conversation (collapsed into one summary message) unless you set an
@@ -336,14 +342,15 @@ print("triage calls:       ", reply.tool_calls[0].function.name, reply.tool_call
 #
 # Write `handoff(team, current, name, arguments, customer_id)`. `current` is the agent whose model
 # called the tool `name` with `arguments` (the JSON string); `customer_id` is the session's. Return
-# either `(next_agent_name, messages)` or an `"ERROR: ..."` string, in this order:
+# either `(next_agent_name, messages)` or an error observation, `error_observation("...")`, in this
+# order:
 #
 # 1. `name` must be `"transfer_to_<other>"` with `<other>` in `current.handoffs` (an agent may hand
-#    off only where its definition says) → else an `"ERROR: ..."` that lists where it may transfer;
-# 2. `arguments` must be a JSON object → else an `"ERROR: ..."`;
-# 3. it holds `customer_id` → an `"ERROR: ..."` that names `customer_id` (the next agent works for
-#    the logged-in customer; nobody else's data is reachable);
-# 4. its keys must be exactly `brief`, a non-empty string → else an `"ERROR: ..."` naming `brief`;
+#    off only where its definition says) → else an error that lists where it may transfer;
+# 2. `arguments` must be a JSON object → else an error;
+# 3. it holds `customer_id` → an error that names `customer_id` (the next agent works for the
+#    logged-in customer; nobody else's data is reachable);
+# 4. its keys must be exactly `brief`, a non-empty string → else an error naming `brief`;
 # 5. return `(other, start_messages(team[other], customer_id, brief))`: the next agent starts from
 #    its instructions, the **session's** customer and the brief. Nothing from the transcript.
 #
@@ -351,24 +358,24 @@ print("triage calls:       ", reply.tool_calls[0].function.name, reply.tool_call
 
 # %% nbgrader={"grade": false, "grade_id": "handoff", "locked": false, "schema_version": 3, "solution": true}
 def handoff(team, current, name, arguments, customer_id):
-    """(next agent's name, its start messages) for a valid transfer call, else an "ERROR: ..." text."""
+    """(next agent's name, its start messages) for a valid transfer call, else an error observation."""
     ### BEGIN SOLUTION
     other = name.removeprefix("transfer_to_") if name.startswith("transfer_to_") else None
     if other not in current.handoffs or other not in team:
-        return (f"ERROR: {current.name} cannot call {name!r}; it may transfer to: "
-                f"{', '.join(current.handoffs) or 'nobody'}")
+        return error_observation(f"{current.name} cannot call {name!r}; it may transfer to: "
+                                 f"{', '.join(current.handoffs) or 'nobody'}")
     try:
         args = json.loads(arguments)
     except (TypeError, ValueError) as e:
-        return f"ERROR: the arguments of {name} are not valid JSON ({e}); send {{\"brief\": \"...\"}}"
+        return error_observation(f"the arguments of {name} are not valid JSON ({e}); send {{\"brief\": \"...\"}}")
     if not isinstance(args, dict):
-        return f"ERROR: the arguments of {name} must be a JSON object with a brief"
+        return error_observation(f"the arguments of {name} must be a JSON object with a brief")
     if "customer_id" in args:
-        return ("ERROR: customer_id is not an argument of a handoff: the next agent works for the "
-                "logged-in customer only. Send the brief alone")
+        return error_observation("customer_id is not an argument of a handoff: the next agent works for "
+                                 "the logged-in customer only. Send the brief alone")
     brief = args.get("brief")
     if set(args) != {"brief"} or not isinstance(brief, str) or not brief.strip():
-        return f"ERROR: {name} takes exactly one argument, brief: a non-empty string; got {sorted(args)}"
+        return error_observation(f"{name} takes exactly one argument, brief: a non-empty string; got {sorted(args)}")
     return other, start_messages(team[other], customer_id, brief)
     ### END SOLUTION
 
@@ -376,7 +383,7 @@ def handoff(team, current, name, arguments, customer_id):
 # %% nbgrader={"grade": true, "grade_id": "handoff_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: a valid transfer gives the next agent's name and exactly two messages (its
 instructions with the session's customer, then the brief); a transfer the agent may not make, a
-customer_id in the arguments and a missing brief are "ERROR: ..." observations."""
+customer_id in the arguments and a missing brief are error observations {"error": "..."}."""
 import json
 
 from workbook.checks import fresh
@@ -391,20 +398,16 @@ wb.checks.equal(got[1], [
     {"role": "system", "content": T.TEAM["refunds"].instructions + "\nThe logged-in customer is C-001."},
     {"role": "user", "content": brief}], "the messages refunds starts with (use start_messages)")
 out = handoff(T.TEAM, T.TEAM["triage"], "transfer_to_triage", json.dumps({"brief": brief}), "C-001")
-assert type(out) is str and out.startswith("ERROR:"), (
-    f"triage's handoffs are orders and refunds: transfer_to_triage must be an 'ERROR: ...'; got {out!r}")
+wb.checks.error_text(out, "transfer_to_triage from triage (its handoffs are orders and refunds)")
 orders_only = T.Agent("orders_desk", "You are the orders_desk agent.", handoffs=("orders",))
 out = handoff(T.TEAM, orders_only, "transfer_to_refunds", json.dumps({"brief": brief}), "C-001")
-assert type(out) is str and out.startswith("ERROR:"), (
-    f"an agent may hand off only to its own handoffs, not to any agent of the team; got {out!r}")
+wb.checks.error_text(out, "transfer_to_refunds from an agent that may hand off to orders only")
 out = handoff(T.TEAM, T.TEAM["triage"], "transfer_to_refunds",
               json.dumps({"brief": brief, "customer_id": "C-002"}), "C-001")
-assert type(out) is str and out.startswith("ERROR:") and "customer_id" in out, (
-    "the customer comes from the session: a customer_id in the handoff's arguments must be an "
-    f"'ERROR: ...' that names customer_id; got {wb.checks.short(out)}")
+error = wb.checks.error_text(out, "a handoff whose arguments hold customer_id (the customer comes from the session)")
+assert "customer_id" in error, f"the error must name customer_id so the model understands; got {error!r}"
 out = handoff(T.TEAM, T.TEAM["triage"], "transfer_to_refunds", "{}", "C-001")
-assert type(out) is str and out.startswith("ERROR:") and "brief" in out, (
-    f"a handoff without a brief must be an 'ERROR: ...' naming brief; got {out!r}")
+assert "brief" in wb.checks.error_text(out, "a handoff without a brief"), f"the error must name brief; got {out!r}"
 print("handoff: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "handoff_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
@@ -422,14 +425,14 @@ T = wb.scenarios.teams
 
 def ho(current, name, arguments, customer="C-001", team=T.TEAM):
     with wb.checks.no_raise(f"handoff({current.name}, {name!r}, {arguments!r})",
-                            hint="a bad handoff is an 'ERROR: ...' observation"):
+                            hint="a bad handoff is an error observation"):
         return handoff(team, current, name, arguments, customer)
 
 
 def refused(out, what, word=None):
-    assert type(out) is str and out.startswith("ERROR:"), f"{what}: expected an 'ERROR: ...' text, got {wb.checks.short(out)}"
+    error = wb.checks.error_text(out, what)
     if word:
-        assert word in out, f"{what}: the error should name {word!r}; got {out!r}"
+        assert word in error, f"{what}: the error should name {word!r}; got {error!r}"
 
 
 for current, to, customer in [("triage", "orders", "C-002"), ("refunds", "triage", "C-001"),
@@ -497,8 +500,8 @@ for name in ("handoff_ping_pong", "handoff_circle"):
 # 3. `finish_reason` not `"stop"` or `"tool_calls"` → `f"STOPPED: {finish_reason}"`; no tool calls
 #    → `TeamResult(content, "done", path, steps)`.
 # 4. Each tool call, in order:
-#    - a `transfer_to_...` call: check it as in exercise 2 (an invalid one gets its `"ERROR: ..."`
-#      as its `tool` message). For a valid one, **first** ping-pong (`path[-3] == path[-1]` and
+#    - a `transfer_to_...` call: check it as in exercise 2 (an invalid one gets its error
+#      observation as its `tool` message). For a valid one, **first** ping-pong (`path[-3] == path[-1]` and
 #      the next agent is `path[-2]`) → `"STOPPED: ping-pong"`; then the hop limit (`max_hops`
 #      handoffs already made) → `"STOPPED: hop limit"`. Otherwise switch: the next agent, its
 #      fresh messages (brief and the session's customer), appended to `path`; the rest of the
@@ -549,17 +552,17 @@ def run_team(client, model, desk, team, question, start="triage", max_hops=3, ma
             except ValueError:
                 args = None
             if other not in agent.handoffs or other not in team:
-                error = f"ERROR: {agent.name} may transfer to: {', '.join(agent.handoffs) or 'nobody'}"
+                error = f"{agent.name} may transfer to: {', '.join(agent.handoffs) or 'nobody'}"
             elif not isinstance(args, dict):
-                error = f"ERROR: the arguments of {name} must be a JSON object with a brief"
+                error = f"the arguments of {name} must be a JSON object with a brief"
             elif "customer_id" in args:
-                error = "ERROR: customer_id is not an argument of a handoff: the logged-in customer is kept"
+                error = "customer_id is not an argument of a handoff: the logged-in customer is kept"
             elif set(args) != {"brief"} or not isinstance(args["brief"], str) or not args["brief"].strip():
-                error = f"ERROR: {name} takes exactly one argument, brief: a non-empty string"
+                error = f"{name} takes exactly one argument, brief: a non-empty string"
             else:
                 error = None
             if error:
-                messages.append({"role": "tool", "tool_call_id": call.id, "content": error})
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": error_observation(error)})
                 continue
             if len(path) >= 3 and path[-3] == path[-1] and path[-2] == other:
                 return TeamResult(None, "STOPPED: ping-pong", path, step)
@@ -608,14 +611,15 @@ wb.checks.equal((r.answer, r.status, r.path, r.steps),
 desk = T.Desk("C-001")
 llm, r = team_run(wb.scenarios.triage_refunds_itself(), desk)
 told = [m["content"] for m in llm.requests[1]["messages"] if m["role"] == "tool"]
-assert told and told[0].startswith("ERROR:"), f"triage cannot refund: its refund call must be an ERROR; it got {told}"
+assert told, "triage's refund call must be answered"
+wb.checks.error_text(told[0], "the observation of triage's refund call (triage cannot refund)")
 wb.checks.equal(len(desk.refunds), 1, "the number of refunds made (only the refunds agent may make one)")
 
 desk = T.Desk("C-001")
 llm, r = team_run(wb.scenarios.handoff_other_customer(), desk)
 told = [m["content"] for m in llm.requests[1]["messages"] if m["role"] == "tool"]
-assert told and told[0].startswith("ERROR:") and "customer_id" in told[0], (
-    f"a customer_id in the handoff's arguments must be refused with an ERROR naming it; triage got {told}")
+assert told and "customer_id" in wb.checks.error_text(told[0], "triage's handoff with customer_id='C-002'"), (
+    f"a customer_id in the handoff's arguments must be refused with an error naming it; triage got {told}")
 systems = [m["content"] for q in llm.requests for m in q["messages"] if m["role"] == "system"]
 assert all("C-001" in s and "C-002" not in s for s in systems), (
     f"every agent works for the session's customer C-001, never one from the arguments; systems: {systems}")
@@ -698,7 +702,9 @@ desk = T.Desk("C-001")
 llm, r = team_run(greedy, desk, start="orders")
 assert not desk.card_blocked and desk.log == [], f"orders may run get_order only; the desk saw {desk.log}"
 told = [m["content"] for m in llm.requests[1]["messages"] if m["role"] == "tool"]
-assert len(told) == 2 and all(t.startswith("ERROR:") for t in told), f"two refused calls, two ERRORs; got {told}"
+assert len(told) == 2, f"two refused calls, two error observations; got {told}"
+for t in told:
+    wb.checks.error_text(t, "a call to a tool that is not the orders agent's")
 
 # The identity attack, in full.
 desk = T.Desk("C-001")
@@ -714,7 +720,9 @@ odd = S.scripted(S.calls(S.Call("transfer_to_billing", {"brief": "x"}), S.Call("
 llm, r = team_run(odd, T.Desk("C-001"))
 wb.checks.equal((r.answer, r.status, r.path, r.steps), ("I am still here.", "done", ["triage"], 3), "bad transfers")
 told = [m["content"] for m in llm.requests[2]["messages"] if m["role"] == "tool"]
-assert len(told) == 3 and all(t.startswith("ERROR:") for t in told), f"each bad transfer gets an ERROR; got {told}"
+assert len(told) == 3, f"each bad transfer gets an error observation; got {told}"
+for t in told:
+    wb.checks.error_text(t, "the observation of a bad transfer")
 cut = S.scripted(S.final("I will refund you right aw", finish_reason="length"))
 llm, r = team_run(cut, T.Desk("C-001"))
 wb.checks.equal((r.answer, r.status, r.steps), (None, "STOPPED: length", 1), "a cut-off reply")
@@ -739,16 +747,17 @@ print(json.dumps(ask_tool(TEAM["orders"])["function"], indent=1))
 # ## Exercise 4 — `worker` (4 points)
 #
 # Write `worker(client, model, desk, agent, max_steps=4)`. It returns a function
-# `ask(task: str) -> str`, the implementation behind `ask_<agent>`. Each call of `ask`:
+# `ask(task: str) -> dict`, the implementation behind `ask_<agent>`. Each call of `ask`:
 #
 # - runs the given `run_agent` for this one task, from **fresh** messages:
 #   `start_messages(agent, desk.customer_id, task)` — the agent's instructions, the session's
 #   customer, the task; nothing of the orchestrator's conversation and nothing of earlier tasks;
 # - with the agent's **own** tools only: `tool_schema(n)` for `n` in `agent.tools` (a worker gets
 #   no transfers), and an `impl` of `desk.tools()[n]` for the same names;
-# - returns only the worker's answer when its run is `"done"`, else
-#   `f"ERROR: the {agent.name} worker stopped: {status}"` (an observation the orchestrator can
-#   read, never `None`).
+# - returns only the worker's answer, `{"answer": answer}`, when its run is `"done"`; else
+#   `{"error": f"the {agent.name} worker stopped: {status}"}`. (`execute` turns either dict into
+#   the JSON text of the orchestrator's `tool` message: the second one is an error observation.
+#   Never `{"answer": None}`: a worker that did not finish says so.)
 #
 # Keep the annotation `task: str`: `execute` builds the argument check from it.
 
@@ -759,20 +768,20 @@ def worker(client, model, desk, agent, max_steps=4):
     tools = [tool_schema(n) for n in agent.tools]
     impl = {n: desk.tools()[n] for n in agent.tools}
 
-    def ask(task: str) -> str:
+    def ask(task: str) -> dict:
         result = run_agent(client, model, start_messages(agent, desk.customer_id, task), tools, impl, max_steps)
         if result.status == "done":
-            return result.answer
-        return f"ERROR: the {agent.name} worker stopped: {result.status}"
+            return {"answer": result.answer}
+        return {"error": f"the {agent.name} worker stopped: {result.status}"}
     return ask
     ### END SOLUTION
 
 
 # %% nbgrader={"grade": true, "grade_id": "worker_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: ask(task) returns the orders worker's answer only; the worker starts from its
-instructions, the session's customer and the task (a second task too, fresh), with get_order as
-its only tool; a tool it
-does not have is refused; a worker that does not finish gives an "ERROR: ..." text."""
+"""Visible tests: ask(task) returns {"answer": ...}, the orders worker's answer only; the worker
+starts from its instructions, the session's customer and the task (a second task too, fresh),
+with get_order as its only tool; a tool it does not have is refused; a worker that does not
+finish gives {"error": ...}."""
 from workbook.checks import fresh
 
 wb = fresh()
@@ -783,7 +792,7 @@ ask = worker(llm.client(max_calls=8), "fake-model", desk, T.TEAM["orders"])
 assert callable(ask), f"worker must return a function ask(task); got {ask!r}"
 with wb.checks.no_raise("ask('Status of order A-1001.')"):
     answer = ask("Status of order A-1001.")
-wb.checks.equal(answer, "A-1001 (Svet desk lamp) is shipped.", "the orders worker's answer")
+wb.checks.equal(answer, {"answer": "A-1001 (Svet desk lamp) is shipped."}, "what ask returns (the worker's answer)")
 wb.checks.equal(llm.requests[0]["messages"], [
     {"role": "system", "content": T.TEAM["orders"].instructions + "\nThe logged-in customer is C-001."},
     {"role": "user", "content": "Status of order A-1001."}], "the worker's first messages (start_messages)")
@@ -799,8 +808,8 @@ ask("Refund A-1001.")
 wb.checks.equal(desk.refunds, [], "refunds made by the orders worker (refund is not one of its tools)")
 llm = wb.fake_llm.FakeLLM(S.scripted(S.call("get_order", order_id="A-1001")))
 out = worker(llm.client(max_calls=8), "fake-model", T.Desk("C-001"), T.TEAM["orders"], max_steps=2)("Status?")
-assert type(out) is str and out.startswith("ERROR:"), (
-    f"a worker stopped by its step limit must give an 'ERROR: ...' text, not its answer; got {out!r}")
+assert type(out) is dict and list(out) == ["error"] and type(out["error"]) is str and "stopped" in out["error"], (
+    f"a worker stopped by its step limit gives {{'error': 'the orders worker stopped: ...'}}, not an answer; got {out!r}")
 print("worker: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "worker_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
@@ -817,19 +826,19 @@ T, S = wb.scenarios.teams, wb.scenarios
 llm = wb.fake_llm.FakeLLM(S.orchestrate_orders())
 ask = worker(llm.client(max_calls=8), "fake-model", T.Desk("C-001"), T.TEAM["orders"])
 first, second = ask("Status of order A-1001."), ask("Status of order A-1002.")
-wb.checks.equal((first, second), ("A-1001 (Svet desk lamp) is shipped.", "A-1002 (Green tea, 200 g) is processing."),
-                "two tasks, one after the other")
+wb.checks.equal((first, second), ({"answer": "A-1001 (Svet desk lamp) is shipped."},
+                                  {"answer": "A-1002 (Green tea, 200 g) is processing."}), "two tasks, one after the other")
 wb.checks.equal(llm.requests[2]["messages"], [
     {"role": "system", "content": T.TEAM["orders"].instructions + "\nThe logged-in customer is C-001."},
     {"role": "user", "content": "Status of order A-1002."}], "the second task's first messages (a fresh start)")
 llm = wb.fake_llm.FakeLLM(S.orchestrate_orders())
 out = worker(llm.client(max_calls=8), "fake-model", T.Desk("C-002"), T.TEAM["orders"])("Status of order A-1001.")
-wb.checks.equal(out, "I could not find that order.", "C-002 asking about C-001's order A-1001")
+wb.checks.equal(out, {"answer": "I could not find that order."}, "C-002 asking about C-001's order A-1001")
 assert "C-002" in llm.requests[0]["messages"][0]["content"], "the worker works for the session's customer"
 for steps in (1, 3):
     llm = wb.fake_llm.FakeLLM(S.scripted(S.call("get_order", order_id="A-1001")))
     out = worker(llm.client(max_calls=8), "fake-model", T.Desk("C-001"), T.TEAM["orders"], max_steps=steps)("Status?")
-    wb.checks.equal((out, llm.calls), ("ERROR: the orders worker stopped: STOPPED: step limit", steps),
+    wb.checks.equal((out, llm.calls), ({"error": "the orders worker stopped: STOPPED: step limit"}, steps),
                     f"(what ask returns, model calls) with max_steps={steps}")
 llm = wb.fake_llm.FakeLLM(S.scripted(S.call("get_order", order_id="A-1001")))
 worker(llm.client(max_calls=8), "fake-model", T.Desk("C-001"), T.TEAM["orders"])("Status?")
@@ -839,17 +848,18 @@ llm = wb.fake_llm.FakeLLM(S.scripted(S.calls(S.Call("card_block", {}), S.Call("r
                                              S.Call("transfer_to_triage", {"brief": "x"})), "No."))
 worker(llm.client(max_calls=8), "fake-model", desk, T.TEAM["refunds"])("Do it all.")
 told = [m["content"] for m in llm.requests[1]["messages"] if m["role"] == "tool"]
-assert told[0].startswith("ERROR:") and not told[1].startswith("ERROR:") and told[2].startswith("ERROR:"), (
-    f"the refunds worker may refund, not block cards, and has no transfers; observations: {told}")
+wb.checks.error_text(told[0], "the refunds worker's card_block call (not its tool)")
+wb.checks.error_text(told[2], "the refunds worker's transfer_to_triage call (a worker has no transfers)")
+assert "error" not in json.loads(told[1]), f"the refunds worker may refund; its observation: {told[1]}"
 assert not desk.card_blocked and len(desk.refunds) == 1, "only refunds' own tool ran"
 wb.checks.equal([t["function"]["name"] for t in llm.requests[0]["tools"]], ["get_order", "refund"], "refunds' worker tools")
 # As the orchestrator's tool: through execute, only the answer comes back.
 llm = wb.fake_llm.FakeLLM(S.orchestrate_orders())
 ask = worker(llm.client(max_calls=8), "fake-model", T.Desk("C-001"), T.TEAM["orders"])
 observation = execute("ask_orders", json.dumps({"task": "Status of order A-1002."}), {"ask_orders": ask})
-wb.checks.equal(observation, json.dumps("A-1002 (Green tea, 200 g) is processing."), "ask_orders through execute")
+wb.checks.equal(observation, json.dumps({"answer": "A-1002 (Green tea, 200 g) is processing."}), "ask_orders through execute")
 refused = execute("ask_orders", json.dumps({"task": 42}), {"ask_orders": ask})
-assert refused.startswith("ERROR:"), f"keep the annotation task: str, so execute refuses a task that is not text; got {refused!r}"
+wb.checks.error_text(refused, "ask_orders with task=42 (keep the annotation task: str, so execute refuses it)")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -956,8 +966,8 @@ for row in rows:
 # - **Workers sharing one conversation.** A `messages` list kept between tasks: the second task
 #   sees the first one's calls and answer, and the worker's context grows as a single agent's
 #   would. Each task starts from `start_messages`.
-# - **A stopped worker's `None` as its answer.** The orchestrator reads `null` and guesses. A
-#   worker that did not finish says so: `"ERROR: the orders worker stopped: ..."`.
+# - **A stopped worker's `None` as its answer.** The orchestrator reads `{"answer": null}` and guesses. A
+#   worker that did not finish says so: `{"error": "the orders worker stopped: ..."}`.
 # - **A handoff to any agent of the team.** An agent hands off only where its definition says;
 #   otherwise triage can send a customer straight past the agent that checks.
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from workbook import schemas
 from workbook.engine.replies import Call, Reply, call, calls, final
-from workbook.engine.turns import Conversation, plain_text
+from workbook.engine.turns import Conversation, error_of, json_or_none, plain_text
 from workbook.scenarios.base import Scenario
 from workbook.shop import Shop
 
@@ -139,6 +139,15 @@ def by_agent(name: str = "by_agent", question: str = "", **agents) -> Scenario:
                     description=f"Plays the agents {', '.join(agents) or 'none'} from a script.")
 
 
+def _answer_of(result: str) -> str:
+    """A worker's answer as the orchestrator reads it: {"answer": ...}, an error, or plain text."""
+    data = json_or_none(result)
+    if isinstance(data, dict) and isinstance(data.get("answer"), str):
+        return data["answer"]
+    error = error_of(result)
+    return f"(One task failed: {error})" if error is not None else plain_text(result)
+
+
 def _order_in(text: str) -> str:
     found = ORDER_ID.search(text or "")
     return found.group() if found else "A-1001"
@@ -242,7 +251,7 @@ def orchestrate_orders() -> Scenario:
         if not conv.results:
             return calls(*(Call("ask_orders", {"task": f"Status of order {i}."})
                            for i in ORDER_ID.findall(conv.question)))
-        return final(" ".join(plain_text(r) for r in conv.results))
+        return final(" ".join(_answer_of(r) for r in conv.results))
 
     return Scenario(name="orchestrate_orders", policy=policy, question=STATUS_QUESTION,
                     description="The orchestrator asks the orders worker one task per order and "

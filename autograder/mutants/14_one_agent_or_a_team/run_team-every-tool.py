@@ -27,17 +27,17 @@ def run_team(client, model, desk, team, question, start="triage", max_hops=3, ma
             except ValueError:
                 args = None
             if other not in agent.handoffs or other not in team:
-                error = f"ERROR: {agent.name} may transfer to: {', '.join(agent.handoffs) or 'nobody'}"
+                error = f"{agent.name} may transfer to: {', '.join(agent.handoffs) or 'nobody'}"
             elif not isinstance(args, dict):
-                error = f"ERROR: the arguments of {name} must be a JSON object with a brief"
+                error = f"the arguments of {name} must be a JSON object with a brief"
             elif "customer_id" in args:
-                error = "ERROR: customer_id is not an argument of a handoff: the logged-in customer is kept"
+                error = "customer_id is not an argument of a handoff: the logged-in customer is kept"
             elif set(args) != {"brief"} or not isinstance(args["brief"], str) or not args["brief"].strip():
-                error = f"ERROR: {name} takes exactly one argument, brief: a non-empty string"
+                error = f"{name} takes exactly one argument, brief: a non-empty string"
             else:
                 error = None
             if error:
-                messages.append({"role": "tool", "tool_call_id": call.id, "content": error})
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": error_observation(error)})
                 continue
             if len(path) >= 3 and path[-3] == path[-1] and path[-2] == other:
                 return TeamResult(None, "STOPPED: ping-pong", path, step)

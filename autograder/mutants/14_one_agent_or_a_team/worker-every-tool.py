@@ -5,9 +5,9 @@ def worker(client, model, desk, agent, max_steps=4):
     tools = [tool_schema(n) for n in agent.tools]
     impl = desk.tools()
 
-    def ask(task: str) -> str:
+    def ask(task: str) -> dict:
         result = run_agent(client, model, start_messages(agent, desk.customer_id, task), tools, impl, max_steps)
         if result.status == "done":
-            return result.answer
-        return f"ERROR: the {agent.name} worker stopped: {result.status}"
+            return {"answer": result.answer}
+        return {"error": f"the {agent.name} worker stopped: {result.status}"}
     return ask

@@ -7,12 +7,12 @@ def worker(client, model, desk, agent, max_steps=4):
 
     history = start_messages(agent, desk.customer_id, "You will get tasks one by one.")[:1]
 
-    def ask(task: str) -> str:
+    def ask(task: str) -> dict:
         history.append({"role": "user", "content": task})  # one conversation for every task
         result = run_agent(client, model, history, tools, impl, max_steps)
         if result.answer:
             history.append({"role": "assistant", "content": result.answer})
         if result.status == "done":
-            return result.answer
-        return f"ERROR: the {agent.name} worker stopped: {result.status}"
+            return {"answer": result.answer}
+        return {"error": f"the {agent.name} worker stopped: {result.status}"}
     return ask

@@ -5,7 +5,7 @@ def worker(client, model, desk, agent, max_steps=4):
     tools = [tool_schema(n) for n in agent.tools]
     impl = {n: desk.tools()[n] for n in agent.tools}
 
-    def ask(task: str) -> str:
+    def ask(task: str) -> dict:
         result = run_agent(client, model, start_messages(agent, desk.customer_id, task), tools, impl, max_steps)
-        return result.answer
+        return {"answer": result.answer}
     return ask
