@@ -118,6 +118,10 @@ RULES = [
     ("tool blocks but no tools",
      [Q, {"role": "assistant", "content": [USE]}, {"role": "user", "content": [RESULT]}], None,
      "Requests which include `tool_use` or `tool_result` blocks must define tools."),
+    ("an assistant turn last (prefill)",
+     [Q, {"role": "assistant", "content": "Order A-1001 is"}], None,
+     "This model does not support assistant message prefill. The conversation must end with a user "
+     "message."),
     ("system as a message role",
      [{"role": "system", "content": "Be brief."}, Q], None,
      'messages: Unexpected role "system". The Messages API accepts a top-level `system` parameter, '

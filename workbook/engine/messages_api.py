@@ -117,6 +117,9 @@ def check_request(body) -> None:
     elif uses_tools:
         raise ProtocolError("Requests which include `tool_use` or `tool_result` blocks must define tools.")
     _check_turn_pairing(messages)
+    if messages[-1]["role"] == "assistant":  # a current model: no prefill (Claude 4.6 and later)
+        raise ProtocolError("This model does not support assistant message prefill. The "
+                            "conversation must end with a user message.")
     stops = body.get("stop_sequences")
     if stops is not None and (not isinstance(stops, list) or not all(isinstance(s, str) for s in stops)):
         raise ProtocolError("stop_sequences: Input should be a valid list")
