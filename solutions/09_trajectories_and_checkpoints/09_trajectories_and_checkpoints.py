@@ -929,12 +929,14 @@ with tempfile.TemporaryDirectory() as folder:
 
 # %%
 checkpoint = WORK / "atomic.json"
+before = set(WORK.iterdir()) | {checkpoint}  # to see whether a temporary file is left behind
 save_checkpoint(checkpoint, {"step": 1, "messages": [{"role": "user", "content": "Refund my lamp, please."}]})
 try:
     save_checkpoint(checkpoint, {"step": 2, "messages": [DiesWhileWritten()]})
 except Exception as e:
     print("crash:", type(e).__name__, e)
-print("the checkpoint is still step", load_checkpoint(checkpoint)["step"], "|", sorted(p.name for p in WORK.iterdir()))
+print("the checkpoint is still step", load_checkpoint(checkpoint)["step"], "| other files left:",
+      sorted(p.name for p in set(WORK.iterdir()) - before))
 
 # %% [markdown]
 # ## Part 4 · Resume a crashed run
