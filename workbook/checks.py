@@ -24,13 +24,13 @@ from __future__ import annotations
 import importlib.machinery
 import importlib.util
 import json
-import os
 import re
 import sys
 import threading
 import types
-from contextlib import contextmanager
 from pathlib import Path
+
+from workbook.probes import Overlap, spy_moves  # noqa: F401  (test helpers, reached as wb.checks.*)
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 PACKAGE = "workbook"
@@ -261,53 +261,3 @@ class no_raise(_Block):
             return False
         raise AssertionError(f"{self.what} raised {typ.__name__}: {e}" + (f" — {self.hint}" if self.hint else "")
                              ).with_traceback(tb and tb.tb_next) from None  # frames below the block: where it failed
-
-
-class Overlap:
-    """Tools that show which calls ran at the same time, decided by latches, not by timing. A call in
-    a worker thread holds until all `parties` calls have started (`hold` seconds are reached only by
-    code that never runs them together); a call in the test's own thread holds nothing, since nothing
-    else can start while it runs. `together`: the calls that were all running at once."""
-
-    def __init__(self, parties, hold=5.0):
-        self.parties, self.hold, self.caller = parties, hold, threading.get_ident()
-        self.cv, self.running, self.together = threading.Condition(), set(), set()
-        self.order, self.events, self.overlaps, self.threads = [], [], 0, set()
-
-    def tool(self, name, fn=None, hold=True):
-        def call(**kwargs):
-            key = kwargs.get("order_id")
-            with self.cv:
-                self.order.append((name, key))
-                self.events.append(("start", key))
-                self.threads.add(threading.get_ident())
-                self.overlaps += bool(self.running)  # another call is still running
-                self.running.add(key)
-                if len(self.running) >= self.parties:
-                    self.together |= self.running
-                self.cv.notify_all()
-                if hold and threading.get_ident() != self.caller:
-                    self.cv.wait_for(lambda: len(self.order) >= self.parties, timeout=self.hold)
-                self.running.discard(key)
-                self.events.append(("end", key))
-            return fn(**kwargs) if fn else {"order_id": key, "tool": name}
-        return call
-
-
-@contextmanager
-def spy_moves():
-    """Record every `os.replace` / `os.rename` made while the block runs, as (source, target) Paths;
-    the real functions are back afterwards whatever happens."""
-    moves, real = [], (os.replace, os.rename)
-
-    def spy(fn):
-        def move(src, dst, *args, **kwargs):
-            moves.append((Path(os.fsdecode(src)), Path(os.fsdecode(dst))))
-            return fn(src, dst, *args, **kwargs)
-        return move
-
-    os.replace, os.rename = spy(real[0]), spy(real[1])
-    try:
-        yield moves
-    finally:
-        os.replace, os.rename = real
