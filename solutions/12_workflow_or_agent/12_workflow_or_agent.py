@@ -487,8 +487,26 @@ for message in ("My Svet lamp, order A-1001, arrived broken.", "My lamp arrived 
 #   model sampled with `temperature > 0` does not say the same thing every time; one answer may
 #   be a fluke, five are a measurement.
 #
-# The fake plays a sampled model with `by_prompt`: a list of answers is played one per identical
-# request. Here five votes on whether a message may be refunded without a person:
+# Sectioning first: three independent checks of a draft reply, one call each, at the same time.
+# (`by_prompt` is a fake model that answers by the words in its system prompt.)
+
+# %%
+SECTIONS = {"tone": "Check the tone of this reply: polite? Answer OK or FLAG: why.",
+            "promises": "Check this reply for promises the shop cannot keep. Answer OK or FLAG: why.",
+            "personal data": "Check this reply for personal data. Answer OK or FLAG: why."}
+checker = FakeLLM(scenarios.by_prompt({"tone": "OK", "promises": "FLAG: 'tomorrow' is a delivery date we cannot promise.",
+                                       "personal data": "OK"}))
+draft = "Hello! Your new lamp arrives tomorrow. Kind regards, Northwind support."
+with ThreadPoolExecutor() as pool:
+    verdicts = dict(zip(SECTIONS, pool.map(lambda p: ask(checker.client(), "fake-model", p, draft),
+                                           SECTIONS.values())))
+print(verdicts)
+print("send it" if all(v == "OK" for v in verdicts.values()) else "hold it for a person")
+
+# %% [markdown]
+# Voting is the other shape. The fake plays a sampled model with `by_prompt` too: a list of
+# answers is played one per identical request. Here five votes on whether a message may be
+# refunded without a person:
 
 # %%
 llm = FakeLLM(scenarios.by_prompt({"": ["yes", "Yes.", "no", "yes", "no"]}))
@@ -837,17 +855,34 @@ def orchestrate(client, model, task, max_subtasks=5):
 
 
 # %% nbgrader={"grade": true, "grade_id": "orchestrate_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: orchestrate gives each subtask to a worker with its own two messages, combines
-the reports in the order of the subtasks, skips blank lines, and stops without workers on a plan
-that is too long or empty."""
+"""Visible tests: orchestrate runs the workers at the same time, each with its own two messages,
+combines the reports in the order of the subtasks, skips blank lines, and stops without workers
+on a plan that is too long or empty."""
+from types import SimpleNamespace
+
 from workbook.checks import fresh
 
 wb = fresh()
 S = wb.scenarios
 llm = wb.fake_llm.FakeLLM(S.support_desk())
+fake = llm.client(max_calls=6)
+probe = wb.checks.Overlap(2, hold=1.0)  # a worker call in a pool thread waits for its partner
+
+
+def create(**kwargs):
+    if kwargs["messages"][0]["content"] != WORKER_PROMPT:
+        return fake.chat.completions.create(**kwargs)
+    worker = probe.tool("worker", lambda order_id: fake.chat.completions.create(**kwargs))
+    return worker(order_id=kwargs["messages"][-1]["content"])
+
+
+client = SimpleNamespace(chat=SimpleNamespace(completions=SimpleNamespace(create=create)))
 with wb.checks.no_raise("orchestrate(...)"):
-    result = orchestrate(llm.client(max_calls=6), "fake-model", "Where are my orders A-1001 and A-1002?")
+    result = orchestrate(client, "fake-model", "Where are my orders A-1001 and A-1002?")
 assert type(result).__name__ == "AgentResult", f"orchestrate must return an AgentResult, got {result!r}"
+assert len(probe.together) == 2, (
+    "the two workers must run at the same time (a ThreadPoolExecutor), not one after the other; "
+    f"calls seen running together: {sorted(probe.together)}")
 workers = sorted((r["messages"] for r in llm.requests if r["messages"][0]["content"] == WORKER_PROMPT),
                  key=lambda messages: messages[-1]["content"])
 wb.checks.equal(workers, [[{"role": "system", "content": WORKER_PROMPT},
