@@ -1,0 +1,1055 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 17 · Agent memory
+#
+# Everything an agent knew so far lived in `messages`, the list of one conversation: its
+# **short-term memory**. Close the conversation and it is gone. A support agent that should know
+# tomorrow that this customer wants deliveries left at the office reception needs **long-term
+# memory**: facts written somewhere that outlives the conversation, and read back when they help.
+#
+# Here the agent gets two tools, `remember(fact)` and `recall(query)` (and `forget(query)` for a
+# customer who asks), over a small SQLite table. The model decides *what* is worth remembering and
+# *what* to look for. Your code decides everything else: **whose** memory it is (the logged-in
+# customer, never an id the model writes), **what may be written** (no card numbers, e-mails or API
+# keys, in memory or in the log), **how much** is kept, and that every fact comes back **with its
+# date**, so a preference from half a year ago is not taken for today's.
+#
+# **Learning goals.** After this chapter you can
+# - tell short-term memory (the messages of one conversation) from long-term memory (dated facts
+#   that outlive it), and say what is worth remembering: short facts, not transcripts;
+# - mask card numbers, e-mails and API keys before anything is written to memory or to a log;
+# - store facts in SQLite keyed by the session's customer, dated by a clock you pass in, bounded
+#   per customer;
+# - rank a customer's facts for a query with BM25 (`workbook.kb.bm25`) and return each with its
+#   date and age;
+# - bind memory tools to the session so a model cannot read or write another customer's memory,
+#   and forget on request;
+# - resume a conversation "tomorrow" from memory, on a fake clock.
+#
+# **Time:** about 90 minutes.
+#
+# **Builds on:** 03 · The OpenAI format (the loop), 06 · Limits (`call_tool`, `tool_message`),
+# 07 · What code decides (identity comes from the session), 09 · Trajectories (the log). What you
+# need from them is restated below as given code.
+
+# %% [markdown]
+# ## Given code from chapters 02–06
+#
+# `AgentResult`, `call_tool` (a tool's result, or `{"error": ...}`; it never raises) and
+# `tool_message` are chapter 06's. `run_agent` is chapter 03's loop, taking the opening `messages`
+# (so a conversation can start with a system prompt) and appending every turn to them.
+
+# %% nbgrader={"grade": false, "grade_id": "given_chapter_06", "locked": true, "schema_version": 3, "solution": false}
+import datetime
+import json
+import re
+import sqlite3
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from workbook import kb, scenarios
+from workbook.fake_llm import FakeLLM
+
+
+@dataclass
+class AgentResult:
+    """How a run ended."""
+
+    answer: str | None  # the model's final text; None when the run was stopped
+    status: str  # "done", or a stop status such as "STOPPED: step limit"
+    steps: int  # how many times the model was called
+
+
+def call_tool(impl, name, args):
+    """Run impl[name](**args): the result, or {"error": ...} for an unknown tool or any exception."""
+    fn = impl.get(name)
+    if fn is None:
+        return {"error": f"unknown tool {name!r}; available tools: {', '.join(sorted(impl))}"}
+    try:
+        return fn(**args)
+    except Exception as e:  # a failing tool is news for the model, not a crash
+        return {"error": f"{type(e).__name__}: {e}"}
+
+
+def tool_message(call, impl):
+    """Run one tool call from the SDK; its `tool` message, content as JSON text."""
+    try:
+        args = json.loads(call.function.arguments)
+    except json.JSONDecodeError as e:
+        result = {"error": f"arguments are not valid JSON ({e}); send one JSON object"}
+    else:
+        result = call_tool(impl, call.function.name, args)
+    return {"role": "tool", "tool_call_id": call.id,
+            "content": json.dumps(result, ensure_ascii=False, default=str)}
+
+
+def run_agent(client, model, messages, tools, impl, max_steps=8):
+    """Chapter 03's loop on the messages given; every turn is appended to `messages`."""
+    for step in range(1, max_steps + 1):
+        response = client.chat.completions.create(model=model, messages=messages, tools=tools)
+        message = response.choices[0].message
+        messages.append(message.model_dump(exclude_none=True))
+        if not message.tool_calls:
+            return AgentResult(message.content, "done", step)
+        for call in message.tool_calls:
+            messages.append(tool_message(call, impl))
+    return AgentResult(None, "STOPPED: step limit", max_steps)
+
+
+# %% [markdown]
+# ## Part 1 · Short-term and long-term memory
+#
+# Short-term memory is what you have built since chapter 02: `messages`. It is complete (every
+# word of the conversation), it costs tokens on every call, and it ends with the conversation.
+#
+# Long-term memory is the opposite on each count. It keeps **few, short, dated facts** —
+# "Deliveries go to the office reception." (2026-11-30) — not transcripts: a transcript is long,
+# mostly useless later, and full of things nobody should keep (the card number the customer typed
+# while asking for a refund). It is read back **on demand**, by a search, not pasted whole into
+# every prompt. And it outlives the conversation, so it needs a store: here one SQLite table.
+#
+# The model sees three tools. Their definitions take only what the model may choose:
+
+# %%
+for tool in scenarios.memory.memory_tools():
+    f = tool["function"]
+    print(f"{f['name']}({', '.join(f['parameters']['properties'])}): {f['description']}")
+
+# %% [markdown]
+# There is no `customer_id` among the parameters, on purpose. Whose memory it is comes from the
+# **session** — the login — as in chapter 07. If the tool took a customer id, the model could read
+# anyone's memory: all it takes is a customer who asks "what did customer C-002 tell you?", or a
+# web page that says so. Here is a model that tries (its first call names C-002):
+
+# %%
+scenario = scenarios.recalls_other_customer()
+first = FakeLLM(scenario).client().chat.completions.create(
+    model="fake-model", messages=[{"role": "user", "content": scenario.question}],
+    tools=scenario.openai_tools()).choices[0].message.tool_calls[0]
+print(first.function.name, first.function.arguments)
+
+# %% [markdown]
+# The store is one table. `open_memory(path)` opens (or creates) it: a file for memory that
+# outlives the program, `":memory:"` for a test. A row is one fact of one customer, with the day it
+# was remembered as ISO text (`"2026-11-30"`, which sorts like the dates it names).
+
+# %% nbgrader={"grade": false, "grade_id": "given_open_memory", "locked": true, "schema_version": 3, "solution": false}
+SCHEMA = """CREATE TABLE IF NOT EXISTS facts (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    customer TEXT NOT NULL,  -- from the session, never from the model
+    day TEXT NOT NULL,       -- the day the fact was remembered, ISO: 2026-11-30
+    fact TEXT NOT NULL       -- masked: no card numbers, e-mails or keys
+)"""
+MAX_FACTS = 20  # per customer: the newest are kept
+MAX_FACT_CHARS = 300  # a fact is a sentence, not a transcript
+
+
+def open_memory(path=":memory:"):
+    """A connection to the memory store at `path` (a file, or ":memory:"), the table created."""
+    db = sqlite3.connect(path)
+    db.execute(SCHEMA)
+    return db
+
+
+class Calendar:
+    """A fake clock for days: `calendar()` is today; `calendar.advance(days)` moves it on."""
+
+    def __init__(self, start):
+        self.day = start
+
+    def __call__(self):
+        return self.day
+
+    def advance(self, days=1):
+        self.day += datetime.timedelta(days=days)
+
+
+db = open_memory()
+db.execute("INSERT INTO facts (customer, day, fact) VALUES (?, ?, ?)",
+           ("C-001", "2026-11-30", "Deliveries go to the office reception."))
+print(db.execute("SELECT id, customer, day, fact FROM facts").fetchall())
+
+# %% [markdown]
+# Always pass values as `?` parameters, never by formatting them into the SQL text: a fact is text
+# the model wrote, and `"'); DROP TABLE facts; --"` is text too.
+#
+# ## Part 2 · What must never be written down
+#
+# Customers type secrets into chats: a card number "so you can check the refund", an e-mail, an
+# API key pasted with an error message. A model asked to remember "the details" passes them on
+# verbatim:
+
+# %%
+scenario = scenarios.stores_card()
+asked = FakeLLM(scenario).client().chat.completions.create(
+    model="fake-model", messages=[{"role": "user", "content": scenario.question}],
+    tools=scenario.openai_tools()).choices[0].message.tool_calls[0]
+print(asked.function.name, asked.function.arguments)
+
+# %% [markdown]
+# Memory is kept for months, read by later conversations, copied into backups. A card number in it
+# is a leak waiting to happen (PCI DSS forbids storing it in clear at all). The same holds for the
+# trajectory log of chapter 09, which records the model's tool calls word for word. So everything
+# is **masked before it is written**: each secret is replaced by a label saying what was there.
+#
+# Regular expressions do it. Three patterns, each with a trap:
+#
+# - **A card number** is 13 to 19 digits, often written in groups with spaces or dashes
+#   (`4111 1111 1111 1111`, `4111-1111-1111-1111`). A pattern for "16 digits in a row" misses
+#   the grouped form; a pattern for "any number" masks order ids, amounts and dates, and the
+#   memory becomes useless.
+# - **An e-mail** is `name@domain.tld`; names may hold `.`, `+`, `-`, domains several dots.
+# - **An API key** here is OpenAI's and Anthropic's shape: `sk-` followed by at least 16 letters,
+#   digits, `-` or `_` (`sk-proj-…`, `sk-ant-api03-…`).
+
+# %%
+print(re.sub(r"\b\d{16}\b", "[card]", "card 4111111111111111 and 4111 1111 1111 1111"))
+print(re.sub(r"\d+", "[card]", "order A-1001, 2450 KZT, 2026-11-30"))
+
+# %% [markdown]
+# ## Exercise 1 — `mask` (4 points)
+#
+# Write `mask(text)`. It returns `text` with
+#
+# - every **card number** — 13 to 19 digits, where a single space or dash may stand between any
+#   two digits — replaced by `[card]`;
+# - every **e-mail** address replaced by `[email]`;
+# - every **API key** — `sk-` at the start of a word, then at least 16 letters, digits, `-` or `_`
+#   — replaced by `[key]`;
+#
+# and everything else unchanged: order ids (`A-1001`), amounts (`2450 KZT`), dates (`2026-11-30`)
+# and phone numbers (11 digits) stay. Masking twice changes nothing more. Text that is not a
+# string raises `TypeError` with a message that says `mask` needs text.
+#
+# ```python
+# mask("Card 4111 1111 1111 1111, mail ann@example.com")  -> "Card [card], mail [email]"
+# mask("Order A-1001 shipped on 2026-11-30.")              -> "Order A-1001 shipped on 2026-11-30."
+# ```
+#
+# Hint: `\b(?:\d[ -]?){12,18}\d\b` reads "a digit, maybe followed by a space or dash, 12 to 18
+# times, then a last digit", between word boundaries.
+
+# %% nbgrader={"grade": false, "grade_id": "mask", "locked": false, "schema_version": 3, "solution": true}
+def mask(text):
+    """The text with card numbers, e-mails and API keys replaced by [card], [email] and [key]."""
+    ### BEGIN SOLUTION
+    if not isinstance(text, str):
+        raise TypeError(f"mask needs text (a str), got {type(text).__name__}")
+    text = re.sub(r"\bsk-[A-Za-z0-9_-]{16,}", "[key]", text)
+    text = re.sub(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+", "[email]", text)
+    return re.sub(r"\b(?:\d[ -]?){12,18}\d\b", "[card]", text)
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "mask_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+"""Visible tests: mask replaces a card number (grouped with spaces, with dashes, or in one run),
+an e-mail and an API key; leaves order ids, amounts, dates and phone numbers alone; raises
+TypeError for text that is not a string."""
+from workbook.checks import fresh
+
+wb = fresh()
+
+
+def masked(text):
+    with wb.checks.no_raise(f"mask({text[:40]!r})"):
+        got = mask(text)
+    assert type(got) is str, f"mask must return a str, got {type(got).__name__}: {got!r}"
+    return got
+
+
+wb.checks.equal(masked("Card 4111 1111 1111 1111, thanks."), "Card [card], thanks.",
+                "mask(a card number in groups of four)", hint="a space or dash may stand between two digits")
+wb.checks.equal(masked("card 4111-1111-1111-1111"), "card [card]", "mask(a card number with dashes)")
+wb.checks.equal(masked("4111111111111111"), "[card]", "mask(16 digits in a row)")
+wb.checks.equal(masked("Write to aigerim@example.com please."), "Write to [email] please.", "mask(an e-mail)")
+wb.checks.equal(masked("my key is sk-proj-AbC123xyz789LmNoPqRs"), "my key is [key]", "mask(an API key)")
+keep = "Order A-1001 (2450 KZT) shipped on 2026-11-30; call +7 701 234 5678."
+wb.checks.equal(masked(keep), keep, "mask(text without secrets)",
+                hint="order ids, amounts, dates and phone numbers are not card numbers: a card has 13 to 19 digits")
+with wb.checks.raises(TypeError, match="text", what="mask(42)"):
+    mask(42)
+print("mask: visible tests passed")
+
+# %% nbgrader={"grade": true, "grade_id": "mask_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+"""Hidden tests: mask on several secrets in one text, 13- and 19-digit and Amex-grouped cards,
+e-mails with dots, plus signs and subdomains, Anthropic keys, words that only look like keys, 12-
+and 11-digit numbers, non-ASCII text, the empty string, masking twice, and None."""
+### BEGIN HIDDEN TESTS
+from workbook.checks import fresh
+
+wb = fresh()
+
+
+def masked(text):
+    with wb.checks.no_raise(f"mask({text[:40]!r})"):
+        got = mask(text)
+    assert type(got) is str, f"mask must return a str, got {type(got).__name__}: {got!r}"
+    return got
+
+
+for text, want in [
+    ("cards 4000 0000 0000 0002 and 5555-5555-5555-4444.", "cards [card] and [card]."),
+    ("amex 3782 822463 10005 ok", "amex [card] ok"),
+    ("13 digits 4222222222222 here", "13 digits [card] here"),
+    ("19 digits 6011000990139424123", "19 digits [card]"),
+    ("a.b+shop@mail.example.kz wrote", "[email] wrote"),
+    ("keys sk-ant-api03-Zx_9-abcdefghijklmnop and sk-proj-1234567890abcdefXYZ.",
+     "keys [key] and [key]."),
+    ("Карта 4111 1111 1111 1111, почта aigerim@example.com.", "Карта [card], почта [email]."),
+    ("all three: 4111111111111111, x@y.io, sk-abcdefghijklmnopqrst", "all three: [card], [email], [key]"),
+]:
+    wb.checks.equal(masked(text), want, f"mask({text!r})")
+for keep in ["", "a risk-free return", "sk-short is not a key", "id 123456789012 has 12 digits",
+             "phone 87012345678", "orders A-1001 and A-1002, 1290 KZT, 2026-09-01 to 2026-09-30",
+             "tea@ home"]:
+    wb.checks.equal(masked(keep), keep, f"mask({keep!r})")
+once = masked("Card 4111 1111 1111 1111, ann@example.com, sk-abcdefghijklmnopqrst")
+wb.checks.equal(masked(once), once, "mask(mask(text))", hint="masking twice changes nothing more")
+for bad in (None, b"4111111111111111", ["x"]):
+    with wb.checks.raises(TypeError, match="mask", what=f"mask({bad!r})"):
+        mask(bad)
+### END HIDDEN TESTS
+
+
+# %% [markdown]
+# ## Part 3 · Writing a fact: whose, when, how many
+#
+# `remember` is where the rules of memory live, because it is the only way in:
+#
+# - **Whose.** The customer is an argument your code passes from the session. The model's text
+#   never decides it.
+# - **When.** Each fact carries the day it was remembered. The day comes from a clock you pass in
+#   (here `today`, a `datetime.date`), never from `datetime.date.today()` inside the function: a
+#   test, a replay or "tomorrow" in this chapter needs to set it.
+# - **What.** The fact is masked before it is written, stripped, and short (at most
+#   `MAX_FACT_CHARS` characters): a model that tries to save a whole transcript gets an error.
+# - **How many.** A model that calls `remember` on every turn fills the store without end, and
+#   every `recall` then ranks more stale rows. After writing, keep only this customer's
+#   `MAX_FACTS` newest facts — **this customer's**: trimming the whole table would let one busy
+#   customer erase everyone else's memory.
+# - **No duplicates.** The same fact remembered again is not a second row; its day moves to today.
+#
+# A `DELETE` that keeps the newest rows of one customer:
+#
+# ```sql
+# DELETE FROM facts WHERE customer = ? AND id NOT IN (
+#     SELECT id FROM facts WHERE customer = ? ORDER BY day DESC, id DESC LIMIT ?)
+# ```
+
+# %% [markdown]
+# ## Exercise 2 — `remember` (4 points)
+#
+# Write `remember(db, customer, fact, today, max_facts=MAX_FACTS)`:
+#
+# 1. `fact` must be a string that is not blank, at most `MAX_FACT_CHARS` characters once masked and
+#    stripped; otherwise raise `ValueError` with a message that names the fact and says what to
+#    send instead (`call_tool` turns it into an error observation for the model);
+# 2. the text written is `mask(fact).strip()` — call your `mask` from Exercise 1;
+# 3. if this customer already has exactly that text, update its `day` to `today`; otherwise
+#    insert a row `(customer, today.isoformat(), text)`;
+# 4. keep only this customer's `max_facts` newest rows (newest by `day`, then by `id`); other
+#    customers' rows are never touched;
+# 5. `db.commit()`, and return `{"remembered": text, "date": today.isoformat()}`.
+#
+# ```python
+# remember(db, "C-001", "Card 4111111111111111 for refunds", datetime.date(2026, 11, 30))
+#     -> {"remembered": "Card [card] for refunds", "date": "2026-11-30"}
+# ```
+
+# %% nbgrader={"grade": false, "grade_id": "remember", "locked": false, "schema_version": 3, "solution": true}
+def remember(db, customer, fact, today, max_facts=MAX_FACTS):
+    """Write one masked, dated fact for this customer; keep only their max_facts newest."""
+    ### BEGIN SOLUTION
+    if not isinstance(fact, str) or not fact.strip():
+        raise ValueError(f"the fact {fact!r:.40} is empty: send one short sentence to remember")
+    text = mask(fact).strip()
+    if len(text) > MAX_FACT_CHARS:
+        raise ValueError(f"the fact is {len(text)} characters long; remember one short sentence "
+                         f"(at most {MAX_FACT_CHARS}), not a transcript")
+    day = today.isoformat()
+    found = db.execute("SELECT id FROM facts WHERE customer = ? AND fact = ?", (customer, text)).fetchone()
+    if found:
+        db.execute("UPDATE facts SET day = ? WHERE id = ?", (day, found[0]))
+    else:
+        db.execute("INSERT INTO facts (customer, day, fact) VALUES (?, ?, ?)", (customer, day, text))
+    db.execute("DELETE FROM facts WHERE customer = ? AND id NOT IN (SELECT id FROM facts WHERE "
+               "customer = ? ORDER BY day DESC, id DESC LIMIT ?)", (customer, customer, max_facts))
+    db.commit()
+    return {"remembered": text, "date": day}
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "remember_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+"""Visible tests: remember writes one row (this customer, today's date, the fact) and returns
+{"remembered", "date"}; a card number is masked before it is written; the same fact again moves
+its date instead of adding a row; past max_facts only this customer's oldest facts go; a blank
+fact is a ValueError."""
+import datetime
+import sqlite3
+
+from workbook.checks import fresh
+
+wb = fresh()
+D = datetime.date
+TABLE = ("CREATE TABLE facts (id INTEGER PRIMARY KEY AUTOINCREMENT, customer TEXT NOT NULL, "
+         "day TEXT NOT NULL, fact TEXT NOT NULL)")
+
+
+def store():
+    db = sqlite3.connect(":memory:")
+    db.execute(TABLE)
+    return db
+
+
+def rows(db, customer=None):
+    sql, args = "SELECT customer, day, fact FROM facts ORDER BY id", ()
+    if customer:
+        sql, args = "SELECT customer, day, fact FROM facts WHERE customer = ? ORDER BY id", (customer,)
+    return [tuple(r) for r in db.execute(sql, args).fetchall()]
+
+
+def keep(db, customer, fact, today, **options):
+    with wb.checks.no_raise(f"remember(db, {customer!r}, {fact[:30]!r}, {today})"):
+        return remember(db, customer, fact, today, **options)
+
+
+db = store()
+PREF = "Prefers delivery to the office reception."
+wb.checks.equal(keep(db, "C-001", PREF, D(2026, 11, 30)), {"remembered": PREF, "date": "2026-11-30"},
+                "remember(...) returns")
+wb.checks.equal(rows(db), [("C-001", "2026-11-30", PREF)], "the rows after one remember",
+                hint="insert (customer, today.isoformat(), fact)")
+keep(db, "C-001", "Card 4111111111111111 for refunds.", D(2026, 11, 30))
+stored = rows(db)[-1][2]
+assert "4111111111111111" not in stored and "[card]" in stored, (
+    f"a card number must be masked before it is written: the table holds {stored!r}. Call mask(fact)")
+keep(db, "C-001", PREF, D(2026, 12, 1))
+wb.checks.equal([r for r in rows(db) if r[2] == PREF], [("C-001", "2026-12-01", PREF)],
+                "the rows for a fact remembered twice", hint="the same fact again: update its day, add no row")
+
+db = store()
+keep(db, "C-002", "Likes green tea.", D(2026, 1, 1))
+letters = "abcdefghijklmnopqrstuvwxy"
+for i, letter in enumerate(letters):
+    keep(db, "C-001", f"Fact {letter}.", D(2026, 11, 1) + datetime.timedelta(days=i), max_facts=20)
+mine = rows(db, "C-001")
+assert len(mine) == 20, f"past max_facts=20 keep only the 20 newest facts of the customer; C-001 has {len(mine)}"
+wb.checks.equal([r[2] for r in mine], [f"Fact {x}." for x in letters[5:]], "C-001's facts after 25 remembers",
+                hint="the oldest go, the newest stay")
+wb.checks.equal(rows(db, "C-002"), [("C-002", "2026-01-01", "Likes green tea.")], "another customer's facts",
+                hint="trim this customer's facts only: another customer's memory is not yours to delete")
+with wb.checks.raises(ValueError, match="fact", what="remember(db, 'C-001', '   ', today)"):
+    remember(db, "C-001", "   ", D(2026, 11, 30))
+print("remember: visible tests passed")
+
+# %% nbgrader={"grade": true, "grade_id": "remember_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+"""Hidden tests: remember strips the fact, refuses non-strings and facts over MAX_FACT_CHARS
+without writing, keeps an older fact when a newer one arrives out of order, commits (a second
+connection sees the row), keeps SQL out of the fact's text, and the same text for two customers
+is two rows."""
+### BEGIN HIDDEN TESTS
+import datetime
+import sqlite3
+import tempfile
+from pathlib import Path
+
+from workbook.checks import fresh
+
+wb = fresh()
+D = datetime.date
+TABLE = ("CREATE TABLE facts (id INTEGER PRIMARY KEY AUTOINCREMENT, customer TEXT NOT NULL, "
+         "day TEXT NOT NULL, fact TEXT NOT NULL)")
+
+
+def rows(db):
+    return [tuple(r) for r in db.execute("SELECT customer, day, fact FROM facts ORDER BY id").fetchall()]
+
+
+with tempfile.TemporaryDirectory() as folder:
+    path = Path(folder) / "memory.sqlite3"
+    db = sqlite3.connect(path)
+    db.execute(TABLE)
+    db.commit()
+    with wb.checks.no_raise("remember(...)"):
+        out = remember(db, "C-001", "  Prefers evening calls.  \n", D(2026, 11, 30))
+    wb.checks.equal(out, {"remembered": "Prefers evening calls.", "date": "2026-11-30"}, "remember(a fact with spaces)")
+    other = sqlite3.connect(path)
+    wb.checks.equal(rows(other), [("C-001", "2026-11-30", "Prefers evening calls.")],
+                    "the rows a second connection sees", hint="db.commit() after writing")
+    other.close()
+    for bad in (None, 42, "", "x" * 301, ["a fact"]):
+        with wb.checks.raises(ValueError, match=r"\S", what=f"remember(db, 'C-001', {bad!r:.20}, today)"):
+            remember(db, "C-001", bad, D(2026, 11, 30))
+    wb.checks.equal(len(rows(db)), 1, "rows after refused facts", hint="a refused fact writes nothing")
+    sneaky = "x'); DELETE FROM facts; --"
+    with wb.checks.no_raise("remember(a fact that looks like SQL)"):
+        remember(db, "C-001", sneaky, D(2026, 11, 30))
+    wb.checks.equal([r[2] for r in rows(db)], ["Prefers evening calls.", sneaky], "facts after a SQL-looking fact",
+                    hint="pass values as ? parameters")
+    db.close()
+
+db = sqlite3.connect(":memory:")
+db.execute(TABLE)
+remember(db, "C-001", "Same words.", D(2026, 11, 30))
+remember(db, "C-002", "Same words.", D(2026, 11, 30))
+wb.checks.equal(rows(db), [("C-001", "2026-11-30", "Same words."), ("C-002", "2026-11-30", "Same words.")],
+                "the same fact for two customers")
+for i in range(3):
+    remember(db, "C-003", f"Fact {'abc'[i]}.", D(2026, 11, 10 + i), max_facts=3)
+remember(db, "C-003", "Fact old.", D(2026, 1, 1), max_facts=3)  # older than everything kept
+wb.checks.equal([r[2] for r in rows(db) if r[0] == "C-003"], ["Fact a.", "Fact b.", "Fact c."],
+                "C-003's facts after an older fact arrives when full", hint="newest by day, then by id")
+out = remember(db, "C-004", "Mail me at ann@example.com", D(2026, 2, 3), max_facts=1)
+wb.checks.equal(out, {"remembered": "Mail me at [email]", "date": "2026-02-03"}, "remember(a fact with an e-mail)")
+### END HIDDEN TESTS
+
+
+# %% [markdown]
+# ## Part 4 · Reading facts back, with their date
+#
+# `recall(query)` answers with the facts that match best. Chapter 11 searched the help pages with
+# BM25; the same scorer ranks any list of texts — `kb.bm25(query, texts)` returns one score per
+# text, in order, `0.0` for a text with no word of the query:
+
+# %%
+facts = ["Deliveries go to the office reception.", "Likes green tea, 200 g packs.",
+         "Asked about the Svet desk lamp warranty."]
+print([round(s, 3) for s in kb.bm25("where to deliver my lamp", facts)])
+print([round(s, 3) for s in kb.bm25("delivery", facts)])
+
+# %% [markdown]
+# ("deliveries" and "delivery" match: `kb.tokens` stems both to the same word; "deliver" does not.)
+#
+# A fact without its date is dangerous. "Deliveries go to the office reception" was true on the day
+# it was said. Six months later the customer may have changed jobs. A model that reads the bare
+# sentence treats it as today's truth; a model that reads `{"date": "2026-06-01", "days_ago": 182,
+# ...}` can ask first. `resumes_tomorrow` is such a model: it uses a fact at most 90 days old and
+# names its date, asks about an older one, and trusts one without a date.
+
+# %% [markdown]
+# ## Exercise 3 — `recall` (4 points)
+#
+# Write `recall(db, customer, query, today, k=3)`. It returns a **list** of at most `k` dicts
+# `{"date": day, "days_ago": n, "fact": fact}`, best first:
+#
+# - only **this customer's** facts are searched;
+# - each is scored with `kb.bm25(query, [the facts' texts])`; facts scoring `0.0` are left out;
+# - best score first; equal scores: the newer `day` first;
+# - `days_ago` is `(today - datetime.date.fromisoformat(day)).days`;
+# - a `query` that is not a non-blank string, or a `k` that is not a whole number from 1 to 10,
+#   raises `ValueError`.
+#
+# ```python
+# recall(db, "C-001", "delivery", datetime.date(2026, 11, 30))
+#     -> [{"date": "2026-06-01", "days_ago": 182, "fact": "Deliveries go to the office reception."}]
+# ```
+
+# %% nbgrader={"grade": false, "grade_id": "recall", "locked": false, "schema_version": 3, "solution": true}
+def recall(db, customer, query, today, k=3):
+    """This customer's k facts that best match the query, each with its date and age."""
+    ### BEGIN SOLUTION
+    if not isinstance(query, str) or not query.strip():
+        raise ValueError(f"the query {query!r:.40} is empty: send a few words to look for")
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 10:
+        raise ValueError(f"k must be a whole number from 1 to 10, got {k!r:.20}")
+    found = db.execute("SELECT id, day, fact FROM facts WHERE customer = ?", (customer,)).fetchall()
+    scores = kb.bm25(query, [fact for _, _, fact in found])
+    ranked = [(score, day, id_, fact) for (id_, day, fact), score in zip(found, scores, strict=True) if score > 0]
+    ranked.sort(reverse=True)  # best score first; equal scores: the newer day, then the newer row
+    return [{"date": day, "days_ago": (today - datetime.date.fromisoformat(day)).days, "fact": fact}
+            for _, day, _, fact in ranked[:k]]
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "recall_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+"""Visible tests: recall returns this customer's matching facts as {"date", "days_ago", "fact"},
+ranked by BM25 (not by date), at most k of them, none for a query nothing matches, and never
+another customer's; a blank query is a ValueError."""
+import datetime
+import sqlite3
+
+from workbook.checks import fresh
+
+wb = fresh()
+D = datetime.date
+db = sqlite3.connect(":memory:")
+db.execute("CREATE TABLE facts (id INTEGER PRIMARY KEY AUTOINCREMENT, customer TEXT NOT NULL, "
+           "day TEXT NOT NULL, fact TEXT NOT NULL)")
+db.executemany("INSERT INTO facts (customer, day, fact) VALUES (?, ?, ?)", [
+    ("C-001", "2026-06-01", "Prefers delivery to the office reception."),
+    ("C-001", "2026-11-20", "Asked about the Svet desk lamp warranty."),
+    ("C-001", "2026-11-29", "Likes green tea, bought a lamp once."),
+    ("C-002", "2026-11-29", "Prefers delivery to the neighbour."),
+])
+TODAY = D(2026, 11, 30)
+
+
+def look(query, **options):
+    with wb.checks.no_raise(f"recall(db, 'C-001', {query!r}, today)"):
+        got = recall(db, "C-001", query, TODAY, **options)
+    assert type(got) is list, f"recall must return a list, got {type(got).__name__}: {got!r}"
+    return got
+
+
+wb.checks.equal(look("delivery"), [{"date": "2026-06-01", "days_ago": 182,
+                                    "fact": "Prefers delivery to the office reception."}],
+                "recall(db, 'C-001', 'delivery', 2026-11-30)",
+                hint="only this customer's facts, each with its date and days_ago = (today - date).days")
+got = look("lamp warranty", k=2)
+wb.checks.equal([f["fact"] for f in got], ["Asked about the Svet desk lamp warranty.",
+                                           "Likes green tea, bought a lamp once."],
+                "the facts recall ranks for 'lamp warranty'", hint="best BM25 score first, not the newest first")
+wb.checks.equal(len(look("lamp", k=1)), 1, "len(recall(..., 'lamp', k=1))")
+wb.checks.equal(look("passport"), [], "recall for a query nothing matches", hint="leave out facts scoring 0.0")
+with wb.checks.raises(ValueError, match="query", what="recall(db, 'C-001', '  ', today)"):
+    recall(db, "C-001", "  ", TODAY)
+print("recall: visible tests passed")
+
+# %% nbgrader={"grade": true, "grade_id": "recall_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+"""Hidden tests: recall with k=3 by default, ties newest first, days_ago 0 for today, a query of
+stop words only, another customer that has only non-matching facts, an empty store, bad queries
+and bad k, and plain types."""
+### BEGIN HIDDEN TESTS
+import datetime
+import sqlite3
+
+from workbook.checks import fresh
+
+wb = fresh()
+D = datetime.date
+db = sqlite3.connect(":memory:")
+db.execute("CREATE TABLE facts (id INTEGER PRIMARY KEY AUTOINCREMENT, customer TEXT NOT NULL, "
+           "day TEXT NOT NULL, fact TEXT NOT NULL)")
+TODAY = D(2026, 12, 1)
+with wb.checks.no_raise("recall on an empty store"):
+    wb.checks.equal(recall(db, "C-001", "tea", TODAY), [], "recall on an empty store")
+db.executemany("INSERT INTO facts (customer, day, fact) VALUES (?, ?, ?)", [
+    ("C-001", "2026-11-02", "Order tea on Mondays."),
+    ("C-001", "2026-12-01", "Order tea on Fridays."),
+    ("C-001", "2026-11-15", "Order tea on Sundays."),
+    ("C-001", "2026-10-01", "Order tea on Tuesdays."),
+    ("C-009", "2026-12-01", "Wants gift wrapping."),
+])
+got = recall(db, "C-001", "order tea", TODAY)
+wb.checks.equal(got, [{"date": "2026-12-01", "days_ago": 0, "fact": "Order tea on Fridays."},
+                      {"date": "2026-11-15", "days_ago": 16, "fact": "Order tea on Sundays."},
+                      {"date": "2026-11-02", "days_ago": 29, "fact": "Order tea on Mondays."}],
+                "recall(db, 'C-001', 'order tea', 2026-12-01) with equal scores",
+                hint="k=3 by default; equal scores: the newer day first")
+wb.checks.equal(recall(db, "C-001", "the of and", TODAY), [], "recall for stop words only")
+wb.checks.equal(recall(db, "C-001", "gift wrapping", TODAY), [], "recall of words only C-009's facts have")
+wb.checks.equal(recall(db, "C-001", "TUESDAYS", TODAY, k=10),
+                [{"date": "2026-10-01", "days_ago": 61, "fact": "Order tea on Tuesdays."}], "recall is case-blind")
+for bad in (None, "", 7):
+    with wb.checks.raises(ValueError, match=r"\S", what=f"recall(db, 'C-001', {bad!r}, today)"):
+        recall(db, "C-001", bad, TODAY)
+for bad in (0, 11, "3", True, 2.5):
+    with wb.checks.raises(ValueError, match="k", what=f"recall(..., k={bad!r})"):
+        recall(db, "C-001", "tea", TODAY, k=bad)
+### END HIDDEN TESTS
+
+
+# %% [markdown]
+# ## Part 5 · Tools bound to the session
+#
+# `remember` and `recall` take the customer and the day as arguments. The model must not supply
+# either. The tools it calls take only `fact` or `query`; the customer and the clock are bound in
+# when the session starts — the same closure trick as chapter 07's `make_file_tools(base)`:
+#
+# ```python
+# def memory_tools(db, customer, clock):
+#     def remember_tool(fact):
+#         return remember(db, customer, fact, clock())
+#     ...
+# ```
+#
+# A model that sends `customer_id` anyway calls a Python function with an unexpected keyword, gets
+# a `TypeError`, and `call_tool` turns it into an error observation: "unexpected keyword argument
+# 'customer_id'". Nothing reaches the store. Read the clock **on every call**, not once when the
+# tools are made: a session can run past midnight, and "tomorrow" is the point of memory.
+#
+# **Forgetting.** A customer may ask you to forget something, and data-protection laws (GDPR's
+# right to erasure, Kazakhstan's law on personal data) say you must. `forget(query)` deletes every
+# fact of this customer that shares a word with the query (a BM25 score above 0.0): when in doubt,
+# forgetting deletes rather than keeps.
+
+# %% [markdown]
+# ## Exercise 4 — `memory_tools` (5 points)
+#
+# Write `memory_tools(db, customer, clock)`. It returns a dict with exactly the keys `"remember"`,
+# `"recall"` and `"forget"`, the **impl** of the three tools:
+#
+# - `remember(fact)` returns `remember(db, customer, fact, clock())` (Exercise 2);
+# - `recall(query)` returns `recall(db, customer, query, clock())` (Exercise 3);
+# - `forget(query)` deletes this customer's facts whose `kb.bm25` score for `query` is above 0.0,
+#   commits, and returns `{"forgotten": n}`, the number of facts deleted; a query that is not a
+#   non-blank string raises `ValueError`. Other customers' facts are never touched.
+#
+# Each takes exactly that one parameter: no `customer_id`, no `**kwargs`. `clock()` returns a
+# `datetime.date`; call it on every tool call.
+
+# %% nbgrader={"grade": false, "grade_id": "memory_tools", "locked": false, "schema_version": 3, "solution": true}
+def memory_tools(db, customer, clock):
+    """The impl of remember / recall / forget for one session: customer and clock bound in."""
+    ### BEGIN SOLUTION
+    def remember_tool(fact):
+        return remember(db, customer, fact, clock())
+
+    def recall_tool(query):
+        return recall(db, customer, query, clock())
+
+    def forget_tool(query):
+        if not isinstance(query, str) or not query.strip():
+            raise ValueError(f"the query {query!r:.40} is empty: say what to forget")
+        found = db.execute("SELECT id, fact FROM facts WHERE customer = ?", (customer,)).fetchall()
+        scores = kb.bm25(query, [fact for _, fact in found])
+        gone = [(id_,) for (id_, _), score in zip(found, scores, strict=True) if score > 0]
+        db.executemany("DELETE FROM facts WHERE id = ?", gone)
+        db.commit()
+        return {"forgotten": len(gone)}
+
+    return {"remember": remember_tool, "recall": recall_tool, "forget": forget_tool}
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "memory_tools_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+"""Visible tests: memory_tools gives remember / recall / forget bound to the session's customer,
+reading the clock on every call; a customer_id from the model is a TypeError; forget deletes this
+customer's matching facts only and says how many."""
+import datetime
+import sqlite3
+
+from workbook.checks import fresh
+
+wb = fresh()
+db = sqlite3.connect(":memory:")
+db.execute("CREATE TABLE facts (id INTEGER PRIMARY KEY AUTOINCREMENT, customer TEXT NOT NULL, "
+           "day TEXT NOT NULL, fact TEXT NOT NULL)")
+today = [datetime.date(2026, 6, 10)]
+
+
+def clock():
+    return today[0]
+
+
+with wb.checks.no_raise("memory_tools(db, 'C-001', clock)"):
+    tools = memory_tools(db, "C-001", clock)
+    other = memory_tools(db, "C-002", clock)
+assert type(tools) is dict, f"memory_tools must return a dict, got {type(tools).__name__}"
+wb.checks.equal(sorted(tools), ["forget", "recall", "remember"], "the keys of memory_tools(...)")
+with wb.checks.no_raise("the memory tools", hint="each tool takes one argument: fact or query"):
+    tools["remember"](fact="Prefers delivery to the office reception.")
+    today[0] = datetime.date(2026, 6, 11)
+    tools["remember"](fact="Likes green tea.")
+    other["remember"](fact="Prefers delivery to the neighbour.")
+    recalled = tools["recall"](query="delivery")
+wb.checks.equal([tuple(r) for r in db.execute("SELECT customer, day FROM facts ORDER BY id")],
+                [("C-001", "2026-06-10"), ("C-001", "2026-06-11"), ("C-002", "2026-06-11")],
+                "(customer, day) of the rows written through the tools",
+                hint="the customer is the session's; call clock() on every tool call, not once")
+assert "office reception" in str(recalled), f"recall(query='delivery') must find the fact; got {recalled!r}"
+for name, args in [("recall", {"query": "delivery", "customer_id": "C-002"}),
+                   ("remember", {"fact": "Wants a call.", "customer_id": "C-002"}),
+                   ("forget", {"query": "delivery", "customer_id": "C-002"})]:
+    with wb.checks.raises(TypeError, match="customer_id", what=f"{name}(**{args})"):
+        tools[name](**args)
+with wb.checks.no_raise("forget(query='delivery')"):
+    out = tools["forget"](query="delivery")
+wb.checks.equal(out, {"forgotten": 1}, "forget(query='delivery')")
+wb.checks.equal([tuple(r) for r in db.execute("SELECT customer, fact FROM facts ORDER BY id")],
+                [("C-001", "Likes green tea."), ("C-002", "Prefers delivery to the neighbour.")],
+                "the rows after C-001 forgets 'delivery'",
+                hint="delete this customer's facts that match the query, nothing else")
+print("memory_tools: visible tests passed")
+
+# %% nbgrader={"grade": true, "grade_id": "memory_tools_hidden_tests", "locked": true, "points": 4, "schema_version": 3, "solution": false}
+"""Hidden tests: the tools take exactly one parameter each, read the clock once per call, survive
+a new session on the same file a day later, forget nothing when nothing matches, refuse a blank
+query without deleting, commit, and two sessions for one customer share one memory."""
+### BEGIN HIDDEN TESTS
+import datetime
+import inspect
+import sqlite3
+import tempfile
+from pathlib import Path
+
+from workbook.checks import fresh
+
+wb = fresh()
+TABLE = ("CREATE TABLE facts (id INTEGER PRIMARY KEY AUTOINCREMENT, customer TEXT NOT NULL, "
+         "day TEXT NOT NULL, fact TEXT NOT NULL)")
+ticks = []
+
+
+def clock():
+    ticks.append(1)
+    return datetime.date(2026, 3, 1) + datetime.timedelta(days=len(ticks))
+
+
+with tempfile.TemporaryDirectory() as folder:
+    path = Path(folder) / "memory.sqlite3"
+    db = sqlite3.connect(path)
+    db.execute(TABLE)
+    tools = memory_tools(db, "C-007", clock)
+    made = len(ticks)
+    for name, param in [("remember", "fact"), ("recall", "query"), ("forget", "query")]:
+        wb.checks.equal(list(inspect.signature(tools[name]).parameters), [param], f"the parameters of {name}",
+                        hint="the model may choose only the fact or the query")
+    tools["remember"](fact="Works night shifts.")
+    tools["remember"](fact="Prefers courier delivery.")
+    wb.checks.equal(len(ticks) - made, 2, "clock() calls for two remember calls", hint="read the clock once per call")
+    db.close()
+    db = sqlite3.connect(path)  # tomorrow: a new session on the same file
+    later = memory_tools(db, "C-007", clock)
+    assert "night shifts" in str(later["recall"](query="night shift")), "a new session must find yesterday's facts"
+    wb.checks.equal(later["forget"](query="passport"), {"forgotten": 0}, "forget(a query nothing matches)")
+    for bad in ("", "   ", None):
+        with wb.checks.raises(ValueError, match=r"\S", what=f"forget(query={bad!r})"):
+            later["forget"](query=bad)
+    wb.checks.equal(db.execute("SELECT COUNT(*) FROM facts").fetchone()[0], 2, "rows after refused forgets")
+    second = memory_tools(db, "C-007", clock)
+    wb.checks.equal(second["forget"](query="courier night"), {"forgotten": 2}, "forget(two matching facts)")
+    check = sqlite3.connect(path)
+    wb.checks.equal(check.execute("SELECT COUNT(*) FROM facts").fetchone()[0], 0,
+                    "rows another connection sees after forget", hint="db.commit() after deleting")
+    check.close()
+    db.close()
+with wb.checks.raises(TypeError, match="customer", what="remember(fact=..., customer='C-002')"):
+    tools["remember"](fact="x", customer="C-002")
+### END HIDDEN TESTS
+
+
+# %% [markdown]
+# ## Part 6 · Today, tomorrow, and half a year later
+#
+# The whole thing with the loop. The memory is a file (in a temporary folder here); the program
+# "restarts" between the days — a new connection, a new conversation, an empty `messages` — and
+# the fake clock moves on. Only the file remembers.
+
+# %%
+SYSTEM = ("You are Northwind's support agent. Use remember for lasting preferences the customer "
+          "asks you to keep, recall before answering questions they may have told you about, and "
+          "forget when they ask. Never store card numbers, e-mails or keys.")
+
+
+def conversation(scenario, db, customer, calendar):
+    """One conversation of `customer` with a fresh `messages`, over the memory in `db`."""
+    messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": scenario.question}]
+    result = run_agent(FakeLLM(scenario).client(), "fake-model", messages, scenario.openai_tools(),
+                       memory_tools(db, customer, calendar), max_steps=4)
+    return result, messages
+
+
+folder = tempfile.TemporaryDirectory()
+memory_file = Path(folder.name) / "memory.sqlite3"
+calendar = Calendar(datetime.date(2026, 11, 30))
+
+db = open_memory(memory_file)
+result, _ = conversation(scenarios.remembers_preference(), db, "C-001", calendar)
+print(calendar(), "|", result.answer)
+db.close()
+
+calendar.advance(1)  # tomorrow: a new process, a new connection, an empty conversation
+db = open_memory(memory_file)
+result, messages = conversation(scenarios.resumes_tomorrow(), db, "C-001", calendar)
+print(calendar(), "|", messages[2]["tool_calls"][0]["function"]["arguments"], "->", messages[3]["content"])
+print(calendar(), "|", result.answer)
+
+calendar.advance(200)
+result, messages = conversation(scenarios.resumes_tomorrow(), db, "C-001", calendar)
+print(calendar(), "|", result.answer)
+
+# %% [markdown]
+# Tomorrow the agent knew where the order goes, and said since when. Two hundred days later it
+# asked: the fact came back with `days_ago`, and the model could weigh it.
+#
+# Now the two attacks. A model asking for another customer's memory gets an error observation and
+# only then asks for its own; a model storing a card number stores a label.
+
+# %%
+db.execute("INSERT INTO facts (customer, day, fact) VALUES (?, ?, ?)",
+           ("C-002", "2026-11-30", "Prefers delivery to the neighbour."))
+result, messages = conversation(scenarios.recalls_other_customer(), db, "C-001", calendar)
+for m in messages[2:]:
+    if m["role"] == "tool":
+        print("tool:", m["content"][:110])
+print("answer:", result.answer)
+
+result, messages = conversation(scenarios.stores_card(), db, "C-001", calendar)
+print(db.execute("SELECT customer, day, fact FROM facts WHERE customer = 'C-001'").fetchall())
+
+# %% [markdown]
+# ## Part 7 · The log is memory too
+#
+# Chapter 09 writes every step to a trajectory log, and a log keeps what the model sent, word for
+# word — including the card number it passed to `remember`, and the customer's own message.
+# Masking the store is not enough: mask every line before it is written. `write_log` writes one
+# JSON line per message and passes each through `clean` first:
+
+# %% nbgrader={"grade": false, "grade_id": "given_write_log", "locked": true, "schema_version": 3, "solution": false}
+def write_log(path, messages, clean=None):
+    """One JSON line per message; each line goes through `clean` (e.g. mask) before it is written."""
+    with open(path, "w", encoding="utf-8") as f:
+        for message in messages:
+            line = json.dumps(message, ensure_ascii=False)
+            f.write((clean(line) if clean else line) + "\n")
+
+
+# %%
+for clean in (None, mask):
+    log = Path(folder.name) / "trajectory.jsonl"
+    write_log(log, messages, clean)
+    text = log.read_text(encoding="utf-8")
+    print(f"clean={getattr(clean, '__name__', None)}: the card number appears {text.count(scenarios.memory.CARD)} "
+          f"times, the e-mail {text.count(scenarios.memory.EMAIL)} times")
+db.close()
+folder.cleanup()
+
+# %% [markdown]
+# ## Part 8 · A first attempt against yours
+#
+# `naive_memory` is what a first version often looks like: the tools take a `customer_id`
+# (defaulting to the logged-in customer, "for convenience"), write what they are sent, never trim,
+# and recall bare sentences. The table runs the same scenarios against it and against your
+# `memory_tools`.
+
+# %% nbgrader={"grade": false, "grade_id": "given_naive_memory", "locked": true, "schema_version": 3, "solution": false}
+def naive_memory(db, customer, clock):
+    """A first attempt: the model may name the customer; no masking, no limit, no dates."""
+    def remember_tool(fact, customer_id=customer):
+        db.execute("INSERT INTO facts (customer, day, fact) VALUES (?, ?, ?)",
+                   (customer_id, clock().isoformat(), fact))
+        return "ok"
+
+    def recall_tool(query, customer_id=customer):
+        found = [f for (f,) in db.execute("SELECT fact FROM facts WHERE customer = ?", (customer_id,))]
+        return [f for f, score in zip(found, kb.bm25(query, found), strict=True) if score > 0]
+
+    def forget_tool(query, customer_id=customer):
+        gone = db.execute("DELETE FROM facts WHERE customer = ? AND fact LIKE ?", (customer_id, f"%{query}%"))
+        return {"forgotten": gone.rowcount}
+
+    return {"remember": remember_tool, "recall": recall_tool, "forget": forget_tool}
+
+
+# %%
+def compare(make_tools):
+    """What one memory implementation lets through, measured on the chapter's scenarios."""
+    db = open_memory()
+    calendar = Calendar(datetime.date(2026, 6, 1))
+    db.execute("INSERT INTO facts (customer, day, fact) VALUES (?, ?, ?)",
+               ("C-002", "2026-06-01", "Prefers delivery to the neighbour."))
+
+    def talk(scenario):
+        messages = [{"role": "user", "content": scenario.question}]
+        result = run_agent(FakeLLM(scenario).client(), "fake-model", messages, scenario.openai_tools(),
+                           make_tools(db, "C-001", calendar), max_steps=4)
+        return result, messages
+
+    _, messages = talk(scenarios.recalls_other_customer())
+    leaked = any("neighbour" in (m.get("content") or "") for m in messages if m["role"] == "tool")
+    talk(scenarios.stores_card())
+    card = db.execute("SELECT COUNT(*) FROM facts WHERE fact LIKE '%4111%'").fetchone()[0] > 0
+    talk(scenarios.remembers_preference())
+    calendar.advance(200)
+    stale, _ = talk(scenarios.resumes_tomorrow())
+    tools = make_tools(db, "C-001", calendar)
+    for i in range(100):
+        tools["remember"](fact=f"Note number {i} about the order.")
+    rows = db.execute("SELECT COUNT(*) FROM facts WHERE customer = 'C-001'").fetchone()[0]
+    return {"C-002's fact reached the model": leaked, "card number stored": card,
+            "200-day-old fact checked with the customer": "still right" in (stale.answer or ""),
+            "C-001's rows after 100 more remembers": rows}
+
+
+table = {"naive_memory": compare(naive_memory), "memory_tools": compare(memory_tools)}
+print(f"{'':45}{'naive_memory':>14}{'memory_tools':>14}")
+for row in table["naive_memory"]:
+    print(f"{row:45}{table['naive_memory'][row]!s:>14}{table['memory_tools'][row]!s:>14}")
+
+# %% [markdown]
+# Every difference in that table is a line of code in the tools, none is in the prompt. The system
+# prompt above says "never store card numbers", and the model stored one anyway; the tool
+# definitions have no `customer_id`, and the model sent one anyway. Memory is safe when the code
+# that writes and reads it does not have to trust the model.
+
+# %% [markdown]
+# ## Common mistakes
+#
+# Each of these is a wrong answer the tests catch.
+#
+# - **Memory keyed by a model-supplied id.** A `customer_id` parameter, even with the session's
+#   customer as its default, lets a model (or a page it read) open anyone's memory. Bind the
+#   customer in code; the tools take only `fact` or `query`.
+# - **Secrets stored.** Masking the prompt's instructions ("never store card numbers") does nothing;
+#   mask in `remember` and in the log writer. A pattern for 16 digits in a row misses
+#   `4111 1111 1111 1111`; a pattern for any number wipes order ids, amounts and dates.
+# - **Unbounded growth.** No limit per customer: a model that remembers every turn fills the store
+#   and every recall ranks more noise. Trimming the whole table instead erases other customers.
+# - **Stale facts recalled without their date.** A bare sentence looks like today's truth. Return
+#   the date and `days_ago` with every fact.
+# - **The real clock.** `datetime.date.today()` inside a tool cannot be tested, replayed or moved
+#   to "tomorrow"; and reading the clock once when the tools are made freezes the session's day.
+# - **Recall by date, not by relevance.** The newest facts are not the ones the question is
+#   about: rank with BM25, and use the date only to break ties.
+# - **Forgetting too much or too little.** Deleting every customer's matching facts, or all of
+#   this customer's, is as wrong as deleting nothing.
+# - **Duplicates.** The same fact remembered on five days is five rows; move its date instead.
+
+# %% [markdown]
+# ## Self-check quiz
+
+# %%
+from workbook.quiz import show
+
+show("17_agent_memory")
+
+# %% [markdown]
+# ## Live cell (optional)
+#
+# Your memory tools with a real model. The first conversation asks it to remember a preference (and
+# tempts it with a card number); the second, "tomorrow", asks a question it can answer only from
+# memory. Watch which facts it chooses to store and what the table holds. It runs only when
+# `LLM_PROVIDER` names a live provider (see chapter 00) and is never graded.
+
+# %%
+from workbook.providers import SKIP_HINT, ProviderError, live_enabled, make_client
+
+if live_enabled():
+    try:
+        live_client, live_model = make_client()
+        live_db, live_calendar = open_memory(), Calendar(datetime.date(2026, 11, 30))
+        tools = list(scenarios.memory.memory_tools())
+        for question in ("Please remember: deliveries go to my office reception. My card is "
+                         "4111 1111 1111 1111 if you need it.", "Where should my new order go?"):
+            messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": question}]
+            live = run_agent(live_client, live_model, messages, tools,
+                             memory_tools(live_db, "C-001", live_calendar), max_steps=4)
+            print(live_calendar(), "|", live.answer)
+            live_calendar.advance(1)
+        print(live_db.execute("SELECT day, fact FROM facts").fetchall())
+    except ProviderError as e:  # a set-up problem, explained in one line
+        print(e)
+    except Exception as e:  # the provider is down or refused: no traceback (and no key) in a cell
+        print(f"The live call failed ({type(e).__name__}): check LLM_PROVIDER, the key and the network.")
+else:
+    print(SKIP_HINT)
+
+# %% [markdown]
+# ## What's next
+#
+# Memory decides what comes back into the context; the next part of the course is about what the
+# model can be made to do with what comes in: tools from other processes (MCP) and the attacks
+# that ride on their results.
