@@ -22,7 +22,7 @@ HIDDEN_STUB = "# The hidden tests are put here when the notebook is graded.\npas
 # nbgrader's stub raises a bare NotImplementedError; the released one says what to do, wherever it
 # is seen (a test cell, Validate, Run All, make check). It is still an error: no test passes on it.
 STUB = re.compile(r"^([ \t]*)raise NotImplementedError\(\)[ \t]*$", re.M)
-STUB_MESSAGE = "not answered yet: exercise {} — replace this line with your answer"
+STUB_MESSAGE = "not answered yet: your answer to {} goes here"  # fits nbgrader validate's 87 columns
 
 README = """\
 # chapters/ — generated, do not edit

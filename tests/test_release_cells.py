@@ -78,7 +78,8 @@ def test_every_released_stub_says_what_to_do(course, chapter):
     for cell in answers:
         grade_id = notebooks.nbmeta(cell)["grade_id"]
         assert "raise NotImplementedError()" not in cell.source, f"{grade_id}: a bare stub is left"
-        assert f'raise NotImplementedError("not answered yet: exercise {grade_id} — ' in cell.source, (
+        stub = f'raise NotImplementedError("not answered yet: your answer to {grade_id} goes here")'
+        assert stub in cell.source, (
             f"{grade_id}: the stub does not say what to do:\n{cell.source}")
 
 
@@ -92,6 +93,6 @@ def test_a_named_stub_is_still_an_error_and_says_so():
     name_stubs(nb)
     namespace = {}
     exec(nb.cells[0].source, namespace)
-    with pytest.raises(NotImplementedError, match="^not answered yet: exercise add — replace this line with your answer$"):
+    with pytest.raises(NotImplementedError, match="^not answered yet: your answer to add goes here$"):
         namespace["add"](1, 2)
     assert nb.cells[0].metadata.nbgrader["checksum"] != "old"
