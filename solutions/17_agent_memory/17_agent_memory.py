@@ -200,7 +200,7 @@ print(asked.function.name, asked.function.arguments)
 
 # %% [markdown]
 # Memory is kept for months, read by later conversations, copied into backups. A card number in it
-# is a leak waiting to happen (PCI DSS forbids storing it in clear at all). The same holds for the
+# is a leak waiting to happen (PCI DSS requires a stored card number to be unreadable). The same holds for the
 # trajectory log of chapter 09, which records the model's tool calls word for word. So everything
 # is **masked before it is written**: each secret is replaced by a label saying what was there.
 #
@@ -680,10 +680,10 @@ for bad in (0, 11, "3", True, 2.5):
 # 'customer_id'". Nothing reaches the store. Read the clock **on every call**, not once when the
 # tools are made: a session can run past midnight, and "tomorrow" is the point of memory.
 #
-# **Forgetting.** A customer may ask you to forget something, and data-protection laws (GDPR's
-# right to erasure, Kazakhstan's law on personal data) say you must. `forget(query)` deletes every
-# fact of this customer that shares a word with the query (a BM25 score above 0.0): when in doubt,
-# forgetting deletes rather than keeps.
+# **Forgetting.** A customer may ask you to forget something, and data-protection law (the GDPR's
+# right to erasure, Article 17, and its counterparts elsewhere) says you must. `forget(query)`
+# deletes every fact of this customer that shares a word with the query (a BM25 score above 0.0):
+# when in doubt, forgetting deletes rather than keeps.
 
 # %% [markdown]
 # ## Exercise 4 — `memory_tools` (5 points)
