@@ -1009,14 +1009,14 @@ agent = run_agent(meter, "fake-model", ROUTES["refunds"].prompt, task,
                   [SCHEMAS[name] for name in ROUTES["refunds"].tools],
                   {"get_order": shop.get_order, "refund": refund_tool(shop)})
 rows.append(("agent", meter.calls, meter.tokens, agent.status, [name for name, _ in shop.log]))
-for missing in (0, 1):
+for missing, name in ((0, "workflow"), (1, "workflow, 1 revision")):
     meter, shop = Meter(FakeLLM(scenarios.support_desk(missing=missing)).client()), Shop("C-001")
     flow = support_workflow(meter, "fake-model", task, shop)
-    rows.append((f"workflow, {missing} fix", meter.calls, meter.tokens, flow.status, [n for n, _ in shop.log]))
+    rows.append((name, meter.calls, meter.tokens, flow.status, [n for n, _ in shop.log]))
 
-print(f"{'':16} {'calls':>5} {'tokens':>6}  {'status':8} tools run")
+print(f"{'design':21} {'calls':>5} {'tokens':>6}  {'status':8} tools run")
 for name, calls, tokens, status, tools in rows:
-    print(f"{name:16} {calls:>5} {tokens:>6}  {status:8} {tools}")
+    print(f"{name:21} {calls:>5} {tokens:>6}  {status:8} {tools}")
 print("\nagent:   ", agent.answer)
 print("workflow:", flow.answer)
 
