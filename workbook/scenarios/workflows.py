@@ -82,7 +82,9 @@ def by_prompt(replies: Mapping[str, Answer | Sequence[Answer] | Callable[[Conver
                 if callable(value):
                     return _one(value(conv), 0)
                 return value[min(conv.attempt, len(value) - 1)]
-        raise LookupError(f"{name}: no key of {list(table)} is in the system prompt {system[:80]!r}")
+        # Not a crash of the fake: the model says, as text, which prompts it plays.
+        return final(f"[{name}] I answer only system prompts that contain one of {list(table)}; "
+                     f"this one is {system[:80]!r}.")
 
     return Scenario(name=name, policy=policy, question=question,
                     description=description or f"Answers by its system prompt ({', '.join(map(repr, table))}).")
