@@ -607,6 +607,9 @@ wb.checks.equal(look("delivery"), [{"date": "2026-06-01", "days_ago": 182,
                                     "fact": "Prefers delivery to the office reception."}],
                 "recall(db, 'C-001', 'delivery', 2026-11-30)",
                 hint="only this customer's facts, each with its date and days_ago = (today - date).days")
+later = recall(db, "C-001", "delivery", D(2027, 1, 1))
+wb.checks.equal(later[0]["days_ago"] if later and type(later[0]) is dict else later, 214,
+                "days_ago of the same fact recalled on 2027-01-01", hint="days_ago counts from the `today` passed in")
 got = look("lamp warranty", k=2)
 wb.checks.equal([f["fact"] for f in got], ["Asked about the Svet desk lamp warranty.",
                                            "Likes green tea, bought a lamp once."],
