@@ -35,12 +35,19 @@ def sdk_command() -> list[str]:
     return [sys.executable, str(SDK)]
 
 
+class TooManyMessages(BaseException):
+    """A client sent more messages than a test allows (a BaseException, like TooManyCalls, so a
+    client's `except Exception` cannot swallow it and go on)."""
+
+
 class Connection:
     """A server subprocess and its pipes: send() a message, read_line(timeout) a line.
 
-    A reader thread moves stdout lines into a queue, so every read can be bounded in time."""
+    A reader thread moves stdout lines into a queue, so every read can be bounded in time.
+    `max_sends` (tests): the (N+1)-th send raises TooManyMessages instead of looping forever."""
 
-    def __init__(self, command: list[str]):
+    def __init__(self, command: list[str], max_sends: int | None = None):
+        self.max_sends = max_sends
         if not isinstance(command, list) or not command or not all(isinstance(c, str) for c in command):
             raise TypeError(f"command must be a non-empty list of strings, not {command!r}")
         self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -60,6 +67,9 @@ class Connection:
 
     def send(self, message: dict) -> None:
         """Write one message as one line of JSON (newline-delimited JSON-RPC)."""
+        if self.max_sends is not None and len(self.sent) >= self.max_sends:
+            raise TooManyMessages(f"the client sent more than {self.max_sends} messages: "
+                                  "does it stop when the server repeats itself?")
         text = json.dumps(message)
         self.sent.append(json.loads(text))
         try:
@@ -77,6 +87,11 @@ class Connection:
         except queue.Empty:
             return None
         self._eof = line == ""
+        if self._eof:  # stdout closed: the server is exiting; let its exit code be known
+            try:
+                self.proc.wait(timeout=1)
+            except subprocess.TimeoutExpired:
+                pass
         return line
 
     def close(self) -> int | None:
@@ -98,9 +113,9 @@ class Connection:
         self.close()
 
 
-def start(command: list[str]) -> Connection:
+def start(command: list[str], max_sends: int | None = None) -> Connection:
     """Start a server as a subprocess; the Connection (use it in a `with` block)."""
-    return Connection(command)
+    return Connection(command, max_sends)
 
 
 def run_async(make_coroutine, timeout: float = 10.0):

@@ -74,10 +74,11 @@ class Server:
         if method == self.opts.hang_on:
             return
         if method == self.opts.chatter_on:
-            while True:  # talks forever and never answers
+            for _ in range(60):  # talks for 3 s, then falls silent: never answers
                 self.write({"jsonrpc": "2.0", "method": "notifications/progress",
                             "params": {"progressToken": id_, "progress": 1}})
                 time.sleep(0.05)
+            return
         if "id" not in msg:  # a notification: never answered
             if method == "notifications/initialized" and self.initialized:
                 self.ready = True
@@ -85,18 +86,21 @@ class Server:
         if method == "initialize":
             self.initialized = True
             asked = params.get("protocolVersion")
-            version = self.opts.version or (asked if asked in SUPPORTED else LATEST)
+            version = self.opts.version if self.opts.version is not None else (asked if asked in SUPPORTED else LATEST)
             return self.result(id_, {"protocolVersion": version, "capabilities": {"tools": {"listChanged": False}},
                                      "serverInfo": {"name": "toy", "version": "1.0"}})
         if method == "ping":
             return self.result(id_, {})
-        if not self.initialized or not (self.ready or self.opts.lenient):
+        if not (self.ready or self.opts.lenient):
             return self.error(id_, -32600, f"{method} before initialization: send initialize, then "
                                            "the notifications/initialized notification")
         if method == "tools/list":
             return self.list_tools(id_, params.get("cursor"))
         if method == "tools/call":
-            return self.call_tool(id_, params.get("name"), params.get("arguments") or {})
+            args = params.get("arguments", {})
+            if not isinstance(args, dict):
+                return self.error(id_, -32602, f"arguments must be an object, not {type(args).__name__}")
+            return self.call_tool(id_, params.get("name"), args)
         return self.error(id_, -32601, f"Method not found: {method}")
 
     def list_tools(self, id_, cursor):
