@@ -705,7 +705,7 @@ with start(sdk_command()) as conn:
 #   descriptions of a server before you connect your agent to it;
 # - a **name** must be one the provider accepts (`^[a-zA-Z0-9_-]{1,64}$` for OpenAI; MCP also allows
 #   dots), and must not shadow one of your own tools;
-# - a **result** is data, not instructions — chapter 19 attacks an agent through exactly this;
+# - a **result** is data, not instructions — the next chapter attacks an agent through exactly this;
 # - the **server itself** runs with your permissions: it is a program you chose to start.
 #
 # Here is what a provider does with an MCP name it does not accept — the fake answers as OpenAI
