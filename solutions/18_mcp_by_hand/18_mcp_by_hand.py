@@ -585,10 +585,11 @@ with M.start(M.toy_command("--page-size", "1", "--lenient"), max_sends=12) as co
 #
 # `tools/call` takes `{"name": ..., "arguments": {...}}` (arguments as an object, not as JSON
 # text). A result holds a list of `content` blocks (`{"type": "text", "text": ...}` and others)
-# and an `isError` flag. A tool that ran and failed — bad arguments, a refusal, an exception —
-# comes back as a **result with `isError: true`**: the specification wants the model to see it and
-# correct itself. But servers differ, and many answer an unknown tool or bad arguments with a
-# JSON-RPC **`error` object** instead. A client must handle both. Both become what every chapter
+# and an `isError` flag. The specification has two kinds of failure: a tool that ran and failed —
+# bad input, an API failure, a refusal — comes back as a **result with `isError: true`**, so the
+# model sees it and can correct itself; an unknown tool or a malformed request is a JSON-RPC
+# **`error` object**. And servers differ: the SDK's own server answers an unknown tool with
+# `isError`, others answer bad arguments with an `error` object. A client must handle both. Both become what every chapter
 # since 02 calls an **error observation**: `{"error": "<what went wrong>"}`.
 
 # %%
