@@ -29,6 +29,7 @@
 # - tell short-term memory (the messages of one conversation) from long-term memory (dated facts
 #   that outlive it), and say what is worth remembering: short facts, not transcripts;
 # - mask card numbers, e-mails and API keys before anything is written to memory or to a log;
+# - scrub a message (every string at any depth) before it is written to a trajectory log;
 # - store facts in SQLite keyed by the session's customer, dated by a clock you pass in, bounded
 #   per customer;
 # - rank a customer's facts for a query with BM25 (`workbook.kb.bm25`) and return each with its
@@ -37,7 +38,7 @@
 #   and forget on request;
 # - resume a conversation "tomorrow" from memory, on a fake clock.
 #
-# **Time:** about 90 minutes.
+# **Time:** about 100 minutes.
 #
 # **Builds on:** 03 · The OpenAI format (the loop), 06 · Limits (`call_tool`, `tool_message`),
 # 07 · What code decides (identity comes from the session), 09 · Trajectories (the log). What you
@@ -897,26 +898,148 @@ print(db.execute("SELECT customer, day, fact FROM facts WHERE customer = 'C-001'
 # ## Part 7 · The log is memory too
 #
 # Chapter 09 writes every step to a trajectory log, and a log keeps what the model sent, word for
-# word — including the card number it passed to `remember`, and the customer's own message.
-# Masking the store is not enough: mask every line before it is written. `write_log` writes one
-# JSON line per message and passes each through `clean` first:
+# word — including the card number it passed to `remember`, and the customer's own message. Here is
+# the last conversation, written as it is, one JSON line per message:
+
+# %%
+log = Path(folder.name) / "trajectory.jsonl"
+log.write_text("".join(json.dumps(m, ensure_ascii=False) + "\n" for m in messages), encoding="utf-8")
+text = log.read_text(encoding="utf-8")
+print(f"the card number appears {text.count(scenarios.memory.CARD)} times, "
+      f"the e-mail {text.count(scenarios.memory.EMAIL)} times")
+
+# %% [markdown]
+# Masking the store is not enough. Two quick fixes are wrong:
+#
+# - **Mask only `content`.** The card number is also inside `tool_calls[0].function.arguments`, the
+#   model's own words, one level down.
+# - **Mask the finished line.** `mask(json.dumps(message))` looks thorough, but a 16-digit number
+#   that is a JSON *number*, not a string (`{"card": 4111111111111111}`, as a tool's result may
+#   hold it), becomes `{"card": [card]}` — and the line is no longer JSON. A log that cannot be read
+#   back is not a log.
+
+# %%
+line = mask(json.dumps({"card": 4111111111111111}))
+print(line)
+try:
+    json.loads(line)
+except json.JSONDecodeError as e:
+    print("not JSON any more:", e)
+
+# %% [markdown]
+# The fix is to mask the **values** before the line is written: every string, at any depth, and
+# every whole number that has the length of a card number.
+#
+# ## Exercise 5 — `scrub` (3 points)
+#
+# Write `scrub(value)`, which returns a **new** value of the same shape with the secrets masked:
+#
+# - a `str` becomes `mask(value)` (call your `mask`);
+# - an `int` (not a `bool`) with 13 to 19 digits becomes the string `"[card]"`; other numbers stay;
+# - a `dict` becomes a new dict with the same keys and each value scrubbed; a `list` or `tuple`
+#   becomes a new list of scrubbed items;
+# - anything else (`None`, `True`, a float) is returned as it is.
+#
+# The value passed in is never changed: the log must not rewrite the conversation the model is
+# still reading.
+#
+# ```python
+# scrub({"role": "user", "content": "card 4111 1111 1111 1111", "n": [4111111111111111, 42]})
+#     -> {"role": "user", "content": "card [card]", "n": ["[card]", 42]}
+# ```
+
+# %% nbgrader={"grade": false, "grade_id": "scrub", "locked": false, "schema_version": 3, "solution": true}
+def scrub(value):
+    """A copy of a JSON-like value with every string masked and card-length numbers replaced."""
+    ### BEGIN SOLUTION
+    if isinstance(value, str):
+        return mask(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return "[card]" if 13 <= len(str(abs(value))) <= 19 else value
+    if isinstance(value, dict):
+        return {key: scrub(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [scrub(item) for item in value]
+    return value
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "scrub_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+"""Visible tests: scrub masks a message's content and the arguments of its tool calls, one level
+down, and a card number stored as a JSON number (the result stays JSON); it keeps other numbers,
+None and booleans, and never changes the message it is given."""
+import copy
+import json
+
+from workbook.checks import fresh
+
+wb = fresh()
+CARD = "4111111111111111"
+message = {"role": "assistant", "content": f"Saving card {CARD}.", "tool_calls": [
+    {"id": "call_1", "type": "function",
+     "function": {"name": "remember", "arguments": json.dumps({"fact": f"Card {CARD}"})}}]}
+before = copy.deepcopy(message)
+with wb.checks.no_raise("scrub(an assistant message)"):
+    got = scrub(message)
+wb.checks.equal(got, {"role": "assistant", "content": "Saving card [card].", "tool_calls": [
+    {"id": "call_1", "type": "function",
+     "function": {"name": "remember", "arguments": json.dumps({"fact": "Card [card]"})}}]},
+    "scrub(an assistant message with a tool call)", hint="scrub every string at any depth, not only content")
+wb.checks.equal(message, before, "the message after scrub(message)", hint="return a new value; change nothing in place")
+result = {"role": "tool", "tool_call_id": "call_1", "card": int(CARD), "rides": 2, "ok": True, "note": None}
+with wb.checks.no_raise("scrub(a tool result with numbers)"):
+    got = scrub(result)
+wb.checks.equal(got, {"role": "tool", "tool_call_id": "call_1", "card": "[card]", "rides": 2, "ok": True, "note": None},
+                "scrub(a message whose card number is a JSON number)",
+                hint="mask values, not the finished line: an int with 13 to 19 digits becomes the string '[card]'")
+json.loads(json.dumps(got))
+print("scrub: visible tests passed")
+
+# %% nbgrader={"grade": true, "grade_id": "scrub_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+"""Hidden tests: scrub on nested lists and tuples, keys left alone, 12- and 20-digit numbers,
+negative numbers, floats, booleans, empty containers, a plain string, and copies at every level."""
+### BEGIN HIDDEN TESTS
+import copy
+
+from workbook.checks import fresh
+
+wb = fresh()
+CARD = "4111111111111111"
+value = {"a": [{"b": (f"x {CARD}", 4222222222222)}, []], CARD: {}, "n": [123456789012, 12345678901234567890,
+                                                                          -4111111111111111, 2.5, False, None]}
+before = copy.deepcopy(value)
+with wb.checks.no_raise("scrub(a nested value)"):
+    got = scrub(value)
+wb.checks.equal(got, {"a": [{"b": ["x [card]", "[card]"]}, []], CARD: {},
+                      "n": [123456789012, 12345678901234567890, "[card]", 2.5, False, None]},
+                "scrub(a nested value)", hint="keys stay; tuples become lists; only 13 to 19 digits are a card")
+wb.checks.equal(value, before, "the value after scrub(value)")
+wb.checks.equal(scrub(f"card {CARD}"), "card [card]", "scrub(a string)")
+wb.checks.equal(scrub(True), True, "scrub(True)")
+inner = [1, 2]
+outer = {"k": inner}
+copied = scrub(outer)
+assert copied is not outer and copied["k"] is not inner, "scrub must return new containers at every level"
+### END HIDDEN TESTS
+
+
+# %% [markdown]
+# With `scrub`, the log writer is one line longer than the careless one:
 
 # %% nbgrader={"grade": false, "grade_id": "given_write_log", "locked": true, "schema_version": 3, "solution": false}
-def write_log(path, messages, clean=None):
-    """One JSON line per message; each line goes through `clean` (e.g. mask) before it is written."""
+def write_log(path, messages):
+    """One JSON line per message, every value scrubbed before it is written."""
     with open(path, "w", encoding="utf-8") as f:
         for message in messages:
-            line = json.dumps(message, ensure_ascii=False)
-            f.write((clean(line) if clean else line) + "\n")
+            f.write(json.dumps(scrub(message), ensure_ascii=False) + "\n")
 
 
 # %%
-for clean in (None, mask):
-    log = Path(folder.name) / "trajectory.jsonl"
-    write_log(log, messages, clean)
-    text = log.read_text(encoding="utf-8")
-    print(f"clean={getattr(clean, '__name__', None)}: the card number appears {text.count(scenarios.memory.CARD)} "
-          f"times, the e-mail {text.count(scenarios.memory.EMAIL)} times")
+write_log(log, messages)
+text = log.read_text(encoding="utf-8")
+print(f"the card number appears {text.count(scenarios.memory.CARD)} times, "
+      f"the e-mail {text.count(scenarios.memory.EMAIL)} times; "
+      f"every line is JSON: {all(json.loads(line) for line in text.splitlines())}")
 db.close()
 folder.cleanup()
 
@@ -1001,6 +1124,10 @@ for row in table["naive_memory"]:
 #   `4111 1111 1111 1111`; a pattern for any number wipes order ids, amounts and dates.
 # - **Unbounded growth.** No limit per customer: a model that remembers every turn fills the store
 #   and every recall ranks more noise. Trimming the whole table instead erases other customers.
+# - **A log that keeps what memory masks.** The trajectory records the customer's message and the
+#   model's tool call word for word. Scrub every value — the tool call's arguments too, and card
+#   numbers stored as JSON numbers — before the line is written; masking the finished line can break
+#   its JSON, and masking the message in place rewrites the conversation the model still reads.
 # - **Stale facts recalled without their date.** A bare sentence looks like today's truth. Return
 #   the date and `days_ago` with every fact.
 # - **The real clock.** `datetime.date.today()` inside a tool cannot be tested, replayed or moved
