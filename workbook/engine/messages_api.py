@@ -126,10 +126,11 @@ def check_request(body) -> None:
 
 
 def _result_text(block: dict) -> str:
-    """A tool_result as the text a scenario reads; is_error makes it an error observation."""
+    """A tool_result as the text a scenario reads; is_error makes it an error observation,
+    `{"error": text}` (docs/CHAPTERS.md, glossary), unless the text already reports an error."""
     text = text_of(block.get("content")) or ""
     if block.get("is_error") and error_of(text) is None:
-        text = f"ERROR: {text}"
+        text = json.dumps({"error": text}, ensure_ascii=False)
     return text
 
 
