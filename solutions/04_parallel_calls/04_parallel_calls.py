@@ -902,5 +902,5 @@ else:
 #
 # **05 · Errors are observations**: so far a failing call came back as a terse `{"error": ...}`.
 # Next you make every failure — an unknown tool, broken JSON, arguments that do not match the
-# schema, a tool that raises, a call written as plain text — an `ERROR: …` observation precise
-# enough for the model to fix its own call, and a loop that never crashes.
+# schema, a tool that raises, a call written as plain text — an `{"error": ...}` observation
+# precise enough for the model to fix its own call, and a loop that never crashes.
