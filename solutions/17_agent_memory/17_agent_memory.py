@@ -512,8 +512,9 @@ for i in range(3):
 remember(db, "C-003", "Fact old.", D(2026, 1, 1), max_facts=3)  # older than everything kept
 wb.checks.equal([r[2] for r in rows(db) if r[0] == "C-003"], ["Fact a.", "Fact b.", "Fact c."],
                 "C-003's facts after an older fact arrives when full", hint="newest by day, then by id")
-out = remember(db, "C-004", "Mail me at ann@example.com", D(2026, 2, 3), max_facts=1)
-wb.checks.equal(out, {"remembered": "Mail me at [email]", "date": "2026-02-03"}, "remember(a fact with an e-mail)")
+out = remember(db, "C-004", "Refunds to card 5555555555554444 please", D(2026, 2, 3), max_facts=1)
+wb.checks.equal(out, {"remembered": "Refunds to card [card] please", "date": "2026-02-03"},
+                "remember(a fact with a card number)", hint="return the masked text, as written")
 ### END HIDDEN TESTS
 
 
