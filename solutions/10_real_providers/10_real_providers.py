@@ -893,7 +893,7 @@ for dialect, scenario, system in runs:
 # | a tool result | a block `{"type": "tool_result", "tool_use_id", "content"}` in the next **user** message | a message `{"role": "tool", "tool_call_id", "content"}` |
 # | several results | all blocks in **one** user message | one `tool` message per call |
 # | results and text together | `tool_result` blocks **first** in the user message, text after them (else 400: "Did not find 1 `tool_result` block(s) at the beginning of this message…") | the `tool` messages right after the assistant turn, then a `user` message |
-# | a failed tool | `"is_error": true` on the result block | no flag: say it in `content` (`"ERROR: …"`) |
+# | a failed tool | `"is_error": true` on the result block | no flag: the content says it, `{"error": "…"}` |
 # | normal end | `stop_reason == "end_turn"` | `finish_reason == "stop"` |
 # | cut off | `"max_tokens"` | `"length"` |
 # | refused | `"refusal"` | `"content_filter"` |
@@ -919,8 +919,9 @@ for m in ANTHROPIC_MESSAGES:
 
 # %% [markdown]
 # In Chat Completions the same three turns are a user message, an assistant message with
-# `content` and `tool_calls`, and a `tool` message whose content says `ERROR: …` — there is no
-# flag, so the words carry it. That is why chapter 05 insisted on specific error texts.
+# `content` and `tool_calls`, and a `tool` message whose content is the error observation of
+# chapter 05, `{"error": "ValueError: 'month' must look like YYYY-MM…"}` — there is no flag, so the
+# content carries it. The two map one-to-one: `is_error: true` with a text is `{"error": text}`.
 
 # %% [markdown]
 # ## Exercise 4 — `anthropic_to_openai` (4 points)
@@ -938,8 +939,10 @@ for m in ANTHROPIC_MESSAGES:
 # 4. A **user** message with blocks becomes, in order: one `tool` message per `tool_result` block,
 #    `{"role": "tool", "tool_call_id": tool_use_id, "content": text}`, then — if it also has
 #    `text` blocks — one user message with their texts joined with `"\n"`. A result's `content`
-#    is a string or a list of `text` blocks (join their texts with `"\n"`); when the block has
-#    `"is_error": true`, the content becomes `"ERROR: " + text`.
+#    is a string or a list of `text` blocks (join their texts with `"\n"`). When the block has
+#    `"is_error": true`, the content is the error observation `json.dumps({"error": text})` —
+#    unless `text` already is one (a JSON object with an `"error"` key, as your
+#    `run_messages_agent` below sends): then it is kept as it is, never wrapped twice.
 # 5. Other block types (for example `thinking`) are left out. Do not change the input.
 
 # %% nbgrader={"grade": false, "grade_id": "anthropic_to_openai", "locked": false, "schema_version": 3, "solution": true}
@@ -948,6 +951,13 @@ def anthropic_to_openai(system, messages):
     ### BEGIN SOLUTION
     def texts(blocks):
         return [b["text"] for b in blocks if b.get("type") == "text"]
+
+    def is_error_observation(text):
+        try:
+            data = json.loads(text)
+        except ValueError:
+            return False
+        return isinstance(data, dict) and "error" in data
 
     out = [{"role": "system", "content": system}] if system else []
     for m in messages:
@@ -967,8 +977,9 @@ def anthropic_to_openai(system, messages):
                 if b.get("type") == "tool_result":
                     body = b.get("content", "")
                     text = body if isinstance(body, str) else "\n".join(texts(body))
-                    out.append({"role": "tool", "tool_call_id": b["tool_use_id"],
-                                "content": f"ERROR: {text}" if b.get("is_error") else text})
+                    if b.get("is_error") and not is_error_observation(text):
+                        text = json.dumps({"error": text}, ensure_ascii=False)
+                    out.append({"role": "tool", "tool_call_id": b["tool_use_id"], "content": text})
             if texts(content):
                 out.append({"role": "user", "content": "\n".join(texts(content))})
     return out
@@ -978,8 +989,9 @@ def anthropic_to_openai(system, messages):
 # %% nbgrader={"grade": true, "grade_id": "anthropic_to_openai_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: anthropic_to_openai converts a successful taxi look-up into system, user,
 assistant (with tool_calls) and tool messages that the fake provider accepts and answers; a
-tool_result with is_error becomes "ERROR: ..."; a user message with a result and text gives the
-tool message first, then the user's text."""
+tool_result with is_error becomes the error observation {"error": text}, one that already is one is
+kept (not wrapped twice); a user message with results and text gives the tool messages first, then
+the user's text."""
 from workbook.checks import fresh
 
 wb = fresh()
@@ -1002,14 +1014,26 @@ except Exception as e:
     raise AssertionError(f"the provider refused the converted transcript: {e}") from None
 assert reply.choices[0].message.content == scenario.answer, (
     f"the model should read the result and answer {scenario.answer!r}; got {reply.choices[0].message.content!r}")
-failed = transcript[:2] + [{"role": "user", "content": [
-    {"type": "tool_result", "tool_use_id": "toolu_01", "is_error": True, "content": "month must look like YYYY-MM"},
-    {"type": "text", "text": "Also, is my card blocked?"}]}]
+failed = [transcript[0], {"role": "assistant", "content": [
+    {"type": "tool_use", "id": "toolu_01", "name": "txn_sum", "input": {"category": "taxi", "month": "September"}},
+    {"type": "tool_use", "id": "toolu_02", "name": "refund", "input": {"order_id": "A-1001"}}]},
+    {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "toolu_01", "is_error": True, "content": "month must look like YYYY-MM"},
+        {"type": "tool_result", "tool_use_id": "toolu_02", "is_error": True,
+         "content": '{"error": "unknown tool \'refund\'"}'},
+        {"type": "text", "text": "Also, is my card blocked?"}]}]
 got = anthropic_to_openai(None, failed)
-wb.checks.equal(got[2:], [{"role": "tool", "tool_call_id": "toolu_01", "content": "ERROR: month must look like YYYY-MM"},
-                          {"role": "user", "content": "Also, is my card blocked?"}],
-                "the messages from a user turn with a failed result and a text",
-                "the tool message first (its content 'ERROR: ' + text when is_error), then the user's text")
+wb.checks.equal([(m.get("role"), m.get("tool_call_id")) for m in got[2:]],
+                [("tool", "toolu_01"), ("tool", "toolu_02"), ("user", None)],
+                "the messages from a user turn with two failed results and a text",
+                "one tool message per tool_result first, in order, then the user's text")
+error = wb.checks.error_text(got[2]["content"], "the content of the failed result toolu_01")
+assert error == "month must look like YYYY-MM", (
+    f'is_error: true becomes json.dumps({{"error": text}}) with the result\'s text; the error says {error!r}')
+error = wb.checks.error_text(got[3]["content"], "the content of the failed result toolu_02")
+assert error == "unknown tool 'refund'", (
+    f'a result that already is {{"error": ...}} is kept as it is, not wrapped twice; the error says {error!r}')
+wb.checks.equal(got[4], {"role": "user", "content": "Also, is my card blocked?"}, "the user's text after the results")
 print("anthropic_to_openai: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "anthropic_to_openai_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
@@ -1079,7 +1103,7 @@ for i, (g, w) in enumerate(zip(got, want)):
                                  for c in g.get("tool_calls") or []]}
     wb.checks.equal(g, w, f"message {i}")
 
-# A tool_use with no text: content None. is_error: an ERROR: prefix the model can read.
+# A tool_use with no text: content None. is_error: the error observation {"error": text}.
 got = convert("You are Northwind support.", [
     {"role": "user", "content": "How much did I spend on taxis in September 2026?"},
     {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_01", "name": "txn_sum",
@@ -1088,9 +1112,26 @@ got = convert("You are Northwind support.", [
                                   "content": "ValueError: 'month' must look like YYYY-MM"}]}])
 wb.checks.equal(got[0], {"role": "system", "content": "You are Northwind support."}, "the first message")
 assert got[2].get("content") is None, f"an assistant turn without text has content None; got {got[2].get('content')!r}"
-wb.checks.equal(got[3], {"role": "tool", "tool_call_id": "toolu_01",
-                         "content": "ERROR: ValueError: 'month' must look like YYYY-MM"}, "a failed result",
-                "is_error becomes an 'ERROR: ' prefix: Chat Completions has no flag")
+wb.checks.equal({k: v for k, v in got[3].items() if k != "content"}, {"role": "tool", "tool_call_id": "toolu_01"},
+                "a failed result's tool message")
+wb.checks.error_text(got[3].get("content"), "a failed result's content")
+wb.checks.equal(json.loads(got[3]["content"]), {"error": "ValueError: 'month' must look like YYYY-MM"},
+                "a failed result's content, parsed", 'is_error becomes json.dumps({"error": text}): Chat Completions has no flag')
+# A failed result whose text is JSON but no error observation is wrapped; a failed result given as
+# text blocks is joined, then wrapped.
+other = convert(None, [
+    {"role": "assistant", "content": [{"type": "tool_use", "id": f"toolu_{i}", "name": "get_order",
+                                       "input": {"order_id": "A-1001"}} for i in (1, 2)]},
+    {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "toolu_1", "is_error": True, "content": '{"status": "timeout"}'},
+        {"type": "tool_result", "tool_use_id": "toolu_2", "is_error": True,
+         "content": [{"type": "text", "text": "Zeitüberschreitung:"}, {"type": "text", "text": "try again"}]}]}])
+wb.checks.equal(wb.checks.error_text(other[1].get("content"), "a failed result holding other JSON"),
+                '{"status": "timeout"}', "the error of a failed result holding other JSON",
+                'only an {"error": ...} object is kept; any other failed text becomes {"error": text}')
+wb.checks.equal(wb.checks.error_text(other[2].get("content"), "a failed result given as text blocks"),
+                "Zeitüberschreitung:\ntry again", "the error of a failed result given as text blocks",
+                'the texts joined with "\\n", then {"error": text}')
 scenario = wb.scenarios.vague_vs_specific_error()
 reply = wb.fake_llm.FakeLLM(scenario).client(max_retries=0).chat.completions.create(
     model="m", messages=got, tools=scenario.openai_tools()).choices[0].message
@@ -1105,7 +1146,7 @@ wb.checks.equal(got, [{"role": "user", "content": "hi"}, {"role": "assistant", "
 
 # %% [markdown]
 # The failed look-up from Part 7, converted and sent to a provider that speaks Chat Completions.
-# The model reads the `ERROR:` text and fixes its call:
+# The model reads the error observation and fixes its call:
 
 # %%
 converted = anthropic_to_openai(ANTHROPIC_SYSTEM, ANTHROPIC_MESSAGES)
@@ -1118,8 +1159,9 @@ print("next call:", reply.choices[0].message.tool_calls[0].function)
 
 # %% [markdown]
 # The other direction works the same way, reversed: `json.loads` the arguments into `input`,
-# gather consecutive `tool` messages into one user message of `tool_result` blocks, and turn an
-# `ERROR: …` content back into `is_error: true`. The stop reasons map as in the table above.
+# gather consecutive `tool` messages into one user message of `tool_result` blocks, and turn a
+# `{"error": text}` content back into `is_error: true` with `text`. The stop reasons map as in the
+# table above.
 
 # %% [markdown]
 # ## Part 8 · The loop on the Messages API
@@ -1447,9 +1489,11 @@ for body in llm.requests:
 # - **A small context and no check.** Ollama drops the oldest messages (often the user's question)
 #   without an error; compare your prompt's size with the window before sending, and give the
 #   server a bigger window.
-# - **Anthropic → OpenAI: dropping `is_error`, or one message for all results.** Without the
-#   `ERROR:` text the model reads a failure as data; Chat Completions needs one `tool` message per
-#   call, right after the assistant turn.
+# - **Anthropic → OpenAI: dropping `is_error`, an `"ERROR: …"` prefix, or one message for all
+#   results.** Without `{"error": …}` the model reads a failure as data, and a prefix is a second
+#   shape for one concept that code cannot tell from a result starting with that word; wrap a text
+#   that already is `{"error": …}` again and the error is JSON inside JSON. Chat Completions needs
+#   one `tool` message per call, right after the assistant turn.
 # - **Messages API: `system` as a message, or a part of the reply dropped.** The system prompt is
 #   `system=`; the assistant turn is the reply's whole `content`, text blocks and every `tool_use`.
 # - **Messages API: one user message per result, or text before the results.** Every `tool_use`

@@ -3,6 +3,13 @@ def anthropic_to_openai(system, messages):
     def texts(blocks):
         return [b["text"] for b in blocks if b.get("type") == "text"]
 
+    def is_error_observation(text):
+        try:
+            data = json.loads(text)
+        except ValueError:
+            return False
+        return isinstance(data, dict) and "error" in data
+
     out = [{"role": "system", "content": system}] if system else []
     for m in messages:
         content = m["content"]
@@ -21,8 +28,9 @@ def anthropic_to_openai(system, messages):
                 if b.get("type") == "tool_result":
                     body = b.get("content", "")
                     text = body if isinstance(body, str) else "\n".join(texts(body))
-                    out.append({"role": "tool", "tool_call_id": b["tool_use_id"],
-                                "content": f"ERROR: {text}" if b.get("is_error") else text})
+                    if b.get("is_error") and not is_error_observation(text):
+                        text = json.dumps({"error": text}, ensure_ascii=False)
+                    out.append({"role": "tool", "tool_call_id": b["tool_use_id"], "content": text})
             if texts(content):
                 out.append({"role": "user", "content": "\n".join(texts(content))})
     return out
