@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from workbook.mcp_servers import run_async, sdk_command, start, toy_command
+from workbook.mcp_servers import TooManyMessages, run_async, sdk_command, start, toy_command
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {},
@@ -121,3 +121,17 @@ def test_the_toy_server_speaks_like_the_sdk_server():
         missing = ask(conn, {"jsonrpc": "2.0", "id": 5, "method": "no/such"})
         assert missing["error"]["code"] == -32601
         assert not any(line.startswith("{") for line in conn.stderr)  # logs only on stderr
+
+
+def test_max_sends_stops_a_client_that_never_stops():
+    with start(toy_command("--lenient"), max_sends=2) as conn:
+        conn.send({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+        conn.send({"jsonrpc": "2.0", "id": 2, "method": "ping"})
+        with pytest.raises(TooManyMessages, match="more than 2 messages"):
+            conn.send({"jsonrpc": "2.0", "id": 3, "method": "ping"})
+        assert len(conn.sent) == 2 and not issubclass(TooManyMessages, Exception)
+
+
+def test_a_bad_command_is_refused_clearly():
+    with pytest.raises(TypeError, match="list of strings"):
+        start("python toy_server.py")
