@@ -9,7 +9,8 @@
 Modules by theme: errands (tasks a correct loop completes), recovery (mistakes an error message
 fixes), limits (never stops, or no answer), permissions (asks for more than it may), faults (the
 provider, not the task), capstone (the capstone's tasks), teams (a desk of agents handing off),
-memory (remember, recall and forget across conversations).
+memory (remember, recall and forget across conversations), evaluation (runs that vary with a
+seed, a judge with a position bias).
 The pieces come from `workbook.engine`.
 """
 
@@ -39,6 +40,7 @@ from workbook.scenarios.errands import (
     two_refunds,
     weather_and_math,
 )
+from workbook.scenarios.evaluation import biased_judge, seeded_agent
 from workbook.scenarios.faults import (
     chat_history,
     deepseek_thinking,
@@ -119,6 +121,8 @@ CATALOGUE = {f.__name__: f for f in (
     react_taxi, react_order, react_errand, native_errand, plan_errand,
     # memory (chapter 17)
     remembers_preference, stores_card, recalls_other_customer, resumes_tomorrow, forgets_on_request,
+    # evaluation (chapter 20)
+    seeded_agent, biased_judge,
 )}
 
 
