@@ -118,7 +118,10 @@ def grade(course: Course, address: str, todo: dict[str, list[str]], limits: Limi
         for future in as_completed(futures):
             task = futures[future]
             try:
-                record = _record(course, future.result())
+                got = future.result()
+                if (got["record"].get("student"), got["record"].get("chapter")) != (task.student, task.chapter):
+                    raise ValueError("the result is for another submission")  # never written elsewhere
+                record = _record(course, got)
             except Exception as e:  # a task that failed, or whose workers kept dying
                 record = results.failed(course, task.student, task.chapter,
                                         f"grading on the cluster failed: {type(e).__name__}: {e}",
