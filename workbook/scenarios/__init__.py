@@ -28,7 +28,8 @@ from workbook.engine.replies import (
     server_error,
 )
 from workbook.engine.turns import Conversation
-from workbook.scenarios import capstone, teams
+from workbook.scenarios import attacks, capstone, teams
+from workbook.scenarios.attacks import forged_confirmation, poisoned_fetch, poisoned_page
 from workbook.scenarios.base import Scenario
 from workbook.scenarios.capstone import capstone_lamps, capstone_payment, capstone_wander
 from workbook.scenarios.errands import (
@@ -121,6 +122,8 @@ CATALOGUE = {f.__name__: f for f in (
     react_taxi, react_order, react_errand, native_errand, plan_errand,
     # memory (chapter 17)
     remembers_preference, stores_card, recalls_other_customer, resumes_tomorrow, forgets_on_request,
+    # attacks (chapter 19)
+    poisoned_page, poisoned_fetch, forged_confirmation,
     # evaluation (chapter 20)
     seeded_agent, biased_judge,
 )}
@@ -141,5 +144,6 @@ def catalogue() -> list[tuple[str, str]]:
 
 
 __all__ = ["CATALOGUE", "Call", "Conversation", "Crash", "Fault", "Reply", "Scenario", "Timeout",
-           "by_prompt", "call", "calls", "capstone", "catalogue", "chat_history", "final", "get",
+           "attacks", "by_prompt", "call", "calls", "capstone", "catalogue", "chat_history", "final",
+           "get",
            "rate_limit", "scripted", "server_error", "teams", *CATALOGUE]
