@@ -1,0 +1,14 @@
+def judge_pair(judge, task, first, second):
+    """First's score against second (1.0, 0.5 or 0.0): two judge calls, the order swapped, averaged."""
+    def winner(one, two):
+        # Mistake: the expected answer is shown "to help" the judge
+        prompt = judge_prompt(task.question, one, two) + f"\n\nReference answer: {task.reference}"
+        reply = judge([{"role": "system", "content": JUDGE_SYSTEM}, {"role": "user", "content": prompt}], [])
+        text = reply.get("final") if isinstance(reply, dict) else None
+        found = re.search(r"winner:\s*([12])\b", text or "", re.IGNORECASE)
+        if found is None:
+            raise ValueError(f"the judge's reply had no winner ('Winner: 1' or 'Winner: 2'): {text!r:.100}")
+        return int(found.group(1))
+
+    wins = (winner(first, second) == 1) + (winner(second, first) == 2)
+    return wins / 2

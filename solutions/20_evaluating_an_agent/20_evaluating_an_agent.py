@@ -1,0 +1,640 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 20 · Evaluating an agent
+#
+# You changed the system prompt and the agent looks better. Does it? One run says little: a real
+# model answers the same question differently from run to run, so one good run can be luck and
+# one bad run can be bad luck. This chapter turns "looks better" into numbers you can defend:
+# a **task set** with **checkers** that are code, many **runs** per task, **pass@k** and
+# **pass^k**, a comparison of two prompts with an honest note on how many runs the difference
+# needs, an **LLM judge** for what a checker cannot decide — with its position bias removed — and
+# a **regression check** that could run in CI.
+#
+# The capstone (chapter 11) built one evaluation table for one agent. Here you build the parts
+# that make any such table trustworthy.
+#
+# **Learning goals.** After this chapter you can
+# - write a deterministic checker that fails a wrong answer, and refuses a task it cannot check;
+# - compute pass@k (at least one of k runs right) and pass^k (all k runs right) from n runs;
+# - compare two prompts on the same task set, and say how many runs a difference needs;
+# - use an LLM judge fairly: both orders, averaged, and never shown the expected answer;
+# - write a regression check a CI job can run on every change.
+#
+# **Time:** about 80 minutes.
+#
+# **Builds on:** 11 · Capstone (the evaluation table). Nothing from earlier chapters is needed as
+# code: the agent under test is a black box, a function from a question to an answer.
+
+# %% [markdown]
+# ## Given code: the task set and an agent that varies
+#
+# The fake plays a **whole agent run** in one reply, so a thousand runs take a second. Its answer
+# depends on a **seed**: the same seed gives the same run (so a test is repeatable), another seed
+# may give another answer, as a real model at temperature > 0 does. It also reads the system
+# prompt: you will compare `PROMPT_A` with `PROMPT_B`.
+#
+# Each task has a `question`, the phrases a right answer must contain (`required`), phrases it
+# must not contain (`forbidden`: the archived 30-day return period, "not shipped"), and a
+# `reference` answer — one right wording among many.
+
+# %% nbgrader={"grade": false, "grade_id": "given_evaluation", "locked": true, "schema_version": 3, "solution": false}
+import math
+import re
+
+from workbook import scenarios
+from workbook.scenarios.evaluation import PROMPT_A, PROMPT_B, TASKS
+
+
+def run_once(system, task, seed):
+    """One run of the agent on `task` with this system prompt: its answer (a fresh model per run)."""
+    model = scenarios.seeded_agent(seed).as_function()
+    reply = model([{"role": "system", "content": system}, {"role": "user", "content": task.question}], [])
+    return reply.get("final")
+
+
+for task in TASKS:
+    print(f"{task.name:8} {task.question!r:48} required={task.required} forbidden={task.forbidden}")
+
+# %% [markdown]
+# Five runs of the same task, same prompt, five seeds:
+
+# %%
+for seed in range(5):
+    print(seed, run_once(PROMPT_A, TASKS[0], seed))
+
+# %% [markdown]
+# Some runs are right, some are wrong — and `15000 KZT` contains `5000 KZT`. A checker that looks
+# for the text anywhere would call that run right.
+#
+# ## Part 1 · Checkers that are code
+#
+# A **checker** decides "right or wrong" for one answer, the same way every time. For answers
+# with facts in them (an amount, an order number, a period) it is a few lines of code, and it
+# beats any judge: it is free, instant and never changes its mind. Three things make it honest:
+#
+# - a fact must appear as a **whole phrase** (`5000 KZT` is not in `15000 KZT`), in any case;
+# - some wrong answers contain every right fact and something wrong as well (`30 days, or 14 days
+#   if it was on sale`): the checker also looks for **forbidden** phrases;
+# - a checker with **nothing to check passes everything**. A task with no required facts is a bug
+#   in the task set, and the checker must say so, not return `True` a thousand times.
+
+# %% [markdown]
+# ## Exercise 1 — `check` (3 points)
+#
+# Write `check(answer, task)` → `True` when the answer is right, else `False` (a `bool`):
+#
+# - `answer` that is not a `str` (a run that crashed gives `None`) → `False`;
+# - `task.required` empty → raise `ValueError` with a message that says the task has no
+#   **required** facts (a checker that passes everything);
+# - every phrase of `task.required` appears in the answer as a **whole phrase**: not preceded and
+#   not followed by a letter or digit (`re.escape` the phrase; `(?<!\w)` and `(?!\w)` around it),
+#   **case-insensitive**;
+# - no phrase of `task.forbidden` appears (the same way).
+
+# %% nbgrader={"grade": false, "grade_id": "check", "locked": false, "schema_version": 3, "solution": true}
+def check(answer, task):
+    """True when `answer` says every required phrase and no forbidden one (whole phrases, any case)."""
+    ### BEGIN SOLUTION
+    if not task.required:
+        raise ValueError(f"task {getattr(task, 'name', '?')!r} has no required facts: a checker with "
+                         "nothing to check passes everything")
+    if not isinstance(answer, str):
+        return False
+
+    def says(phrase):
+        return re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", answer, re.IGNORECASE) is not None
+
+    return all(says(p) for p in task.required) and not any(says(p) for p in task.forbidden)
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "check_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+"""Visible tests: check passes every right answer of the task set (any case) and fails every wrong
+one (15000 for 5000, "not shipped", another order, the 30-day rule); a crashed run (None) is wrong;
+a phrase is text, not a regex; a task with no required facts is refused with a ValueError."""
+import types
+
+from workbook.checks import fresh
+
+wb = fresh()
+E = wb.scenarios.evaluation
+for t in E.TASKS:
+    for answer in t.right:
+        with wb.checks.no_raise(f"check({answer!r}, {t.name})"):
+            got = check(answer, t)
+        wb.checks.equal(got, True, f"check({answer!r}) for task {t.name!r}",
+                        hint="every required phrase is there, as a whole phrase, in some case")
+    for answer in t.wrong:
+        wb.checks.equal(check(answer, t), False, f"check({answer!r}) for task {t.name!r}",
+                        hint="a whole phrase (5000 KZT is not in 15000 KZT), every required one, no forbidden one")
+wb.checks.equal(check(None, E.TASKS[0]), False, "check(None, taxi)", hint="a crashed run has no answer: it is wrong")
+fee = types.SimpleNamespace(name="fee", required=("2.5%",), forbidden=())
+wb.checks.equal(check("The fee is 2.5%.", fee), True, "check('The fee is 2.5%.', required 2.5%)")
+wb.checks.equal(check("The fee is 205%.", fee), False, "check('The fee is 205%.', required 2.5%)",
+                hint="re.escape the phrase: in a regex '.' matches any character")
+empty = types.SimpleNamespace(name="empty", required=(), forbidden=())
+with wb.checks.raises(ValueError, match="required", what="check('anything', a task with no required facts)"):
+    check("anything", empty)
+print("check: visible tests passed")
+
+# %% nbgrader={"grade": true, "grade_id": "check_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+"""Hidden tests: references pass; punctuation around a phrase is fine, letters or digits are not;
+regex characters in a phrase are literal; empty and non-str answers; a bool every time."""
+### BEGIN HIDDEN TESTS
+import types
+
+from workbook.checks import fresh
+
+wb = fresh()
+E = wb.scenarios.evaluation
+
+
+def task(required, forbidden=()):
+    return types.SimpleNamespace(name="t", required=tuple(required), forbidden=tuple(forbidden))
+
+
+for t in E.TASKS:
+    wb.checks.equal(check(t.reference, t), True, f"check(reference of {t.name})")
+cases = [("(5000 KZT).", ["5000 KZT"], [], True), ("5000 KZTs", ["5000 KZT"], [], False),
+         ("x5000 KZT", ["5000 KZT"], [], False), ("Price: C++ 2.5", ["C++", "2.5"], [], True),
+         ("Price: 215", ["2.5"], [], False), ("", ["a"], [], False),
+         ("14 days. Not 30 DAYS.", ["14 days"], ["30 days"], False), ("14 days or 130 days", ["14 days"], ["30 days"], True),
+         ("A-1001 shipped", ["a-1001", "SHIPPED"], [], True), ("A-1001", ["A-1001", "shipped"], [], False)]
+for answer, required, forbidden, expected in cases:
+    got = check(answer, task(required, forbidden))
+    wb.checks.equal(got, expected, f"check({answer!r}) with required={required} forbidden={forbidden}")
+for bad in (42, b"5000 KZT", ["5000 KZT"]):
+    wb.checks.equal(check(bad, E.TASKS[0]), False, f"check({bad!r}, taxi)")
+with wb.checks.raises(ValueError, match="required", what="check(None, a task with no required facts)"):
+    check(None, task([], ["x"]))
+print("check: hidden tests passed")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Part 2 · Many runs: pass@k and pass^k
+#
+# Run a task **n** times and count **c** right runs. Two questions have different answers:
+#
+# - **pass@k** — if you let the agent try k times, is *at least one* try right? This is the
+#   number for a setting where a human (or a checker) picks the good answer out of k.
+#   From n runs, the unbiased estimate is `1 - C(n-c, k) / C(n, k)` (Chen et al., 2021).
+# - **pass^k** ("pass hat k") — if k customers ask, is the agent right *every* time? This is the
+#   number for an agent that acts on its own: a refund wrong one time in five is a broken agent.
+#   From n runs: `C(c, k) / C(n, k)` (Yao et al., 2024, τ-bench).
+#
+# `C(n, k)` is `math.comb(n, k)`: the number of ways to pick k runs out of n. Both numbers equal
+# c/n when k = 1. As k grows, pass@k goes up and pass^k goes down — the gap between them is how
+# unreliable the agent is. Computing `(c/n) ** k` instead treats the n runs as the truth about the
+# model; the formulas above only pick k of the runs you have.
+
+# %% [markdown]
+# ## Exercise 2 — `pass_k` (3 points)
+#
+# Write `pass_k(outcomes, k)`. `outcomes` is a list of `bool`, one per run of one task (n runs);
+# return the tuple `(pass_at_k, pass_hat_k)` of two `float`s, by the formulas above.
+#
+# - no runs, or `k` not between 1 and n → raise `ValueError` whose message names `k` and n;
+# - use **every** run: one run (or the first run) taken as the truth is the chapter's first
+#   mistake.
+
+# %% nbgrader={"grade": false, "grade_id": "pass_k", "locked": false, "schema_version": 3, "solution": true}
+def pass_k(outcomes, k):
+    """(pass@k, pass^k) estimated from n runs of one task: outcomes is a list of bools."""
+    ### BEGIN SOLUTION
+    n = len(outcomes)
+    if n == 0 or not 1 <= k <= n:
+        raise ValueError(f"k must be between 1 and the number of runs n={n}, got k={k}")
+    c = sum(bool(o) for o in outcomes)
+    total = math.comb(n, k)
+    return 1.0 - math.comb(n - c, k) / total, math.comb(c, k) / total
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "pass_k_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+"""Visible tests: pass_k's two numbers on 4 runs with k=2 (not (c/n)**k), k=1 gives c/n for
+both (every run counts, not the first), k larger than n or no runs is a ValueError."""
+from workbook.checks import fresh
+
+wb = fresh()
+with wb.checks.no_raise("pass_k([True, False, False, True], 2)"):
+    got = pass_k([True, False, False, True], 2)
+assert type(got) is tuple and len(got) == 2 and all(type(x) is float for x in got), (
+    f"pass_k returns a tuple of two floats, got {got!r}")
+assert abs(got[0] - 5 / 6) < 1e-9 and abs(got[1] - 1 / 6) < 1e-9, (
+    "4 runs, 2 right, k=2: pass@2 = 1 - C(2,2)/C(4,2) = 5/6 and pass^2 = C(2,2)/C(4,2) = 1/6; "
+    f"got {got} (0.75 and 0.25 are (c/n)**k formulas, which treat 4 runs as the truth)")
+got = pass_k([False, True, False, False, False], 1)
+assert abs(got[0] - 0.2) < 1e-9 and abs(got[1] - 0.2) < 1e-9, (
+    f"k=1: both are c/n = 1/5 over all five runs, not the first run alone; got {got}")
+with wb.checks.raises(ValueError, match="k", what="pass_k([True, False], 3)"):
+    pass_k([True, False], 3)
+with wb.checks.raises(ValueError, match="k", what="pass_k([], 1)"):
+    pass_k([], 1)
+print("pass_k: visible tests passed")
+
+# %% nbgrader={"grade": true, "grade_id": "pass_k_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+"""Hidden tests: all right, all wrong, k = n, exact values on 10 runs, k = 0, outcomes untouched."""
+### BEGIN HIDDEN TESTS
+from workbook.checks import fresh
+
+wb = fresh()
+
+
+def near(got, expected, what):
+    assert type(got) is tuple and len(got) == 2 and all(type(x) is float for x in got), f"{what}: {got!r}"
+    assert all(abs(g - e) < 1e-9 for g, e in zip(got, expected)), f"{what}: expected {expected}, got {got}"
+
+
+near(pass_k([True] * 5, 3), (1.0, 1.0), "all right")
+near(pass_k([False] * 5, 3), (0.0, 0.0), "all wrong")
+near(pass_k([True, True, False], 3), (1.0, 0.0), "k = n: pass@n is any right, pass^n is all right")
+ten = [True] * 7 + [False] * 3
+near(pass_k(ten, 3), (1 - 1 / 120, 35 / 120), "10 runs, 7 right, k=3")
+near(pass_k(ten[::-1], 3), (1 - 1 / 120, 35 / 120), "the same runs in another order")
+near(pass_k([False, True, True, True], 1), (0.75, 0.75), "k=1, the first run wrong")
+saved = list(ten)
+pass_k(ten, 2)
+assert ten == saved, "pass_k must not change the outcomes list"
+for bad in (0, -1, 11):
+    with wb.checks.raises(ValueError, match="k", what=f"pass_k(ten runs, {bad})"):
+        pass_k(ten, bad)
+print("pass_k: hidden tests passed")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Part 3 · Comparing two prompts, honestly
+#
+# `PROMPT_B` adds one sentence: "Quote amounts, order numbers and periods exactly as the tools
+# give them." Is it better? First the way people usually decide — one run each:
+
+# %%
+verdicts = {}  # a checker is code: the same answer to the same task always gets the same verdict
+
+
+def checked(answer, task):
+    """check(answer, task), asked once per distinct answer (thousands of runs, a dozen answers)."""
+    key = (answer, task.name)
+    if key not in verdicts:
+        verdicts[key] = check(answer, task)
+    return verdicts[key]
+
+
+def pass_table(system, seeds, k=1):
+    """Per task: (pass@k, pass^k) over one run per seed, and the share of right runs overall."""
+    rows, right = {}, []
+    for task in TASKS:
+        outcomes = [checked(run_once(system, task, seed), task) for seed in seeds]
+        rows[task.name] = pass_k(outcomes, k)
+        right += outcomes
+    return rows, sum(right) / len(right)
+
+
+def show(seeds, k=1):
+    print(f"{len(seeds)} run(s) per task, k={k}")
+    print(f"| {'task':8} | {'A pass@k':>9} | {'A pass^k':>9} | {'B pass@k':>9} | {'B pass^k':>9} |")
+    print(f"|{'-' * 10}|" + "|".join("-" * 11 for _ in range(4)) + "|")
+    (a, share_a), (b, share_b) = pass_table(PROMPT_A, seeds, k), pass_table(PROMPT_B, seeds, k)
+    for name in a:
+        print(f"| {name:8} | {a[name][0]:9.2f} | {a[name][1]:9.2f} | {b[name][0]:9.2f} | {b[name][1]:9.2f} |")
+    print(f"share of right runs: A {share_a:.2f}, B {share_b:.2f}\n")
+    return share_a, share_b
+
+
+show([0])
+show(range(10), k=3)
+share_a, share_b = show(range(1000), k=3)
+
+# %% [markdown]
+# With one run, the verdict is whatever seed 0 happened to draw: here the prompts look the same,
+# and the returns task looks impossible. Ten runs look like a trend — B ahead by more than ten
+# points — and are still mostly noise. Only the thousand-run table shows the real difference:
+# about five points.
+#
+# **How many runs does a difference need?** For two shares p₁ and p₂, the usual estimate of the
+# runs per prompt that tell them apart (95% confidence, 80% power) is
+# `n ≈ (1.96 + 0.84)² · (p₁(1-p₁) + p₂(1-p₂)) / (p₁ - p₂)²`. And the uncertainty of a share
+# measured on n runs is about `± 1.96 · sqrt(p(1-p)/n)`:
+
+# %%
+def runs_needed(p1, p2):
+    """Runs per prompt to tell share p1 from p2 (95% confidence, 80% power), rounded up."""
+    return math.ceil((1.96 + 0.84) ** 2 * (p1 * (1 - p1) + p2 * (1 - p2)) / (p1 - p2) ** 2)
+
+
+def margin(p, n):
+    """The 95% margin of a share p measured on n runs."""
+    return 1.96 * math.sqrt(p * (1 - p) / n)
+
+
+print(f"A {share_a:.2f}, B {share_b:.2f}: a difference of {share_b - share_a:.2f}")
+print(f"measured on 30 runs (10 per task), each share is ± {margin(share_a, 30):.2f}")
+print(f"to tell them apart: about {runs_needed(share_a, share_b)} runs per prompt")
+
+# %% [markdown]
+# That is the honest note every comparison table needs: *B is better by about N points; with our
+# 30 runs per prompt the margin is ± 0.16, so 30 runs cannot show it; it takes more than a thousand.*
+# On a live model those runs cost money and time — which is why the first investment is a task
+# set with checkers that run free, and why a difference of a few points on a handful of runs is
+# not a result.
+#
+# ## Part 4 · An LLM judge, and its position bias
+#
+# Some answers have no facts to check: is this reply polite, is this summary complete? Then a
+# model judges: it reads the question and two answers and names the better one. Judges have
+# known biases (Zheng et al., 2023): **position** (the first answer shown wins more often than it
+# should) and **length** (the longer answer wins). The fake judge has a strong position bias: when
+# the two answers are equally good it picks **Answer 1**. Watch it:
+
+# %%
+JUDGE_SYSTEM = ("You are a strict judge. Read the question and two answers. Reply with exactly "
+                "'Winner: 1' or 'Winner: 2' for the better answer.")
+
+
+def judge_prompt(question, one, two):
+    """The judge's user message: the question and two answers, numbered, nothing else."""
+    return f"Question: {question}\n\nAnswer 1:\n{one}\n\nAnswer 2:\n{two}"
+
+
+def ask_judge(judge, question, one, two):
+    reply = judge([{"role": "system", "content": JUDGE_SYSTEM},
+                   {"role": "user", "content": judge_prompt(question, one, two)}], [])
+    return reply.get("final")
+
+
+judge = scenarios.biased_judge().as_function()
+t = TASKS[2]
+print("right vs wrong:", ask_judge(judge, t.question, t.right[0], t.wrong[0]),
+      "| wrong vs right:", ask_judge(judge, t.question, t.wrong[0], t.right[0]))
+print("two right answers:", ask_judge(judge, t.question, t.right[0], t.right[1]),
+      "| the same, swapped:", ask_judge(judge, t.question, t.right[1], t.right[0]))
+
+# %% [markdown]
+# On a real difference it is right in either order. On a tie it says "Answer 1" both times:
+# whichever answer you happen to show first wins. The fix is cheap: ask **twice**, the second
+# time with the answers **swapped**, and average. A judge that agrees with itself gives 1 or 0;
+# one that flips with the order gives 0.5 — a tie, which is the truth. (Swapping does nothing for
+# the length bias: keep answers to the same length budget, and prefer a checker where you can.)
+#
+# And never show the judge the **expected answer**. It seems to help; it turns the judge into a
+# word counter that rewards answers copying the reference's wording — `You spent 15000 KZT on
+# taxis in September 2026` shares more words with the reference than `You spent 5000 kzt on 2
+# taxi rides`. Where an expected answer exists, a checker is the right tool.
+
+# %% [markdown]
+# ## Exercise 3 — `judge_pair` (4 points)
+#
+# Write `judge_pair(judge, task, first, second)` → the score of `first` against `second`, a
+# `float`: `1.0` (first is better), `0.0` (second is better) or `0.5` (a tie).
+#
+# - `judge(messages, tools)` is a model on the function face; its reply is `{"final": text}`.
+#   Call it exactly **twice**, with `[{"role": "system", "content": JUDGE_SYSTEM}, {"role":
+#   "user", "content": judge_prompt(task.question, x, y)}]` and `[]` as tools: first with
+#   `(first, second)`, then with `(second, first)`.
+# - Read the winner from the text: `Winner: 1` or `Winner: 2` (any case, spaces allowed after the
+#   colon), wherever it stands in the text. A reply without one → `ValueError` that says the
+#   judge's reply had no winner.
+# - First's score: 1 for a win in the first call, 1 for a win in the second (where it is Answer
+#   **2**), averaged.
+# - The judge sees the question and the two answers only: never `task.reference`.
+
+# %% nbgrader={"grade": false, "grade_id": "judge_pair", "locked": false, "schema_version": 3, "solution": true}
+def judge_pair(judge, task, first, second):
+    """First's score against second (1.0, 0.5 or 0.0): two judge calls, the order swapped, averaged."""
+    ### BEGIN SOLUTION
+    def winner(one, two):
+        reply = judge([{"role": "system", "content": JUDGE_SYSTEM},
+                       {"role": "user", "content": judge_prompt(task.question, one, two)}], [])
+        text = reply.get("final") if isinstance(reply, dict) else None
+        found = re.search(r"winner:\s*([12])\b", text or "", re.IGNORECASE)
+        if found is None:
+            raise ValueError(f"the judge's reply had no winner ('Winner: 1' or 'Winner: 2'): {text!r:.100}")
+        return int(found.group(1))
+
+    wins = (winner(first, second) == 1) + (winner(second, first) == 2)
+    return wins / 2
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "judge_pair_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+"""Visible tests: judge_pair scores right vs wrong 1.0 and wrong vs right 0.0; two right answers
+tie at 0.5 (the position bias removed); exactly two calls, the second with the answers swapped;
+the reference answer is never shown; a winner is read after other digits; no winner is a ValueError."""
+from workbook.checks import fresh
+
+wb = fresh()
+E, S = wb.scenarios.evaluation, wb.scenarios
+t = E.TASKS[0]
+judge = S.biased_judge().as_function(max_calls=2)
+with wb.checks.no_raise("judge_pair(judge, taxi, right, wrong)"):
+    score = judge_pair(judge, t, t.right[0], t.wrong[0])
+wb.checks.equal(score, 1.0, "judge_pair(judge, taxi, right answer, wrong answer)")
+assert judge.calls == 2, f"call the judge exactly twice (once per order), it was called {judge.calls} times"
+shown = [r[-1]["content"] for r in judge.requests]
+assert shown[0].index(t.right[0]) < shown[0].index(t.wrong[0]) and \
+    shown[1].index(t.wrong[0]) < shown[1].index(t.right[0]), (
+        "the first call shows (first, second), the second call the same answers swapped (second, first)")
+wb.checks.equal(judge_pair(S.biased_judge().as_function(max_calls=2), t, t.wrong[0], t.right[0]), 0.0,
+                "judge_pair(judge, taxi, wrong answer, right answer)")
+r = E.TASKS[2]
+wb.checks.equal(judge_pair(S.biased_judge().as_function(max_calls=2), r, r.right[0], r.right[1]), 0.5,
+                "judge_pair on two right answers", hint="the judge picks Answer 1 on a tie: ask in both orders, average")
+judge = S.biased_judge().as_function(max_calls=2)
+score = judge_pair(judge, t, t.right[1], t.wrong[0])
+assert not any(t.reference in m["content"] for req in judge.requests for m in req), (
+    "the judge must not see task.reference: it then prefers the answer that copies the reference's words")
+wb.checks.equal(score, 1.0, f"judge_pair(judge, taxi, {t.right[1]!r}, {t.wrong[0]!r})")
+biased = S.biased_judge().as_function(max_calls=2)
+
+
+def chatty(messages, tools=None):
+    """The fake judge, with a sentence before its verdict."""
+    return {"final": f"Answer 1 and Answer 2 both name an amount. {biased(messages, tools)['final']}"}
+
+
+wb.checks.equal(judge_pair(chatty, t, t.right[0], t.wrong[0]), 1.0, "judge_pair with a judge that writes "
+                "'Answer 1 and Answer 2 ...' before its 'Winner:'", hint="search for 'Winner: <1 or 2>', not the first digit")
+with wb.checks.raises(ValueError, match="winner", what="judge_pair with a judge that replies 'Both are fine.'"):
+    judge_pair(S.scripted("Both are fine.").as_function(max_calls=2), t, "a", "b")
+print("judge_pair: visible tests passed")
+
+# %% nbgrader={"grade": true, "grade_id": "judge_pair_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+"""Hidden tests: every task both ways; a judge that always says 2 gives 0.5; case and spacing of
+'Winner'; the system prompt and judge_prompt sent; no winner on the second call; a winner 3."""
+### BEGIN HIDDEN TESTS
+from workbook.checks import fresh
+
+wb = fresh()
+E, S = wb.scenarios.evaluation, wb.scenarios
+for t in E.TASKS:
+    for good in t.right:
+        for bad in t.wrong:
+            judge = S.biased_judge().as_function(max_calls=2)
+            wb.checks.equal(judge_pair(judge, t, good, bad), 1.0, f"{t.name}: {good!r} vs {bad!r}")
+            assert not any(t.reference in m["content"] for req in judge.requests for m in req), "no reference"
+            wb.checks.equal(judge_pair(S.biased_judge().as_function(max_calls=2), t, bad, good), 0.0,
+                            f"{t.name}: {bad!r} vs {good!r}")
+    wb.checks.equal(judge_pair(S.biased_judge().as_function(max_calls=2), t, t.wrong[0], t.wrong[1]), 0.5,
+                    f"{t.name}: two wrong answers tie")
+for text, expected in (("Winner: 2", 0.5), ("winner:1", 0.5), ("WINNER:   2.", 0.5)):
+    judge = S.scripted(text).as_function(max_calls=2)
+    wb.checks.equal(judge_pair(judge, E.TASKS[1], "x", "y"), expected, f"a judge that always says {text!r}")
+    req = judge.requests[0]
+    assert req[0] == {"role": "system", "content": JUDGE_SYSTEM}, "the first message is the judge's system prompt"
+    assert req[1] == {"role": "user", "content": judge_prompt(E.TASKS[1].question, "x", "y")}, "then judge_prompt"
+flips = S.scripted("Winner: 1").as_function(max_calls=2)
+wb.checks.equal(judge_pair(flips, E.TASKS[1], "x", "y"), 0.5, "a judge that always says 1")
+
+
+class Second:
+    """A judge whose second reply has no winner."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def __call__(self, messages, tools=None):
+        self.calls += 1
+        return {"final": "Winner: 1" if self.calls == 1 else "I cannot decide."}
+
+
+with wb.checks.raises(ValueError, match="winner", what="judge_pair when the second reply has no winner"):
+    judge_pair(Second(), E.TASKS[1], "x", "y")
+with wb.checks.raises(ValueError, match="winner", what="judge_pair with 'Winner: 3'"):
+    judge_pair(S.scripted("Winner: 3").as_function(max_calls=2), E.TASKS[1], "x", "y")
+print("judge_pair: hidden tests passed")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Part 5 · A regression check for CI
+#
+# An evaluation you run once is a report; one that runs on every change is a **guard**. A CI job
+# cannot pay for hundreds of live runs on every commit, but it can run the task set against a
+# fake with fixed seeds — deterministic, free, a second — and fail the build when the share of
+# right runs drops below a **baseline** by more than the noise. The baseline is measured once and
+# committed; the seeds are fixed so the same code always gets the same number.
+
+# %%
+BASELINE = {"A": 0.71, "B": 0.76}  # measured on 1000 seeds per task, committed with the prompts
+
+
+def regression_check(system, baseline, seeds=range(200), slack=None):
+    """Raise AssertionError when the share of right runs falls below baseline minus the noise."""
+    _, share = pass_table(system, seeds)
+    n = len(seeds) * len(TASKS)
+    slack = margin(baseline, n) if slack is None else slack
+    assert share >= baseline - slack, (
+        f"regression: {share:.2f} right over {n} runs, baseline {baseline:.2f} (allowed down to {baseline - slack:.2f})")
+    return share
+
+
+print("prompt B:", regression_check(PROMPT_B, BASELINE["B"]))
+try:
+    regression_check(PROMPT_A, BASELINE["B"])  # someone "simplified" the prompt back to A
+except AssertionError as e:
+    print("prompt A against B's baseline:", e)
+
+# %% [markdown]
+# In a repository this is a test file the CI job runs, e.g.
+# `def test_prompt_has_not_regressed(): regression_check(PROMPT_B, BASELINE["B"])`. Two cautions:
+# a fake checks your **code** (the loop, the checkers, the prompt plumbing), not the model; and a
+# live-model version belongs in a nightly job with many runs, with the margin from Part 3 — never a
+# single run that fails the build at random.
+#
+# The whole chapter in one table, as the notebook measured it:
+
+# %%
+def share(system, seeds):
+    return pass_table(system, seeds)[1]
+
+
+def passes(system):
+    try:
+        regression_check(system, BASELINE["B"])
+        return "passes"
+    except AssertionError:
+        return "fails"
+
+
+lines = [("right runs, 1 per task (seed 0)", lambda p: f"{share(p, [0]):.2f}"),
+         ("right runs, 10 per task", lambda p: f"{share(p, range(10)):.2f}"),
+         ("right runs, 1000 per task", lambda p: f"{share(p, range(1000)):.2f}"),
+         ("pass^3 of returns, 1000 runs", lambda p: f"{pass_table(p, range(1000), k=3)[0]['returns'][1]:.2f}"),
+         ("regression check, B's baseline", passes)]
+print(f"| {'metric':32} | {'prompt A':>9} | {'prompt B':>9} |")
+print(f"|{'-' * 34}|{'-' * 11}|{'-' * 11}|")
+for label, value in lines:
+    print(f"| {label:32} | {value(PROMPT_A):>9} | {value(PROMPT_B):>9} |")
+print(f"runs per prompt needed to tell A from B: about {runs_needed(share_a, share_b)}")
+
+# %% [markdown]
+# ## Common mistakes
+#
+# - **One run taken as the truth.** One run per prompt, or the first of n, decides nothing; even
+#   ten runs cannot show a difference of a few points. Count the runs a difference needs.
+# - **A checker that passes everything.** A substring test (`"5000 KZT" in "15000 KZT"`), a
+#   case-sensitive one that fails `SHIPPED`, one that ignores forbidden phrases, `any` where `all`
+#   is meant, or a task with no required facts that returns `True` — each makes the numbers look
+#   better than the agent is.
+# - **A crash that breaks the checker.** A run that crashed has no answer: it is a wrong run, not
+#   an exception that ends the evaluation.
+# - **`(c/n) ** k` for pass^k.** It treats the runs you happened to get as the model's true
+#   rate; the formulas with `math.comb` pick k of your n runs.
+# - **A judge asked once.** Whichever answer is shown first wins the ties. Ask twice, swapped,
+#   and average — and read the second verdict the other way round (Answer 2 is `first` there).
+# - **A judge that sees the expected answer.** It grades by wording, not by correctness: use a
+#   checker when there is an expected answer.
+# - **Reading the first digit of the judge's reply** instead of its `Winner:` line.
+
+# %% [markdown]
+# ## Self-check quiz
+
+# %%
+from workbook.quiz import show as show_quiz
+
+show_quiz("20_evaluating_an_agent")
+
+# %% [markdown]
+# ## Live cell (optional): your model on the task set
+#
+# Ten runs of each task on the model you configured, checked by your `check`. It runs only when
+# `LLM_PROVIDER` names a live provider (see chapter 00) and is never graded. A real model has no
+# tools here and does not know the shop, so expect it to fail the facts: the point is to see a
+# checker and pass@k on real, varying answers. That is 30 model calls.
+
+# %%
+from workbook.providers import SKIP_HINT, ProviderError, live_enabled, make_client
+
+if live_enabled():
+    try:
+        live_client, live_model = make_client()
+        for task in TASKS:
+            outcomes = []
+            for _ in range(10):
+                reply = live_client.chat.completions.create(model=live_model, messages=[
+                    {"role": "system", "content": PROMPT_B}, {"role": "user", "content": task.question}])
+                outcomes.append(check(reply.choices[0].message.content, task))
+            print(task.name, "pass@3, pass^3 =", pass_k(outcomes, 3))
+    except ProviderError as e:  # a set-up problem, explained in one line
+        print(e)
+    except Exception as e:  # the provider is down or refused: no traceback (and no key) in a cell
+        print(f"The live run failed ({type(e).__name__}): check LLM_PROVIDER, the key and the network.")
+else:
+    print(SKIP_HINT)
+
+# %% [markdown]
+# ## What's next
+#
+# You can now say how good an agent is, and how sure you are. Use it before every change you
+# believe in: a new prompt, a new model, a new tool. Keep the task set growing — every bug a
+# customer finds becomes a task with a checker — and keep the regression check in CI, so the
+# numbers you measured today still hold tomorrow.
