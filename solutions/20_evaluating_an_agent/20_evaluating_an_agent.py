@@ -386,10 +386,12 @@ print("two right answers:", ask_judge(judge, t.question, t.right[0], t.right[1])
 # one that flips with the order gives 0.5 — a tie, which is the truth. (Swapping does nothing for
 # the length bias: keep answers to the same length budget, and prefer a checker where you can.)
 #
-# And never show the judge the **expected answer**. It seems to help; it turns the judge into a
-# word counter that rewards answers copying the reference's wording — `You spent 15000 KZT on
-# taxis in September 2026` shares more words with the reference than `You spent 5000 kzt on 2
-# taxi rides`. Where an expected answer exists, a checker is the right tool.
+# And do not show this judge the **expected answer**. It seems to help, and for questions a judge
+# cannot solve itself it can (Zheng et al. grade maths against a reference). But a judge that
+# sees one wording of the right answer grades by closeness to it: the fake one then counts shared
+# words, and `You spent 15000 KZT on taxis in September 2026` shares more of them with the
+# reference than `You spent 5000 kzt on 2 taxi rides`. Where an expected answer decides what is
+# right, a checker decides it better and for free; keep the judge for what has none.
 
 # %% [markdown]
 # ## Exercise 3 — `judge_pair` (4 points)
@@ -591,8 +593,8 @@ print(f"runs per prompt needed to tell A from B: about {runs_needed(share_a, sha
 #   rate; the formulas with `math.comb` pick k of your n runs.
 # - **A judge asked once.** Whichever answer is shown first wins the ties. Ask twice, swapped,
 #   and average — and read the second verdict the other way round (Answer 2 is `first` there).
-# - **A judge that sees the expected answer.** It grades by wording, not by correctness: use a
-#   checker when there is an expected answer.
+# - **A judge that sees the expected answer.** It grades by closeness to one wording: use a
+#   checker when there is an expected answer, and show the judge the question and the answers.
 # - **Reading the first digit of the judge's reply** instead of its `Winner:` line.
 
 # %% [markdown]
