@@ -45,7 +45,7 @@ GRADING_MODULES = ("course", "settings", "execute", "kernel_guard", "notebooks",
                    "release", "results", "gradebook", "grading", "cohort", "variants", "hostile",
                    "sandbox", "proof", "scoring", "hostile_os", "hostile_redteam", "feedback_filter")
 PACKAGES = ("nbgrader", "nbclient", "nbconvert", "nbformat", "ipykernel", "jupyter_client", "openai",
-            "httpx2", "pydantic", "jupytext", "ipywidgets")  # openai 3 runs on httpx2
+            "httpx2", "pydantic", "jupytext", "ipywidgets", "anthropic", "mcp")  # openai 3 runs on httpx2
 
 
 def courses() -> list[Course]:
