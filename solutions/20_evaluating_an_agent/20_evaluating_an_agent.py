@@ -27,7 +27,7 @@
 # **Learning goals.** After this chapter you can
 # - write a deterministic checker that fails a wrong answer, and refuses a task it cannot check;
 # - compute pass@k (at least one of k runs right) and pass^k (all k runs right) from n runs;
-# - compare two prompts on the same task set, and say how many runs a difference needs;
+# - compare two prompts on the same task set with a margin, and say how many runs a difference needs;
 # - use an LLM judge fairly: both orders, averaged, and never shown the expected answer;
 # - write a regression check a CI job can run on every change.
 #
@@ -347,7 +347,119 @@ print(f"to tell them apart: about {runs_needed(share_a, share_b)} runs per promp
 # On a live model those runs cost money and time — which is why the first investment is a task
 # set with checkers that run free, and why a difference of a few points on a handful of runs is
 # not a result.
+
+# %% [markdown]
+# ## Exercise 3 — `compare` (3 points)
 #
+# Write `compare(a, b)`: `a` and `b` are lists of `bool`, the runs of variant A and of variant B
+# (all tasks together). Return a dict:
+#
+# | key | value |
+# |---|---|
+# | `"a"`, `"b"` | the share of right runs of each, a `float` |
+# | `"difference"` | `b - a` (positive: B is ahead) |
+# | `"margin"` | the 95% margin of that difference: `1.96 * math.sqrt(pa * (1 - pa) / na + pb * (1 - pb) / nb)` — both variants' noise |
+# | `"verdict"` | `"B is better"` when the difference is larger than the margin, `"A is better"` when it is below minus the margin, else `"not enough runs"` |
+#
+# - fewer than `MIN_RUNS` (30) runs on either side → the verdict is `"not enough runs"`, whatever
+#   the numbers: the margin's formula needs that many (one run each gives a margin of 0, and one
+#   run taken as the truth);
+# - no runs on a side → `ValueError` that says which side has no **runs**.
+
+# %% nbgrader={"grade": false, "grade_id": "compare", "locked": false, "schema_version": 3, "solution": true}
+MIN_RUNS = 30
+
+
+def compare(a, b):
+    """Shares of A and B, their difference, its 95% margin, and a verdict that admits too few runs."""
+    ### BEGIN SOLUTION
+    for name, runs in (("a", a), ("b", b)):
+        if len(runs) == 0:
+            raise ValueError(f"{name} has no runs: run each variant before you compare")
+    pa, pb = sum(map(bool, a)) / len(a), sum(map(bool, b)) / len(b)
+    difference = pb - pa
+    margin = 1.96 * math.sqrt(pa * (1 - pa) / len(a) + pb * (1 - pb) / len(b))
+    if min(len(a), len(b)) < MIN_RUNS:
+        verdict = "not enough runs"
+    elif difference > margin:
+        verdict = "B is better"
+    elif difference < -margin:
+        verdict = "A is better"
+    else:
+        verdict = "not enough runs"
+    return {"a": pa, "b": pb, "difference": difference, "margin": margin, "verdict": verdict}
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "compare_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+"""Visible tests: compare's shares, difference and margin on 40 and 50 runs (every run counts,
+both variants' noise); a clear difference in either direction; a small one on few runs; one run
+each is not enough; no runs is a ValueError."""
+from workbook.checks import fresh
+
+wb = fresh()
+a, b = [True] * 28 + [False] * 12, [True] * 30 + [False] * 20
+with wb.checks.no_raise("compare(40 runs, 50 runs)"):
+    got = compare(a, b)
+assert type(got) is dict and set(got) == {"a", "b", "difference", "margin", "verdict"}, (
+    f"compare returns a dict with a, b, difference, margin and verdict; got {got!r}")
+expected = {"a": 0.7, "b": 0.6, "difference": -0.1, "margin": 1.96 * (0.7 * 0.3 / 40 + 0.6 * 0.4 / 50) ** 0.5}
+for key, value in expected.items():
+    assert type(got[key]) is float and abs(got[key] - value) < 1e-9, (
+        f"compare(...)[{key!r}] should be {value:.4f} (b - a for the difference; both variants' noise in "
+        f"the margin), got {got[key]!r}")
+wb.checks.equal(got["verdict"], "not enough runs", "the verdict on 0.70 vs 0.60 over 40 and 50 runs",
+                hint="a difference smaller than its margin is noise")
+wb.checks.equal(compare([True] * 50 + [False] * 50, [True] * 90 + [False] * 10)["verdict"], "B is better",
+                "the verdict on 0.5 vs 0.9 over 100 runs each")
+wb.checks.equal(compare([True] * 90 + [False] * 10, [True] * 50 + [False] * 50)["verdict"], "A is better",
+                "the verdict on 0.9 vs 0.5 over 100 runs each")
+wb.checks.equal(compare([True], [False])["verdict"], "not enough runs", "the verdict on one run each",
+                hint="fewer than MIN_RUNS runs on a side: one run taken as the truth")
+with wb.checks.raises(ValueError, match="runs", what="compare([], [True])"):
+    compare([], [True])
+print("compare: visible tests passed")
+
+# %% nbgrader={"grade": true, "grade_id": "compare_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+"""Hidden tests: exactly MIN_RUNS runs, 29 runs, a difference at the margin, shares of 0 and 1,
+lists untouched, b empty."""
+### BEGIN HIDDEN TESTS
+from workbook.checks import fresh
+
+wb = fresh()
+wb.checks.equal(compare([False] * 30, [True] * 30)["verdict"], "B is better", "0 vs 1 over 30 runs each")
+wb.checks.equal(compare([False] * 29, [True] * 30)["verdict"], "not enough runs", "29 runs of A")
+wb.checks.equal(compare([True] * 30, [False] * 29)["verdict"], "not enough runs", "29 runs of B")
+got = compare([True] * 30, [True] * 30)
+wb.checks.equal((got["a"], got["b"], got["difference"], got["margin"], got["verdict"]),
+                (1.0, 1.0, 0.0, 0.0, "not enough runs"), "all right on both sides")
+a, b = [True] * 700 + [False] * 300, [True] * 760 + [False] * 240
+got = compare(a, b)
+assert abs(got["difference"] - 0.06) < 1e-9 and got["margin"] < 0.06 and got["verdict"] == "B is better", got
+a2, b2 = [True] * 70 + [False] * 30, [True] * 76 + [False] * 24
+wb.checks.equal(compare(a2, b2)["verdict"], "not enough runs", "0.70 vs 0.76 over 100 runs each")
+saved = (list(a2), list(b2))
+compare(a2, b2)
+assert (a2, b2) == saved, "compare must not change the run lists"
+with wb.checks.raises(ValueError, match="runs", what="compare([True], [])"):
+    compare([True], [])
+print("compare: hidden tests passed")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# The verdicts on the runs above — 10 and 1000 per task, all three tasks together:
+
+# %%
+def runs_of(system, seeds):
+    return [checked(run_once(system, task, seed), task) for task in TASKS for seed in seeds]
+
+
+for seeds in ([0], range(10), range(1000)):
+    c = compare(runs_of(PROMPT_A, seeds), runs_of(PROMPT_B, seeds))
+    print(f"{len(seeds):5} run(s) per task: A {c['a']:.2f}, B {c['b']:.2f}, B - A = {c['difference']:+.2f} "
+          f"± {c['margin']:.2f} → {c['verdict']}")
+
+# %% [markdown]
 # ## Part 4 · An LLM judge, and its position bias
 #
 # Some answers have no facts to check: is this reply polite, is this summary complete? Then a
@@ -394,7 +506,7 @@ print("two right answers:", ask_judge(judge, t.question, t.right[0], t.right[1])
 # right, a checker decides it better and for free; keep the judge for what has none.
 
 # %% [markdown]
-# ## Exercise 3 — `judge_pair` (4 points)
+# ## Exercise 4 — `judge_pair` (4 points)
 #
 # Write `judge_pair(judge, task, first, second)` → the score of `first` against `second`, a
 # `float`: `1.0` (first is better), `0.0` (second is better) or `0.5` (a tie).
@@ -589,6 +701,8 @@ print(f"runs per prompt needed to tell A from B: about {runs_needed(share_a, sha
 #   better than the agent is.
 # - **A crash that breaks the checker.** A run that crashed has no answer: it is a wrong run, not
 #   an exception that ends the evaluation.
+# - **A verdict without a margin.** B ahead by a few points on a few runs is noise; so is a margin
+#   that counts only one variant's noise, or any verdict on fewer than 30 runs a side.
 # - **`(c/n) ** k` for pass^k.** It treats the runs you happened to get as the model's true
 #   rate; the formulas with `math.comb` pick k of your n runs.
 # - **A judge asked once.** Whichever answer is shown first wins the ties. Ask twice, swapped,
