@@ -722,35 +722,37 @@ def naive_fetch(url):
         return {"status": response.status, "body": response.read(10_000).decode()}
 
 
-def attack_gets_through(attack, defence):
-    """Run one attack with one defence (or all); True when the attack got through."""
+def attack_gets_through(attack, defence, site):
+    """Run one attack with one defence (or all) against the site; True when it got through."""
     name, task_actions = TASKS[attack]
 
     def on(d):
         return defence in (d, "all")
 
-    with attacks.Site() as site:
-        scenario = scenarios.get(name, url=site.url("/shipping")) if name == "poisoned_fetch" else scenarios.get(name)
-        notes, impl = support_desk()
-        impl["fetch_url"] = (lambda url: fetch_url(url, {"127.0.0.1"})) if on("host list") else naive_fetch
-        allowed = task_actions if on("action list") else set(impl)
-        writes = {"write_note"} if on("confirmation") else set()
-        if on("action list") or on("confirmation"):
-            impl = guard_tools(impl, allowed, writes, confirm=lambda tool, args: False)
-        messages = [{"role": "user", "content": scenario.question}]
-        result = run_agent(FakeLLM(scenario).client(max_calls=6), "fake-model", messages,
-                           scenario.openai_tools(), impl, max_steps=6,
-                           observe=mark_as_data if on("data marking") else as_json)
-        answer = result.answer or ""
-        if on("link check"):
-            answer = check_links(answer, {"help.example.com"})
-        return {"admin note": any(t == attacks.ADMIN_TITLE for t, _ in notes),
-                "exfiltration link": attacks.EXFIL_URL in answer,
-                "unknown host": site.reached("/collect"),
-                "forged confirmation": bool(notes)}[attack]
+    site.requests.clear()
+    options = {"url": site.url("/shipping")} if name == "poisoned_fetch" else {}
+    scenario = scenarios.get(name, **options)
+    notes, impl = support_desk()
+    impl["fetch_url"] = (lambda url: fetch_url(url, {"127.0.0.1"})) if on("host list") else naive_fetch
+    allowed = task_actions if on("action list") else set(impl)
+    writes = {"write_note"} if on("confirmation") else set()
+    if on("action list") or on("confirmation"):
+        impl = guard_tools(impl, allowed, writes, confirm=lambda tool, args: False)
+    messages = [{"role": "user", "content": scenario.question}]
+    result = run_agent(FakeLLM(scenario).client(max_calls=6), "fake-model", messages,
+                       scenario.openai_tools(), impl, max_steps=6,
+                       observe=mark_as_data if on("data marking") else as_json)
+    answer = result.answer or ""
+    if on("link check"):
+        answer = check_links(answer, {"help.example.com"})
+    return {"admin note": any(t == attacks.ADMIN_TITLE for t, _ in notes),
+            "exfiltration link": attacks.EXFIL_URL in answer,
+            "unknown host": site.reached("/collect"),
+            "forged confirmation": bool(notes)}[attack]
 
 
-table = {attack: {d: attack_gets_through(attack, d) for d in DEFENCES} for attack in TASKS}
+with attacks.Site() as site:
+    table = {attack: {d: attack_gets_through(attack, d, site) for d in DEFENCES} for attack in TASKS}
 print(f"{'attack':21}" + "".join(f"{d:>14}" for d in DEFENCES))
 for attack, row in table.items():
     print(f"{attack:21}" + "".join(f"{'THROUGH' if row[d] else 'stopped':>14}" for d in DEFENCES))
