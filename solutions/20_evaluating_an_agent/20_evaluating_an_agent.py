@@ -31,7 +31,7 @@
 # - use an LLM judge fairly: both orders, averaged, and never shown the expected answer;
 # - write a regression check a CI job can run on every change.
 #
-# **Time:** about 80 minutes.
+# **Time:** about 90 minutes.
 #
 # **Builds on:** 11 · Capstone (the evaluation table). Nothing from earlier chapters is needed as
 # code: the agent under test is a black box, a function from a question to an answer.
