@@ -372,12 +372,12 @@ with M.start(M.toy_command("--hang-on", "tools/list", "--lenient")) as conn:
     started = time.monotonic()
     with wb.checks.raises(MCPError, match="tools/list", what="rpc(conn, 'tools/list', timeout=0.2) to a server that never answers"):
         rpc(conn, "tools/list", timeout=0.2)
-    assert time.monotonic() - started < 1.5, "rpc must give up at its deadline"
+    assert time.monotonic() - started < 3.0, "rpc must give up at its deadline"
 with M.start(M.toy_command("--die-on", "tools/list", "--lenient")) as conn:
     rpc(conn, "ping")
     with wb.checks.raises(MCPError, match=r"exit.*\b3\b|\b3\b.*exit", what="rpc(...) to a server that exits with code 3"):
         rpc(conn, "tools/list")
-with M.start([*M.toy_command("--lenient")[:1], "-c", "print('[1, 2]'); import time; time.sleep(5)"]) as conn:
+with M.start([*M.toy_command("--lenient")[:1], "-c", "print('[1, 2]', flush=True); import time; time.sleep(5)"]) as conn:
     with wb.checks.raises(MCPError, match=r"\[1, 2\]", what="rpc(...) to a server that prints a JSON list"):
         rpc(conn, "ping")
 ### END HIDDEN TESTS
@@ -492,7 +492,7 @@ with M.start(M.toy_command("--version", "")) as conn:
 # %%
 with start(toy_command("--page-size", "2", "--lenient")) as conn:
     cursor = None
-    while True:
+    for _ in range(10):  # a bound, as list_tools will have: a listing that never ends must not hang
         reply = rpc(conn, "tools/list", {"cursor": cursor} if cursor else {})
         page = reply["result"]
         print([t["name"] for t in page["tools"]], "nextCursor:", page.get("nextCursor"))
