@@ -15,7 +15,6 @@ import hashlib
 import socket
 import sys
 import time
-from pathlib import PurePosixPath
 
 from autograder import cluster_task, gradebook, results
 from autograder.course import AutograderError, Course
@@ -59,13 +58,7 @@ def _record(course: Course, got: dict) -> dict:
     student, chapter = record["student"], record["chapter"]
     folder = course.autograded / student / chapter
     results.clear(folder, within=course.workspace)
-    for rel, data in got["autograded"].items():
-        parts = PurePosixPath(rel).parts
-        if PurePosixPath(rel).is_absolute() or ".." in parts:
-            raise ValueError(f"refusing the autograded file name {rel!r}")
-        path = folder.joinpath(*parts)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
+    cluster_task.write_files(folder, got["autograded"])
     results.write_text(course.work / "logs" / student / f"{chapter}.log", got["log"], within=course.workspace)
     if got["rows"]:
         gradebook.put_submission(course.gradebook, got["rows"], student, chapter)

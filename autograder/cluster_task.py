@@ -65,7 +65,8 @@ def hold(blob: bytes) -> bytes:
     return blob
 
 
-def _write(folder: Path, files: dict[str, bytes]) -> None:
+def write_files(folder: Path, files: dict[str, bytes]) -> None:
+    """Write relative path -> bytes under `folder`; a name that would leave it is refused."""
     for rel, data in files.items():
         parts = PurePosixPath(rel).parts
         if PurePosixPath(rel).is_absolute() or ".." in parts or not parts:
@@ -86,8 +87,8 @@ def run(task: Task, template: bytes) -> dict:
             record = results.failed(course, task.student, task.chapter,
                                     f"worker {where} cannot grade in a sandbox: {problem}", limits.sandbox)
             return {"record": record, "autograded": {}, "log": "", "rows": {}, "worker": where}
-        _write(course.source / task.chapter, task.source)
-        _write(course.submitted / task.student / task.chapter, task.submission)
+        write_files(course.source / task.chapter, task.source)
+        write_files(course.submitted / task.student / task.chapter, task.submission)
         db = course.work / "worker0" / "gradebook.db"
         db.parent.mkdir(parents=True)
         db.write_bytes(template)
