@@ -29,9 +29,10 @@ def test_deepseek_replies_carry_reasoning_and_cache_usage():
     assert result.status == "done" and result.answer == scenarios.deepseek_thinking().answer
     first = llm.requests[1]["messages"][1]
     assert first["reasoning_content"].startswith("I need the taxi total")
-    usage = llm.handle(llm.requests[-1]).body["usage"]
-    assert usage["prompt_cache_hit_tokens"] > 0
+    usage = llm.handle(llm.requests[-1]).body["usage"]  # sent again: all of it is shared...
+    assert usage["prompt_tokens"] < 1024 and usage["prompt_cache_hit_tokens"] == 0  # ...below 1024
     assert usage["prompt_cache_hit_tokens"] + usage["prompt_cache_miss_tokens"] == usage["prompt_tokens"]
+    assert "prompt_tokens_details" not in usage
 
 
 def test_deepseek_400_when_reasoning_content_is_dropped():

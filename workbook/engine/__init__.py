@@ -2,11 +2,13 @@
 
 Layers, each importing only the ones before it (see DESIGN, "Layering"):
 
+    tokens              the token rule (compact JSON, 4 characters a token)
     reading             how a scenario reads a tool result's fields, as tolerant as a model
     replies, turns      what a scenario returns and what it reads
     failures            the fake's own 500 when a scenario cannot go on, in the student's terms
     protocol, messages_api      the request rules: Chat Completions, and Anthropic's Messages API
-    core                the engine (tokens, dialects, one request in, one out, for either API)
+    window, caching     the context window (each provider's overflow) and the prefix-cache rule
+    core                the engine (dialects, one request in, one out, for either API)
     function_face, client_face, server      the faces (client_face: openai and anthropic clients)
     workbook.scenarios  the named scenarios (above this package)
     workbook.fake_llm   the public face: FakeLLM, which also takes a scenario's name

@@ -19,7 +19,7 @@ APIS = {"chat": "/chat/completions", "messages": "/v1/messages"}  # the paths ea
 class FakeLLM:
     """A fake provider playing one scenario. Requests are serialised, so it is thread-safe."""
 
-    def __init__(self, scenario, dialect: str = "openai", context_window: int = 4096,
+    def __init__(self, scenario, dialect: str = "openai", context_window: int | None = None,
                  hang_seconds: float = 5.0):
         self.scenario = scenario
         self.engine = Engine(scenario, dialect, context_window)

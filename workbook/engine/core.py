@@ -1,25 +1,21 @@
 """The engine behind all three faces: one request in, one reply (or error) out.
 
-Token rule (deterministic, documented so students can predict it): a message costs
-ceil(len(compact JSON of the message) / 4) + 3 tokens; the tool definitions cost
-ceil(len(compact JSON of tools) / 4); every prompt adds 3 for priming the reply. A reply's
-completion tokens are ceil(len(compact JSON of its content, tool calls and reasoning) / 4).
-So each step's prompt repeats the whole history, and cost grows with it. The Messages API face
-counts the same way (`system` and each message as above); its usage says input_tokens and
-output_tokens.
+The token rule is in `tokens`, the context window and overflow in `window`, prefix caching in
+`caching`; each module's docstring states its rule, so students can predict every number.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import math
 from dataclasses import dataclass, field
 
-from workbook.engine import messages_api
+from workbook.engine import messages_api, window
+from workbook.engine.caching import PrefixCache, chat_usage
 from workbook.engine.failures import error_body, explain
 from workbook.engine.protocol import ProtocolError, check_request, stop_list
 from workbook.engine.replies import Fault, Reply, Timeout
+from workbook.engine.tokens import compact, message_tokens, prompt_tokens, tokens
 from workbook.engine.turns import Conversation, ToolCallSeen, Turn, text_of
 
 CREATED = 1764547200  # 2025-12-01T00:00:00Z: fixed, so transcripts are byte-identical
@@ -30,56 +26,11 @@ def utf8(text: str) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
-def compact(obj) -> str:
-    return json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str)
-
-
-def tokens(obj) -> int:
-    """Token estimate of any JSON-able object: one token per 4 characters, rounded up."""
-    return math.ceil(len(compact(obj)) / 4)
-
-
-def message_tokens(m: dict) -> int:
-    return tokens(m) + 3
-
-
-def prompt_tokens(messages: list[dict], tools) -> int:
-    return sum(message_tokens(m) for m in messages) + (tokens(tools) if tools else 0) + 3
-
-
 def to_turn(m: dict) -> Turn:
     """Normalise one wire message for a scenario to read."""
     calls = tuple(ToolCallSeen(c.get("id"), c["function"]["name"], c["function"]["arguments"])
                   for c in m.get("tool_calls") or ())
     return Turn(m["role"], text_of(m.get("content")), calls, m.get("tool_call_id"))
-
-
-def ollama_cut(messages: list[dict], tools, window: int) -> list[dict]:
-    """What Ollama's chat path keeps when a conversation outgrows the context window.
-
-    Like `chatPrompt` in ollama's server/prompt.go: drop whole messages from the front, oldest
-    first, but always keep every system message and the latest message; the first cut that fits
-    wins, and if none does, the system messages and the latest message are kept anyway. No error
-    reaches the caller (see docs/SOURCES.md).
-    """
-    cost = [message_tokens(m) for m in messages]
-    fixed = (tokens(tools) if tools else 0) + 3  # as in prompt_tokens
-    start, systems, rest = 0, 0, sum(cost)
-    while start < len(messages) - 1 and fixed + systems + rest > window:
-        if messages[start].get("role") == "system":
-            systems += cost[start]
-        rest -= cost[start]
-        start += 1
-    return [m for m in messages[:start] if m.get("role") == "system"] + messages[start:]
-
-
-def _common_prefix(a: list[dict], b: list[dict]) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if compact(x) != compact(y):
-            break
-        n += message_tokens(x)
-    return n
 
 
 @dataclass
@@ -122,10 +73,15 @@ def build_message(reply: Reply, messages: list[dict], dialect: str) -> dict:
 class Engine:
     """Holds one fake provider's state: the scenario, the dialect, and what it has received."""
 
-    def __init__(self, scenario, dialect: str = "openai", context_window: int = 4096):
+    def __init__(self, scenario, dialect: str = "openai", context_window: int | None = None):
         if dialect not in ("openai", "deepseek", "ollama"):
             raise ValueError(f"unknown dialect {dialect!r}: use 'openai', 'deepseek' or 'ollama'")
+        if context_window is not None and (isinstance(context_window, bool) or
+                                           not isinstance(context_window, int) or context_window < 1):
+            raise ValueError(f"context_window must be a whole number of tokens >= 1 (or None for "
+                             f"the provider's default), got {context_window!r}")
         self.scenario, self.dialect, self.context_window = scenario, dialect, context_window
+        self.cache = PrefixCache()
         self.requests: list[dict] = []  # every request body received, in order
         self.seen: list[list[dict]] = []  # the messages the model actually saw (after any cut)
         self._attempts: dict[str, int] = {}
@@ -162,8 +118,10 @@ class Engine:
 
     def _answer(self, body: dict, turns: list[Turn]) -> Outcome:
         messages, tools = body["messages"], body.get("tools")
+        size = window.window_for(self.context_window, self.dialect)
         if self.dialect == "ollama":
-            messages = ollama_cut(messages, tools, self.context_window)
+            messages = window.ollama_cut(messages, tools, size)
+        window.check_chat(body, prompt_tokens(messages, tools), self.dialect, size)
         turns += [to_turn(m) for m in messages]
         reply = self._play(messages, turns, tuple(t["function"]["name"] for t in tools or ()))
         if isinstance(reply, Timeout):
@@ -177,6 +135,9 @@ class Engine:
     def _answer_messages(self, body: dict, turns: list[Turn]) -> Outcome:
         turns += messages_api.to_turns(body)
         seen = [{"role": "system", "content": body["system"]}] if body.get("system") else []
+        prompt = sum(message_tokens(m) for m in seen + body["messages"]) + \
+            (tokens(body["tools"]) if body.get("tools") else 0) + 3
+        window.check_messages(body, prompt, window.window_for(self.context_window, "messages"))
         reply = self._play(seen + body["messages"], turns, messages_api.tool_names(body))
         if isinstance(reply, Timeout):
             return Outcome(0, None, hang=True)
@@ -187,15 +148,15 @@ class Engine:
         seen = self.seen[-1]
         ids = ["toolu_" + _call_id(seen, j)[5:] for j in range(len(reply.calls))]
         content = messages_api.reply_content(reply, ids)
-        prompt = sum(message_tokens(m) for m in seen) + (tokens(body["tools"]) if body.get("tools") else 0) + 3
+        read, creation = self.cache.messages(body, prompt)
         self._served += 1
         digest = hashlib.sha1(utf8(f"{self.scenario.name}#{compact(seen)}")).hexdigest()
         return Outcome(200, {
             "id": f"msg_{digest[:24]}", "type": "message", "role": "assistant",
             "model": body["model"], "content": content,
             "stop_reason": messages_api.stop_reason(reply, hit), "stop_sequence": hit,
-            "usage": {"input_tokens": prompt, "output_tokens": tokens(content),
-                      "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}})
+            "usage": {"input_tokens": prompt - read - creation, "output_tokens": tokens(content),
+                      "cache_creation_input_tokens": creation, "cache_read_input_tokens": read}})
 
     def _completion(self, body: dict, messages: list[dict], tools, reply: Reply) -> dict:
         reply, _ = reply.stopped(stop_list(body.get("stop")))
@@ -204,9 +165,7 @@ class Engine:
         completion = tokens({k: msg.get(k) for k in ("content", "tool_calls", "reasoning_content")})
         usage = {"prompt_tokens": prompt, "completion_tokens": completion,
                  "total_tokens": prompt + completion}
-        if self.dialect == "deepseek":
-            hit = max((_common_prefix(messages, earlier) for earlier in self.seen[:-1]), default=0)
-            usage |= {"prompt_cache_hit_tokens": hit, "prompt_cache_miss_tokens": prompt - hit}
+        usage |= chat_usage(self.dialect, prompt, self.cache.chat(messages, tools, prompt))
         self._served += 1
         digest = hashlib.sha1(utf8(f"{self.scenario.name}#{compact(messages)}")).hexdigest()
         return {"id": f"chatcmpl-{digest[:29]}", "object": "chat.completion",

@@ -12,10 +12,11 @@ from __future__ import annotations
 import copy
 import json
 
-from workbook.engine.core import compact, to_turn
+from workbook.engine.core import to_turn
 from workbook.engine.failures import explain
 from workbook.engine.protocol import ProtocolError, stop_list
 from workbook.engine.replies import Fault, Timeout
+from workbook.engine.tokens import compact
 from workbook.engine.turns import Conversation, ToolCallSeen, Turn
 
 

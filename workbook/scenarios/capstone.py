@@ -213,13 +213,16 @@ def _check(style: str, run: int) -> None:
         raise ValueError(f"run must be a whole number >= 0, got {run!r}")
 
 
-def fake(kind: str, task: str, run: int = 0, context_window: int = 16_384):
+def fake(kind: str, task: str, run: int = 0, context_window: int | None = None):
     """A fresh FakeLLM playing `task` ("lamps", "payment", "wander") as a "cloud-like" model
-    (DeepSeek dialect) or a "small-local-like" one (Ollama dialect, a 16k context by default)."""
+    (DeepSeek dialect, its own window by default) or a "small-local-like" one (Ollama dialect, a
+    16k context by default)."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {list(KINDS)}, got {kind!r}")
     if task not in TASKS:
         raise ValueError(f"task must be one of {list(TASKS)}, got {task!r}")
     style = KINDS[kind]
+    if context_window is None and style != "cloud":
+        context_window = 16_384
     return FakeLLM(TASKS[task](style, run), dialect="deepseek" if style == "cloud" else "ollama",
                    context_window=context_window)

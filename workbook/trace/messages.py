@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from workbook.engine.core import prompt_tokens, tokens
+from workbook.engine.tokens import prompt_tokens, tokens
 from workbook.engine.turns import text_of
 from workbook.trace.model import Call, Step, Summary, Trajectory, preview
 

@@ -1,0 +1,139 @@
+"""The fake's prefix-cache rule (workbook/engine/caching.py), in each provider's usage shape, through
+the real SDKs in-process and over HTTP."""
+
+import anthropic
+import openai
+import pytest
+
+from workbook import scenarios
+from workbook.engine.caching import PrefixCache, prefix_text
+from workbook.fake_llm import FakeLLM, cache_rule, prompt_tokens
+
+S = scenarios
+LONG_SYSTEM = "You are the shop's support agent. " + "Policy line: refunds take 14 days. " * 160
+
+
+def chat(llm, messages, **kw):
+    return llm.client(max_retries=0).chat.completions.create(model="m", messages=messages, **kw)
+
+
+@pytest.mark.parametrize("shared, cached", [(0, 0), (1023, 0), (1024, 1024), (1151, 1024),
+                                            (1152, 1152), (5000, 4992)])
+def test_cache_rule_counts_whole_128_blocks_from_1024(shared, cached):
+    assert cache_rule(shared) == cached
+
+
+def test_openai_shape_a_stable_prefix_hits_and_cached_is_part_of_prompt_tokens():
+    llm = FakeLLM(S.scripted("ok"))
+    system = {"role": "system", "content": LONG_SYSTEM}
+    first = chat(llm, [system, {"role": "user", "content": "Where is A-1001?"}])
+    second = chat(llm, [system, {"role": "user", "content": "And A-1002?"}])
+    assert first.usage.prompt_tokens_details.cached_tokens == 0
+    shared = len(prefix_text([system], None)) // 4  # the system message, whole, and a little more
+    got = second.usage.prompt_tokens_details.cached_tokens
+    assert got == cache_rule(shared) or got == cache_rule(shared + 4), (got, shared)
+    assert 1024 <= got <= second.usage.prompt_tokens and got % 128 == 0
+    assert second.usage.prompt_tokens == prompt_tokens(
+        [system, {"role": "user", "content": "And A-1002?"}], None)
+
+
+def test_a_timestamp_at_the_top_of_the_system_prompt_kills_the_cache():
+    llm = FakeLLM(S.scripted("ok"))
+    for minute in range(3):
+        stamped = {"role": "system", "content": f"Now: 2026-12-01 10:0{minute}. {LONG_SYSTEM}"}
+        r = chat(llm, [stamped, {"role": "user", "content": "hi"}])
+        assert r.usage.prompt_tokens_details.cached_tokens == 0
+    last = {"role": "system", "content": LONG_SYSTEM}  # the same text, the timestamp moved last
+    for minute in range(2):
+        r = chat(llm, [last, {"role": "user", "content": f"Now: 2026-12-01 10:0{minute}. hi"}])
+    assert r.usage.prompt_tokens_details.cached_tokens >= 1024
+
+
+def test_tools_are_part_of_the_prefix():
+    tools = S.two_orders().openai_tools()
+    llm = FakeLLM(S.scripted("ok"))
+    system = {"role": "system", "content": LONG_SYSTEM}
+    chat(llm, [system, {"role": "user", "content": "a"}], tools=tools)
+    other = [dict(t, function=dict(t["function"], description="changed")) for t in tools]
+    r = chat(llm, [system, {"role": "user", "content": "a"}], tools=other)
+    assert r.usage.prompt_tokens_details.cached_tokens == 0  # tools come first: they differ early
+
+
+def test_deepseek_shape_hit_plus_miss_is_prompt_and_ollama_has_no_cache_fields():
+    system = {"role": "system", "content": LONG_SYSTEM}
+    llm = FakeLLM(S.scripted("ok"), dialect="deepseek")
+    chat(llm, [system, {"role": "user", "content": "a"}])
+    usage = llm.handle({"model": "m", "messages": [system, {"role": "user", "content": "b"}]}).body["usage"]
+    assert usage["prompt_cache_hit_tokens"] >= 1024
+    assert usage["prompt_cache_hit_tokens"] + usage["prompt_cache_miss_tokens"] == usage["prompt_tokens"]
+    assert "prompt_tokens_details" not in usage
+    local = FakeLLM(S.scripted("ok"), dialect="ollama", context_window=100_000)
+    for text in "ab":
+        usage = local.handle({"model": "m", "messages": [system, {"role": "user", "content": text}]}).body["usage"]
+    assert set(usage) == {"prompt_tokens", "completion_tokens", "total_tokens"}
+
+
+def test_the_cache_is_per_fake_and_over_http_the_same():
+    system = {"role": "system", "content": LONG_SYSTEM}
+    a, b = FakeLLM(S.scripted("ok")), FakeLLM(S.scripted("ok"))
+    chat(a, [system, {"role": "user", "content": "x"}])
+    assert chat(b, [system, {"role": "user", "content": "y"}]).usage.prompt_tokens_details.cached_tokens == 0
+    with a.serve() as url:
+        client = openai.OpenAI(base_url=url, api_key="fake", max_retries=0)
+        r = client.chat.completions.create(model="m", messages=[system, {"role": "user", "content": "y"}])
+    assert r.usage.prompt_tokens_details.cached_tokens >= 1024
+
+
+# ------------------------------------------------------------------ Anthropic: breakpoints
+
+def ask(claude, system, text, **kw):
+    return claude.messages.create(model="claude-haiku-4-5", max_tokens=200, system=system,
+                                  messages=[{"role": "user", "content": text}], **kw)
+
+
+def test_anthropic_caches_only_at_cache_control_breakpoints():
+    claude = FakeLLM(S.scripted("ok")).anthropic_client(max_retries=0)
+    for text in ("a", "b"):
+        r = ask(claude, LONG_SYSTEM, text)
+        assert (r.usage.cache_read_input_tokens, r.usage.cache_creation_input_tokens) == (0, 0)
+    marked = [{"type": "text", "text": LONG_SYSTEM, "cache_control": {"type": "ephemeral"}}]
+    first = ask(claude, marked, "a")
+    second = ask(claude, marked, "b")
+    u1, u2 = first.usage, second.usage
+    assert u1.cache_read_input_tokens == 0 and u1.cache_creation_input_tokens >= 1024
+    assert u2.cache_read_input_tokens == u1.cache_creation_input_tokens
+    assert u2.cache_creation_input_tokens == 0
+    total = u1.input_tokens + u1.cache_creation_input_tokens  # input_tokens excludes both
+    assert total == u2.input_tokens + u2.cache_read_input_tokens
+
+
+def test_anthropic_moving_breakpoint_reads_the_earlier_prefix_and_writes_the_rest():
+    claude = FakeLLM(S.scripted("ok")).anthropic_client(max_retries=0)
+    mark = {"type": "ephemeral"}
+    history = [{"role": "user", "content": [{"type": "text", "text": LONG_SYSTEM, "cache_control": mark}]}]
+    first = claude.messages.create(model="m", max_tokens=50, messages=history)
+    history = [{"role": "user", "content": [{"type": "text", "text": LONG_SYSTEM}]},
+               {"role": "assistant", "content": "ok"},
+               {"role": "user", "content": [{"type": "text", "text": "more " * 200, "cache_control": mark}]}]
+    second = claude.messages.create(model="m", max_tokens=50, messages=history)
+    assert second.usage.cache_read_input_tokens == first.usage.cache_creation_input_tokens > 0
+    assert second.usage.cache_creation_input_tokens > 0
+
+
+def test_a_small_prefix_is_never_cached():
+    cache = PrefixCache()
+    small = [{"role": "user", "content": "hi"}]
+    assert [cache.chat(small, None, 10) for _ in range(3)] == [0, 0, 0]
+    body = {"messages": [{"role": "user", "content": [
+        {"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}}]}]}
+    assert [cache.messages(body, 10) for _ in range(2)] == [(0, 0), (0, 0)]
+
+
+def test_anthropic_over_http_reports_the_same_usage():
+    llm = FakeLLM(S.scripted("ok"))
+    marked = [{"type": "text", "text": LONG_SYSTEM, "cache_control": {"type": "ephemeral"}}]
+    with llm.serve() as url:
+        claude = anthropic.Anthropic(base_url=url.removesuffix("/v1"), api_key="fake", max_retries=0)
+        ask(claude, marked, "a")
+        r = ask(claude, marked, "b")
+    assert r.usage.cache_read_input_tokens >= 1024

@@ -1,0 +1,97 @@
+"""The context window (workbook/engine/window.py): a cloud dialect's 400 in the provider's words,
+Anthropic's, Ollama's silent cut, and the defaults."""
+
+import anthropic
+import openai
+import pytest
+
+from workbook import scenarios
+from workbook.fake_llm import WINDOWS, FakeLLM, prompt_tokens
+
+S = scenarios
+BIG = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "word " * 400}]
+
+
+def refuse(llm, messages, **kw):
+    with pytest.raises(openai.BadRequestError) as e:
+        llm.client(max_retries=0).chat.completions.create(model="m", messages=messages, **kw)
+    return e.value
+
+
+def test_openai_says_context_length_exceeded_in_its_words():
+    llm = FakeLLM(S.scripted("ok"), context_window=300)
+    p = prompt_tokens(BIG, None)
+    e = refuse(llm, BIG)
+    assert e.code == "context_length_exceeded" and e.body["param"] == "messages"
+    assert e.body["message"] == (f"This model's maximum context length is 300 tokens. However, your "
+                                 f"messages resulted in {p} tokens. Please reduce the length of the "
+                                 f"messages.")
+    e = refuse(llm, BIG[:1], max_tokens=400)
+    small = prompt_tokens(BIG[:1], None)
+    assert e.body["message"].endswith(f"However, you requested {small + 400} tokens ({small} in the "
+                                      "messages, 400 in the completion). Please reduce the length of "
+                                      "the messages or completion.")
+    assert llm.seen == [] and len(llm.requests) == 2  # the model never saw a refused request
+
+
+def test_deepseek_names_messages_and_completion_with_its_own_code():
+    llm = FakeLLM(S.scripted("ok"), dialect="deepseek", context_window=300)
+    p = prompt_tokens(BIG, None)
+    e = refuse(llm, BIG)
+    assert e.code == "invalid_request_error" and e.body["param"] is None
+    assert e.body["message"] == (f"This model's maximum context length is 300 tokens. However, you "
+                                 f"requested {p} tokens ({p} in the messages, 0 in the completion). "
+                                 "Please reduce the length of the messages or completion.")
+
+
+def test_tools_count_toward_the_window_and_a_request_that_fits_is_answered():
+    tools = S.two_orders().openai_tools()
+    msgs = BIG[:1] + [{"role": "user", "content": "hi"}]
+    fits = prompt_tokens(msgs, tools)
+    llm = FakeLLM(S.scripted("ok"), context_window=fits)
+    assert llm.client().chat.completions.create(model="m", messages=msgs, tools=tools).usage.prompt_tokens == fits
+    assert refuse(FakeLLM(S.scripted("ok"), context_window=fits - 1), msgs, tools=tools).status_code == 400
+
+
+def test_ollama_never_refuses_it_drops_the_oldest_and_can_lose_the_question():
+    llm = FakeLLM(S.scripted("ok"), dialect="ollama", context_window=300)
+    history = [{"role": "system", "content": "Be brief."},
+               {"role": "user", "content": "QUESTION: where is A-1001? " + "detail " * 100},
+               {"role": "assistant", "content": "Looking."},
+               {"role": "user", "content": "go on " * 150}]
+    r = llm.client().chat.completions.create(model="m", messages=history)
+    assert r.choices[0].message.content == "ok"
+    seen = llm.seen[-1]
+    assert seen[0]["role"] == "system" and seen[-1] == history[-1]
+    assert not any("QUESTION" in str(m.get("content")) for m in seen)
+
+
+def test_anthropic_prompt_too_long_and_max_tokens_over_the_limit():
+    claude = FakeLLM(S.scripted("ok"), context_window=300).anthropic_client(max_retries=0)
+    user = [{"role": "user", "content": "word " * 400}]
+    with pytest.raises(anthropic.BadRequestError, match=r"prompt is too long: \d+ tokens > 300 maximum"):
+        claude.messages.create(model="m", max_tokens=10, messages=user)
+    with pytest.raises(anthropic.BadRequestError,
+                       match=r"input length and `max_tokens` exceed context limit: \d+ \+ 290 > 300"):
+        claude.messages.create(model="m", max_tokens=290, messages=[{"role": "user", "content": "hi"}])
+
+
+def test_defaults_are_each_providers_and_a_bad_window_is_a_clear_error():
+    assert WINDOWS == {"openai": 128_000, "deepseek": 131_072, "ollama": 4096, "messages": 200_000}
+    huge = [{"role": "user", "content": "word " * 110_000}]  # about 137k tokens
+    assert refuse(FakeLLM(S.scripted("ok")), huge).code == "context_length_exceeded"
+    assert "131072 tokens" in refuse(FakeLLM(S.scripted("ok"), dialect="deepseek"), huge).body["message"]
+    medium = [{"role": "user", "content": "word " * 100_000}]  # about 125k: under both
+    assert FakeLLM(S.scripted("ok")).client().chat.completions.create(model="m", messages=medium)
+    for bad in (0, -5, 2.5, "4096", True):
+        with pytest.raises(ValueError, match="context_window must be a whole number"):
+            FakeLLM(S.scripted("ok"), context_window=bad)
+
+
+def test_over_http_the_same_400():
+    llm = FakeLLM(S.scripted("ok"), context_window=300)
+    with llm.serve() as url:
+        client = openai.OpenAI(base_url=url, api_key="fake", max_retries=0)
+        with pytest.raises(openai.BadRequestError) as e:
+            client.chat.completions.create(model="m", messages=BIG)
+    assert e.value.code == "context_length_exceeded"
