@@ -28,7 +28,7 @@ from workbook.engine.replies import (
     server_error,
 )
 from workbook.engine.turns import Conversation
-from workbook.scenarios import attacks, capstone, teams
+from workbook.scenarios import attacks, capstone, context, teams
 from workbook.scenarios.attacks import forged_confirmation, poisoned_fetch, poisoned_page
 from workbook.scenarios.base import Scenario
 from workbook.scenarios.capstone import capstone_lamps, capstone_payment, capstone_wander
@@ -145,5 +145,5 @@ def catalogue() -> list[tuple[str, str]]:
 
 __all__ = ["CATALOGUE", "Call", "Conversation", "Crash", "Fault", "Reply", "Scenario", "Timeout",
            "attacks", "by_prompt", "call", "calls", "capstone", "catalogue", "chat_history", "final",
-           "get",
+           "context", "get",
            "rate_limit", "scripted", "server_error", "teams", *CATALOGUE]
