@@ -9,7 +9,8 @@
 Modules by theme: errands (tasks a correct loop completes), recovery (mistakes an error message
 fixes), limits (never stops, or no answer), permissions (asks for more than it may), faults (the
 provider, not the task), capstone (the capstone's tasks), teams (a desk of agents handing off),
-memory (remember, recall and forget across conversations), evaluation (runs that vary with a
+memory (remember, recall and forget across conversations), billing (a long policy for the prefix
+cache, models to route between), evaluation (runs that vary with a
 seed, a judge with a position bias).
 The pieces come from `workbook.engine`.
 """
@@ -28,7 +29,7 @@ from workbook.engine.replies import (
     server_error,
 )
 from workbook.engine.turns import Conversation
-from workbook.scenarios import attacks, capstone, context, teams
+from workbook.scenarios import attacks, billing, capstone, context, teams
 from workbook.scenarios.attacks import forged_confirmation, poisoned_fetch, poisoned_page
 from workbook.scenarios.base import Scenario
 from workbook.scenarios.capstone import capstone_lamps, capstone_payment, capstone_wander
@@ -144,6 +145,6 @@ def catalogue() -> list[tuple[str, str]]:
 
 
 __all__ = ["CATALOGUE", "Call", "Conversation", "Crash", "Fault", "Reply", "Scenario", "Timeout",
-           "attacks", "by_prompt", "call", "calls", "capstone", "catalogue", "chat_history", "final",
+           "attacks", "billing", "by_prompt", "call", "calls", "capstone", "catalogue", "chat_history", "final",
            "context", "get",
            "rate_limit", "scripted", "server_error", "teams", *CATALOGUE]
