@@ -1,0 +1,1105 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 15 · Why the bill grows: tokens, prices, caching
+#
+# An agent pays for every token it sends, on every step. Chapter 06 showed the tokens: each step
+# resends the whole history, so the prompt grows with the steps and the total grows faster. This
+# chapter turns tokens into **money**, and then pulls the three levers that make the bill smaller
+# without making the agent worse:
+#
+# - the provider's **prefix cache**: the head of a prompt that an earlier request already sent is
+#   billed at a fraction of the price, but only if that head is byte for byte the same;
+# - a **budget in money** that stops a run before it overspends, not after;
+# - **routing**: easy questions go to a cheap model, hard ones to an expensive one.
+#
+# **Learning goals.** After this chapter you can
+# - read a response's `usage` in each provider's shape (OpenAI, DeepSeek, Anthropic, Ollama) and
+#   say which numbers include which;
+# - price a call from a price table given per million tokens, with cached input (and Anthropic's
+#   cache writes) priced apart;
+# - lay out a prompt so its prefix stays stable (system prompt and tools first and unchanged, the
+#   date after them) and measure the cache hit rate it earns against a timestamp at the top;
+# - stop a run in money: check the worst case of the next call *before* making it;
+# - route easy questions to a cheaper model and measure what it saves and what it costs.
+#
+# **Time:** about 100 minutes.
+#
+# **Builds on:** 03 · The OpenAI format (the loop), 06 · Limits (tokens grow every step; a token
+# budget), 10 · Real providers (DeepSeek's and Anthropic's faces). What you need from them is
+# restated below as given code.
+
+# %% [markdown]
+# ## Given code from chapters 03–06
+#
+# `AgentResult`, `call_tool` and `tool_message` are chapter 06's. `run_agent` is chapter 03's loop
+# on the `messages` and `tools` given (so a layout can build them), appending every turn to
+# `messages`; it also collects each step's `usage` as a plain dict, which this chapter prices.
+
+# %% nbgrader={"grade": false, "grade_id": "given_chapter_06", "locked": true, "schema_version": 3, "solution": false}
+import datetime
+import json
+import re
+from dataclasses import dataclass, field
+
+import matplotlib.pyplot as plt
+
+from workbook import scenarios
+from workbook.fake_llm import FakeLLM, anthropic_tools, prompt_tokens
+from workbook.prices import PRICES
+from workbook.shop import Shop
+
+billing = scenarios.billing  # this chapter's scenarios: a support desk and three routing models
+
+
+@dataclass
+class AgentResult:
+    """How a run ended."""
+
+    answer: str | None  # the model's final text; None when the run was stopped
+    status: str  # "done", or a stop status such as "STOPPED: step limit"
+    steps: int  # how many times the model was called
+    usages: list = field(default_factory=list)  # each step's usage, as a plain dict
+
+
+def call_tool(impl, name, args):
+    """Run impl[name](**args): the result, or {"error": ...} for an unknown tool or any exception."""
+    fn = impl.get(name)
+    if fn is None:
+        return {"error": f"unknown tool {name!r}; available tools: {', '.join(sorted(impl))}"}
+    try:
+        return fn(**args)
+    except Exception as e:  # a failing tool is news for the model, not a crash
+        return {"error": f"{type(e).__name__}: {e}"}
+
+
+def tool_message(call, impl):
+    """Run one tool call from the SDK; its `tool` message, content as JSON text."""
+    try:
+        args = json.loads(call.function.arguments)
+    except json.JSONDecodeError as e:
+        result = {"error": f"arguments are not valid JSON ({e}); send one JSON object"}
+    else:
+        result = call_tool(impl, call.function.name, args)
+    return {"role": "tool", "tool_call_id": call.id,
+            "content": json.dumps(result, ensure_ascii=False, default=str)}
+
+
+def run_agent(client, model, messages, tools, impl, max_steps=10):
+    """Chapter 03's loop on the messages given; every turn is appended to `messages`."""
+    usages = []
+    for step in range(1, max_steps + 1):
+        response = client.chat.completions.create(model=model, messages=messages, tools=tools)
+        usages.append(response.usage.model_dump())
+        message = response.choices[0].message
+        messages.append(message.model_dump(exclude_none=True))
+        if not message.tool_calls:
+            return AgentResult(message.content, "done", step, usages)
+        for call in message.tool_calls:
+            messages.append(tool_message(call, impl))
+    return AgentResult(None, "STOPPED: step limit", max_steps, usages)
+
+
+# %% [markdown]
+# ## Part 1 · Where the tokens go
+#
+# The shop's support desk has a real system prompt this time: the rules of the shop, the tools,
+# the tone, a few examples, some 3,500 characters. With the four tool definitions that is over a
+# thousand tokens **before the customer has said a word**, and every step sends it again. Here is
+# a budgeting task that takes seven steps (six tool calls and the answer):
+
+# %%
+desk = billing.desk()
+print(billing.TASK)
+messages = [{"role": "system", "content": billing.SYSTEM}, {"role": "user", "content": billing.TASK}]
+result = run_agent(FakeLLM(desk).client(), "gpt-5-mini", messages, desk.openai_tools(), Shop().tools())
+print(result.status, "|", result.answer, "\n")
+print(f"{'step':>4} {'prompt':>7} {'cached':>7} {'completion':>11}")
+for step, usage in enumerate(result.usages, 1):
+    cached = usage["prompt_tokens_details"]["cached_tokens"]
+    print(f"{step:>4} {usage['prompt_tokens']:>7} {cached:>7} {usage['completion_tokens']:>11}")
+
+# %% [markdown]
+# Three things to read in that table:
+#
+# - **prompt** grows every step (the history), but most of it is the same head: the system prompt
+#   and the tools;
+# - **cached** is the part of the prompt the provider had already seen in an earlier request: from
+#   step 2 on, nearly all of it;
+# - **completion**, the model's own words, is small. On an agent, input is most of the bill.
+#
+# ### The fake's token and cache rules
+#
+# The fake counts tokens by one published rule (chapter 06): a message costs
+# `ceil(len(compact JSON) / 4) + 3`, the tool definitions `ceil(len(compact JSON) / 4)`, and a
+# prompt 3 more. `prompt_tokens(messages, tools)` computes it, so you can count a request before
+# you send it:
+
+# %%
+print(prompt_tokens(messages[:2], desk.openai_tools()), "tokens in the first request")
+
+# %% [markdown]
+# Its prefix cache follows one rule too, modelled on how OpenAI and DeepSeek describe theirs. The
+# request is read as one text: the tool definitions, then each message in order. The part shared
+# with **any earlier request** to the same provider, counted from the first character, is the
+# shared prefix. If it is under 1024 tokens nothing is cached; above that, it is cached in whole
+# blocks of 128 tokens. So the cache only works if the **start** of the prompt repeats exactly:
+# one changed character near the top, and everything after it is a miss.
+#
+# Real providers: OpenAI caches prompts of 1024 tokens or more, in 128-token steps, and says to
+# put static content (instructions, examples, tools) first and variable content last; DeepSeek
+# caches repeated prefixes automatically; Anthropic caches only up to the `cache_control`
+# breakpoints you mark, with a minimum length per model (1024 to 4096 tokens). The fake uses 1024
+# on every face. (Sources in docs/SOURCES.md.)
+#
+# ### One request, four ways to report it
+#
+# Every provider reports usage, each in its own shape. The same first question, sent twice to the
+# same provider so the second time can hit the cache:
+
+# %%
+question = next(iter(billing.QUESTIONS))
+opening = [{"role": "system", "content": billing.SYSTEM}, {"role": "user", "content": question}]
+for dialect in ("openai", "deepseek", "ollama"):
+    client = FakeLLM(desk, dialect).client()
+    for _ in range(2):
+        usage = client.chat.completions.create(model="m", messages=opening,
+                                               tools=desk.openai_tools()).usage.model_dump()
+    print(f"{dialect:9}", {k: v for k, v in usage.items() if v is not None})
+
+claude = FakeLLM(desk).anthropic_client()
+system = [{"type": "text", "text": billing.SYSTEM, "cache_control": {"type": "ephemeral"}}]
+for _ in range(2):
+    usage = claude.messages.create(model="claude-haiku-4-5", max_tokens=300, system=system,
+                                   tools=anthropic_tools(desk.openai_tools()),
+                                   messages=[{"role": "user", "content": question}]).usage.model_dump()
+    print("anthropic", {k: v for k, v in usage.items() if v is not None})
+
+# %% [markdown]
+# Read them carefully, because each one counts differently:
+#
+# | provider | prompt tokens | of which cached | written to the cache |
+# |---|---|---|---|
+# | OpenAI | `prompt_tokens` (all of them) | `prompt_tokens_details.cached_tokens`, **part of** `prompt_tokens` | — |
+# | DeepSeek | `prompt_tokens` = hit + miss | `prompt_cache_hit_tokens`; the rest is `prompt_cache_miss_tokens` | — |
+# | Anthropic | `input_tokens` + `cache_read_input_tokens` + `cache_creation_input_tokens` | `cache_read_input_tokens`, **not part of** `input_tokens` | `cache_creation_input_tokens` |
+# | Ollama | `prompt_tokens` | no cache fields at all | — |
+#
+# Anthropic's `input_tokens` is only the part **after** the last cache breakpoint: the first call
+# above reports 1156 tokens written and 41 plain input; the second 1156 read and the same 41 plain. Code
+# written for OpenAI's shape reads Anthropic's 43 as the whole prompt; code written for Anthropic's
+# shape subtracts OpenAI's cached tokens from a total that already contains them. And the Anthropic
+# request without `cache_control` caches nothing at all.
+#
+# ## Part 2 · Prices
+#
+# Providers price tokens **per million**, and a cached token is far cheaper than a fresh one. The
+# workbook keeps one price table, `workbook.prices.PRICES`, each row with the page it came from
+# and the day it was read (prices change; check before you trust a bill):
+
+# %%
+print(f"{'model':18}{'input':>8}{'cached':>8}{'write':>8}{'output':>8}   US$ per million tokens")
+for model, p in PRICES.items():
+    write = "-" if p["cache_write"] is None else p["cache_write"]
+    print(f"{model:18}{p['input']:>8}{p['cached_input']:>8}{write:>8}{p['output']:>8}")
+
+# %% [markdown]
+# So on `gpt-5-mini` a cached token costs a tenth of a fresh one, on `deepseek-flash` a fiftieth.
+# On Anthropic a cached read costs a tenth, but writing the cache costs a quarter **more** than
+# plain input: caching pays once the prefix is read back at least once.
+
+# %% [markdown]
+# ## Exercise 1 — `cost` (5 points)
+#
+# Write `cost(usage, prices)`, the price in US dollars of one call. `usage` is a response's usage
+# as a plain dict (`response.usage.model_dump()`), in one of the shapes of Part 1; `prices` is a
+# row of the table (US$ per **million** tokens). Tell the shapes apart by their keys:
+#
+# - **Anthropic** (`"input_tokens"` in usage): `input_tokens` at `input`,
+#   `cache_read_input_tokens` at `cached_input`, `cache_creation_input_tokens` at `cache_write`,
+#   `output_tokens` at `output` (a cache field that is missing or `None` counts 0);
+# - **DeepSeek** (`usage.get("prompt_cache_hit_tokens")` is not None): `prompt_cache_hit_tokens` at
+#   `cached_input`, `prompt_cache_miss_tokens` at `input`, `completion_tokens` at `output`;
+# - **OpenAI** (otherwise, `"prompt_tokens"` in usage): the cached tokens are
+#   `usage["prompt_tokens_details"]["cached_tokens"]` — `prompt_tokens_details` may be missing or
+#   `None` (Ollama), then 0; the cached tokens at `cached_input`, **the other** prompt tokens at
+#   `input`, `completion_tokens` at `output`.
+#
+# Return a `float`. A `usage` that is not a dict raises `TypeError`; a dict in none of these
+# shapes, or Anthropic cache writes with `prices["cache_write"]` None, raises `ValueError` with a
+# message that says what is wrong with the usage or the prices.
+#
+# ```python
+# cost({"prompt_tokens": 2000, "completion_tokens": 100,
+#       "prompt_tokens_details": {"cached_tokens": 1024}}, PRICES["gpt-5-mini"])
+#     -> (976 * 0.25 + 1024 * 0.025 + 100 * 2.00) / 1_000_000 = 0.0004696
+# ```
+
+# %% nbgrader={"grade": false, "grade_id": "cost", "locked": false, "schema_version": 3, "solution": true}
+def cost(usage, prices):
+    """The price in US$ of one call's usage (any provider's shape), prices per million tokens."""
+    ### BEGIN SOLUTION
+    if not isinstance(usage, dict):
+        raise TypeError(f"cost needs the usage as a dict (response.usage.model_dump()), "
+                        f"got {type(usage).__name__}")
+    if "input_tokens" in usage:  # Anthropic: input_tokens excludes both cache counts
+        read = usage.get("cache_read_input_tokens") or 0
+        written = usage.get("cache_creation_input_tokens") or 0
+        if written and prices.get("cache_write") is None:
+            raise ValueError("the usage has cache writes but the prices have no cache_write price")
+        dollars = (usage["input_tokens"] * prices["input"] + read * prices["cached_input"]
+                   + written * (prices.get("cache_write") or 0) + usage["output_tokens"] * prices["output"])
+    elif usage.get("prompt_cache_hit_tokens") is not None:  # DeepSeek: hit + miss = prompt
+        dollars = (usage["prompt_cache_hit_tokens"] * prices["cached_input"]
+                   + usage["prompt_cache_miss_tokens"] * prices["input"]
+                   + usage["completion_tokens"] * prices["output"])
+    elif "prompt_tokens" in usage:  # OpenAI (and Ollama): cached tokens are part of prompt_tokens
+        cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
+        dollars = ((usage["prompt_tokens"] - cached) * prices["input"] + cached * prices["cached_input"]
+                   + usage["completion_tokens"] * prices["output"])
+    else:
+        raise ValueError(f"the usage has none of the known shapes (keys: {sorted(usage)})")
+    return float(dollars) / 1_000_000
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "cost_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+"""Visible tests: cost prices the OpenAI shape (cached tokens are part of prompt_tokens), the
+DeepSeek shape (hit + miss), the Anthropic shape (input_tokens excludes cache reads and writes;
+writes at cache_write), the Ollama shape (no cache fields), per million tokens; a usage in no known
+shape is a ValueError."""
+from workbook.checks import fresh
+
+wb = fresh()
+P = {"input": 1.0, "cached_input": 0.1, "cache_write": 1.25, "output": 5.0}
+
+
+def priced(usage, what):
+    with wb.checks.no_raise(f"cost({what} usage, prices)"):
+        got = cost(usage, P)
+    assert type(got) in (float, int), f"cost must return a number of dollars, got {type(got).__name__}"
+    return round(got, 12)
+
+
+openai_usage = {"prompt_tokens": 3000, "completion_tokens": 200, "total_tokens": 3200,
+                "prompt_tokens_details": {"cached_tokens": 2048}}
+wb.checks.equal(priced(openai_usage, "an OpenAI"), round((952 * 1.0 + 2048 * 0.1 + 200 * 5.0) / 1e6, 12),
+                "cost(OpenAI usage: 3000 prompt, 2048 of them cached, 200 completion)",
+                hint="cached_tokens are PART of prompt_tokens: price prompt_tokens - cached at input; "
+                     "prices are per million tokens")
+deepseek_usage = {"prompt_tokens": 3000, "completion_tokens": 200, "total_tokens": 3200,
+                  "prompt_tokens_details": None, "prompt_cache_hit_tokens": 2048,
+                  "prompt_cache_miss_tokens": 952}
+wb.checks.equal(priced(deepseek_usage, "a DeepSeek"), round((952 * 1.0 + 2048 * 0.1 + 200 * 5.0) / 1e6, 12),
+                "cost(DeepSeek usage: 2048 hit, 952 miss, 200 completion)",
+                hint="DeepSeek has no prompt_tokens_details: read prompt_cache_hit_tokens and prompt_cache_miss_tokens")
+anthropic_usage = {"input_tokens": 50, "output_tokens": 200, "cache_read_input_tokens": 2048,
+                   "cache_creation_input_tokens": 900, "cache_creation": None}
+wb.checks.equal(priced(anthropic_usage, "an Anthropic"),
+                round((50 * 1.0 + 2048 * 0.1 + 900 * 1.25 + 200 * 5.0) / 1e6, 12),
+                "cost(Anthropic usage: 50 input, 2048 read, 900 written, 200 output)",
+                hint="input_tokens EXCLUDES cache reads and writes; writes cost cache_write, not input")
+ollama_usage = {"prompt_tokens": 3000, "completion_tokens": 200, "total_tokens": 3200,
+                "prompt_tokens_details": None, "completion_tokens_details": None}
+wb.checks.equal(priced(ollama_usage, "an Ollama"), round((3000 * 1.0 + 200 * 5.0) / 1e6, 12),
+                "cost(Ollama usage: no cache fields)", hint="prompt_tokens_details may be None: then nothing is cached")
+with wb.checks.raises(ValueError, match="usage", what="cost({'tokens': 5}, prices)"):
+    cost({"tokens": 5}, P)
+print("cost: visible tests passed")
+
+# %% nbgrader={"grade": true, "grade_id": "cost_hidden_tests", "locked": true, "points": 4, "schema_version": 3, "solution": false}
+"""Hidden tests: cost on real usage from the fake in every dialect and on the Messages face, the
+workbook's price table, zero usage, missing cache fields, Anthropic writes without a write price,
+and bad input."""
+### BEGIN HIDDEN TESTS
+from workbook.checks import fresh
+
+wb = fresh()
+B = wb.scenarios.billing
+PRICES = wb.prices.PRICES
+opening = [{"role": "system", "content": B.SYSTEM}, {"role": "user", "content": next(iter(B.QUESTIONS))}]
+tools = B.desk().openai_tools()
+
+
+def near(a, b, what):
+    assert type(a) in (float, int), f"{what}: cost must return a number, got {type(a).__name__}"
+    assert abs(a - b) < 1e-12, f"{what}: cost returned {a!r}, expected {b!r}"
+
+
+for dialect, model in (("openai", "gpt-5-mini"), ("deepseek", "deepseek-flash"), ("ollama", "qwen3:4b")):
+    client = wb.fake_llm.FakeLLM(B.desk(), dialect).client()
+    for _ in range(2):
+        u = client.chat.completions.create(model=model, messages=opening, tools=tools).usage.model_dump()
+    p = PRICES[model]
+    hit = u.get("prompt_cache_hit_tokens") or (u.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
+    if dialect != "ollama":
+        assert hit >= 1024, f"the fake should have cached the prefix ({dialect}): {u}"
+    want = ((u["prompt_tokens"] - hit) * p["input"] + hit * p["cached_input"] + u["completion_tokens"] * p["output"]) / 1e6
+    near(cost(u, p), want, f"cost of a second {dialect} call priced as {model}")
+claude = wb.fake_llm.FakeLLM(B.desk()).anthropic_client()
+system = [{"type": "text", "text": B.SYSTEM, "cache_control": {"type": "ephemeral"}}]
+p = PRICES["claude-haiku-4-5"]
+for turn in range(2):
+    u = claude.messages.create(model="claude-haiku-4-5", max_tokens=300, system=system,
+                               tools=wb.fake_llm.anthropic_tools(tools),
+                               messages=[{"role": "user", "content": opening[1]["content"]}]).usage.model_dump()
+    want = (u["input_tokens"] * 1.0 + u["cache_read_input_tokens"] * 0.1 + u["cache_creation_input_tokens"] * 1.25
+            + u["output_tokens"] * 5.0) / 1e6
+    near(cost(u, p), want, f"cost of Messages call {turn + 1} (claude-haiku-4-5)")
+near(cost({"input_tokens": 10, "output_tokens": 1}, p), (10 * 1.0 + 5.0) / 1e6, "cost(Anthropic usage without cache fields)")
+near(cost({"input_tokens": 10, "output_tokens": 0, "cache_read_input_tokens": None,
+           "cache_creation_input_tokens": None}, PRICES["gpt-5-mini"]), 10 * 0.25 / 1e6,
+     "cost(Anthropic usage with None cache fields)")
+near(cost({"prompt_tokens": 0, "completion_tokens": 0}, PRICES["gpt-5.4"]), 0.0, "cost(zero usage)")
+near(cost({"prompt_tokens": 1_000_000, "completion_tokens": 1_000_000, "prompt_tokens_details": {}}, PRICES["gpt-5.4"]),
+     17.5, "cost(a million in and a million out on gpt-5.4)")
+near(cost({"prompt_tokens": 2_000_000, "completion_tokens": 0, "prompt_tokens_details": {"cached_tokens": 2_000_000}},
+          PRICES["gpt-5-mini"]), 0.05, "cost(two million cached tokens on gpt-5-mini)")
+near(cost({"prompt_tokens": 1000, "completion_tokens": 10, "prompt_cache_hit_tokens": 0,
+           "prompt_cache_miss_tokens": 1000}, PRICES["deepseek-flash"]), (1000 * 0.30 + 10 * 1.20) / 1e6,
+     "cost(DeepSeek usage with no hit)")
+with wb.checks.raises(ValueError, match=r"cache_write|write", what="cost(Anthropic writes, OpenAI prices)"):
+    cost({"input_tokens": 10, "output_tokens": 1, "cache_creation_input_tokens": 2000}, PRICES["gpt-5-mini"])
+for bad in (None, [1, 2], "usage"):
+    with wb.checks.raises(TypeError, match="usage|dict", what=f"cost({bad!r}, prices)"):
+        cost(bad, p)
+with wb.checks.raises(ValueError, match="usage", what="cost({}, prices)"):
+    cost({}, p)
+### END HIDDEN TESTS
+
+
+# %% [markdown]
+# Priced, the seven-step task of Part 1 on `gpt-5-mini`, step by step, with the cache and as it
+# would cost without one (every prompt token at the input price):
+
+# %%
+def uncached(usage):
+    """The same call as if nothing had been cached (OpenAI's shape)."""
+    return {"prompt_tokens": usage["prompt_tokens"], "completion_tokens": usage["completion_tokens"]}
+
+
+p = PRICES["gpt-5-mini"]
+with_cache = [cost(u, p) for u in result.usages]
+without = [cost(uncached(u), p) for u in result.usages]
+steps = range(1, len(with_cache) + 1)
+fig, ax = plt.subplots(figsize=(7, 3))
+ax.plot(steps, [c * 1e6 for c in without], "o-", color="tab:red", label="no cache")
+ax.plot(steps, [c * 1e6 for c in with_cache], "o-", color="tab:green", label="stable prefix, cached")
+ax.set_xlabel("step")
+ax.set_ylabel("micro-dollars (US$ 1e-6)")
+ax.set_title("Cost per step of the budgeting task on gpt-5-mini")
+ax.set_ylim(bottom=0)
+ax.legend()
+plt.show()
+print(f"the task: US$ {sum(with_cache):.6f} with the cache, US$ {sum(without):.6f} without "
+      f"({1 - sum(with_cache) / sum(without):.0%} less)")
+
+# %% [markdown]
+# The first step pays full price (nothing was cached yet); every later one pays a tenth for the
+# repeated head. The cache does not make the history shorter — the prompt still grows and still
+# fills the context window (chapter 16) — it makes the repeated part cheaper.
+
+# %% [markdown]
+# ## Part 3 · A prefix that stays the same
+#
+# The cache pays only for a prefix that repeats **exactly**. A common way to lose it: the system
+# prompt starts with the current time, "so the model knows what day it is". Every run then starts
+# with a different first line, and the shared prefix ends after a dozen characters:
+
+# %%
+def timestamp_first(system, tools, question, now):
+    """A layout that loses the cache: the time at the top of the system prompt."""
+    return {"messages": [{"role": "system", "content": f"Now: {now:%Y-%m-%d %H:%M:%S} UTC.\n\n{system}"},
+                         {"role": "user", "content": question}],
+            "tools": tools}
+
+
+nine = datetime.datetime(2026, 12, 1, 9, 0)
+llm = FakeLLM(desk)
+client = llm.client()
+for minutes, question in enumerate(list(billing.QUESTIONS)[:3]):
+    request = timestamp_first(billing.SYSTEM, desk.openai_tools(), question,
+                              nine + datetime.timedelta(minutes=minutes))
+    usage = client.chat.completions.create(model="gpt-5-mini", **request).usage
+    print(f"{usage.prompt_tokens} prompt tokens, {usage.prompt_tokens_details.cached_tokens} cached")
+
+# %% [markdown]
+# The model does need the date (to know whether an order is late), but not at the top. Put
+# everything that is the same for every customer first — the **tool definitions**, then the
+# **system prompt**, exactly as written — and everything that changes after them: the date goes
+# into the user's message, next to the question, which changes anyway.
+#
+# Tools count as part of the prefix too (they come first in the request). A list built from a
+# dict, a set or a plugin registry may come out in another order next time — the same tools, a
+# different prefix. Sort them by name and the order cannot drift.
+
+# %% [markdown]
+# ## Exercise 2 — `layout` (3 points)
+#
+# Write `layout(system, tools, question, now)`. It returns the keyword arguments of one request, a
+# dict `{"messages": [...], "tools": [...]}` (so `client.chat.completions.create(model=m,
+# **layout(...))` sends it), where
+#
+# - `messages[0]` is `{"role": "system", "content": system}`, the system prompt exactly as given;
+# - `messages[1]` is `{"role": "user", "content": f"Current time: {now:%Y-%m-%d %H:%M} UTC\n\n{question}"}`;
+# - `tools` is a **new** list of the same definitions sorted by `tool["function"]["name"]`; the
+#   list passed in is not changed.
+#
+# `now` that is not a `datetime.datetime` raises `TypeError`.
+#
+# ```python
+# layout("Be brief.", [], "Where is A-1001?", datetime.datetime(2026, 12, 1, 9, 5))
+#     -> {"messages": [{"role": "system", "content": "Be brief."},
+#                      {"role": "user", "content": "Current time: 2026-12-01 09:05 UTC\n\nWhere is A-1001?"}],
+#         "tools": []}
+# ```
+
+# %% nbgrader={"grade": false, "grade_id": "layout", "locked": false, "schema_version": 3, "solution": true}
+def layout(system, tools, question, now):
+    """One request's messages and tools: the stable part first, the time after it."""
+    ### BEGIN SOLUTION
+    if not isinstance(now, datetime.datetime):
+        raise TypeError(f"now must be a datetime.datetime, got {type(now).__name__}")
+    return {"messages": [{"role": "system", "content": system},
+                         {"role": "user", "content": f"Current time: {now:%Y-%m-%d %H:%M} UTC\n\n{question}"}],
+            "tools": sorted(tools, key=lambda tool: tool["function"]["name"])}
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "layout_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+"""Visible tests: layout puts the system prompt first and unchanged and the time in the user's
+message; sorts the tools by name into a new list (the same tools in any order give the same
+request); two customers' requests a few minutes apart share a cached prefix on the fake; a `now`
+that is not a datetime is a TypeError."""
+import copy
+import datetime
+
+from workbook.checks import fresh
+
+wb = fresh()
+B = wb.scenarios.billing
+T = datetime.datetime(2026, 12, 1, 9, 5, 42)
+get = wb.schemas.openai_tools(["get_order"])[0]
+txn = wb.schemas.openai_tools(["txn_sum"])[0]
+with wb.checks.no_raise("layout('Be brief.', [txn_sum, get_order], ...)"):
+    got = layout("Be brief.", [txn, get], "Where is A-1001?", T)
+wb.checks.equal(got, {"messages": [{"role": "system", "content": "Be brief."},
+                                   {"role": "user", "content": "Current time: 2026-12-01 09:05 UTC\n\nWhere is A-1001?"}],
+                      "tools": [get, txn]},
+                "layout('Be brief.', [txn_sum, get_order], 'Where is A-1001?', 09:05:42)",
+                hint="system prompt first and unchanged; the time goes into the user's message; tools sorted by name")
+tools = [copy.deepcopy(txn), copy.deepcopy(get)]
+before = copy.deepcopy(tools)
+with wb.checks.no_raise("layout(..., tools in another order, ...)"):
+    other = layout("Be brief.", [get, txn], "Where is A-1001?", T)
+    layout("Be brief.", tools, "Where is A-1001?", T)
+wb.checks.equal(other, got, "layout with the same tools in another order",
+                hint="the same tools must give the same prefix: sort them by name")
+wb.checks.equal(tools, before, "the tools list after layout(...)", hint="return a new list; do not sort the caller's")
+
+desk = B.desk()
+client = wb.fake_llm.FakeLLM(desk).client()
+usages = []
+for minutes, question in enumerate(list(B.QUESTIONS)[:2]):
+    request = layout(B.SYSTEM, desk.openai_tools(), question, T + datetime.timedelta(minutes=7 * minutes))
+    usages.append(client.chat.completions.create(model="gpt-5-mini", **request).usage)
+cached = usages[1].prompt_tokens_details.cached_tokens
+assert cached >= 1024, (f"the second customer's request (7 minutes later) should reuse the cached prefix "
+                        f"(system prompt and tools), but only {cached} of {usages[1].prompt_tokens} tokens were "
+                        "cached: keep everything that changes (the time) out of the system prompt")
+with wb.checks.raises(TypeError, match="datetime", what="layout(..., now='2026-12-01')"):
+    layout("Be brief.", [], "Hi", "2026-12-01")
+print("layout: visible tests passed")
+
+# %% nbgrader={"grade": true, "grade_id": "layout_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+"""Hidden tests: layout on the desk's own tools in shuffled orders, midnight and single-digit
+times, a system prompt with spaces and new lines kept exactly, no tools, the hit rate over a
+morning of questions, and other bad `now` values."""
+### BEGIN HIDDEN TESTS
+import datetime
+import random
+
+from workbook.checks import fresh
+
+wb = fresh()
+B = wb.scenarios.billing
+desk = B.desk()
+tools = desk.openai_tools()
+want_names = sorted(t["function"]["name"] for t in tools)
+for seed in range(5):
+    shuffled = tools[:]
+    random.Random(seed).shuffle(shuffled)
+    got = layout(B.SYSTEM, shuffled, "Q?", datetime.datetime(2026, 1, 2, 3, 4))
+    wb.checks.equal([t["function"]["name"] for t in got["tools"]], want_names, f"tool names after layout (seed {seed})")
+    wb.checks.equal(got["tools"], sorted(tools, key=lambda t: t["function"]["name"]), "the tool definitions themselves")
+system = "  Be brief.\n\nNever guess.  \n"
+got = layout(system, [], "Hi", datetime.datetime(2026, 1, 2, 0, 0, 59))
+wb.checks.equal(got, {"messages": [{"role": "system", "content": system},
+                                   {"role": "user", "content": "Current time: 2026-01-02 00:00 UTC\n\nHi"}],
+                      "tools": []}, "layout(a system prompt with spaces, no tools, just after midnight)")
+client = wb.fake_llm.FakeLLM(desk).client()
+prompt = cached = 0
+for i, question in enumerate(B.QUESTIONS):
+    request = layout(B.SYSTEM, tools, question, datetime.datetime(2026, 12, 1, 9) + datetime.timedelta(minutes=11 * i))
+    u = client.chat.completions.create(model="gpt-5-mini", **request).usage
+    prompt, cached = prompt + u.prompt_tokens, cached + u.prompt_tokens_details.cached_tokens
+assert cached / prompt > 0.75, f"a morning of first requests with layout should be mostly cached; got {cached}/{prompt}"
+for bad in (None, 1764547200, datetime.date(2026, 12, 1)):
+    with wb.checks.raises(TypeError, match="datetime", what=f"layout(..., now={bad!r})"):
+        layout("x", [], "Hi", bad)
+### END HIDDEN TESTS
+
+
+# %% [markdown]
+# ### Measured: a morning at the desk
+#
+# Seven customers, one every eleven minutes: the six short questions and the budgeting task, each a
+# whole run of the loop against one provider. The same runs with each layout:
+
+# %%
+def morning(make_request, dialect="openai", model="gpt-5-mini"):
+    """Every question of the morning, one run each on one provider; the usages of every step."""
+    llm = FakeLLM(desk, dialect)
+    client, usages = llm.client(), []
+    for i, question in enumerate([*billing.QUESTIONS, billing.TASK]):
+        request = make_request(billing.SYSTEM, desk.openai_tools(), question,
+                               nine + datetime.timedelta(minutes=11 * i))
+        usages += run_agent(client, model, request["messages"], request["tools"], Shop().tools()).usages
+    return usages
+
+
+def hit_rate(usages):
+    """Cached prompt tokens / all prompt tokens (OpenAI's shape)."""
+    cached = sum(u["prompt_tokens_details"]["cached_tokens"] for u in usages)
+    return cached / sum(u["prompt_tokens"] for u in usages)
+
+
+runs = {"stable prefix (layout)": morning(layout), "timestamp first": morning(timestamp_first)}
+print(f"{'layout':26}{'calls':>6}{'prompt':>8}{'cached':>8}{'hit rate':>10}{'US$ (gpt-5-mini)':>18}")
+for name, usages in runs.items():
+    cached = sum(u["prompt_tokens_details"]["cached_tokens"] for u in usages)
+    print(f"{name:26}{len(usages):>6}{sum(u['prompt_tokens'] for u in usages):>8}{cached:>8}"
+          f"{hit_rate(usages):>10.0%}{sum(cost(u, PRICES['gpt-5-mini']) for u in usages):>18.6f}")
+
+# %% [markdown]
+# With the timestamp first, each run's first call misses (a new minute, a new prefix); only its own
+# later steps hit. With the stable layout, every call after the very first finds the tools and the
+# system prompt cached — including the first call of each new customer.
+#
+# The same budgeting task on each provider's face, priced with its own shape and its own model,
+# with the stable layout and without any cache (every prompt token at the input price):
+
+# %%
+def run_claude(client, model, system, tools, question, impl, cache=True, max_steps=10):
+    """The loop on the Messages API (chapter 10), with one cache breakpoint after the system prompt."""
+    block = {"type": "text", "text": system} | ({"cache_control": {"type": "ephemeral"}} if cache else {})
+    messages, usages = [{"role": "user", "content": question}], []
+    for _ in range(max_steps):
+        reply = client.messages.create(model=model, max_tokens=300, system=[block], tools=tools,
+                                       messages=messages)
+        usages.append(reply.usage.model_dump())
+        messages.append({"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in reply.content]})
+        calls = [b for b in reply.content if b.type == "tool_use"]
+        if not calls:
+            break
+        messages.append({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": b.id,
+             "content": json.dumps(call_tool(impl, b.name, b.input), ensure_ascii=False)} for b in calls]})
+    return usages
+
+
+def task_usages(dialect, model):
+    request = layout(billing.SYSTEM, desk.openai_tools(), billing.TASK, nine)
+    return run_agent(FakeLLM(desk, dialect).client(), model, request["messages"], request["tools"],
+                     Shop().tools()).usages
+
+
+def as_uncached(u):
+    """The same call with every prompt token priced as fresh input."""
+    if "input_tokens" in u:
+        total = u["input_tokens"] + (u["cache_read_input_tokens"] or 0) + (u["cache_creation_input_tokens"] or 0)
+        return {"input_tokens": total, "output_tokens": u["output_tokens"]}
+    return {"prompt_tokens": u["prompt_tokens"], "completion_tokens": u["completion_tokens"]}
+
+
+claude_tools = anthropic_tools(sorted(desk.openai_tools(), key=lambda t: t["function"]["name"]))
+shapes = {
+    "OpenAI": ("gpt-5-mini", task_usages("openai", "gpt-5-mini")),
+    "DeepSeek": ("deepseek-flash", task_usages("deepseek", "deepseek-flash")),
+    "Anthropic": ("claude-haiku-4-5", run_claude(FakeLLM(desk).anthropic_client(), "claude-haiku-4-5",
+                                                 billing.SYSTEM, claude_tools, billing.TASK, Shop().tools())),
+    "Ollama": ("qwen3:4b", task_usages("ollama", "qwen3:4b")),
+}
+print(f"{'shape':10}{'model':18}{'steps':>6}{'with cache':>12}{'no cache':>12}{'saved':>7}   US$ per task")
+for shape, (model, usages) in shapes.items():
+    paid = sum(cost(u, PRICES[model]) for u in usages)
+    full = sum(cost(as_uncached(u), PRICES[model]) for u in usages)
+    print(f"{shape:10}{model:18}{len(usages):>6}{paid:>12.6f}{full:>12.6f}{(1 - paid / full if full else 0):>7.0%}")
+
+# %% [markdown]
+# The saving follows the price of a cached token: a tenth on OpenAI and Anthropic, a fiftieth on
+# DeepSeek. Anthropic's first step pays 25% **more** than plain input, to write the cache. Ollama
+# costs nothing per token; its price is your machine's time.
+
+# %% [markdown]
+# ## Part 4 · A budget in money
+#
+# Chapter 06 stopped a run on a **token** budget, checked after each call. Tokens are not money: a
+# cached token costs a tenth, an output token eight times an input one, and the same run costs
+# ten times more on one model than on another. And checking *after* a call means the call that
+# crosses the budget has already been paid.
+#
+# A budget you can promise checks **before** each call what that call could cost at most:
+#
+# - its prompt: `prompt_tokens(messages, tools)` tokens, counted locally (the fake's rule; on a real
+#   provider use its tokenizer or token-counting endpoint, and keep a margin), priced as if
+#   nothing were cached;
+# - its completion: at most `max_out` tokens, because the request says so
+#   (`max_completion_tokens=max_out`), priced as output.
+#
+# If what was spent plus that worst case is over the budget, the run stops **without** the call.
+# Afterwards the real usage (with its cached discount) is what you add to what was spent.
+
+# %% nbgrader={"grade": false, "grade_id": "given_budget_result", "locked": true, "schema_version": 3, "solution": false}
+@dataclass
+class BudgetResult:
+    """How a run with a budget ended, and what it spent."""
+
+    answer: str | None
+    status: str  # "done", "STOPPED: budget" or "STOPPED: step limit"
+    steps: int  # model calls made
+    spent: float  # US$, the sum of the real calls' costs
+
+
+# %% [markdown]
+# ## Exercise 3 — `run_with_budget` (5 points)
+#
+# Write `run_with_budget(client, model, messages, tools, impl, budget, cost_of, max_out=200,
+# max_steps=10)`, chapter 03's loop with a budget in US dollars. `cost_of(usage)` prices one usage
+# dict (in the notebook it is `lambda u: cost(u, PRICES[model])`). Before each call:
+#
+# 1. `p = prompt_tokens(messages, tools)`; the worst case of the call is
+#    `cost_of({"prompt_tokens": p, "completion_tokens": max_out, "total_tokens": p + max_out})`;
+# 2. if `spent + worst > budget`, return `BudgetResult(None, "STOPPED: budget", calls made, spent)`
+#    — without calling the model.
+#
+# Then call `client.chat.completions.create(model=model, messages=messages, tools=tools,
+# max_completion_tokens=max_out)`, add `cost_of(response.usage.model_dump())` to `spent`, append
+# the assistant turn and run its tool calls (`tool_message`) as `run_agent` does. A reply without
+# tool calls ends the run: `BudgetResult(content, "done", calls made, spent)`. After `max_steps`
+# calls: `"STOPPED: step limit"`. A `budget` that is not a positive number raises `ValueError`.
+#
+# So `spent` never goes over `budget`, whatever the model does.
+
+# %% nbgrader={"grade": false, "grade_id": "run_with_budget", "locked": false, "schema_version": 3, "solution": true}
+def run_with_budget(client, model, messages, tools, impl, budget, cost_of, max_out=200, max_steps=10):
+    """The loop, stopped before any call that could take the spending over `budget` (US$)."""
+    ### BEGIN SOLUTION
+    if isinstance(budget, bool) or not isinstance(budget, int | float) or not budget > 0:
+        raise ValueError(f"budget must be a positive number of dollars, got {budget!r}")
+    spent = 0.0
+    for step in range(1, max_steps + 1):
+        p = prompt_tokens(messages, tools)
+        worst = cost_of({"prompt_tokens": p, "completion_tokens": max_out, "total_tokens": p + max_out})
+        if spent + worst > budget:
+            return BudgetResult(None, "STOPPED: budget", step - 1, spent)
+        response = client.chat.completions.create(model=model, messages=messages, tools=tools,
+                                                  max_completion_tokens=max_out)
+        spent += cost_of(response.usage.model_dump())
+        message = response.choices[0].message
+        messages.append(message.model_dump(exclude_none=True))
+        if not message.tool_calls:
+            return BudgetResult(message.content, "done", step, spent)
+        for call in message.tool_calls:
+            messages.append(tool_message(call, impl))
+    return BudgetResult(None, "STOPPED: step limit", max_steps, spent)
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "run_with_budget_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+"""Visible tests: run_with_budget finishes the task on a large budget and reports what the real
+calls cost; sends max_completion_tokens=max_out on every call; never spends more than the budget,
+stopping with "STOPPED: budget" before the call that could cross it; a budget of 0 is a
+ValueError."""
+from workbook.checks import fresh
+
+wb = fresh()
+B = wb.scenarios.billing
+desk = B.desk()
+
+
+def price(usage):  # US$ 1 per million prompt tokens, 100 per million output tokens
+    return (usage["prompt_tokens"] * 1.0 + usage["completion_tokens"] * 100.0) / 1e6
+
+
+def run(budget, max_out=200):
+    llm = wb.fake_llm.FakeLLM(desk)
+    seen = []
+
+    def cost_of(usage):
+        seen.append(usage)
+        return price(usage)
+
+    messages = [{"role": "system", "content": B.SYSTEM}, {"role": "user", "content": B.TASK}]
+    with wb.checks.no_raise(f"run_with_budget(..., budget={budget})"):
+        result = run_with_budget(llm.client(max_calls=12), "gpt-5-mini", messages, desk.openai_tools(),
+                                 wb.shop.Shop().tools(), budget, cost_of, max_out=max_out)
+    return result, llm, seen
+
+
+result, llm, seen = run(1.0)
+wb.checks.equal((result.status, result.answer, result.steps), ("done", B.TASK_ANSWER, 7),
+                "(status, answer, steps) on a budget of US$ 1")
+real = [u for u in seen if "prompt_tokens_details" in u]  # the SDK's usages; the worst cases have none
+wb.checks.equal(len(real), 7, "usages of real calls passed to cost_of",
+                hint="add cost_of(response.usage.model_dump()) after each call")
+assert abs(result.spent - sum(price(u) for u in real)) < 1e-12, (
+    f"spent must be the sum of the real calls' costs: {result.spent!r} vs {sum(price(u) for u in real)!r}")
+wb.checks.equal([r.get("max_completion_tokens") for r in llm.requests], [200] * 7,
+                "max_completion_tokens of each request", hint="the worst case assumes max_out: the request must cap it")
+for budget in [0.0195 + 0.0006 * i for i in range(40)]:
+    result, llm, _ = run(budget)
+    assert result.spent <= budget, (f"budget US$ {budget:.4f}: spent US$ {result.spent:.6f}, over the budget. "
+                                    "Check the worst case of the next call BEFORE making it, output included")
+    if result.status != "done":
+        wb.checks.equal(result.status, "STOPPED: budget", f"status on a budget of US$ {budget:.4f}")
+        wb.checks.equal(result.steps, len(llm.requests), "steps vs the requests the provider received")
+result, llm, _ = run(0.001)
+wb.checks.equal((result.status, result.steps, len(llm.requests)), ("STOPPED: budget", 0, 0),
+                "(status, steps, requests) when even the first call could cost too much")
+with wb.checks.raises(ValueError, match="budget", what="run_with_budget(..., budget=0, ...)"):
+    run_with_budget(wb.fake_llm.FakeLLM(desk).client(max_calls=1), "m", [{"role": "user", "content": "Hi"}],
+                    [], {}, 0, price)
+print("run_with_budget: visible tests passed")
+
+# %% nbgrader={"grade": true, "grade_id": "run_with_budget_hidden_tests", "locked": true, "points": 4, "schema_version": 3, "solution": false}
+"""Hidden tests: run_with_budget with exact stopping points, a budget that allows exactly the worst
+case, the step limit, other max_out values, cached prices, the messages kept, and bad budgets."""
+### BEGIN HIDDEN TESTS
+from workbook.checks import fresh
+
+wb = fresh()
+B = wb.scenarios.billing
+desk = B.desk()
+tools = desk.openai_tools()
+
+
+def price(usage):
+    return (usage["prompt_tokens"] * 1.0 + usage["completion_tokens"] * 100.0) / 1e6
+
+
+def start():
+    return [{"role": "system", "content": B.SYSTEM}, {"role": "user", "content": B.TASK}]
+
+
+def run(budget, max_out=200, max_steps=10, cost_of=price, messages=None):
+    llm = wb.fake_llm.FakeLLM(desk)
+    messages = start() if messages is None else messages
+    result = run_with_budget(llm.client(max_calls=12), "gpt-5-mini", messages, tools, wb.shop.Shop().tools(),
+                             budget, cost_of, max_out=max_out, max_steps=max_steps)
+    return result, llm, messages
+
+
+first = price({"prompt_tokens": wb.fake_llm.prompt_tokens(start(), tools), "completion_tokens": 200})
+result, llm, _ = run(first)
+assert result.steps >= 1 and len(llm.requests) >= 1, "a budget equal to the first call's worst case allows that call"
+result, llm, _ = run(first - 1e-9)
+wb.checks.equal((result.status, len(llm.requests)), ("STOPPED: budget", 0), "a budget just under the first worst case")
+seen = []
+
+
+def recording(usage):
+    seen.append(usage)
+    return price(usage)
+
+
+full, llm, _ = run(1.0, cost_of=recording)
+wb.checks.equal(full.status, "done", "status on a budget of US$ 1")
+actual = [price(u) for u in seen if "prompt_tokens_details" in u]
+worst = [price({"prompt_tokens": wb.fake_llm.prompt_tokens(q["messages"], q["tools"]), "completion_tokens": 200})
+         for q in llm.requests]
+wb.checks.equal(len(actual), 7, "real usages priced in a 7-step run")
+r, llm, _ = run(1.0, max_steps=3)
+wb.checks.equal((r.status, r.answer, r.steps, len(llm.requests)), ("STOPPED: step limit", None, 3, 3),
+                "a run stopped at max_steps=3")
+for k in range(1, 7):  # just enough for the k-th call's worst case: k calls, then a stop
+    budget = sum(actual[:k - 1]) + worst[k - 1]
+    r, llm, _ = run(budget)
+    wb.checks.equal((r.status, r.steps, len(llm.requests)), ("STOPPED: budget", k, k),
+                    f"(status, steps, requests) on a budget that covers call {k}'s worst case and no more")
+    assert abs(r.spent - sum(actual[:k])) < 1e-12, "spent counts the real calls' costs only"
+r, llm, _ = run(1.0, max_out=50)
+wb.checks.equal([q.get("max_completion_tokens") for q in llm.requests], [50] * 7, "max_completion_tokens with max_out=50")
+cheap = wb.prices.PRICES["gpt-5-mini"]
+
+
+def cached_price(u):
+    c = (u.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
+    return ((u["prompt_tokens"] - c) * cheap["input"] + c * cheap["cached_input"] + u["completion_tokens"] * cheap["output"]) / 1e6
+
+
+r, llm, msgs = run(0.01, cost_of=cached_price)
+wb.checks.equal(r.status, "done", "the task on gpt-5-mini prices with a US$ 0.01 budget")
+wb.checks.equal(len(msgs), 2 + 7 + 6, "messages after the run (system, task, 7 assistant turns, 6 tool results)")
+for bad in (-1, 0.0, None, "1", True):
+    with wb.checks.raises(ValueError, match="budget", what=f"run_with_budget(..., budget={bad!r})"):
+        run(bad)
+### END HIDDEN TESTS
+
+
+# %% [markdown]
+# The budgeting task on `gpt-5-mini`, with a budget in cents: where does each budget stop it?
+
+# %%
+def priced_as(model):
+    return lambda usage: cost(usage, PRICES[model])
+
+
+print(f"{'budget US$':>11}{'status':>18}{'steps':>6}{'spent US$':>12}")
+for budget in (0.0005, 0.0015, 0.0025, 0.0040, 0.0100):
+    request = layout(billing.SYSTEM, desk.openai_tools(), billing.TASK, nine)
+    r = run_with_budget(FakeLLM(desk).client(), "gpt-5-mini", request["messages"], request["tools"],
+                        Shop().tools(), budget, priced_as("gpt-5-mini"))
+    print(f"{budget:>11.4f}{r.status:>18}{r.steps:>6}{r.spent:>12.6f}")
+
+# %% [markdown]
+# The worst case is pessimistic (no cache, a full `max_out` of output), so a run stops a little
+# before the last cent. That is the price of a promise: with the check after the call, the run
+# that crosses the budget has already been billed. A `STOPPED: budget` is an honest stop status,
+# like the step limit: the caller knows the task was not finished and why.
+
+# %% [markdown]
+# ## Part 5 · Routing: the cheap model where it is enough
+#
+# Most support questions are easy: one fact from the rules. A few need several facts and a
+# judgement. A small model answers the first kind as well as a large one at a fraction of the
+# price, and gets the second kind wrong. **Routing** sends each question to the model it needs.
+#
+# Who decides which kind a question is? Code can (keywords, length), or a model can: one short
+# call to the **cheap** model with a router prompt, answered with one word. The router call costs
+# something too, so it must be small: a short prompt, `max_completion_tokens` of a few tokens.
+# And when the router says anything but a clear "easy" — "Not easy.", "Not sure", an empty
+# reply — the question goes to the strong model: a wrong "hard" costs a few cents, a wrong "easy"
+# costs a wrong answer.
+
+# %%
+print(billing.ROUTER)
+for question in [*billing.EASY, *billing.HARD][:4]:
+    reply = FakeLLM(billing.router()).client().chat.completions.create(
+        model="gpt-5-mini", messages=[{"role": "system", "content": billing.ROUTER},
+                                      {"role": "user", "content": question}])
+    print(f"{reply.choices[0].message.content!r:8} <- {question}")
+
+# %% [markdown]
+# ## Exercise 4 — `route` (4 points)
+#
+# Write `route(client, question, cheap, strong)`. It asks the **cheap** model, once:
+#
+# ```python
+# client.chat.completions.create(model=cheap, max_completion_tokens=5, messages=[
+#     {"role": "system", "content": ROUTER}, {"role": "user", "content": question}])
+# ```
+#
+# and reads the reply's first word (letters only, any case: `" Easy.\n"` reads `easy`): `easy`
+# means `cheap`, `hard` means `strong`, and **anything else** (no word, "Not easy.", "Not sure")
+# means `strong`. It returns a tuple `(model, usage)`: the model name chosen and the router call's
+# `usage` as a dict (`response.usage.model_dump()`), so the caller can price the routing too.
+
+# %%
+ROUTER = billing.ROUTER
+
+
+# %% nbgrader={"grade": false, "grade_id": "route", "locked": false, "schema_version": 3, "solution": true}
+def route(client, question, cheap, strong):
+    """(the model to answer with, the router call's usage): cheap only for a clear 'easy'."""
+    ### BEGIN SOLUTION
+    response = client.chat.completions.create(model=cheap, max_completion_tokens=5, messages=[
+        {"role": "system", "content": ROUTER}, {"role": "user", "content": question}])
+    words = re.findall(r"[a-z]+", (response.choices[0].message.content or "").lower())
+    chosen = cheap if words[:1] == ["easy"] else strong
+    return chosen, response.usage.model_dump()
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "route_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+"""Visible tests: route asks the cheap model once with the router prompt, picks the cheap model
+for a clear "easy" (any case, with punctuation) and the strong one for "hard", "Not easy." or
+anything unclear, and returns the router call's usage as a dict."""
+from workbook.checks import fresh
+
+wb = fresh()
+S = wb.scenarios
+
+
+def routed(reply, question="Do you deliver to Astana?"):
+    llm = wb.fake_llm.FakeLLM(S.scripted(reply))
+    with wb.checks.no_raise(f"route(client, {question!r}, 'small', 'large') with the router saying {reply!r}"):
+        out = route(llm.client(max_calls=2), question, "small", "large")
+    assert type(out) is tuple and len(out) == 2, f"route must return (model, usage), got {out!r}"
+    return out, llm
+
+
+(model, usage), llm = routed("easy")
+wb.checks.equal(model, "small", "the model route picks when the router says 'easy'")
+wb.checks.equal(len(llm.requests), 1, "router calls per question")
+request = llm.requests[0]
+wb.checks.equal(request["model"], "small", "the model the router call goes to", hint="ask the CHEAP model to classify")
+wb.checks.equal(request["messages"], [{"role": "system", "content": ROUTER},
+                                      {"role": "user", "content": "Do you deliver to Astana?"}], "the router call's messages")
+assert type(usage) is dict and type(usage.get("prompt_tokens")) is int, (
+    f"the second item must be the router call's usage as a dict (response.usage.model_dump()), got {usage!r}")
+for reply, want in [(" Easy.\n", "small"), ("EASY", "small"), ("hard", "large"), ("Hard.", "large"),
+                    ("Not easy.", "large"), ("Not sure: it could be either.", "large"), ("", "large")]:
+    (model, _), _ = routed(reply)
+    wb.checks.equal(model, want, f"the model route picks when the router says {reply!r}",
+                    hint="the first word decides; only a clear 'easy' goes to the cheap model")
+print("route: visible tests passed")
+
+# %% nbgrader={"grade": true, "grade_id": "route_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+"""Hidden tests: route with the billing router on every question and an unknown one, the request's
+max_completion_tokens, more replies (easy-going, 'easy or hard', digits, None content), and the
+usage matching the response."""
+### BEGIN HIDDEN TESTS
+from workbook.checks import fresh
+
+wb = fresh()
+B = wb.scenarios.billing
+S = wb.scenarios
+for question in [*B.EASY, *B.HARD, "Tell me a joke about lamps."]:
+    llm = wb.fake_llm.FakeLLM(B.router())
+    model, usage = route(llm.client(max_calls=2), question, "gpt-5-mini", "gpt-5.4")
+    want = "gpt-5-mini" if question in B.EASY else "gpt-5.4"
+    wb.checks.equal(model, want, f"route({question!r})")
+    wb.checks.equal(llm.requests[0].get("max_completion_tokens"), 5, "max_completion_tokens of the router call")
+    wb.checks.equal(usage["prompt_tokens"], wb.fake_llm.prompt_tokens(llm.requests[0]["messages"], None),
+                    "the usage's prompt_tokens")
+for reply, want in [("easy-going question", "small"), ("easy or hard? easy", "small"), ("hard, not easy", "large"),
+                    ("...", "large"), ("\n\nEasy", "small")]:
+    llm = wb.fake_llm.FakeLLM(S.scripted(reply))
+    model, _ = route(llm.client(max_calls=2), "Q?", "small", "large")
+    wb.checks.equal(model, want, f"the model route picks when the router says {reply!r}")
+llm = wb.fake_llm.FakeLLM(S.scripted(S.call("get_order", order_id="A-1001")))
+model, _ = route(llm.client(max_calls=2), "Q?", "small", "large")
+wb.checks.equal(model, "large", "the model route picks when the router answers with no text")
+### END HIDDEN TESTS
+
+
+# %% [markdown]
+# ### Measured: what routing saves
+#
+# The nine routing questions, answered three ways: everything on the strong model, everything on
+# the cheap one, and routed (the router call included in the bill). Both answering models get the
+# shop's system prompt, so input is most of each bill, and the cache works for both.
+
+# %%
+def answer_all(choose):
+    """Answer every routing question; `choose(question)` -> (model, router usage or None)."""
+    models = {"gpt-5-mini": FakeLLM(billing.small_model()).client(),
+              "gpt-5.4": FakeLLM(billing.large_model()).client()}
+    dollars = right = 0
+    for question in [*billing.EASY, *billing.HARD]:
+        model, router_usage = choose(question)
+        if router_usage is not None:
+            dollars += cost(router_usage, PRICES["gpt-5-mini"])
+        reply = models[model].chat.completions.create(model=model, messages=[
+            {"role": "system", "content": billing.SYSTEM}, {"role": "user", "content": question}])
+        dollars += cost(reply.usage.model_dump(), PRICES[model])
+        right += billing.right(question, reply.choices[0].message.content)
+    return dollars, right
+
+
+router_client = FakeLLM(billing.router()).client()
+ways = {"all on gpt-5.4": answer_all(lambda q: ("gpt-5.4", None)),
+        "all on gpt-5-mini": answer_all(lambda q: ("gpt-5-mini", None)),
+        "routed": answer_all(lambda q: route(router_client, q, "gpt-5-mini", "gpt-5.4"))}
+total = len(billing.EASY) + len(billing.HARD)
+print(f"{'':20}{'US$':>10}{'right':>8}{'vs all strong':>15}")
+for name, (dollars, right) in ways.items():
+    print(f"{name:20}{dollars:>10.6f}{right:>5}/{total}{1 - dollars / ways['all on gpt-5.4'][0]:>14.0%}")
+
+# %% [markdown]
+# Routing keeps every answer right and pays the strong model only for the three hard questions.
+# Sending everything to the cheap model saves a little more and gets a third of the answers wrong:
+# a saving that costs customers is not a saving. What the router says is cheap to check afterwards
+# in your logs (chapter 09): a question the small model answered badly is one for the router's
+# examples.
+
+# %% [markdown]
+# ## Common mistakes
+#
+# Each of these is a wrong answer the tests catch.
+#
+# - **Cached tokens counted twice.** On OpenAI `cached_tokens` is part of `prompt_tokens`: charging
+#   all of `prompt_tokens` at the input price *and* the cached ones at the cached price bills them
+#   twice. The same with DeepSeek: `prompt_tokens` is hit + miss, not the miss.
+# - **One provider's shape assumed for all.** Code that reads `prompt_tokens_details` finds no
+#   cache on DeepSeek and crashes on Anthropic; code that treats Anthropic's `input_tokens` as the
+#   whole prompt misses the cached part, and code that subtracts the cache from it subtracts it
+#   twice. Ollama has no `prompt_tokens_details` at all (`None`).
+# - **Anthropic cache writes priced as plain input.** A write costs 1.25 × input: caching a prefix
+#   that is never read again makes the call dearer, not cheaper.
+# - **Prices per token, not per million.** A million times too much (or too little) is the most
+#   common bug in a cost report.
+# - **A prefix that changes every call.** A timestamp (or a request id, a random example, the tools
+#   in another order) at the top of the prompt makes every request's prefix new: a 0% hit rate at
+#   full price. Stable things first, exactly the same; what changes, last.
+# - **A budget checked after overspending.** Checking `spent > budget` after the call stops the run
+#   one call too late, and a worst case without the output (or without `max_completion_tokens` on
+#   the request, so the output has no bound) can still cross it.
+# - **A router that fails open.** "Not easy." contains "easy"; an unclear reply must go to the
+#   strong model, and the router call itself belongs in the bill.
+
+# %% [markdown]
+# ## Self-check quiz
+
+# %%
+from workbook.quiz import show
+
+show("15_why_the_bill_grows")
+
+# %% [markdown]
+# ## Live cell (optional)
+#
+# Your layout and `cost` against a real provider: the same desk question twice, a few seconds
+# apart, and what the provider says it cached and what it cost. (A real cache is best effort: the
+# second call usually, not always, hits. DeepSeek reports `prompt_cache_hit_tokens`, OpenAI
+# `prompt_tokens_details.cached_tokens`.) The price row is looked up by the model's name; a model
+# missing from `PRICES` is priced at 0. It runs only when `LLM_PROVIDER` names a live provider
+# (see chapter 00) and is never graded.
+
+# %%
+from workbook.providers import SKIP_HINT, ProviderError, live_enabled, make_client
+
+if live_enabled():
+    try:
+        live_client, live_model = make_client()
+        row = PRICES.get(live_model, {"input": 0, "cached_input": 0, "cache_write": 0, "output": 0})
+        for attempt in range(2):
+            request = layout(billing.SYSTEM, desk.openai_tools(), next(iter(billing.QUESTIONS)),
+                             datetime.datetime.now(datetime.UTC))
+            response = live_client.chat.completions.create(model=live_model, **request)
+            usage = response.usage.model_dump()
+            print(attempt + 1, {k: v for k, v in usage.items() if v}, f"US$ {cost(usage, row):.6f}")
+    except ProviderError as e:  # a set-up problem, explained in one line
+        print(e)
+    except Exception as e:  # the provider is down or refused: no traceback (and no key) in a cell
+        print(f"The live call failed ({type(e).__name__}): check LLM_PROVIDER, the key and the network.")
+else:
+    print(SKIP_HINT)
+
+# %% [markdown]
+# ## What's next
+#
+# The cache makes the repeated prefix cheaper, but not shorter: the history still grows every step
+# until it no longer fits the context window. Chapter 16 manages the window itself — trimming old
+# turns without orphaning a tool call, and compacting them into a summary.
