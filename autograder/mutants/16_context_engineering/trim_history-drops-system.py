@@ -1,0 +1,15 @@
+def trim_history(messages, budget, tools=None):
+    """The head (system prompt and task) and the newest whole blocks that fit in `budget` tokens."""
+    if not isinstance(budget, int) or isinstance(budget, bool) or budget <= 0:
+        raise ValueError(f"budget must be a positive number of tokens, got {budget!r}")
+    first = next((i for i, m in enumerate(messages) if m.get("role") == "user"), None)
+    head = [] if first is None else [messages[first]]  # the task; the rest may go
+    rest = blocks([m for i, m in enumerate(messages) if i != first])
+    for start in range(len(rest)):
+        kept = head + [m for b in rest[start:] for m in b]
+        if prompt_tokens(kept, tools) <= budget:
+            return kept
+    if not rest and prompt_tokens(head, tools) <= budget:
+        return head
+    raise ValueError(f"the system prompt, the task and the newest step need more than the budget "
+                     f"of {budget} tokens: nothing sensible fits")
