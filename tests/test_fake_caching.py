@@ -1,6 +1,9 @@
 """The fake's prefix-cache rule (workbook/engine/caching.py), in each provider's usage shape, through
 the real SDKs in-process and over HTTP."""
 
+import os
+import random
+
 import anthropic
 import openai
 import pytest
@@ -137,3 +140,22 @@ def test_anthropic_over_http_reports_the_same_usage():
         ask(claude, marked, "a")
         r = ask(claude, marked, "b")
     assert r.usage.cache_read_input_tokens >= 1024
+
+
+@pytest.mark.parametrize("system", [5, {"a": 1}, ["a"], [{"type": "image"}], [{"type": "text", "text": 3}]])
+def test_a_malformed_system_is_a_400_not_the_fakes_own_500(system):
+    out = FakeLLM(S.scripted("ok")).handle({"model": "m", "max_tokens": 5, "system": system,
+                                            "messages": [{"role": "user", "content": "hi"}]}, api="messages")
+    assert out.status == 400 and out.body["error"]["message"].startswith("system"), out.body
+
+
+def test_the_sorted_lookup_finds_the_same_longest_prefix_as_comparing_with_every_text():
+    rng = random.Random(7)
+    cache, texts = PrefixCache(), []
+    for _ in range(120):
+        words = [rng.choice(["alpha ", "beta ", "gamma "]) * rng.randint(50, 400) for _ in range(3)]
+        messages = [{"role": "user", "content": w} for w in words[:rng.randint(1, 3)]]
+        text = prefix_text(messages, None)
+        best = max((len(os.path.commonprefix([text, t])) for t in texts), default=0)
+        assert cache.chat(messages, None, 10**6) == cache_rule(best // 4)
+        texts.append(text)

@@ -23,6 +23,7 @@ Usage shapes: "openai" `prompt_tokens_details.cached_tokens` (part of prompt_tok
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import os
 
@@ -44,14 +45,17 @@ class PrefixCache:
     """What one fake has seen, for both APIs."""
 
     def __init__(self):
-        self._texts: list[str] = []  # Chat Completions prefix texts, one per request answered
+        self._texts: list[str] = []  # Chat Completions prefix texts answered so far, sorted
         self._written: set[str] = set()  # Messages API: digests of the prefixes written
 
     def chat(self, messages: list[dict], tools, prompt: int) -> int:
         """Cached tokens of this Chat Completions request; remembers it for later ones."""
         text = prefix_text(messages, tools)
-        shared = max((len(os.path.commonprefix([text, t])) for t in self._texts), default=0)
-        self._texts.append(text)
+        # The longest prefix shared with any earlier text is shared with a neighbour in sort order.
+        i = bisect.bisect_left(self._texts, text)
+        shared = max((len(os.path.commonprefix([text, t])) for t in self._texts[max(i - 1, 0):i + 1]),
+                     default=0)
+        self._texts.insert(i, text)
         return min(cache_rule(shared // 4), prompt)
 
     def messages(self, body: dict, total: int) -> tuple[int, int]:

@@ -112,6 +112,14 @@ def check_request(body) -> None:
                 not all(isinstance(b, dict) for b in blocks(m["content"])):
             raise ProtocolError(f"messages.{i}.content: Input should be a valid list")
         uses_tools |= any(b.get("type") in ("tool_use", "tool_result") for b in blocks(m["content"]))
+    system = body.get("system")
+    if system is not None and not isinstance(system, str):
+        if not isinstance(system, list):
+            raise ProtocolError("system: Input should be a valid list")
+        for i, b in enumerate(system):
+            if not isinstance(b, dict) or b.get("type") != "text" or not isinstance(b.get("text"), str):
+                raise ProtocolError(f"system.{i}: Input should be a text block "
+                                    '({"type": "text", "text": ...})')
     if body.get("tools") is not None:
         _check_tools(body["tools"])
     elif uses_tools:
