@@ -18,13 +18,28 @@ import time
 
 from autograder import cluster_task, gradebook, results
 from autograder.course import AutograderError, Course
+from autograder.progress_line import describe, line
 from autograder.settings import Limits
 
 LOCAL = "local"  # --cluster local: a LocalCluster of `workers` processes on this machine
+# A task running longer than its notebook limit plus this (nbgrader's conversions, the sandbox's
+# start) is given up: its row says so, and the run goes on instead of waiting forever.
+MARGIN = 300.0
+POLL = 2.0  # seconds between looks at what the workers are running
+
+
+def _dask():
+    """dask.distributed, which only a cluster run needs (the `cluster` extra)."""
+    try:
+        import dask.distributed
+    except ImportError:
+        raise AutograderError("grade --cluster needs Dask: pip install 'dask[distributed]' (or the "
+                              "project's `cluster` extra, pip install -e '.[cluster]')") from None
+    return dask.distributed
 
 
 def _connect(address: str, workers: int):
-    from dask.distributed import Client, LocalCluster
+    Client, LocalCluster = _dask().Client, _dask().LocalCluster
 
     if address == LOCAL:
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
@@ -68,11 +83,9 @@ def _record(course: Course, got: dict) -> dict:
 
 
 def grade(course: Course, address: str, todo: dict[str, list[str]], limits: Limits,
-          limits_for: dict[str, Limits], workers: int = 2, force: bool = False, out=sys.stdout,
-          line=None, describe=None) -> list[dict]:
+          limits_for: dict[str, Limits], workers: int = 2, force: bool = False,
+          out=sys.stdout) -> list[dict]:
     """Grade `todo` (student -> chapters) on the cluster at `address`; return every record."""
-    from dask.distributed import as_completed
-
     tasks, kept, refused = [], [], []
     for student in sorted(todo):
         for chapter in todo[student]:
@@ -108,18 +121,7 @@ def grade(course: Course, address: str, todo: dict[str, list[str]], limits: Limi
                                  key=f"grade-{task.student}-{task.chapter}-{task.key[:16]}"): task
                    for task in tasks}
         started, records = time.monotonic(), []
-        for future in as_completed(futures):
-            task = futures[future]
-            try:
-                got = future.result()
-                if (got["record"].get("student"), got["record"].get("chapter")) != (task.student, task.chapter):
-                    raise ValueError("the result is for another submission")  # never written elsewhere
-                record = _record(course, got)
-            except Exception as e:  # a task that failed, or whose workers kept dying
-                record = results.failed(course, task.student, task.chapter,
-                                        f"grading on the cluster failed: {type(e).__name__}: {e}",
-                                        limits.sandbox)
-                results.save(course, record)
+        for _, record in _results(course, client, futures):
             records.append(record)
             print(line(len(records), len(tasks), started, describe([record])), file=out, flush=True)
     finally:
@@ -127,3 +129,62 @@ def grade(course: Course, address: str, todo: dict[str, list[str]], limits: Limi
         if cluster is not None:
             cluster.close()
     return kept + refused + records
+
+
+def deadline(limits: Limits) -> float:
+    """Seconds a task may run on a worker: its notebook limit, plus MARGIN for the rest."""
+    return limits.notebook_timeout + MARGIN
+
+
+def _outcome(course: Course, future, task: cluster_task.Task) -> dict:
+    """The record of a finished task, written by the client, or an error row."""
+    try:
+        got = future.result()
+        if (got["record"].get("student"), got["record"].get("chapter")) != (task.student, task.chapter):
+            raise ValueError("the result is for another submission")  # never written elsewhere
+        return _record(course, got)
+    except Exception as e:  # a task that failed, or whose workers kept dying
+        return _failed(course, task, f"grading on the cluster failed: {type(e).__name__}: {e}")
+
+
+def _failed(course: Course, task: cluster_task.Task, message: str) -> dict:
+    record = results.failed(course, task.student, task.chapter, message, task.limits["sandbox"])
+    results.save(course, record)
+    return record
+
+
+def _executing(client, pending) -> dict[str, str]:
+    """key -> worker address, for the pending tasks a worker is running right now."""
+    try:
+        stacks = client.call_stack(keys=[f.key for f in pending])
+    except Exception:  # a worker that left mid-question: ask again next time
+        return {}
+    return {key: worker for worker, keys in stacks.items() for key in keys}
+
+
+def _results(course: Course, client, futures: dict):
+    """(future, record) as each task ends. A task still running past its deadline is cancelled
+    and becomes an error row, so one stuck worker cannot hold the run up forever."""
+    wait = _dask().wait
+    pending, since = set(futures), {}
+    while pending:
+        try:
+            done = wait(list(pending), timeout=POLL, return_when="FIRST_COMPLETED").done
+        except TimeoutError:
+            done = set()
+        for future in done:
+            pending.discard(future)
+            yield future, _outcome(course, future, futures[future])
+        now = time.monotonic()
+        for key, worker in _executing(client, pending).items():
+            since.setdefault(key, (now, worker))
+        for future in [f for f in pending if f.key in since]:
+            task, (start, worker) = futures[future], since[future.key]
+            limit = deadline(Limits(**task.limits))
+            if now - start > limit and not future.done():
+                future.cancel()
+                pending.discard(future)
+                yield future, _failed(course, task, (
+                    f"grading on the cluster ran past its deadline ({limit:.0f} s: the notebook "
+                    f"limit plus {MARGIN:.0f} s) on worker {worker}: cancelled; that worker may "
+                    f"be stuck, restart it"))

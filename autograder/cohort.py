@@ -8,8 +8,9 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
 from autograder import cluster as dask_cluster
-from autograder import gradebook, grading, sandbox
+from autograder import gradebook, grading, results, sandbox
 from autograder.course import CHAPTER_ID, AutograderError, Course
+from autograder.progress_line import describe, line
 from autograder.settings import Limits
 
 
@@ -23,22 +24,6 @@ def submissions(course: Course) -> dict[str, list[str]]:
         if CHAPTER_ID.match(chapter) and nb.stem == chapter:
             found.setdefault(student, []).append(chapter)
     return found
-
-
-def _line(done: int, total: int, started: float, what: str) -> str:
-    elapsed = time.monotonic() - started
-    eta = elapsed / done * (total - done) if done else 0.0
-    width = 20
-    bar = "#" * round(width * done / total) + "-" * (width - round(width * done / total))
-    return f"[{bar}] {done}/{total}  {elapsed:5.0f} s  ETA {eta:4.0f} s  {what}"
-
-
-def _describe(records: list[dict]) -> str:
-    parts = []
-    for r in records:
-        flag = "" if r["status"] == "ok" else f" {r['status'].upper()}"
-        parts.append(f"{r['chapter']} {r['score']:g}/{r['max_score']:g}{flag}")
-    return f"{records[0]['student']}: " + ", ".join(parts) if records else ""
 
 
 def grade(course: Course, workers: int = 2, limits: Limits | None = None,
@@ -80,9 +65,8 @@ def grade(course: Course, workers: int = 2, limits: Limits | None = None,
     if cluster:
         started = time.monotonic()
         records = dask_cluster.grade(course, cluster, todo, limits, limits_for, workers=workers,
-                                     force=force, out=out, line=_line, describe=_describe)
-        elapsed = time.monotonic() - started
-        print(f"graded {len(records)} submission(s) in {elapsed:.1f} s", file=out)
+                                     force=force, out=out)
+        print(f"graded {len(records)} submission(s) in {time.monotonic() - started:.1f} s", file=out)
         return sorted(records, key=lambda r: (r["student"], r["chapter"]))
     workers = max(1, min(workers, len(todo)))
     for slot in range(workers):
@@ -110,7 +94,7 @@ def grade(course: Course, workers: int = 2, limits: Limits | None = None,
             graded_by.setdefault(slot, []).append(student)
             records += got
             done += len(got)
-            print(_line(done, total, started, _describe(got)), file=out, flush=True)
+            print(line(done, total, started, describe(got)), file=out, flush=True)
     for slot, names in graded_by.items():
         if slot is not None:
             try:
@@ -124,8 +108,6 @@ def grade(course: Course, workers: int = 2, limits: Limits | None = None,
 
 
 def _crashed(course: Course, student: str, chapter: str, error: Exception) -> dict:
-    from autograder import results
-
     record = results.failed(course, student, chapter, f"grading worker crashed: {error!r}")
     results.save(course, record)
     return record

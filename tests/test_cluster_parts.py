@@ -1,6 +1,10 @@
 """The pieces of `grade --cluster` that need no cluster: task packing, file names, gradebook rows."""
 
+import io
+import json
 import sqlite3
+import threading
+import time
 
 import pytest
 
@@ -99,3 +103,47 @@ def test_the_key_changes_with_the_notebook_the_source_and_the_limits(tmp_path):
 def test_a_bad_address_is_a_clear_error(address):
     with pytest.raises(AutograderError, match="--cluster wants"):
         cluster._connect(address, 1)
+
+
+RELEASE = threading.Event()
+
+
+def _stuck_or_failing(task, template):
+    """A worker's grading: ada's never returns until the test ends, ben's raises."""
+    if task.student == "ada":
+        RELEASE.wait(60)
+        return {}
+    raise ValueError("boom")
+
+
+def test_a_stuck_task_is_cancelled_at_its_deadline_and_a_failed_one_is_a_row(tmp_path, monkeypatch):
+    """One task never returns (a grading step hung outside the kernel's watchdog), one raises: the
+    run ends with an error row for each, in about the deadline, not never."""
+    from dask.distributed import Client, LocalCluster
+
+    course, chapter = Course(root=tmp_path), "01_one_step"
+    (course.source / chapter).mkdir(parents=True)
+    (course.source / chapter / f"{chapter}.ipynb").write_text("{}")
+    for student in ("ada", "ben"):
+        (course.submitted / student / chapter).mkdir(parents=True)
+        (course.submitted / student / chapter / f"{chapter}.ipynb").write_text("{}")
+    RELEASE.clear()
+    local = LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None)
+    monkeypatch.setattr(cluster_task, "run", _stuck_or_failing)
+    monkeypatch.setattr(cluster, "_connect", lambda address, workers: (Client(local), None))
+    monkeypatch.setattr(cluster, "deadline", lambda limits: 3.0)
+    monkeypatch.setattr(gradebook, "template", lambda course: b"")
+    started = time.monotonic()
+    try:
+        records = cluster.grade(course, "tcp://unused:1", {"ada": [chapter], "ben": [chapter]},
+                                Limits(sandbox="none"), {}, out=io.StringIO())
+    finally:
+        RELEASE.set()
+        local.close()
+    took = time.monotonic() - started
+    by = {r["student"]: r for r in records}
+    assert by["ada"]["status"] == "error" and "ran past its deadline (3 s" in by["ada"]["message"]
+    assert by["ben"]["status"] == "error" and "ValueError: boom" in by["ben"]["message"]
+    assert took < 20, took
+    assert {r["student"] for r in map(json.loads, (p.read_text() for p in
+                                                   course.results.glob("*/*.json")))} == {"ada", "ben"}
