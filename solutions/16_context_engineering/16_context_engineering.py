@@ -152,7 +152,8 @@ print("total prompt tokens:", sum(sizes), "| largest prompt:", max(sizes))
 # Give the same task a window of 3000 tokens. A cloud API checks the size of every request and
 # refuses one that does not fit with a **400**, before the model reads a word. OpenAI's text is
 # "This model's maximum context length is … tokens. However, your messages resulted in … tokens"
-# (code `context_length_exceeded`); DeepSeek's and Anthropic's say the same in their words
+# (code `context_length_exceeded`; newer models on OpenAI's Responses API say "Your input exceeds
+# the context window of this model"); DeepSeek's and Anthropic's say the same in their words
 # (`docs/SOURCES.md`). The SDK raises `openai.BadRequestError`, and the loop dies in the middle
 # of the task:
 
