@@ -10,8 +10,8 @@ Modules by theme: errands (tasks a correct loop completes), recovery (mistakes a
 fixes), limits (never stops, or no answer), permissions (asks for more than it may), faults (the
 provider, not the task), capstone (the capstone's tasks), teams (a desk of agents handing off),
 memory (remember, recall and forget across conversations), billing (a long policy for the prefix
-cache, models to route between), evaluation (runs that vary with a
-seed, a judge with a position bias).
+cache, models to route between), context (a long task for a small window, a summariser for
+compaction), evaluation (runs that vary with a seed, a judge with a position bias).
 The pieces come from `workbook.engine`.
 """
 
