@@ -194,10 +194,10 @@ print(result.status, "|", result.answer)
 # ## Part 3 · What may be dropped: whole steps, never the head
 #
 # Two parts of the messages must stay: the **system prompt** (the rules) and the **task** (the
-# first user message). Call them the **head**: every system message at the start, then the first
-# user message. Everything after the head can go, but only in whole **blocks**: an assistant turn
-# with `tool_calls` leaves **together with** its tool messages. A tool message whose assistant
-# turn was dropped is an orphan, and the provider refuses the request (chapter 03):
+# first user message). Call them the **head**: every system message at the start, and the user
+# message right after them. Everything after the head can go, but only in whole **blocks**: an
+# assistant turn with `tool_calls` leaves **together with** its tool messages. A tool message
+# whose assistant turn was dropped is an orphan, and the provider refuses the request (chapter 03):
 
 # %%
 orphan = [{"role": "system", "content": "You are the shop's agent."},
@@ -234,8 +234,8 @@ print([[m["role"] for m in b] for b in blocks(messages[:8])])
 #
 # Write `trim_history(messages, budget, tools=None)`. It returns a **new** list:
 #
-# 1. the **head**: every system message at the start of `messages`, then the first user message
-#    (if there is one);
+# 1. the **head**: every system message at the start of `messages`, and the user message right
+#    after them (the task), if there is one;
 # 2. then the **newest** blocks of the rest (cut with `blocks`) that fit: drop the oldest block,
 #    then the next oldest, ..., until `prompt_tokens(result, tools) <= budget`. Whole blocks only,
 #    in their order; if everything fits, nothing is dropped;
@@ -390,19 +390,9 @@ for bad in (-5, 2.5, "1000", None, True):
 
 # %% [markdown]
 # Trimming keeps every request legal and inside the window, and it is free: no model call. But
-# what it drops is gone. Run the long task so that every request is trimmed to fit 3000 tokens:
-
-# %%
-def keep_all(messages, client, keep_last):
-    """No compaction at all: the messages as they are."""
-    return list(messages)
-
-
-# %% [markdown]
-# (`keep_all` is a stand-in for compaction that does nothing; you will use it with your loop in
-# Exercise 3.) Trimmed, the model loses the early results, looks the same orders up again, loses
-# them again, and never answers — the table at the end of the chapter shows it. A task whose
-# answer needs facts from early steps needs those facts kept in a **smaller form**.
+# what it drops is gone. On the long task the model loses the early results, looks the same
+# orders up again, loses them again, and never answers (Part 6 measures it). A task whose answer
+# needs facts from early steps needs those facts kept in a **smaller form**.
 #
 # ## Part 4 · Compaction: one call, one message
 #
@@ -438,7 +428,7 @@ print(SUMMARY_PROMPT)
 #
 # Write `compact(messages, client, keep_last, model="fake-model")`. It returns a **new** list:
 #
-# 1. the head as in Exercise 1 (the system messages at the start, then the first user message);
+# 1. the head as in Exercise 1 (the system messages at the start and the user message after them);
 # 2. cut the rest into blocks; the newest `keep_last` blocks are **kept**, the older ones are
 #    **old**. With no old blocks return a copy of `messages` and make no call;
 # 3. otherwise make **one** call: `client.chat.completions.create(model=model, messages=[
@@ -590,11 +580,11 @@ for bad in (1.5, "2", None, True):
 #
 # Why a threshold below the window, and why before the call? Compaction is itself a request (the
 # old steps go to the model), so it must happen while they still fit; the model's reply needs room
-# too; and a loop that waits for the 400 has already paid for a refused request and now has to
-# guess how much to cut.
+# too; a loop that waits for the 400 has wasted a round trip on a refused request and now has to
+# guess how much to cut; and on Ollama the 400 never comes.
 #
-# The loop takes `compact` and `trim` as arguments, so you can run it with yours, or with
-# `keep_all` to see trimming alone.
+# The loop takes `compact` and `trim` as arguments, so you can run it with yours, or with a
+# compaction that does nothing to see trimming alone (Part 6 does).
 
 # %% nbgrader={"grade": false, "grade_id": "given_budget_run", "locked": true, "schema_version": 3, "solution": false}
 @dataclass
@@ -799,6 +789,11 @@ assert all(p <= 1500 for p in run.prompt_tokens), "with threshold 0.5 every step
 # included — the bill of chapter 15 (for the refused run: the requests that were answered).
 
 # %%
+def keep_all(messages, client, keep_last):
+    """No compaction at all: the messages as they are (so the loop can only trim)."""
+    return list(messages)
+
+
 def measure(window, compactor, max_steps=30):
     """One run of the long task; (status, steps, model calls, total prompt tokens, largest prompt)."""
     llm = FakeLLM(scenario, context_window=window)
@@ -865,7 +860,8 @@ for name, *cells in rows:
 # - **`keep_last` counted in messages.** Keeping "the last 4 messages" can start in the middle of a
 #   step with two tool calls. Count blocks.
 # - **The threshold checked after the 400.** Sending first and compacting when the provider
-#   refuses pays for a refused request (and fails on a provider, like Ollama, that never refuses).
+#   refuses wastes a round trip on a refused request, and on Ollama, which never refuses, the
+#   question is silently gone instead.
 #   Measure before every call; compact below the window, while the compaction request still fits.
 # - **Changing the caller's list by accident, or not at all.** `trim_history` and `compact` return
 #   new lists; the loop replaces the contents of `messages` on purpose (`messages[:] = ...`).
