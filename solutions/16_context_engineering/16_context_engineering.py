@@ -783,9 +783,10 @@ assert all(p <= 1500 for p in run.prompt_tokens), "with threshold 0.5 every step
 # %% [markdown]
 # ## Part 6 · The numbers
 #
-# The same task, four ways: the plain loop with room for everything, the plain loop in a
-# 3000-token window, your loop with trimming only (`keep_all` in place of compaction), and your
-# loop with compaction. "Total" is every prompt token the provider was sent, compaction calls
+# The same task, five ways: the plain loop with room for everything, the plain loop in a
+# 3000-token window, your loop with trimming only (`keep_all` in place of compaction), your loop
+# with compaction, and your loop with compaction on Ollama's default window, where the plain loop
+# lost the question. "Total" is every prompt token the provider was sent, compaction calls
 # included — the bill of chapter 15 (for the refused run: the requests that were answered).
 
 # %%
@@ -794,9 +795,9 @@ def keep_all(messages, client, keep_last):
     return list(messages)
 
 
-def measure(window, compactor, max_steps=30):
+def measure(window, compactor, max_steps=30, dialect="openai"):
     """One run of the long task; (status, steps, model calls, total prompt tokens, largest prompt)."""
-    llm = FakeLLM(scenario, context_window=window)
+    llm = FakeLLM(scenario, dialect=dialect, context_window=window)
     try:
         run = run_with_budget(llm.client(), "fake-model", opening(scenario), scenario.openai_tools(), context.IMPL,
                               window, compactor, trim_history, max_steps=max_steps)
@@ -815,7 +816,8 @@ rows = [("plain loop, window 128000", "right answer", len(plain), len(plain), su
         (f"plain loop, window {WINDOW}", f"400 at step {plain_failed_at}", plain_failed_at, plain_failed_at,
          sum(answered), max(answered)),
         (f"trim only, window {WINDOW}", *measure(WINDOW, keep_all)),
-        (f"compaction, window {WINDOW}", *measure(WINDOW, compact))]
+        (f"compaction, window {WINDOW}", *measure(WINDOW, compact)),
+        ("compaction, Ollama 4096", *measure(4096, compact, dialect="ollama"))]
 print(f"{'run':30}{'outcome':>22}{'steps':>7}{'calls':>7}{'total':>8}{'largest':>9}")
 for name, *cells in rows:
     print(f"{name:30}" + "".join(f"{c!s:>{w}}" for c, w in zip(cells, (22, 7, 7, 8, 9), strict=True)))
@@ -823,7 +825,8 @@ for name, *cells in rows:
 # %% [markdown]
 # Compaction finishes the task inside a window the plain loop cannot, and the bill is smaller, not
 # larger, even though it pays for two extra calls: the largest prompt stays under the threshold
-# instead of growing with every step. Trimming alone stays legal but forgets, pays for the same
+# instead of growing with every step. On Ollama the same loop never lets the conversation reach
+# the window, so nothing is cut and the question stays. Trimming alone stays legal but forgets, pays for the same
 # lookups again and again, and is stopped by the step limit.
 #
 # ## Part 7 · Isolation: a context that never enters yours
