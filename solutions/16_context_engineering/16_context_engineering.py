@@ -167,7 +167,7 @@ except openai.BadRequestError as e:
     print(f"step {plain_failed_at}: {e.status_code} {e.code}: {e.body['message']}")
 
 # %% [markdown]
-# A request that fails is still a request: the loop sent it, and it is in `llm.requests`. Sending
+# A request that fails is still a request: the loop sent it, and it is in `small.requests`. Sending
 # it again fails again (chapter 08: never retry a 400). The loop has to make the messages smaller
 # **before** it sends them.
 #
