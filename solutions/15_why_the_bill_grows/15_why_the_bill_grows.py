@@ -177,7 +177,16 @@ for dialect in ("openai", "deepseek", "ollama"):
                                                tools=desk.openai_tools()).usage.model_dump()
     print(f"{dialect:9}", {k: v for k, v in usage.items() if v is not None})
 
+# %% [markdown]
+# Anthropic's face is a real `anthropic.Anthropic` client; its SDK takes a few seconds to import,
+# so it gets a cell of its own:
+
+# %%
+import anthropic  # noqa: F401 (imported once, here: the Messages API face below needs it)
+
 claude = FakeLLM(desk).anthropic_client()
+
+# %%
 system = [{"type": "text", "text": billing.SYSTEM, "cache_control": {"type": "ephemeral"}}]
 for _ in range(2):
     usage = claude.messages.create(model="claude-haiku-4-5", max_tokens=300, system=system,
