@@ -13,6 +13,7 @@ Run `python -m autograder --help` (`__main__`). The modules:
     grading         one student's submissions, graded inside one worker process
     cluster         `grade --cluster`: one Dask task per submission, the client writes the course
     cluster_task    one such task: packed by the client, graded in a private course on a worker
+    progress_line   the line printed per graded submission (bar, ETA, scores), for both
     gradebook       the master gradebook, a private copy per worker, a submission's rows
     execute         nbgrader's Execute, hardened: sandboxed kernel, deadline, proven test cells
     sandbox         the OS sandbox (bubblewrap) around each submission's kernel

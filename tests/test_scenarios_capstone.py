@@ -231,8 +231,8 @@ def test_cloud_like_reports_cache_usage_and_small_local_like_does_not(tmp_path):
         cached = [getattr(u, "prompt_cache_hit_tokens", None) for u in client.usage]
         if hits:  # the fake's rule (workbook/engine/caching.py): nothing cached below 1024 tokens
             misses = [u.prompt_cache_miss_tokens for u in client.usage]
-            assert [h + m for h, m in zip(cached, misses)] == [u.prompt_tokens for u in client.usage]
+            assert [h + m for h, m in zip(cached, misses, strict=True)] == [u.prompt_tokens for u in client.usage]
             assert cached == [0 if u.prompt_tokens < 1024 else c
-                              for u, c in zip(client.usage, cached)], cached
+                              for u, c in zip(client.usage, cached, strict=True)], cached
         else:
             assert cached == [None] * len(cached)

@@ -118,8 +118,7 @@ def check_request(body) -> None:
             raise ProtocolError("system: Input should be a valid list")
         for i, b in enumerate(system):
             if not isinstance(b, dict) or b.get("type") != "text" or not isinstance(b.get("text"), str):
-                raise ProtocolError(f"system.{i}: Input should be a text block "
-                                    '({"type": "text", "text": ...})')
+                raise ProtocolError(f"system.{i}: Input should be a text block")
     if body.get("tools") is not None:
         _check_tools(body["tools"])
     elif uses_tools:
