@@ -576,14 +576,29 @@ for bad in (None, 1764547200, datetime.date(2026, 12, 1)):
 # whole run of the loop against one provider. The same runs with each layout:
 
 # %%
-def morning(make_request, dialect="openai", model="gpt-5-mini"):
+class Restamped:
+    """A client that puts a fresh timestamp at the top of the system prompt on every call, as a
+    loop does that renders its system prompt each step from a template with the clock in it."""
+
+    def __init__(self, client, start):
+        self.client, self.now = client, start
+        self.chat = self  # so that .chat.completions.create(...) reaches create below
+        self.completions = self
+
+    def create(self, messages, **request):
+        self.now += datetime.timedelta(seconds=20)  # a step later
+        system = {"role": "system", "content": f"Now: {self.now:%Y-%m-%d %H:%M:%S} UTC.\n\n{billing.SYSTEM}"}
+        return self.client.chat.completions.create(messages=[system, *messages[1:]], **request)
+
+
+def morning(make_request, restamp=False, model="gpt-5-mini"):
     """Every question of the morning, one run each on one provider; the usages of every step."""
-    llm = FakeLLM(desk, dialect)
-    client, usages = llm.client(), []
+    client, usages = FakeLLM(desk).client(), []
     for i, question in enumerate([*billing.QUESTIONS, billing.TASK]):
-        request = make_request(billing.SYSTEM, desk.openai_tools(), question,
-                               nine + datetime.timedelta(minutes=11 * i))
-        usages += run_agent(client, model, request["messages"], request["tools"], Shop().tools()).usages
+        now = nine + datetime.timedelta(minutes=11 * i)
+        request = make_request(billing.SYSTEM, desk.openai_tools(), question, now)
+        talk = Restamped(client, now) if restamp else client
+        usages += run_agent(talk, model, request["messages"], request["tools"], Shop().tools()).usages
     return usages
 
 
@@ -593,17 +608,19 @@ def hit_rate(usages):
     return cached / sum(u["prompt_tokens"] for u in usages)
 
 
-runs = {"stable prefix (layout)": morning(layout), "timestamp first": morning(timestamp_first)}
-print(f"{'layout':26}{'calls':>6}{'prompt':>8}{'cached':>8}{'hit rate':>10}{'US$ (gpt-5-mini)':>18}")
+runs = {"stable prefix (layout)": morning(layout), "timestamp first": morning(timestamp_first),
+        "timestamp first, every call": morning(timestamp_first, restamp=True)}
+print(f"{'layout':28}{'calls':>6}{'prompt':>8}{'cached':>8}{'hit rate':>10}{'US$ (gpt-5-mini)':>18}")
 for name, usages in runs.items():
     cached = sum(u["prompt_tokens_details"]["cached_tokens"] for u in usages)
-    print(f"{name:26}{len(usages):>6}{sum(u['prompt_tokens'] for u in usages):>8}{cached:>8}"
+    print(f"{name:28}{len(usages):>6}{sum(u['prompt_tokens'] for u in usages):>8}{cached:>8}"
           f"{hit_rate(usages):>10.0%}{sum(cost(u, PRICES['gpt-5-mini']) for u in usages):>18.6f}")
 
 # %% [markdown]
 # With the timestamp first, each run's first call misses (a new minute, a new prefix); only its own
-# later steps hit. With the stable layout, every call after the very first finds the tools and the
-# system prompt cached — including the first call of each new customer.
+# later steps hit. Stamped afresh on every call, nothing is ever shared: every step pays full
+# price. With the stable layout, every call after the very first finds the tools and the system
+# prompt cached — including the first call of each new customer.
 #
 # The same budgeting task on each provider's face, priced with its own shape and its own model,
 # with the stable layout and without any cache (every prompt token at the input price):
@@ -1037,9 +1054,9 @@ for name, (dollars, right) in ways.items():
     print(f"{name:20}{dollars:>10.6f}{right:>5}/{total}{1 - dollars / ways['all on gpt-5.4'][0]:>14.0%}")
 
 # %% [markdown]
-# Routing keeps every answer right and pays the strong model only for the three hard questions.
-# Sending everything to the cheap model saves a little more and gets a third of the answers wrong:
-# a saving that costs customers is not a saving. What the router says is cheap to check afterwards
+# Routing keeps every answer right and pays the strong model only for the three hard questions
+# (plus nine tiny router calls on the cheap one). Sending everything to the cheap model saves more
+# and gets a third of the answers wrong: a saving that costs customers is not a saving. What the router says is cheap to check afterwards
 # in your logs (chapter 09): a question the small model answered badly is one for the router's
 # examples.
 
