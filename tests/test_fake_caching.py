@@ -3,13 +3,14 @@ the real SDKs in-process and over HTTP."""
 
 import os
 import random
+import time
 
 import anthropic
 import openai
 import pytest
 
 from workbook import scenarios
-from workbook.engine.caching import PrefixCache, prefix_text
+from workbook.engine.caching import PrefixCache, common_prefix, prefix_text
 from workbook.fake_llm import FakeLLM, cache_rule, prompt_tokens
 
 S = scenarios
@@ -129,7 +130,7 @@ def test_a_small_prefix_is_never_cached():
     assert [cache.chat(small, None, 10) for _ in range(3)] == [0, 0, 0]
     body = {"messages": [{"role": "user", "content": [
         {"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}}]}]}
-    assert [cache.messages(body, 10) for _ in range(2)] == [(0, 0), (0, 0)]
+    assert [cache.messages(body) for _ in range(2)] == [(0, 0), (0, 0)]
 
 
 def test_anthropic_over_http_reports_the_same_usage():
@@ -159,3 +160,70 @@ def test_the_sorted_lookup_finds_the_same_longest_prefix_as_comparing_with_every
         best = max((len(os.path.commonprefix([text, t])) for t in texts), default=0)
         assert cache.chat(messages, None, 10**6) == cache_rule(best // 4)
         texts.append(text)
+
+
+MARK = {"type": "ephemeral"}
+
+
+def usage_of(body, llm=None):
+    llm = llm or FakeLLM(S.scripted("ok"))
+    out = llm.handle(dict({"model": "m", "max_tokens": 10}, **body), api="messages")
+    assert out.status == 200, out.body
+    return out.body["usage"]
+
+
+def test_input_tokens_are_the_tokens_after_the_last_breakpoint_whatever_the_blocks():
+    """Many small blocks before the breakpoint: the split is counted as the prompt is."""
+    first = {"role": "user", "content": [{"type": "text", "text": "a"}] * 300
+             + [{"type": "text", "text": "b", "cache_control": MARK}]}
+    after = [{"role": "assistant", "content": "x" * 4000}, {"role": "user", "content": "y" * 4000}]
+    u = usage_of({"messages": [first, *after]})
+    assert u["input_tokens"] == sum(prompt_tokens([m], None) - 3 for m in after) + 3
+    total = u["input_tokens"] + u["cache_creation_input_tokens"]
+    plain = [dict(first, content=[{"type": "text", "text": "a"}] * 300 + [{"type": "text", "text": "b"}])]
+    assert total == prompt_tokens(plain + after, None)
+
+
+def test_a_breakpoint_costs_no_tokens():
+    text = "Policy line: refunds take 14 days. " * 160
+    totals = []
+    for extra in ({}, {"cache_control": MARK}, {"cache_control": {"type": "ephemeral", "ttl": "1h"}}):
+        u = usage_of({"system": [{"type": "text", "text": text, **extra}],
+                      "messages": [{"role": "user", "content": "hi"}]})
+        totals.append(u["input_tokens"] + u["cache_creation_input_tokens"] + u["cache_read_input_tokens"])
+    assert len(set(totals)) == 1, totals
+
+
+@pytest.mark.parametrize("value, match", [("yes", "system.0.cache_control: Input should be a valid dictionary"),
+                                          (5, "system.0.cache_control: Input should be a valid dictionary")])
+def test_a_malformed_breakpoint_is_a_400(value, match):
+    out = FakeLLM(S.scripted("ok")).handle({
+        "model": "m", "max_tokens": 5, "system": [{"type": "text", "text": "x", "cache_control": value}],
+        "messages": [{"role": "user", "content": "hi"}]}, api="messages")
+    assert out.status == 400 and out.body["error"]["message"] == match
+
+
+def test_more_than_four_breakpoints_is_anthropics_400_and_null_is_none():
+    blocks = [{"type": "text", "text": f"part {i}", "cache_control": MARK} for i in range(5)]
+    out = FakeLLM(S.scripted("ok")).handle({"model": "m", "max_tokens": 5, "messages": [
+        {"role": "user", "content": blocks}]}, api="messages")
+    assert out.status == 400
+    assert out.body["error"]["message"] == "A maximum of 4 blocks with cache_control may be provided. Found 5."
+    nulls = [dict(b, cache_control=None) for b in blocks]
+    assert usage_of({"messages": [{"role": "user", "content": nulls}]})["cache_creation_input_tokens"] == 0
+
+
+def test_common_prefix_agrees_with_a_character_loop():
+    rng = random.Random(3)
+    for _ in range(500):
+        a = "".join(rng.choice("ab") for _ in range(rng.randint(0, 40)))
+        b = a[:rng.randint(0, len(a))] + "".join(rng.choice("ab") for _ in range(rng.randint(0, 5)))
+        assert common_prefix(a, b) == len(os.path.commonprefix([a, b]))
+
+
+def test_many_long_requests_to_one_fake_stay_fast():
+    cache, system = PrefixCache(), {"role": "system", "content": "policy " * 7000}  # ~48 KB
+    started = time.perf_counter()
+    for i in range(300):
+        cache.chat([system, {"role": "user", "content": f"question {i}"}], None, 10**6)
+    assert time.perf_counter() - started < 5, "300 requests of 48 KB took over 5 s"

@@ -1,6 +1,8 @@
 """The context window (workbook/engine/window.py): a cloud dialect's 400 in the provider's words,
 Anthropic's, Ollama's silent cut, and the defaults."""
 
+import http.client
+
 import anthropic
 import openai
 import pytest
@@ -95,3 +97,34 @@ def test_over_http_the_same_400():
         with pytest.raises(openai.BadRequestError) as e:
             client.chat.completions.create(model="m", messages=BIG)
     assert e.value.code == "context_length_exceeded"
+
+
+@pytest.mark.parametrize("key", ["max_tokens", "max_completion_tokens"])
+@pytest.mark.parametrize("value, code", [("1000", "invalid_type"), (1.5, "invalid_type"), (True, "invalid_type"),
+                                         (0, "integer_below_min_value"), (-5, "integer_below_min_value")])
+def test_a_bad_max_tokens_is_refused_as_openai_does(key, value, code):
+    out = FakeLLM(S.scripted("ok")).handle({"model": "m", "messages": BIG[:1], key: value})
+    assert out.status == 400 and out.body["error"]["code"] == code and out.body["error"]["param"] == key
+
+
+def test_deepseek_and_anthropic_refuse_a_bad_max_tokens_in_their_words_and_ollama_ignores_it():
+    out = FakeLLM(S.scripted("ok"), dialect="deepseek").handle({"model": "m", "messages": BIG[:1], "max_tokens": 0})
+    assert out.status == 400 and out.body["error"]["message"].startswith("Invalid max_tokens value")
+    assert FakeLLM(S.scripted("ok"), dialect="ollama").handle(
+        {"model": "m", "messages": BIG[:1], "max_tokens": "50"}).status == 200
+    for value, text in (("50", "valid integer"), (0, "greater than or equal to 1"), (True, "valid integer")):
+        out = FakeLLM(S.scripted("ok")).handle({"model": "m", "max_tokens": value, "messages": [
+            {"role": "user", "content": "hi"}]}, api="messages")
+        assert out.status == 400 and text in out.body["error"]["message"], out.body
+
+
+@pytest.mark.parametrize("length", ["-1", "abc"])
+def test_a_bad_content_length_is_a_400_not_a_hang(length):
+    with FakeLLM(S.scripted("ok")).serve() as url:
+        host, port = url.removeprefix("http://").split("/")[0].split(":")
+        conn = http.client.HTTPConnection(host, int(port), timeout=5)
+        conn.putrequest("POST", "/v1/chat/completions")
+        conn.putheader("Authorization", "Bearer x")
+        conn.putheader("Content-Length", length)
+        conn.endheaders()
+        assert conn.getresponse().status == 400

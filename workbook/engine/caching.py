@@ -4,14 +4,16 @@ The rule (docs/SOURCES.md, "Prompt caching", says what is the providers' and wha
 
 - Chat Completions (every dialect): a request's prefix text is the compact JSON of its `tools`
   (when it has any) followed by the compact JSON of each message, in order. The shared part is the
-  longest common prefix, in characters, with the prefix text of any earlier request to the same
-  fake; shared tokens = characters // 4. The cached tokens are `cache_rule(shared)`: nothing below
+  longest common prefix, in characters, with the prefix text of any earlier request the same fake
+  answered (a refused, failed or timed-out one leaves nothing); shared tokens = characters // 4. The cached tokens are `cache_rule(shared)`: nothing below
   1024 tokens, else rounded down to a multiple of 128 (capped at the prompt's tokens). A stable
   prefix (tools and system prompt first, unchanged) hits; a timestamp at the top of the system
   prompt makes every request differ from its first characters, so nothing is cached.
 - Messages API: caching happens only at `cache_control` breakpoints. The blocks, in order, are the
   tools, the system blocks, then each message's content blocks (`cache_control` itself is not part
-  of a block's text). Every breakpoint whose prefix reaches 1024 tokens is written to the cache.
+  of a block's text and costs no tokens). A prefix is counted as the prompt is, so the prefix
+  through a message's last block is the prompt up to there. Every breakpoint whose prefix reaches
+  1024 tokens is written to the cache.
   `cache_read_input_tokens` is the longest prefix, ending at a block boundary no later than the
   last breakpoint, that an earlier request wrote; `cache_creation_input_tokens` is the rest of
   the prefix up to the last breakpoint when that prefix was not cached yet; `input_tokens` is
@@ -25,9 +27,10 @@ from __future__ import annotations
 
 import bisect
 import hashlib
-import os
+import math
 
-from workbook.engine.tokens import compact, tokens
+from workbook.engine.messages_api import bare
+from workbook.engine.tokens import compact, message_tokens, tokens
 
 MINIMUM, BLOCK = 1024, 128
 
@@ -39,6 +42,18 @@ def cache_rule(shared_tokens: int) -> int:
 
 def prefix_text(messages: list[dict], tools) -> str:
     return (compact(tools) if tools else "") + "".join(compact(m) for m in messages)
+
+
+def common_prefix(a: str, b: str) -> int:
+    """Length of the longest common prefix, by binary search on slices (compared in C)."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
 
 
 class PrefixCache:
@@ -53,44 +68,57 @@ class PrefixCache:
         text = prefix_text(messages, tools)
         # The longest prefix shared with any earlier text is shared with a neighbour in sort order.
         i = bisect.bisect_left(self._texts, text)
-        shared = max((len(os.path.commonprefix([text, t])) for t in self._texts[max(i - 1, 0):i + 1]),
-                     default=0)
+        shared = max((common_prefix(text, t) for t in self._texts[max(i - 1, 0):i + 1]), default=0)
         self._texts.insert(i, text)
         return min(cache_rule(shared // 4), prompt)
 
-    def messages(self, body: dict, total: int) -> tuple[int, int]:
+    def messages(self, body: dict) -> tuple[int, int]:
         """(cache_read_input_tokens, cache_creation_input_tokens) of a Messages request."""
-        digest, upto, boundaries, marks = hashlib.sha256(), 0, [], []
-        for block, marked in _blocks(body):
-            digest.update(compact(block).encode("utf-8", "surrogatepass"))
-            upto += tokens(block)
-            boundaries.append((digest.hexdigest(), min(upto, total)))
-            if marked:
-                marks.append(len(boundaries) - 1)
+        boundaries = list(_boundaries(body))
+        marks = [i for i, (_, _, marked) in enumerate(boundaries) if marked]
         if not marks:
             return 0, 0
         last = marks[-1]
-        read = max((n for key, n in boundaries[:last + 1] if key in self._written), default=0)
-        key, size = boundaries[last]
+        read = max((n for key, n, _ in boundaries[:last + 1] if key in self._written), default=0)
+        key, size, _ = boundaries[last]
         creation = size - read if key not in self._written and size >= MINIMUM else 0
         self._written.update(boundaries[i][0] for i in marks if boundaries[i][1] >= MINIMUM)
         return read, creation
 
 
-def _blocks(body: dict):
-    """(block without cache_control, whether it carried one) for tools, system, then messages."""
-    def bare(block: dict) -> dict:
-        return {k: v for k, v in block.items() if k != "cache_control"}
+def _boundaries(body: dict):
+    """(digest of the prefix, its tokens, whether a breakpoint ends it) at the end of every block:
+    the tools, the system blocks, then each message's content blocks. Tokens are counted as the
+    prompt is (workbook.engine.tokens), so the prefix through a message's last block is exactly
+    the prompt up to that message, and a breakpoint adds nothing."""
+    digest = hashlib.sha256()
 
-    for t in body.get("tools") or ():
-        yield bare(t), "cache_control" in t
-    system = body.get("system")
-    for b in [{"type": "text", "text": system}] if isinstance(system, str) else system or ():
-        yield bare(b), "cache_control" in b
-    for m in body["messages"]:
-        content = m["content"]
-        for b in [{"type": "text", "text": content}] if isinstance(content, str) else content:
-            yield {"role": m["role"], **bare(b)}, "cache_control" in b
+    def step(block) -> str:
+        digest.update(compact(block).encode("utf-8", "surrogatepass"))
+        return digest.hexdigest()
+
+    tools = [bare(t) for t in body.get("tools") or ()]
+    for k, t in enumerate(body.get("tools") or ()):
+        yield step(tools[k]), tokens(tools[:k + 1]), _marked(t)
+    base = tokens(tools) if tools else 0
+    system = [{"role": "system", "content": body["system"]}] if body.get("system") else []
+    for m in system + body["messages"]:
+        role, content = m["role"], m["content"]
+        parts = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        clean = content if isinstance(content, str) else [bare(b) for b in parts]
+        whole = message_tokens(dict(m, content=clean))  # as the prompt counts it
+        sizes = [len(compact(bare(b))) for b in parts]
+        frame = len(compact({"content": [], "role": role}))  # the message without its blocks
+        done = 0
+        for j, b in enumerate(parts):
+            done += sizes[j]
+            partial = whole if j == len(parts) - 1 else math.ceil((frame + done + j) / 4) + 3
+            yield step({"role": role, **bare(b)}), base + partial, _marked(b)
+        base += whole
+
+
+def _marked(block: dict) -> bool:
+    return isinstance(block.get("cache_control"), dict)
 
 
 def chat_usage(dialect: str, prompt: int, cached: int) -> dict:

@@ -133,12 +133,13 @@ class Engine:
         return Outcome(200, self._completion(body, messages, tools, reply))
 
     def _answer_messages(self, body: dict, turns: list[Turn]) -> Outcome:
-        turns += messages_api.to_turns(body)
-        seen = [{"role": "system", "content": body["system"]}] if body.get("system") else []
-        prompt = sum(message_tokens(m) for m in seen + body["messages"]) + \
-            (tokens(body["tools"]) if body.get("tools") else 0) + 3
+        clean = messages_api.without_cache_control(body)  # a breakpoint costs no tokens
+        turns += messages_api.to_turns(clean)
+        seen = [{"role": "system", "content": clean["system"]}] if clean.get("system") else []
+        prompt = sum(message_tokens(m) for m in seen + clean["messages"]) + \
+            (tokens(clean["tools"]) if clean.get("tools") else 0) + 3
         window.check_messages(body, prompt, window.window_for(self.context_window, "messages"))
-        reply = self._play(seen + body["messages"], turns, messages_api.tool_names(body))
+        reply = self._play(seen + clean["messages"], turns, messages_api.tool_names(body))
         if isinstance(reply, Timeout):
             return Outcome(0, None, hang=True)
         if isinstance(reply, Fault):
@@ -148,7 +149,7 @@ class Engine:
         seen = self.seen[-1]
         ids = ["toolu_" + _call_id(seen, j)[5:] for j in range(len(reply.calls))]
         content = messages_api.reply_content(reply, ids)
-        read, creation = self.cache.messages(body, prompt)
+        read, creation = self.cache.messages(body)
         self._served += 1
         digest = hashlib.sha1(utf8(f"{self.scenario.name}#{compact(seen)}")).hexdigest()
         return Outcome(200, {

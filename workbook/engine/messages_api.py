@@ -96,6 +96,10 @@ def check_request(body) -> None:
     for name in ("model", "max_tokens", "messages"):
         if body.get(name) is None:
             raise _field_required(name)
+    if not isinstance(body["max_tokens"], int) or isinstance(body["max_tokens"], bool):
+        raise ProtocolError("max_tokens: Input should be a valid integer")
+    if body["max_tokens"] < 1:
+        raise ProtocolError("max_tokens: Input should be greater than or equal to 1")
     messages = body["messages"]
     if not isinstance(messages, list) or not messages:
         raise ProtocolError("messages: at least one message is required")
@@ -123,6 +127,7 @@ def check_request(body) -> None:
         _check_tools(body["tools"])
     elif uses_tools:
         raise ProtocolError("Requests which include `tool_use` or `tool_result` blocks must define tools.")
+    _check_cache_control(body)
     _check_turn_pairing(messages)
     if messages[-1]["role"] == "assistant":  # a current model: no prefill (Claude 4.6 and later)
         raise ProtocolError("This model does not support assistant message prefill. The "
@@ -130,6 +135,48 @@ def check_request(body) -> None:
     stops = body.get("stop_sequences")
     if stops is not None and (not isinstance(stops, list) or not all(isinstance(s, str) for s in stops)):
         raise ProtocolError("stop_sequences: Input should be a valid list")
+
+
+def marked_blocks(body: dict):
+    """(where, block) for every block that may carry `cache_control`: tools, system, content."""
+    for i, t in enumerate(body.get("tools") or ()):
+        yield f"tools.{i}", t
+    if isinstance(body.get("system"), list):
+        for i, b in enumerate(body["system"]):
+            yield f"system.{i}", b
+    for i, m in enumerate(body["messages"]):
+        if isinstance(m["content"], list):
+            for j, b in enumerate(m["content"]):
+                yield f"messages.{i}.content.{j}", b
+
+
+def _check_cache_control(body: dict) -> None:
+    """A breakpoint is an object (null means none); at most 4 in one request."""
+    found = 0
+    for where, block in marked_blocks(body):
+        value = block.get("cache_control")
+        if value is not None and not isinstance(value, dict):
+            raise ProtocolError(f"{where}.cache_control: Input should be a valid dictionary")
+        found += value is not None
+    if found > 4:
+        raise ProtocolError(f"A maximum of 4 blocks with cache_control may be provided. Found {found}.")
+
+
+def bare(block: dict) -> dict:
+    """A block without its `cache_control`: a breakpoint is not part of the prompt's text."""
+    return {k: v for k, v in block.items() if k != "cache_control"}
+
+
+def without_cache_control(body: dict) -> dict:
+    """The request as the model reads it: the same blocks, no breakpoints (they cost no tokens)."""
+    def clean(content):
+        return [bare(b) for b in content] if isinstance(content, list) else content
+
+    out = dict(body, messages=[dict(m, content=clean(m["content"])) for m in body["messages"]])
+    for key in ("tools", "system"):
+        if isinstance(body.get(key), list):
+            out[key] = clean(body[key])
+    return out
 
 
 def _result_text(block: dict) -> str:

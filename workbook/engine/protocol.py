@@ -213,6 +213,24 @@ def check_ollama(body: dict, supports_tools: bool = True) -> None:
         raise ProtocolError(f"{ollama_model_name(str(body['model']))} does not support tools")
 
 
+def check_max_tokens(body: dict, dialect: str) -> None:
+    """`max_tokens` / `max_completion_tokens`, when sent: a whole number >= 1 (docs/SOURCES.md).
+    Ollama takes what it can use and ignores the rest, as its OpenAI-compatible API does."""
+    for key in ("max_completion_tokens", "max_tokens"):
+        value = body.get(key)
+        if value is None or dialect == "ollama":
+            continue
+        whole = isinstance(value, int) and not isinstance(value, bool)
+        if dialect == "deepseek" and not (whole and value >= 1):
+            raise ProtocolError("Invalid max_tokens value, the valid range of max_tokens is [1, 8192]",
+                                None, "invalid_request_error")
+        if not whole:
+            raise _bad_type(key, "an integer", value)
+        if value < 1:
+            raise ProtocolError(f"Invalid '{key}': integer below minimum value. Expected a value >= 1, "
+                                f"but got {value} instead.", key, "integer_below_min_value")
+
+
 def check_request(body, dialect: str = "openai", supports_tools: bool = True) -> None:
     """Every rule, in the order a provider checks them."""
     if not isinstance(body, dict):
@@ -222,6 +240,7 @@ def check_request(body, dialect: str = "openai", supports_tools: bool = True) ->
     check_messages(body.get("messages"))
     check_tools(body.get("tools"), body.get("tool_choice"))
     stop_list(body.get("stop"))
+    check_max_tokens(body, dialect)
     if dialect == "deepseek":
         check_deepseek(body)
     if dialect == "ollama":

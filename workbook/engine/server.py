@@ -49,7 +49,13 @@ def _handler(llm, stop: threading.Event):
                                        "type": "invalid_request_error", "param": None, "code": None}})
 
         def do_POST(self):
-            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            length = self.headers.get("Content-Length") or "0"
+            if not length.isdigit():  # negative or not a number: never read to the end of the socket
+                self.close_connection = True
+                return self._send(400, {"error": {"message": f"Invalid Content-Length: {length!r}",
+                                                  "type": "invalid_request_error", "param": None,
+                                                  "code": None}})
+            raw = self.rfile.read(int(length))
             path = self.path.rstrip("/")
             if path not in ("/v1/chat/completions", "/v1/messages"):
                 return self.do_GET()
