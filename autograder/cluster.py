@@ -153,38 +153,68 @@ def _failed(course: Course, task: cluster_task.Task, message: str) -> dict:
     return record
 
 
-def _executing(client, pending) -> dict[str, str]:
-    """key -> worker address, for the pending tasks a worker is running right now."""
+def _held(client, pending) -> dict[str, list]:
+    """worker -> the pending futures the scheduler has given it (running, or next in its queue).
+    The scheduler answers from its own state, so a worker too busy to talk cannot block this."""
+    by_key = {f.key: f for f in pending}
     try:
-        stacks = client.call_stack(keys=[f.key for f in pending])
-    except Exception:  # a worker that left mid-question: ask again next time
+        processing = client.processing()
+    except Exception:  # the scheduler is going away: the wait above will say so
         return {}
-    return {key: worker for worker, keys in stacks.items() for key in keys}
+    return {w: [by_key[k] for k in keys if k in by_key] for w, keys in processing.items()}
+
+
+def _restart(client, worker: str) -> None:
+    """Restart a stuck worker through its nanny, so it can take tasks again; a worker started
+    without a nanny cannot be restarted (the run goes on without it)."""
+    try:
+        client.restart_workers([worker], raise_for_error=False)
+    except Exception:
+        pass
 
 
 def _results(course: Course, client, futures: dict):
-    """(future, record) as each task ends. A task still running past its deadline is cancelled
-    and becomes an error row, so one stuck worker cannot hold the run up forever."""
+    """(future, record) as each task ends. A worker that makes no progress (no result) for the
+    longest deadline of the tasks it holds has its tasks cancelled, each an error row, and is
+    restarted; if no worker makes progress for that long, the tasks left become error rows too,
+    so the run always ends."""
     wait = _dask().wait
-    pending, since = set(futures), {}
+    pending, where = set(futures), {}
+    progress, last_any = {}, time.monotonic()  # worker -> when it last started or finished work
     while pending:
         try:
             done = wait(list(pending), timeout=POLL, return_when="FIRST_COMPLETED").done
         except TimeoutError:
             done = set()
+        now = time.monotonic()
         for future in done:
             pending.discard(future)
+            progress[where.get(future.key)] = last_any = now
             yield future, _outcome(course, future, futures[future])
-        now = time.monotonic()
-        for key, worker in _executing(client, pending).items():
-            since.setdefault(key, (now, worker))
-        for future in [f for f in pending if f.key in since]:
-            task, (start, worker) = futures[future], since[future.key]
-            limit = deadline(Limits(**task.limits))
-            if now - start > limit and not future.done():
+        for worker, held in _held(client, pending).items():
+            if not held:
+                progress.pop(worker, None)
+                continue
+            for future in held:
+                if where.get(future.key) != worker:  # newly given to this worker (or a retry)
+                    where[future.key] = worker
+                    progress.setdefault(worker, now)
+            limit = max(deadline(Limits(**futures[f].limits)) for f in held)
+            if now - progress[worker] > limit:
+                progress.pop(worker)
+                for future in held:
+                    future.cancel()
+                    pending.discard(future)
+                    yield future, _failed(course, futures[future], (
+                        f"worker {worker} made no progress for {limit:.0f} s (the notebook limit "
+                        f"plus {MARGIN:.0f} s) while it held this submission: cancelled, and the "
+                        f"worker restarted; run the same command again to grade it"))
+                _restart(client, worker)
+                last_any = now
+        if pending and now - last_any > max(deadline(Limits(**futures[f].limits)) for f in pending):
+            for future in list(pending):
                 future.cancel()
                 pending.discard(future)
-                yield future, _failed(course, task, (
-                    f"grading on the cluster ran past its deadline ({limit:.0f} s: the notebook "
-                    f"limit plus {MARGIN:.0f} s) on worker {worker}: cancelled; that worker may "
-                    f"be stuck, restart it"))
+                yield future, _failed(course, futures[future], (
+                    "no worker graded anything for longer than the deadline: not graded; check "
+                    "the workers (`dask worker` logs) and run the same command again"))

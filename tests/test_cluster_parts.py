@@ -109,41 +109,69 @@ RELEASE = threading.Event()
 
 
 def _stuck_or_failing(task, template):
-    """A worker's grading: ada's never returns until the test ends, ben's raises."""
-    if task.student == "ada":
-        RELEASE.wait(60)
-        return {}
-    raise ValueError("boom")
+    """A worker's grading: ben's raises, anyone else's never returns until the test ends."""
+    if task.student == "ben":
+        raise ValueError("boom")
+    RELEASE.wait(60)
+    return {}
+
+
+def _stuck_course(tmp_path, students):
+    course, chapter = Course(root=tmp_path), "01_one_step"
+    (course.source / chapter).mkdir(parents=True)
+    (course.source / chapter / f"{chapter}.ipynb").write_text("{}")
+    for student in students:
+        (course.submitted / student / chapter).mkdir(parents=True)
+        (course.submitted / student / chapter / f"{chapter}.ipynb").write_text("{}")
+    return course, {s: [chapter] for s in students}
+
+
+def _grade_in_process(monkeypatch, course, todo, **cluster_kw):
+    """cluster.grade on an in-process LocalCluster (no nanny: a stuck worker cannot be restarted,
+    the harder case), with a 3-second deadline; returns (records by student, seconds taken)."""
+    from dask.distributed import Client, LocalCluster
+
+    RELEASE.clear()
+    local = LocalCluster(processes=False, dashboard_address=None, **cluster_kw)
+    monkeypatch.setattr(cluster_task, "run", _stuck_or_failing)
+    monkeypatch.setattr(cluster, "_connect", lambda address, workers: (Client(local), None))
+    monkeypatch.setattr(cluster, "deadline", lambda limits: 3.0)
+    monkeypatch.setattr(cluster, "POLL", 0.5)
+    monkeypatch.setattr(gradebook, "template", lambda course: b"")
+    started = time.monotonic()
+    try:
+        records = cluster.grade(course, "tcp://unused:1", todo, Limits(sandbox="none"), {},
+                                out=io.StringIO())
+    finally:
+        RELEASE.set()
+        local.close()
+    saved = {json.loads(p.read_text())["student"] for p in course.results.glob("*/*.json")}
+    assert saved == set(todo), saved
+    return {r["student"]: r for r in records}, time.monotonic() - started
 
 
 def test_a_stuck_task_is_cancelled_at_its_deadline_and_a_failed_one_is_a_row(tmp_path, monkeypatch):
     """One task never returns (a grading step hung outside the kernel's watchdog), one raises: the
     run ends with an error row for each, in about the deadline, not never."""
-    from dask.distributed import Client, LocalCluster
-
-    course, chapter = Course(root=tmp_path), "01_one_step"
-    (course.source / chapter).mkdir(parents=True)
-    (course.source / chapter / f"{chapter}.ipynb").write_text("{}")
-    for student in ("ada", "ben"):
-        (course.submitted / student / chapter).mkdir(parents=True)
-        (course.submitted / student / chapter / f"{chapter}.ipynb").write_text("{}")
-    RELEASE.clear()
-    local = LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None)
-    monkeypatch.setattr(cluster_task, "run", _stuck_or_failing)
-    monkeypatch.setattr(cluster, "_connect", lambda address, workers: (Client(local), None))
-    monkeypatch.setattr(cluster, "deadline", lambda limits: 3.0)
-    monkeypatch.setattr(gradebook, "template", lambda course: b"")
-    started = time.monotonic()
-    try:
-        records = cluster.grade(course, "tcp://unused:1", {"ada": [chapter], "ben": [chapter]},
-                                Limits(sandbox="none"), {}, out=io.StringIO())
-    finally:
-        RELEASE.set()
-        local.close()
-    took = time.monotonic() - started
-    by = {r["student"]: r for r in records}
-    assert by["ada"]["status"] == "error" and "ran past its deadline (3 s" in by["ada"]["message"]
+    course, todo = _stuck_course(tmp_path, ["ada", "ben"])
+    by, took = _grade_in_process(monkeypatch, course, todo, n_workers=1, threads_per_worker=2)
+    assert by["ada"]["status"] == "error" and "made no progress for 3 s" in by["ada"]["message"]
     assert by["ben"]["status"] == "error" and "ValueError: boom" in by["ben"]["message"]
     assert took < 20, took
-    assert {r["student"] for r in map(json.loads, (p.read_text() for p in
-                                                   course.results.glob("*/*.json")))} == {"ada", "ben"}
+
+
+def test_tasks_queued_behind_a_stuck_task_end_too(tmp_path, monkeypatch):
+    """One thread, two stuck tasks: the second never starts while the first holds the thread; the
+    run still ends, each with its row."""
+    course, todo = _stuck_course(tmp_path, ["ada", "cy"])
+    by, took = _grade_in_process(monkeypatch, course, todo, n_workers=1, threads_per_worker=1)
+    assert {r["status"] for r in by.values()} == {"error"}
+    assert all("run the same command again" in r["message"] for r in by.values()), by
+    assert took < 25, took
+
+
+def test_with_no_worker_at_all_the_run_still_ends(tmp_path, monkeypatch):
+    course, todo = _stuck_course(tmp_path, ["ada"])
+    by, took = _grade_in_process(monkeypatch, course, todo, n_workers=0)
+    assert "no worker graded anything" in by["ada"]["message"]
+    assert took < 20, took
