@@ -205,10 +205,12 @@ for _ in range(2):
 # | Ollama | `prompt_tokens` | no cache fields at all | — |
 #
 # Anthropic's `input_tokens` is only the part **after** the last cache breakpoint: the first call
-# above reports 1156 tokens written and 41 plain input; the second 1156 read and the same 41 plain. Code
-# written for OpenAI's shape reads Anthropic's 43 as the whole prompt; code written for Anthropic's
-# shape subtracts OpenAI's cached tokens from a total that already contains them. And the Anthropic
-# request without `cache_control` caches nothing at all.
+# above writes the tools and the system prompt to the cache (`cache_creation_input_tokens`) and
+# counts only the question as `input_tokens`; the second reads the same tokens back
+# (`cache_read_input_tokens`). Code written for OpenAI's shape reads Anthropic's few dozen
+# `input_tokens` as the whole prompt; code written for Anthropic's shape subtracts OpenAI's cached
+# tokens from a total that already contains them. And an Anthropic request without
+# `cache_control` caches nothing at all.
 #
 # ## Part 2 · Prices
 #
