@@ -92,8 +92,7 @@ def grade(course: Course, address: str, todo: dict[str, list[str]], limits: Limi
             try:
                 task = cluster_task.pack(course, student, chapter, limits_for.get(student, limits))
             except (OSError, ValueError) as e:  # e.g. a folder too big to send: a row, not a stop
-                record = results.failed(course, student, chapter, f"not sent to the cluster: {e}", limits.sandbox)
-                results.save(course, record)
+                record = _failed(course, student, chapter, limits.sandbox, f"not sent to the cluster: {e}")
                 refused.append(record)
                 print(f"{student}: {chapter} ERROR {record['message']}", file=out)
                 continue
@@ -144,13 +143,18 @@ def _outcome(course: Course, future, task: cluster_task.Task) -> dict:
             raise ValueError("the result is for another submission")  # never written elsewhere
         return _record(course, got)
     except Exception as e:  # a task that failed, or whose workers kept dying
-        return _failed(course, task, f"grading on the cluster failed: {type(e).__name__}: {e}")
+        return _task_failed(course, task, f"grading on the cluster failed: {type(e).__name__}: {e}")
 
 
-def _failed(course: Course, task: cluster_task.Task, message: str) -> dict:
-    record = results.failed(course, task.student, task.chapter, message, task.limits["sandbox"])
+def _failed(course: Course, student: str, chapter: str, sandbox: str, message: str) -> dict:
+    """An error row for a submission the cluster did not grade, saved like any result."""
+    record = results.failed(course, student, chapter, message, sandbox)
     results.save(course, record)
     return record
+
+
+def _task_failed(course: Course, task: cluster_task.Task, message: str) -> dict:
+    return _failed(course, task.student, task.chapter, task.limits["sandbox"], message)
 
 
 def _held(client, pending) -> dict[str, list]:
@@ -205,7 +209,7 @@ def _results(course: Course, client, futures: dict):
                 for future in held:
                     future.cancel()
                     pending.discard(future)
-                    yield future, _failed(course, futures[future], (
+                    yield future, _task_failed(course, futures[future], (
                         f"worker {worker} made no progress for {limit:.0f} s (the notebook limit "
                         f"plus {MARGIN:.0f} s) while it held this submission: cancelled, and the "
                         f"worker restarted; run the same command again to grade it"))
@@ -215,6 +219,6 @@ def _results(course: Course, client, futures: dict):
             for future in list(pending):
                 future.cancel()
                 pending.discard(future)
-                yield future, _failed(course, futures[future], (
+                yield future, _task_failed(course, futures[future], (
                     "no worker graded anything for longer than the deadline: not graded; check "
                     "the workers (`dask worker` logs) and run the same command again"))

@@ -27,10 +27,9 @@ from __future__ import annotations
 
 import bisect
 import hashlib
-import math
 
-from workbook.engine.messages_api import bare
-from workbook.engine.tokens import compact, message_tokens, tokens
+from workbook.engine.messages_api import bare, is_breakpoint
+from workbook.engine.tokens import MESSAGE_OVERHEAD, compact, message_tokens, text_tokens, tokens
 
 MINIMUM, BLOCK = 1024, 128
 
@@ -99,7 +98,7 @@ def _boundaries(body: dict):
 
     tools = [bare(t) for t in body.get("tools") or ()]
     for k, t in enumerate(body.get("tools") or ()):
-        yield step(tools[k]), tokens(tools[:k + 1]), _marked(t)
+        yield step(tools[k]), tokens(tools[:k + 1]), is_breakpoint(t)
     base = tokens(tools) if tools else 0
     system = [{"role": "system", "content": body["system"]}] if body.get("system") else []
     for m in system + body["messages"]:
@@ -112,13 +111,9 @@ def _boundaries(body: dict):
         done = 0
         for j, b in enumerate(parts):
             done += sizes[j]
-            partial = whole if j == len(parts) - 1 else math.ceil((frame + done + j) / 4) + 3
-            yield step({"role": role, **bare(b)}), base + partial, _marked(b)
+            partial = whole if j == len(parts) - 1 else text_tokens(frame + done + j) + MESSAGE_OVERHEAD
+            yield step({"role": role, **bare(b)}), base + partial, is_breakpoint(b)
         base += whole
-
-
-def _marked(block: dict) -> bool:
-    return isinstance(block.get("cache_control"), dict)
 
 
 def chat_usage(dialect: str, prompt: int, cached: int) -> dict:

@@ -15,7 +15,7 @@ from workbook.engine.caching import PrefixCache, chat_usage
 from workbook.engine.failures import error_body, explain
 from workbook.engine.protocol import ProtocolError, check_request, stop_list
 from workbook.engine.replies import Fault, Reply, Timeout
-from workbook.engine.tokens import compact, message_tokens, prompt_tokens, tokens
+from workbook.engine.tokens import compact, prompt_tokens, tokens
 from workbook.engine.turns import Conversation, ToolCallSeen, Turn, text_of
 
 CREATED = 1764547200  # 2025-12-01T00:00:00Z: fixed, so transcripts are byte-identical
@@ -136,8 +136,7 @@ class Engine:
         clean = messages_api.without_cache_control(body)  # a breakpoint costs no tokens
         turns += messages_api.to_turns(clean)
         seen = [{"role": "system", "content": clean["system"]}] if clean.get("system") else []
-        prompt = sum(message_tokens(m) for m in seen + clean["messages"]) + \
-            (tokens(clean["tools"]) if clean.get("tools") else 0) + 3
+        prompt = prompt_tokens(seen + clean["messages"], clean.get("tools"))
         window.check_messages(body, prompt, window.window_for(self.context_window, "messages"))
         reply = self._play(seen + clean["messages"], turns, messages_api.tool_names(body))
         if isinstance(reply, Timeout):

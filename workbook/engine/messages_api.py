@@ -150,14 +150,18 @@ def marked_blocks(body: dict):
                 yield f"messages.{i}.content.{j}", b
 
 
+def is_breakpoint(block: dict) -> bool:
+    """Whether a block carries a `cache_control` breakpoint (an object; null means none)."""
+    return isinstance(block.get("cache_control"), dict)
+
+
 def _check_cache_control(body: dict) -> None:
     """A breakpoint is an object (null means none); at most 4 in one request."""
     found = 0
     for where, block in marked_blocks(body):
-        value = block.get("cache_control")
-        if value is not None and not isinstance(value, dict):
+        if block.get("cache_control") is not None and not is_breakpoint(block):
             raise ProtocolError(f"{where}.cache_control: Input should be a valid dictionary")
-        found += value is not None
+        found += is_breakpoint(block)
     if found > 4:
         raise ProtocolError(f"A maximum of 4 blocks with cache_control may be provided. Found {found}.")
 

@@ -17,13 +17,21 @@ def compact(obj) -> str:
     return json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str)
 
 
+MESSAGE_OVERHEAD = 3  # tokens every message costs on top of its text
+
+
+def text_tokens(characters: int) -> int:
+    """Tokens of that many characters of compact JSON: one per 4, rounded up."""
+    return math.ceil(characters / 4)
+
+
 def tokens(obj) -> int:
     """Token estimate of any JSON-able object: one token per 4 characters, rounded up."""
-    return math.ceil(len(compact(obj)) / 4)
+    return text_tokens(len(compact(obj)))
 
 
 def message_tokens(m: dict) -> int:
-    return tokens(m) + 3
+    return tokens(m) + MESSAGE_OVERHEAD
 
 
 def prompt_tokens(messages: list[dict], tools) -> int:

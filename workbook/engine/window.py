@@ -34,17 +34,16 @@ def window_for(context_window: int | None, api: str) -> int:
 
 
 def _completion(body: dict) -> int:
-    for key in ("max_completion_tokens", "max_tokens"):
-        value = body.get(key)
-        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-            return value
-    return 0
+    """The completion tokens asked for; the request rules have already refused a bad value."""
+    return body.get("max_completion_tokens") or body.get("max_tokens") or 0
 
 
 def check_chat(body: dict, prompt: int, dialect: str, window: int) -> None:
     """A cloud dialect's 400 for a request over the window (Ollama never refuses: see cut)."""
+    if dialect == "ollama":
+        return
     completion = _completion(body)
-    if dialect == "ollama" or prompt + completion <= window:
+    if prompt + completion <= window:
         return
     if dialect == "deepseek":
         raise ProtocolError(REQUESTED.format(window=window, total=prompt + completion,
@@ -57,8 +56,8 @@ def check_chat(body: dict, prompt: int, dialect: str, window: int) -> None:
 
 
 def check_messages(body: dict, prompt: int, window: int) -> None:
-    """Anthropic's 400 for a Messages request over the window."""
-    completion = _completion(body)
+    """Anthropic's 400 for a Messages request over the window (its only field is max_tokens)."""
+    completion = body["max_tokens"]
     if prompt > window:
         raise ProtocolError(ANTHROPIC_PROMPT.format(prompt=prompt, window=window))
     if prompt + completion > window:
