@@ -27,6 +27,8 @@ lab: venv
 lab-instructor: venv
 	$(BIN)/jupyter lab --notebook-dir=chapters --ip=127.0.0.1 --allow-root $(LAB_FLAGS)
 
+# CI's command runs the linter first (issue 26): a lint finding fails `make test`.
+test: lint
 test: venv
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
