@@ -2,7 +2,7 @@
 
 Layers, each importing only the ones before it (see DESIGN, "Layering"):
 
-    tokens              the token rule (compact JSON, 4 characters a token)
+    errors, tokens      the providers' error bodies; the token rule (compact JSON, 4 characters a token)
     reading             how a scenario reads a tool result's fields, as tolerant as a model
     replies, turns      what a scenario returns and what it reads
     failures            the fake's own 500 when a scenario cannot go on, in the student's terms

@@ -8,6 +8,7 @@ import json
 import threading
 
 from workbook.engine.core import Engine, Outcome
+from workbook.engine.errors import openai_error
 from workbook.engine.function_face import TooManyCalls
 from workbook.engine.server import serve
 
@@ -45,9 +46,8 @@ class FakeLLM:
             sent.append(request)
             api = next((a for a, path in APIS.items() if request.url.path.endswith(path)), None)
             if api is None:
-                return httpx2.Response(404, json={"error": {
-                    "message": f"Invalid URL ({request.method} {request.url.path})",
-                    "type": "invalid_request_error", "param": None, "code": None}})
+                return httpx2.Response(404, json=openai_error(
+                    f"Invalid URL ({request.method} {request.url.path})"))
             try:
                 body = json.loads(request.content)
             except (ValueError, RecursionError):

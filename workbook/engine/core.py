@@ -1,4 +1,4 @@
-"""The engine behind all three faces: one request in, one reply (or error) out.
+"""The engine behind all four faces (function, openai client, HTTP, anthropic client): one request in, one reply (or error) out.
 
 The token rule is in `tokens`, the context window and overflow in `window`, prefix caching in
 `caching`; each module's docstring states its rule, so students can predict every number.
@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 
 from workbook.engine import messages_api, window
 from workbook.engine.caching import PrefixCache, chat_usage
-from workbook.engine.failures import error_body, explain
+from workbook.engine.errors import anthropic_error, openai_error
+from workbook.engine.failures import explain
 from workbook.engine.protocol import ProtocolError, check_request, stop_list
 from workbook.engine.replies import Fault, Reply, Timeout
 from workbook.engine.tokens import compact, prompt_tokens, tokens
@@ -101,10 +102,10 @@ class Engine:
             check_request(body, self.dialect, getattr(self.scenario, "supports_tools", True))
             return self._answer(body, turns)
         except ProtocolError as e:
-            return Outcome(e.status, messages_api.error_body(e.message) if anthropic else e.body())
+            return Outcome(e.status, anthropic_error(e.message) if anthropic else e.body())
         except Exception as e:  # a bug or an unreadable result: an error reply, not a dropped line
             message = explain(self.scenario.name, turns, e)
-            body = messages_api.error_body(message, "api_error") if anthropic else error_body(message)
+            body = anthropic_error(message, "api_error") if anthropic else openai_error(message, "server_error")
             return Outcome(500, body, {"x-should-retry": "false"}, failure=message)
 
     def _play(self, seen: list, turns: list[Turn], names: tuple[str, ...]):
@@ -127,8 +128,7 @@ class Engine:
         if isinstance(reply, Timeout):
             return Outcome(0, None, hang=True)
         if isinstance(reply, Fault):
-            body = {"error": {"message": reply.message, "type": reply.type, "param": None,
-                              "code": reply.code}}
+            body = openai_error(reply.message, reply.type, code=reply.code)
             return Outcome(reply.status, body, dict(reply.headers))
         return Outcome(200, self._completion(body, messages, tools, reply))
 

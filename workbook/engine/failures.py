@@ -35,7 +35,3 @@ def explain(scenario: str, turns: list[Turn], error: Exception) -> str:
     return (f"{who} could not read the {tool} result {brief(text)} "
             f"({type(error).__name__}: {brief(str(error))})")
 
-
-def error_body(message: str) -> dict:
-    """The fake's own 500, shaped like OpenAI's server errors."""
-    return {"error": {"message": message, "type": "server_error", "param": None, "code": None}}

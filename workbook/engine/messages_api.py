@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 
+from workbook.engine.errors import anthropic_error
 from workbook.engine.protocol import ProtocolError
 from workbook.engine.replies import Fault, Reply
 from workbook.engine.turns import ToolCallSeen, Turn, error_of, json_or_none, text_of
@@ -26,19 +27,14 @@ MISSING_RESULTS = ("`tool_use` ids were found without `tool_result` blocks immed
                    "message.")
 
 
-def error_body(message: str, type: str = "invalid_request_error") -> dict:
-    """An error as Anthropic shapes it: {"type": "error", "error": {"type", "message"}}."""
-    return {"type": "error", "error": {"type": type, "message": message}}
-
-
 def fault_body(fault: Fault) -> tuple[int, dict]:
     """A scenario's scripted 429 / 5xx with Anthropic's status, error type and text."""
     kind = FAULTS.get(fault.status, "api_error")
     if kind == "overloaded_error":
-        return 529, error_body(OVERLOADED, kind)
+        return 529, anthropic_error(OVERLOADED, kind)
     if kind == "api_error":
-        return fault.status, error_body(SERVER_ERROR, kind)
-    return fault.status, error_body(fault.message, kind)
+        return fault.status, anthropic_error(SERVER_ERROR, kind)
+    return fault.status, anthropic_error(fault.message, kind)
 
 
 def blocks(content) -> list:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from workbook.engine.errors import openai_error
+
 ROLES = ("system", "assistant", "user", "function", "tool", "developer")
 TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 
@@ -21,8 +23,7 @@ class ProtocolError(Exception):
         self.message, self.param, self.code, self.type, self.status = message, param, code, type, status
 
     def body(self) -> dict:
-        return {"error": {"message": self.message, "type": self.type,
-                          "param": self.param, "code": self.code}}
+        return openai_error(self.message, self.type, self.param, self.code)
 
 
 def json_kind(value) -> str:

@@ -11,8 +11,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from workbook.engine.core import wire
-from workbook.engine.failures import error_body
-from workbook.engine.messages_api import error_body as anthropic_error
+from workbook.engine.errors import anthropic_error, openai_error
 
 # One line per failure, no traceback: with no logging set up, Python prints WARNING and above on
 # stderr (a student running `serve` sees it); an application may route or silence it.
@@ -45,16 +44,13 @@ def _handler(llm, stop: threading.Event):
             if self.path.rstrip("/") == "/v1/models":
                 return self._send(200, {"object": "list", "data": [
                     {"id": "fake-model", "object": "model", "owned_by": "workbook"}]})
-            self._send(404, {"error": {"message": f"Invalid URL ({self.command} {self.path})",
-                                       "type": "invalid_request_error", "param": None, "code": None}})
+            self._send(404, openai_error(f"Invalid URL ({self.command} {self.path})"))
 
         def do_POST(self):
             length = self.headers.get("Content-Length") or "0"
             if not length.isdigit():  # negative or not a number: never read to the end of the socket
                 self.close_connection = True
-                return self._send(400, {"error": {"message": f"Invalid Content-Length: {length!r}",
-                                                  "type": "invalid_request_error", "param": None,
-                                                  "code": None}})
+                return self._send(400, openai_error(f"Invalid Content-Length: {length!r}"))
             raw = self.rfile.read(int(length))
             path = self.path.rstrip("/")
             if path not in ("/v1/chat/completions", "/v1/messages"):
@@ -63,8 +59,7 @@ def _handler(llm, stop: threading.Event):
             if path == "/v1/messages" and not (bearer or self.headers.get("x-api-key")):
                 return self._send(401, anthropic_error(ANTHROPIC_MISSING_KEY, "authentication_error"))
             if path == "/v1/chat/completions" and not bearer:
-                return self._send(401, {"error": {"message": MISSING_KEY, "type":
-                                                  "invalid_request_error", "param": None, "code": None}})
+                return self._send(401, openai_error(MISSING_KEY))
             try:
                 body = json.loads(raw)
             except (ValueError, RecursionError):
@@ -86,7 +81,7 @@ def _handler(llm, stop: threading.Event):
         def _fail(self, message: str, status: int = 500, body: dict | None = None,
                   headers: dict | None = None) -> None:
             log.error("fake LLM: %s", message)
-            self._send(status, body or error_body(message), headers or {"x-should-retry": "false"})
+            self._send(status, body or openai_error(message, "server_error"), headers or {"x-should-retry": "false"})
 
     return Handler
 
