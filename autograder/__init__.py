@@ -28,6 +28,7 @@ Run `python -m autograder --help` (`__main__`). The modules:
     demo            `demo` (`make grade`): the whole pipeline on the sample cohort
     sample          the sample cohort under autograder/sample_cohort/, made from the chapters
     variants        submissions made from a chapter: solved, stub, partial, mutants, hostile
+    mutant_diff     `mutant-diff`: a mutant's patch from an edited copy of its answer cell
     hostile         hostile submissions built from any chapter, with the grade each must get
     hostile_os      hostile submissions against the grading itself (the OS sandbox)
     hostile_redteam hostile submissions a red-team pass found (proof, feedback, outputs, environ)

@@ -9,17 +9,41 @@ from pathlib import Path
 from autograder.course import REPO, AutograderError, Course
 
 
+WORKSPACE_RULES = """\
+--workspace DIR (given before the command: python -m autograder --workspace DIR collect ...)
+keeps one cohort's state: submitted/, autograded/, feedback/, work/, gradebook.db, grades.csv.
+It must be inside the course root (--root; nbgrader matches its folders as patterns built from
+the root), defaults to <root>/autograder, and is git-ignored there. collect, grade, feedback and
+export must all be given the same one; collect writes submitted/<student>/<chapter>/<chapter>.ipynb
+there (replacing that student's earlier copy of the chapter) and nothing else."""
+
+COLLECT_RULES = """\
+Only regular files are read: symlinks (to files or folders), hard links, devices, fifos and
+sockets, and zip entries that are symlinks, absolute or contain .., are refused and listed; the
+rest is collected. LMS downloads (README, "LMS exports"): Canvas
+name_USERID_FILEID_<file>.ipynb (and name_LATE_...) -> student name_USERID; Moodle folders
+"Full Name_PARTICIPANT_assignsubmission_file_/<file>.ipynb" -> student full-name; Blackboard
+<Assignment>_<user>_attempt_<YYYY-MM-DD-HH-MM-SS>_<file>.ipynb -> student <user> (the latest
+attempt). The chapter comes from the file name, else from --chapter.
+
+""" + WORKSPACE_RULES
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m autograder", description=__doc__.split(".")[0] + ".")
     p.add_argument("--root", type=Path, default=None, help="course root (default: this repository)")
     p.add_argument("--workspace", type=Path, default=None,
-                   help="where submissions, grades and feedback live (default: <root>/autograder)")
+                   help="where submissions, grades and feedback live (default: <root>/autograder; "
+                        "inside the root; see `collect --help`)")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     sub.add_parser("release", help="build solutions/*.ipynb from .py and chapters/ with nbgrader")
-    c = sub.add_parser("collect", help="import submissions from a folder or an LMS zip")
+    c = sub.add_parser("collect", help="import submissions from a folder or an LMS zip", epilog=COLLECT_RULES,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     c.add_argument("source", type=Path, help="folder or .zip")
     c.add_argument("--skip-bad", action="store_true", help="collect what can be placed, list the rest")
-    g = sub.add_parser("grade", help="autograde collected submissions in parallel")
+    c.add_argument("--chapter", help="the chapter of an LMS download whose file names name none")
+    g = sub.add_parser("grade", help="autograde collected submissions in parallel", epilog=WORKSPACE_RULES,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     g.add_argument("--workers", type=int, default=2)
     g.add_argument("--timeout", type=int, default=30, help="seconds per cell (default 30)")
     g.add_argument("--student", action="append", help="only this student (repeatable)")
@@ -42,6 +66,11 @@ def _parser() -> argparse.ArgumentParser:
     d = sub.add_parser("demo", help="collect, grade, feedback, export and report the sample cohort")
     d.add_argument("--workers", type=int, default=2)
     sub.add_parser("sample-cohort", help="regenerate autograder/sample_cohort from the chapters")
+    m = sub.add_parser("mutant-diff", help="write a mutant's patch from an edited copy of its answer cell "
+                                           "(without EDITED: print the cell to edit)")
+    m.add_argument("chapter")
+    m.add_argument("name", metavar="EXERCISE-MISTAKE")
+    m.add_argument("edited", type=Path, nargs="?", metavar="EDITED_CELL.py")
     return p
 
 
@@ -55,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         lines = release(course)
     elif args.command == "collect":
         from autograder.collect import collect
-        lines = collect(course, args.source, skip_bad=args.skip_bad)
+        lines = collect(course, args.source, skip_bad=args.skip_bad, chapter=args.chapter)
     elif args.command == "grade":
         from autograder.cohort import grade
         from autograder.settings import Limits
@@ -81,6 +110,9 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "sample-cohort":
         from autograder.sample import regenerate
         lines = regenerate(course)
+    elif args.command == "mutant-diff":
+        from autograder.mutant_diff import mutant_diff
+        lines = mutant_diff(course, args.chapter, args.name, args.edited)
     print("\n".join(lines)) if lines else None
     return code
 

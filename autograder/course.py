@@ -22,7 +22,7 @@ class Course:
     root: Path = REPO
     source: Path = field(default=None)  # solutions/: one folder per chapter
     release: Path = field(default=None)  # chapters/: generated
-    mutants: Path = field(default=None)  # autograder/mutants/<chapter>/<exercise>-<mistake>.py
+    mutants: Path = field(default=None)  # autograder/mutants/<chapter>/<exercise>-<mistake>.patch
     workspace: Path = field(default=None)  # submitted/, autograded/, feedback/, gradebook.db
 
     def __post_init__(self):

@@ -18,7 +18,9 @@ from autograder import notebooks, results
 from autograder.course import AutograderError, Course
 
 MARKER = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION[^\n]*\n?", re.M)
-MUTANT_NAME = re.compile(r"^(?P<exercise>[A-Za-z_][A-Za-z0-9_]*)-(?P<mistake>[A-Za-z0-9_-]+)\.py$")
+MUTANT_NAME = re.compile(r"^(?P<exercise>[A-Za-z_][A-Za-z0-9_]*)-(?P<mistake>[A-Za-z0-9_-]+)\.patch$")
+HUNK = re.compile(r"^@@ -(?P<start>\d+)(?:,(?P<count>\d+))? \+\d+(?:,(?P<new>\d+))? @@")
+NO_NEWLINE = "\\ No newline at end of file\n"  # follows a patch line that has no end of line
 
 
 def answer_ids(nb) -> list[str]:
@@ -76,24 +78,85 @@ def insert(nb, source: str, before: str | None = None):
 
 
 def mutants(course: Course, chapter: str) -> dict[str, Path]:
-    """`<exercise>-<mistake>` -> mutant file, for this chapter."""
+    """`<exercise>-<mistake>` -> mutant patch file, for this chapter."""
     folder = course.mutants / chapter
     found = {}
-    for path in sorted(folder.glob("*.py")) if folder.is_dir() else []:
+    for path in sorted(folder.iterdir()) if folder.is_dir() else []:
+        if path.name.startswith("."):
+            continue
         if not MUTANT_NAME.match(path.name):
-            raise AutograderError(f"{path}: a mutant file is named <exercise>-<mistake>.py")
-        found[path.stem] = path
+            raise AutograderError(f"{path}: a mutant is a patch named <exercise>-<mistake>.patch "
+                                  "(make one with `python -m autograder mutant-diff`)")
+        found[path.name.removesuffix(".patch")] = path
     return found
+
+
+def mutant_source(course: Course, chapter: str, name: str, answers: dict[str, str] | None = None) -> str:
+    """The mutant `name`'s answer cell: its patch applied to the solution's answer cell."""
+    found = mutants(course, chapter)
+    if name not in found:
+        raise AutograderError(f"{chapter} has no mutant {name!r}; known: {', '.join(found) or 'none'}")
+    exercise = MUTANT_NAME.match(found[name].name).group("exercise")
+    answers = solution_answers(course, chapter) if answers is None else answers
+    if exercise not in answers:
+        raise AutograderError(f"{found[name]}: {chapter} has no graded exercise {exercise!r}")
+    return apply_patch(answers[exercise], found[name].read_bytes().decode("utf-8"), f"{chapter}/{name}")
 
 
 def mutant(course: Course, chapter: str, name: str):
     """The solved notebook with one answer replaced by the mutant `name`."""
-    path = mutants(course, chapter)[name]
-    exercise = MUTANT_NAME.match(path.name).group("exercise")
-    nb = solved(course, chapter)
-    if exercise not in answer_ids(nb):
-        raise AutograderError(f"{path}: {chapter} has no graded exercise {exercise!r}")
-    return with_answer(nb, exercise, path.read_text(encoding="utf-8"))
+    source = mutant_source(course, chapter, name)
+    return with_answer(solved(course, chapter), MUTANT_NAME.match(f"{name}.patch")["exercise"], source)
+
+
+def lines(text: str) -> list[str]:
+    """`text` split after each newline (only "\\n": a cell's other line breaks stay in their line)."""
+    return re.findall(r"[^\n]*\n|[^\n]+\Z", text)
+
+
+def apply_patch(base: str, patch: str, name: str) -> str:
+    """`base` changed by the unified diff `patch`, strictly: each hunk applies at its own line
+    number with every context and removed line equal to `base`'s, or AutograderError says which
+    hunk and line of mutant `name` do not match."""
+    rows, old_lines = lines(patch), lines(base)
+    if len(rows) < 3 or not rows[0].startswith("--- ") or not rows[1].startswith("+++ "):
+        raise AutograderError(f"mutant {name}: not a unified diff ('--- ', '+++ ', then '@@' hunks); "
+                              "make it with `python -m autograder mutant-diff`")
+    out, done, i, hunk = [], 0, 2, 0
+    while i < len(rows):
+        head = HUNK.match(rows[i])
+        if not head:
+            raise AutograderError(f"mutant {name}: patch line {i + 1} should open a hunk (@@ -a,b +c,d @@), "
+                                  f"it is {rows[i]!r}")
+        hunk, i, old, new = hunk + 1, i + 1, [], []
+        count, new_count = (int(head[k]) if head[k] is not None else 1 for k in ("count", "new"))
+        while i < len(rows) and (len(old) < count or len(new) < new_count):
+            row = " \n" if rows[i] == "\n" else rows[i]  # an empty context line whose space was trimmed
+            tag, text, i = row[:1], row[1:], i + 1
+            if tag not in (" ", "-", "+"):
+                raise AutograderError(f"mutant {name}: hunk {hunk} ({head[0]}): patch line {i} starts "
+                                      f"with {tag!r}, not ' ', '-' or '+'")
+            if i < len(rows) and rows[i] == NO_NEWLINE:
+                text, i = text.removesuffix("\n"), i + 1
+            old += [text] if tag != "+" else []
+            new += [text] if tag != "-" else []
+        if (len(old), len(new)) != (count, new_count):
+            raise AutograderError(f"mutant {name}: hunk {hunk} ({head[0]}) is cut short")
+        first = int(head["start"]) - (1 if count else 0)  # with no old lines, the line it follows
+        if first < done:
+            raise AutograderError(f"mutant {name}: hunk {hunk} ({head[0]}) overlaps the hunk before it")
+        for k, want in enumerate(old):
+            got = old_lines[first + k] if first + k < len(old_lines) else None
+            if got != want:
+                seen = f"is {got!r}" if got is not None else f"does not exist ({len(old_lines)} lines)"
+                raise AutograderError(
+                    f"mutant {name}: hunk {hunk} ({head[0]}) does not apply: line {first + k + 1} of the "
+                    f"solution's cell {seen}, the patch expects {want!r}. The solution changed under "
+                    f"this mutant: edit its cell again (`python -m autograder mutant-diff {name.replace('/', ' ')}` "
+                    "prints it) and remake the patch")
+        out += old_lines[done:first] + new
+        done = first + count
+    return "".join(out + old_lines[done:])
 
 
 def defined_names(source: str) -> list[tuple[str, str]]:

@@ -100,7 +100,7 @@ def test_every_exercise_has_a_mutant(course, chapter):
     assert not unknown, f"{chapter}: mutants for exercises the chapter does not have: {unknown}"
     missing = [a for a in answers if a not in covered]
     assert not missing, (f"{chapter}: no mutant for {missing}; add "
-                         f"{course.mutants / chapter}/<exercise>-<mistake>.py for each")
+                         f"{course.mutants / chapter}/<exercise>-<mistake>.patch for each (python -m autograder mutant-diff)")
 
 
 def test_sample_cohort_is_fresh(tmp_path):

@@ -50,7 +50,7 @@ def test_mutant_fails_a_visible_test_of_its_exercise(graded, course, sub):
                if v["exercise"] == sub.exercise and not results.TEST_ID.match(t).group(2)}
     assert visible, f"{sub.chapter}: exercise {sub.exercise} has no visible test cell {sub.exercise}_tests"
     caught = sorted(t for t, v in visible.items() if v["score"] < v["max"])
-    why = visible_pass_reason(variants.mutants(course, sub.chapter)[sub.name].read_text(encoding="utf-8"))
+    why = visible_pass_reason(variants.mutant_source(course, sub.chapter, sub.name))
     if why:
         assert not caught, (f"mutant {sub.chapter}/{sub.name} says 'Visible tests pass: {why}', but it fails "
                             f"{caught}: drop that line from its docstring")

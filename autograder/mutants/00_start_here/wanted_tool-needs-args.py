@@ -1,5 +1,0 @@
-def wanted_tool(reply):
-    """The name of the tool the reply asks for, or None for a final answer."""
-    if "args" in reply:
-        return reply["tool"]
-    return None

@@ -1,5 +1,0 @@
-def route(client, model, message, routes, fallback):
-    """The Route whose class name the model answered, or `fallback` for anything else."""
-    classes = "\n".join(f"- {name}: {r.description}" for name, r in routes.items())
-    label = ask(client, model, ROUTER_PROMPT.format(classes=classes), message)
-    return routes.get(label, fallback)  # Mistake: " Orders.\n" is not tidied, so it is never a class.

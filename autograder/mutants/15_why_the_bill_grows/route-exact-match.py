@@ -1,7 +1,0 @@
-def route(client, question, cheap, strong):
-    """(the model to answer with, the router call's usage): cheap only for a clear 'easy'."""
-    response = client.chat.completions.create(model=cheap, max_completion_tokens=5, messages=[
-        {"role": "system", "content": ROUTER}, {"role": "user", "content": question}])
-    words = re.findall(r"[a-z]+", (response.choices[0].message.content or "").lower())
-    chosen = cheap if response.choices[0].message.content == "easy" else strong
-    return chosen, response.usage.model_dump()

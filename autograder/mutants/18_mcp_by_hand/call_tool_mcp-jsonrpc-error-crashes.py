@@ -1,9 +1,0 @@
-def call_tool_mcp(conn, name, arguments, timeout=2.0):
-    """Run one tool on the server: its text, or {"error": ...} for either kind of failure."""
-    reply = rpc(conn, "tools/call", {"name": name, "arguments": arguments}, timeout)
-    result = reply["result"]
-    text = "\n".join(block.get("text", "") for block in result.get("content") or []
-                     if block.get("type") == "text")
-    if result.get("isError"):
-        return {"error": text or f"{name} failed"}
-    return text

@@ -1,7 +1,0 @@
-def pass_k(outcomes, k):
-    """(pass@k, pass^k) estimated from n runs of one task: outcomes is a list of bools."""
-    n = len(outcomes)
-    if n == 0 or not 1 <= k <= n:
-        raise ValueError(f"k must be between 1 and the number of runs n={n}, got k={k}")
-    first = float(bool(outcomes[0]))  # Mistake: one run taken as the truth
-    return first, first
