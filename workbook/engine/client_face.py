@@ -38,7 +38,7 @@ class FakeLLM:
             return self.engine.handle(body, api)
 
     def _transport_handler(self, httpx2, max_calls: int | None = None):
-        sent = []
+        sent: list = []
 
         def handler(request):
             if max_calls is not None and len(sent) >= max_calls:

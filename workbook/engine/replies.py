@@ -41,7 +41,8 @@ class Reply:
         hit = first_stop(self.text, stops)
         if hit is None:
             return self, None
-        cut = self.text[:self.text.find(hit)]
+        text = self.text or ""  # a stop was hit, so there is text
+        cut = text[:text.find(hit)]
         return replace(self, calls=(), text=cut, finish_reason="stop"), hit
 
 

@@ -46,4 +46,4 @@ class Scenario:
 
     def openai_tools(self) -> list[dict]:
         """The tool definitions (OpenAI format) for the tools this scenario expects."""
-        return copy.deepcopy(list(self.tool_schemas))
+        return copy.deepcopy(list(self.tool_schemas or ()))  # set by __post_init__

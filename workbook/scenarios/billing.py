@@ -100,7 +100,7 @@ QUESTIONS = {  # a short question -> its one tool call and the answer
     "How much did I spend on taxis in August 2026?": (
         call("txn_sum", category="taxi", month="2026-08"), "Taxi in August 2026: 2500 KZT."),
 }
-PLANS = {TASK: (call("get_order", order_id="A-1001"), call("get_order", order_id="A-1002"),
+PLANS: dict[str, tuple[Reply, ...]] = {TASK: (call("get_order", order_id="A-1001"), call("get_order", order_id="A-1002"),
                 call("txn_sum", category="taxi", month="2026-09"),
                 call("txn_sum", category="food", month="2026-09"),
                 call("txn_sum", category="taxi", month="2026-08"),

@@ -59,7 +59,8 @@ def _found(texts: list[str], pattern: re.Pattern) -> tuple[int | None, str | Non
 def _lamp_facts(outcomes) -> dict:
     found = [c for _, c in _ok(outcomes, "rag_search")]
     archived = [c for a, c in _ok(outcomes, "read_file") if "returns-2025" in str((a or {}).get("path"))]
-    facts, sources = {}, []
+    facts: dict = {}
+    sources: list[str] = []
     for key, pattern in (("days", NOW_DAYS), *WARRANTY.items()):
         facts[key], source = _found(found, pattern)
         sources += [source] if source and source not in sources else []
@@ -119,7 +120,7 @@ def _finish_lamps(conv, outcomes, facts, archived_as_current) -> Reply:
     return final(_lamps_answer(facts, note, archived_as_current))
 
 
-def _call(name: str, args: dict, thought: str) -> Reply:
+def _call(name: str, args: dict | str, thought: str) -> Reply:
     return Reply(calls=(Call(name, args),), thought=thought)
 
 

@@ -70,7 +70,7 @@ SOLO = Agent("support", _you_are("support", "Answer the customer's questions and
              tools=("get_order", "txn_sum", "card_block", "get_weather", "refund"))
 ORCHESTRATOR = Agent("orchestrator", _you_are("orchestrator", "Split the customer's request into "
                                               "small tasks, ask a worker for each, combine the results."))
-REFUND_SCHEMA = schemas.schema("refund", Desk.refund.__doc__,
+REFUND_SCHEMA = schemas.schema("refund", Desk.refund.__doc__ or "",
                                {"order_id": {"type": "string"}, "amount": {"type": "integer"}})
 
 

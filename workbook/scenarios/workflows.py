@@ -64,7 +64,7 @@ def by_prompt(replies: Mapping[str, Answer | Sequence[Answer] | Callable[[Conver
     function of the conversation answers for itself."""
     if not replies:
         raise ValueError("by_prompt() needs at least one key")
-    table = {}
+    table: dict = {}  # key -> a policy, or the replies of a sampled model
     for key, value in replies.items():
         if callable(value):
             table[key] = value

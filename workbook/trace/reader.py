@@ -34,12 +34,13 @@ def read_jsonl(source) -> Trajectory:
         where = f"line {n}"
         try:
             obj = json.loads(line)
-        except ValueError as e:
+        except ValueError as e:  # a JSONDecodeError, or e.g. an integer past Python's digit limit
+            why = f"{e.msg} at column {e.colno}" if isinstance(e, json.JSONDecodeError) else str(e)
             if n == last and cut_off:
-                traj.problems.append(f"{where}: the last line is cut off ({e.msg} at column "
-                                     f"{e.colno}); the run may have stopped while writing it")
+                traj.problems.append(f"{where}: the last line is cut off ({why}); "
+                                     "the run may have stopped while writing it")
             else:
-                traj.problems.append(f"{where}: not valid JSON ({e.msg} at column {e.colno})")
+                traj.problems.append(f"{where}: not valid JSON ({why})")
             continue
         if not isinstance(obj, dict):
             traj.problems.append(f"{where}: must be a JSON object, got {json_kind(obj)}")
