@@ -19,6 +19,7 @@ from nbgrader.utils import is_grade
 from traitlets import Bool, Integer, List, Unicode
 
 from autograder import proof, sandbox
+from autograder.judge.cells import JudgedCells
 from autograder.feedback_filter import HIDDEN
 
 GUARD_FILE = Path(__file__).with_name("kernel_guard.py")
@@ -54,7 +55,7 @@ def _checked_notes(text: str) -> list[str]:
     return notes[:50]
 
 
-class SafeExecute(Execute):
+class SafeExecute(JudgedCells, Execute):
     """Execute that survives hostile notebooks and records what happened in the notebook metadata.
 
     - a cell over `timeout` is interrupted (the rest still runs); one that ignores the interrupt,
@@ -72,6 +73,9 @@ class SafeExecute(Execute):
     private_paths = List(Unicode(), help="folders the kernel may not read").tag(config=True)
     sandbox = Unicode("none", help="auto | bwrap | none: the kernel's OS sandbox").tag(config=True)
     hidden_paths = List(Unicode(), help="folders the sandboxed kernel cannot see at all").tag(config=True)
+    judge = Bool(False, help="grade test cells in the judge, outside the kernel").tag(config=True)
+    unjudged = List(Unicode(), help="chapters still graded in the kernel").tag(config=True)
+    cell_cpu = Integer(0, help="CPU seconds per cell (0: the cell timeout)").tag(config=True)
     shutdown_kernel = Unicode("immediate")  # a busy kernel is killed, not waited for
 
     async def async_start_new_kernel(self, **kwargs):
@@ -100,6 +104,9 @@ class SafeExecute(Execute):
         self._guard_name: str | None = None
         self._output_used: dict[int, int] = {}
         self._sandbox = None
+        self._judge_setup()
+        chapter = (resources or {}).get("nbgrader", {}).get("assignment", "")
+        self._judge_on = bool(self.judge) and chapter not in self.unjudged
         self._deadline_hit = False
         self._started = time.monotonic()
         watchdog = threading.Timer(self.notebook_timeout, self._kill_at_deadline)
@@ -109,6 +116,7 @@ class SafeExecute(Execute):
             return super().preprocess(nb, resources, km)
         finally:
             watchdog.cancel()
+            self._judge_close()
             nb.metadata["autograder"] = self.summary()
             if self._sandbox is not None:
                 self._sandbox.close()
@@ -128,8 +136,9 @@ class SafeExecute(Execute):
         kinds = {e["kind"] for e in self._events}
         status = ("dead_kernel" if "dead_kernel" in kinds else
                   "timeout" if kinds & {"timeout", "unresponsive", "notebook_timeout"} else "ok")
+        ended = [g for g, ok in self._judged.items() if ok] if self._judge_on else self._ended
         return {"status": status, "events": self._events, "tamper": sorted(set(self._tamper)),
-                "ended": self._ended, "sandbox": self.sandbox,
+                "ended": ended, "judge": self._judge_on, "sandbox": self.sandbox,
                 "seconds": round(time.monotonic() - self._started, 2)}
 
     def _event(self, kind: str, cell, index: int, detail: str = "") -> None:
@@ -147,13 +156,17 @@ class SafeExecute(Execute):
             cell.outputs = [error_output(NOT_RUN_ENAME, f"not run: {self._stopped}")] if graded else []
             return cell, resources
         try:
-            if self._guard_name is None:
-                self._install()
-            if graded and self.guard:
-                self._run_guard()
-            if graded:
+            if self._judge_on and graded:  # the judge decides; the kernel only serves it
+                cell = self._judge_test_cell(cell, index, bool(HIDDEN.search(cell.source)))
+            elif graded:
+                if self._guard_name is None:
+                    self._install()
+                if self.guard:
+                    self._run_guard()
                 cell = self._run_test_cell(cell, index)
             else:
+                if self._guard_name is None and not self._judge_on:
+                    self._install()
                 self._check_assign_resources(resources)
                 cell = self.execute_cell(cell, index, store_history=True)
             resources = self.resources

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from traitlets.config import Config
@@ -24,6 +25,22 @@ class Limits:
     guard: bool = True  # restore builtins / workbook.checks before each test cell
     private: bool = True  # refuse reads of solutions/, mutants and the gradebook from the kernel
     sandbox: str = "auto"  # auto | bwrap | none: the kernel's OS sandbox (sandbox.py)
+    judge: bool = True  # test cells run in the judge, outside the kernel (autograder/judge/)
+
+
+def unjudged(course: Course) -> list[str]:
+    """Chapters whose source notebook says `"autograder": {"judge": false}`: graded the old way,
+    in the kernel, until their tests are ready for the judge."""
+    out = []
+    for chapter in course.chapters():
+        path = course.source / chapter / f"{chapter}.ipynb"
+        try:
+            meta = json.loads(path.read_text(encoding="utf-8")).get("metadata", {})
+        except (OSError, ValueError):
+            continue
+        if meta.get("autograder", {}).get("judge", True) is False:
+            out.append(chapter)
+    return out
 
 
 def nbgrader_config(course: Course | None = None, db: str | None = None,
@@ -71,6 +88,8 @@ def nbgrader_config(course: Course | None = None, db: str | None = None,
     c.SafeExecute.memory_mb = limits.memory_mb
     c.SafeExecute.guard = limits.guard
     c.SafeExecute.private_paths = [str(p) for p in course.private_paths()] if limits.private else []
+    c.SafeExecute.judge = limits.judge
+    c.SafeExecute.unjudged = unjudged(course)
     c.SafeExecute.sandbox = limits.sandbox  # "auto" is resolved when the kernel starts
     c.SafeExecute.hidden_paths = c.SafeExecute.private_paths + [str(course.root)]
     c.LimitOutput.max_lines = limits.output_lines

@@ -1,0 +1,3 @@
+from autograder.judge.runner import main
+
+main()

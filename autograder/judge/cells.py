@@ -1,0 +1,114 @@
+"""How `SafeExecute` grades a test cell with the judge: the kernel runs one line that serves the
+judge, the judge runs the test's code, and the verdict is the judge's alone.
+
+The cell's outputs become: what the student's code printed while the test called it (the
+kernel's streams, stderr turned into stdout), what the test printed (the judge's), and, if the
+test failed, one error written by the grader from the judge's verdict. Any error the kernel
+reports about itself is dropped: it decides nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import shutil
+import signal
+import tempfile
+import threading
+
+from nbformat.notebooknode import NotebookNode
+
+from autograder.judge.process import JudgeProcess
+
+SERVE = "__import__('workbook.link.kernel_side', fromlist=['serve']).serve({path!r}, {token!r})"
+GRACE = 10.0  # seconds (wall) the kernel has to end its cell after the judge's verdict
+SANDBOX_SOCKETS = "/run/agentloop"  # inside the sandbox (autograder.sandbox.SOCKETS)
+
+
+def _sandbox_pid(km) -> int | None:
+    """The sandbox's first process, from the grader's view of the kernel's sockets."""
+    found = re.match(r"/proc/(\d+)/root/", str(getattr(km, "ip", "")))
+    return int(found.group(1)) if found else None
+
+
+class JudgedCells:
+    """Mixin for SafeExecute: test cells judged out of process."""
+
+    def _judge_setup(self) -> None:
+        self._judge: JudgeProcess | None = None
+        self._judged: dict[str, bool] = {}
+        self._judge_dir: str | None = None
+
+    def _judge_start(self) -> JudgeProcess:
+        process = getattr(getattr(self.km, "provisioner", None), "process", None)
+        root = process.pid if process is not None else None
+        sandbox_pid = _sandbox_pid(self.km)
+        self._judge_dir = tempfile.mkdtemp(prefix="agentloop-judge-")
+        if sandbox_pid is not None:
+            host = f"/proc/{sandbox_pid}/root{SANDBOX_SOCKETS}/judge.sock"
+            self._kernel_socket = f"{SANDBOX_SOCKETS}/judge.sock"
+        else:
+            host = self._kernel_socket = os.path.join(self._judge_dir, "judge.sock")
+        cpu = float(self.cell_cpu or self.timeout)
+        judge = JudgeProcess(host, root, self._judge_dir, cpu=cpu, wall=float(self.timeout))
+        if sandbox_pid is not None:
+            os.chmod(host, 0o777)  # the sandbox's uid must be able to connect
+        return judge
+
+    def _judge_close(self) -> None:
+        if getattr(self, "_judge", None) is not None:
+            self._judge.close()
+            self._judge = None
+        if getattr(self, "_judge_dir", None):
+            shutil.rmtree(self._judge_dir, ignore_errors=True)
+
+    def _interrupt_kernel(self) -> None:
+        process = getattr(getattr(self.km, "provisioner", None), "process", None)
+        if process is not None:
+            try:
+                os.killpg(os.getpgid(process.pid), signal.SIGINT)
+            except OSError:
+                pass
+
+    def _judge_test_cell(self, cell, index: int, hidden: bool):
+        if self._judge is None:
+            self._judge = self._judge_start()
+        original, grade_id = cell.source, cell.metadata["nbgrader"]["grade_id"]
+        token = secrets.token_hex(8)
+        self._judge.test(grade_id, original, hidden, token)
+        verdict: dict = {}
+        finished = threading.Event()
+
+        def watch():
+            try:
+                verdict.update(self._judge.result(timeout=float(self.timeout) + 60))
+            except RuntimeError as e:
+                verdict.update(passed=False, ename="JudgeError", evalue=str(e))
+            if not finished.wait(GRACE):
+                self._interrupt_kernel()  # the verdict is in: the kernel's cell must end
+
+        watcher = threading.Thread(target=watch, daemon=True)
+        watcher.start()
+        cell.source = SERVE.format(path=self._kernel_socket, token=token)
+        try:
+            cell = self.execute_cell(cell, index, store_history=False)
+        finally:
+            cell.source = original
+            finished.set()
+            self._judge.cell_done()
+            watcher.join(float(self.timeout) + 90)
+        if not verdict:
+            verdict = {"passed": False, "ename": "JudgeError", "evalue": "the judge gave no verdict"}
+        self._judged[grade_id] = bool(verdict.get("passed"))
+        outputs = [o for o in cell.outputs if o.get("output_type") == "stream"]
+        if verdict.get("stdout"):
+            outputs.append(NotebookNode(output_type="stream", name="stdout", text=verdict["stdout"]))
+        if not verdict.get("passed"):
+            ename, evalue = str(verdict.get("ename") or "Error"), str(verdict.get("evalue", ""))
+            frames = [str(f) for f in verdict.get("traceback", [])]
+            outputs.append(NotebookNode(output_type="error", ename=ename, evalue=evalue,
+                                        traceback=frames + [f"{ename}: {evalue}"]))
+        cell.outputs = outputs
+        return cell
+

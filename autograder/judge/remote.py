@@ -1,0 +1,343 @@
+"""The judge's end of the link: the notebook's names as proxies, records, exceptions as classes.
+
+A test cell runs in the judge in a `Namespace`: a name the cell did not define is looked up in
+the kernel. Data comes back as a copy (a str is a str, a list of dicts a list of dicts); a
+function, a class or any other object comes back as a `KernelRef`, which can only be called or
+asked for an attribute, an item, its length or its next value, all as data again. A `KernelRef`
+is never equal to anything but itself and has no truth value, so a student's object with a
+lying `__eq__`, `__bool__` or `__len__` proves nothing here.
+
+Dataclass instances come back as instances of a judge-side dataclass of the same name and
+fields (`record_type`), so `result.answer`, `dataclasses.asdict(result)`, `type(result) is
+AgentResult` and `==` work; calling that class builds the object in the kernel (its defaults and
+`__post_init__` are the notebook's) and brings it back.
+"""
+
+from __future__ import annotations
+
+import base64
+import builtins
+import dataclasses
+import importlib
+import threading
+
+import httpx2
+
+from workbook.link import codec
+from workbook.link.endpoint import Endpoint, mutable
+
+_records: dict[tuple[str, tuple[str, ...]], type] = {}
+_exceptions: dict[tuple[str, str], type] = {}
+
+
+class KernelError(Exception):
+    """The kernel broke the link's rules while a test ran (a malformed or oversized reply)."""
+
+
+class Stop(BaseException):
+    """The judge stops a test (its time is up, or the kernel is gone): nothing may catch it."""
+
+
+def remote_exception(exc: dict) -> BaseException:
+    """The kernel's exception as an exception here: a built-in class by name, an SDK error class
+    by name, else a class of that name under the nearest built-in base."""
+    if type(exc) is not dict:
+        return KernelError("the kernel sent an error that is not one")
+    name, msg = str(exc.get("type", "Exception"))[:100], str(exc.get("msg", ""))[:2000]
+    module = str(exc.get("module", ""))
+    if name == "LinkError":
+        return KernelError(msg)
+    cls = getattr(builtins, name, None)
+    if isinstance(cls, type) and issubclass(cls, Exception) and module in ("builtins", ""):
+        return cls(msg)
+    if module.split(".")[0] in ("openai", "anthropic"):
+        sdk = importlib.import_module(module.split(".")[0])
+        cls = getattr(sdk, name, None)
+        if isinstance(cls, type) and issubclass(cls, Exception):
+            err = cls.__new__(cls)
+            Exception.__init__(err, msg)
+            err.message = msg
+            return err
+    mro = [str(n) for n in exc.get("mro", [])] if type(exc.get("mro")) is list else []
+    base = next((getattr(builtins, n) for n in mro[1:] if isinstance(getattr(builtins, n, None), type)
+                 and issubclass(getattr(builtins, n), Exception)), Exception)
+    key = (name if name.isidentifier() else "KernelException", base.__name__)
+    if key not in _exceptions:
+        _exceptions[key] = type(key[0], (base,), {"__module__": "kernel"})
+    return _exceptions[key](msg)
+
+
+def record_type(path: str, fields: list[str], ctor=None) -> type:
+    """The judge's dataclass for a kernel dataclass `path` ("module:Name") with these fields."""
+    module, qualname = codec.split_path(path)
+    names = tuple(fields)
+    if not all(type(n) is str and n.isidentifier() and not n.startswith("__") for n in names):
+        raise codec.LinkError("a record field that is not a name")
+    key = (path, names)
+    cls = _records.get(key)
+    if cls is None:
+        cls = dataclasses.make_dataclass(qualname.split(".")[-1], list(names), eq=True, repr=True)
+        cls.__module__, cls.__qualname__ = module, qualname
+        original_init = cls.__init__
+
+        def __init__(self, *args, **kwargs):
+            if cls._kernel_ctor is None:  # not looked up in the kernel: the plain dataclass
+                return original_init(self, *args, **kwargs)
+            made = cls._kernel_ctor(*args, **kwargs)
+            if type(made) is not cls:
+                raise KernelError(f"the notebook's {qualname}(...) did not make a {qualname}")
+            for name in names:
+                object.__setattr__(self, name, getattr(made, name))
+
+        cls.__init__ = __init__
+        cls._kernel_ctor = None
+        _records[key] = cls
+    if ctor is not None:
+        cls._kernel_ctor = ctor
+    return cls
+
+
+class KernelRef:
+    """An object in the student's kernel: it can be called and asked for data, nothing more."""
+
+    __slots__ = ("_end", "_hid", "_kind", "_name")
+
+    def __init__(self, end: JudgeEnd, hid: int, kind: str, name: str):
+        object.__setattr__(self, "_end", end)
+        object.__setattr__(self, "_hid", hid)
+        object.__setattr__(self, "_kind", kind)
+        object.__setattr__(self, "_name", name)
+
+    def __call__(self, *args, **kwargs):
+        return self._end.call(self._hid, list(args), kwargs)
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return self._end.ask("getattr", self._hid, name=name)
+
+    def __iter__(self):
+        return self if self._kind == "iterator" else self._end.ask("iter", self._hid)
+
+    def __next__(self):
+        return self._end.ask("next", self._hid)
+
+    def __len__(self):
+        n = self._end.ask("len", self._hid)
+        if type(n) is not int or n < 0:
+            raise KernelError(f"len() of the notebook's {self._name} is not a count: {n!r}"[:200])
+        return n
+
+    def __getitem__(self, key):
+        return self._end.ask("getitem", self._hid, arg=key)
+
+    def __contains__(self, item):
+        found = self._end.ask("contains", self._hid, arg=item)
+        if type(found) is not bool:
+            raise KernelError("`in` on a notebook object did not answer True or False")
+        return found
+
+    def __bool__(self):
+        raise TypeError(f"the notebook's {self._name} is an object, not data: a test compares "
+                        "values (its attributes, its result), never the object's own truth")
+
+    def __eq__(self, other):
+        return self is other
+
+    def __hash__(self):
+        return id(self)
+
+    def __repr__(self):
+        return f"<the notebook's {self._kind} {self._name}>"
+
+    def __setattr__(self, name, value):
+        raise TypeError("a test cannot set attributes of an object in the notebook")
+
+
+class JudgeEnd(Endpoint):
+    side = "j"
+
+    def __init__(self):
+        super().__init__()
+        self.channel = None
+        self.on_wait = None  # checks the time budget while a call waits
+        self._args = threading.local()
+        self._refs: dict[int, KernelRef] = {}
+
+    # -- calls into the kernel ------------------------------------------------------------------
+
+    def _request(self, msg: dict) -> dict:
+        if self.channel is None:
+            raise KernelError("the notebook's kernel is not connected to the grader")
+        reply = self.channel.request(msg, on_wait=self.on_wait)
+        if "exc" in reply:
+            raise remote_exception(reply["exc"])
+        if "ok" not in reply:
+            raise KernelError("the kernel sent a reply without a value")
+        return reply
+
+    def call(self, hid: int, args: list, kwargs: dict):
+        reply = self._request({"op": "call", "target": hid, "args": self.encode(args),
+                               "kwargs": self.encode(kwargs)})
+        after = reply.get("after")
+        if type(after) is list and len(after) == len(args):
+            for arg, state in zip(args, after):
+                if state is not None and mutable(arg):
+                    copy_back(arg, self.decode(state))
+        stack = getattr(self._args, "stack", None) or []
+        self._args.stack = stack + [args]
+        try:
+            return self.decode(reply["ok"])
+        finally:
+            self._args.stack = stack
+
+    def ask(self, op: str, hid: int, **fields):
+        msg = {"op": op, "target": hid}
+        if "arg" in fields:
+            msg["arg"] = self.encode(fields.pop("arg"))
+        msg.update(fields)
+        return self.decode(self._request(msg)["ok"])
+
+    def lookup(self, name: str):
+        return self.decode(self._request({"op": "lookup", "name": name})["ok"])
+
+    # -- what crosses ---------------------------------------------------------------------------
+
+    def handle_for(self, obj) -> dict:
+        if isinstance(obj, KernelRef):
+            return {"$h": obj._hid, "side": "k"}
+        kind = sdk_kind(obj)
+        if kind:
+            return {**self.export(SdkBridge(obj)), "kind": kind, "options": sdk_options(obj)}
+        return self.export(obj)
+
+    def make(self, tag: str, node: dict, inner):
+        if tag == "$h":
+            hid, side = node["$h"], node.get("side")
+            if type(hid) is not int:
+                raise codec.LinkError("a handle without an id")
+            if side == "j":
+                if hid not in self.objects:
+                    raise codec.LinkError("a handle to an object the judge never gave out")
+                obj = self.objects[hid]
+                return obj.client if isinstance(obj, SdkBridge) else obj
+            kind, name = str(node.get("kind", "object"))[:20], str(node.get("name", "object"))[:200]
+            ref = self._refs.get(hid) or KernelRef(self, hid, kind, name)
+            self._refs[hid] = ref
+            if kind == "dataclass" and type(node.get("fields")) is list and type(node.get("path")) is str:
+                return record_type(node["path"], node["fields"], ctor=ref)
+            return ref
+        if tag == "$arg":
+            stack = getattr(self._args, "stack", None)
+            i = node["$arg"]
+            if not stack or type(i) is not int or not 0 <= i < len(stack[-1]):
+                raise codec.LinkError("a reference to an argument the call did not have")
+            return stack[-1][i]
+        if tag == "$rec":
+            fields = inner(node.get("f", {}))
+            if type(fields) is not dict:
+                raise codec.LinkError("a record without fields")
+            cls = record_type(node["$rec"], list(fields))
+            obj = object.__new__(cls)
+            for k, v in fields.items():
+                object.__setattr__(obj, k, v)
+            return obj
+        if tag == "$nt":
+            values = inner(node.get("v", []))
+            return tuple(values)
+        if tag == "$sdk":
+            module, qualname = codec.split_path(node["$sdk"])
+            if not module.startswith(codec.SDK_PREFIXES):
+                raise codec.LinkError("an SDK object from outside the SDKs")
+            cls = importlib.import_module(module)
+            for part in qualname.split("."):
+                cls = getattr(cls, part)
+            return cls.model_validate(node.get("v"))
+        raise codec.LinkError(f"{tag} is not accepted by the judge")
+
+    def serve_other(self, item: dict) -> dict:
+        if item.get("op") == "hello":
+            return {"ok": None}
+        return super().serve_other(item)
+
+
+def copy_back(arg, state) -> None:
+    """Make the judge's argument what the kernel's became (the call changed it in place)."""
+    if type(arg) is list and type(state) is list:
+        arg[:] = state
+    elif type(arg) is dict and type(state) is dict:
+        arg.clear()
+        arg.update(state)
+    elif type(arg) is set and type(state) is set:
+        arg.clear()
+        arg.update(state)
+    elif dataclasses.is_dataclass(arg) and dataclasses.is_dataclass(state):
+        for f in dataclasses.fields(arg):
+            if hasattr(state, f.name):
+                object.__setattr__(arg, f.name, getattr(state, f.name))
+
+
+def sdk_kind(obj) -> str:
+    module = type(obj).__module__ or ""
+    name = type(obj).__name__
+    if module.startswith("openai") and name == "OpenAI":
+        return "openai"
+    if module.startswith("anthropic") and name == "Anthropic":
+        return "anthropic"
+    return ""
+
+
+def sdk_options(client) -> dict:
+    """What the kernel's copy of a client must share with the judge's: where it points, retries."""
+    timeout = client.timeout
+    return {"api_key": "fake-key", "base_url": str(client.base_url), "max_retries": int(client.max_retries),
+            "timeout": timeout if isinstance(timeout, (int, float)) else None}
+
+
+class SdkBridge:
+    """A judge-side SDK client as the kernel reaches it: one HTTP request at a time."""
+
+    def __init__(self, client):
+        self.client = client
+
+    def __call__(self, op, method, url, headers, body):
+        if op != "http" or type(method) is not str or type(url) is not str or type(headers) is not list:
+            raise codec.LinkError("a malformed HTTP request")
+        request = httpx2.Request(method, url, headers=[(str(k), str(v)) for k, v in headers],
+                                 content=base64.b64decode(str(body)))
+        try:
+            response = self.client._client._transport.handle_request(request)
+        except httpx2.TimeoutException as e:
+            raise type(e)(str(e)) from None
+        content = response.read()
+        return {"status": response.status_code, "headers": [[k, v] for k, v in response.headers.items()],
+                "content": base64.b64encode(content).decode()}
+
+
+class Namespace(dict):
+    """A test cell's globals in the judge: what the cell defines, else the notebook's name."""
+
+    def __init__(self, end: JudgeEnd):
+        super().__init__()
+        self.end = end
+        self.from_kernel: set[str] = set()
+        self.missing: set[str] = set()
+
+    def __missing__(self, name: str):
+        if name in self.missing or hasattr(builtins, name) or name.startswith("__"):
+            raise KeyError(name)
+        try:
+            value = self.end.lookup(name)
+        except NameError:
+            self.missing.add(name)
+            raise KeyError(name) from None
+        self[name] = value
+        self.from_kernel.add(name)
+        return value
+
+    def forget_kernel(self) -> None:
+        """Before each test cell: the notebook may have redefined anything since the last one."""
+        for name in self.from_kernel:
+            self.pop(name, None)
+        self.from_kernel.clear()
+        self.missing.clear()

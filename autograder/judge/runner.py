@@ -1,0 +1,169 @@
+"""The judge process (`python -m autograder.judge`): runs a notebook's test cells, outside the
+sandbox, against the student's kernel over a unix socket.
+
+It reads one JSON command a line on stdin and writes one JSON line a result on the stdout it
+was started with (anything else that writes to fd 1 goes nowhere):
+
+    {"op": "start", "socket": PATH, "kernel_pid": N, "scratch": DIR, "cpu": S, "wall": S}
+    {"op": "test", "grade_id": ID, "source": CODE, "hidden": BOOL, "token": T}
+        -> {"op": "result", "grade_id": ID, "passed": BOOL, "ename": ..., "evalue": ...,
+            "traceback": [...], "stdout": TEXT, "cpu": S, "wall": S}
+    {"op": "cell_done"}     the kernel's cell is over (it will not connect any more)
+    {"op": "quit"}
+
+A test passes when its code ran to its end here. Nothing the kernel says about itself counts:
+it sends data, and the asserts run on this side.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import queue
+import socket
+import sys
+import tempfile
+import threading
+import time
+import traceback
+
+from autograder.judge.cpu import tree_cpu
+from autograder.judge.remote import JudgeEnd, KernelError, Namespace, Stop
+from workbook.link.channel import Channel, LinkClosed
+
+MAX_STDOUT = 20_000  # characters of the test code's own prints kept
+MAX_EVALUE = 2_000
+
+
+class Judge:
+    def __init__(self, out):
+        self.out = out
+        self.end = JudgeEnd()
+        self.ns = Namespace(self.end)
+        self.listener: socket.socket | None = None
+        self.kernel_pid = None
+        self.cpu_limit, self.wall_limit = 30.0, 150.0
+        self.cell_done = threading.Event()
+
+    def start(self, cmd: dict) -> None:
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.listener.bind(cmd["socket"])
+        self.listener.listen(4)
+        self.listener.settimeout(0.05)
+        self.kernel_pid = cmd.get("kernel_pid")
+        self.cpu_limit, self.wall_limit = float(cmd.get("cpu", 30)), float(cmd.get("wall", 150))
+        if cmd.get("scratch"):
+            tempfile.tempdir = cmd["scratch"]
+            os.environ["TMPDIR"] = cmd["scratch"]
+
+    def _budget(self):
+        started, kernel0, judge0 = time.monotonic(), tree_cpu(self.kernel_pid), time.process_time()
+
+        def check():
+            used = tree_cpu(self.kernel_pid) - kernel0 + time.process_time() - judge0
+            if used > self.cpu_limit:
+                raise Stop(f"the test ran over its limit of {self.cpu_limit:g} s of CPU time")
+            if time.monotonic() - started > self.wall_limit:
+                raise Stop(f"the test ran over {self.wall_limit:g} s by the clock")
+            if self.cell_done.is_set() and (self.end.channel is None or self.end.channel.closed):
+                raise Stop("the notebook's kernel stopped answering the grader")
+
+        return check
+
+    def _connect(self, token: str, check) -> Channel:
+        while True:
+            check()
+            try:
+                conn, _ = self.listener.accept()
+            except socket.timeout:
+                if self.cell_done.is_set():
+                    raise Stop("the notebook's kernel did not take the test (the cell ended without "
+                               "answering the grader)") from None
+                continue
+            conn.settimeout(None)
+            return Channel(conn, self.end.serve, orphans="thread")
+
+    def test(self, cmd: dict) -> dict:
+        grade_id, hidden = str(cmd["grade_id"]), bool(cmd.get("hidden"))
+        filename = f"<hidden test {grade_id}>" if hidden else f"<test {grade_id}>"
+        self.ns.forget_kernel()
+        started, judge0 = time.monotonic(), time.process_time()
+        kernel0 = tree_cpu(self.kernel_pid)
+        check = self._budget()
+        printed = io.StringIO()
+        result = {"op": "result", "grade_id": grade_id, "passed": False, "ename": "", "evalue": "",
+                  "traceback": [], "stdout": ""}
+        try:
+            code = compile(cmd["source"], filename, "exec")
+            self.end.channel = self._connect(str(cmd.get("token", "")), check)
+            self.end.on_wait = check
+            with contextlib.redirect_stdout(printed):
+                exec(code, self.ns)
+            result["passed"] = True
+        except BaseException as e:  # noqa: BLE001 - every way a test can fail is a failed test
+            result.update(self._failure(e, filename, hidden))
+        finally:
+            self._hang_up()
+        result["stdout"] = printed.getvalue()[:MAX_STDOUT]
+        result["cpu"] = round(tree_cpu(self.kernel_pid) - kernel0 + time.process_time() - judge0, 3)
+        result["wall"] = round(time.monotonic() - started, 3)
+        return result
+
+    def _failure(self, e: BaseException, filename: str, hidden: bool) -> dict:
+        if isinstance(e, Stop):
+            ename, evalue = "TestStopped", str(e)
+        elif isinstance(e, LinkClosed):
+            ename, evalue = "KernelGone", f"the notebook's kernel stopped answering the grader ({e})"
+        elif isinstance(e, KernelError):
+            ename, evalue = "KernelError", str(e)
+        else:
+            ename, evalue = type(e).__name__, str(e)
+        ename = ename if ename.isidentifier() else "Error"
+        frames = []
+        if not hidden:  # only the visible test's own lines: the student may read them anyway
+            tb = traceback.extract_tb(e.__traceback__)
+            frames = [f"  line {f.lineno}: {f.line}" for f in tb if f.filename == filename][-3:]
+        return {"ename": ename[:80], "evalue": evalue[:MAX_EVALUE], "traceback": frames}
+
+    def _hang_up(self) -> None:
+        channel, self.end.channel, self.end.on_wait = self.end.channel, None, None
+        if channel is not None:
+            with contextlib.suppress(LinkClosed, OSError, ValueError):
+                channel._send({"op": "done", "id": 0, "parent": None})
+            channel.close("the test is over")
+
+    def send(self, msg: dict) -> None:
+        self.out.write(json.dumps(msg) + "\n")
+        self.out.flush()
+
+
+def main() -> None:
+    out = os.fdopen(os.dup(1), "w", buffering=1)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    sys.stdout = io.StringIO()
+    judge, tests = Judge(out), queue.Queue()
+
+    def read_commands():
+        for line in sys.stdin:
+            cmd = json.loads(line)
+            if cmd.get("op") == "cell_done":
+                judge.cell_done.set()
+            else:
+                tests.put(cmd)
+        tests.put({"op": "quit"})
+
+    threading.Thread(target=read_commands, daemon=True).start()
+    while True:
+        cmd = tests.get()
+        if cmd["op"] == "quit":
+            break
+        if cmd["op"] == "start":
+            judge.start(cmd)
+            judge.send({"op": "started"})
+        elif cmd["op"] == "test":
+            judge.cell_done.clear()
+            judge.send(judge.test(cmd))
+    os._exit(0)  # threads serving a kernel that never hung up must not keep the judge alive
