@@ -1,14 +1,21 @@
 """An OS sandbox for each submission's kernel: bubblewrap, an allowlist of what it may see.
 
-The kernel's root is empty but for what it needs, read-only: the system's programs and libraries
-(`/usr`, `/etc` with its secrets masked), the Python environment, `workbook/`, `chapters/` and
-the README. `solutions/`, `autograder/`, the workspace, `.git`, `.env`, HOME, `/tmp`, `/run`,
-`/home`, every other run folder and the grader's own sockets are simply not there. It writes only
-size-capped in-memory folders (its HOME, /tmp, /dev/shm, and `agent_files/out` of a read-only
-copy of the agent's files) and the small folder holding its connection file and IPC sockets. It
-has no network (its own namespace), its own pid namespace, no capabilities, an environment with
-no instructor variables (also in /proc/1/environ), and dies with the grader. Memory, file size,
-open files and (for a non-root grader) processes are capped with rlimits set before bubblewrap.
+The kernel's root is empty but for what it needs, read-only: `/usr`, a handful of `/etc` files
+(ETC_FILES, plus a passwd and group naming only the sandbox's user), the Python environment,
+`workbook/`, `chapters/` and the README. Nothing else of the host is there: no `/opt`, `/srv`,
+`/home`, `/root` (but for the Python environment when it lives there), `/run`, `solutions/`,
+`autograder/`, the workspace or the grader's sockets. It writes only size-capped in-memory folders:
+its HOME, /tmp, /dev/shm, `agent_files/out` of a read-only copy of the agent's files, and SOCKETS,
+where the kernel binds its IPC sockets (the grader reaches them through /proc/<pid>/root).
+
+When the grader runs as root, everything inside runs as an unprivileged uid of its own (a high uid
+per sandbox, so RLIMIT_NPROC counts only this sandbox's processes): bubblewrap starts as root (it
+must read the Python environment wherever it is), keeps only CAP_SETUID/CAP_SETGID for its child,
+whose first act is to drop to that uid before it runs the kernel (no_new_privs: nothing can regain
+root). No network, its own pid namespace, no instructor environment, dies with the grader.
+Rlimits (memory, file size, open files, processes, CPU seconds) are set before bubblewrap; the CPU
+share is a cgroup (v2 or v1, pids.max and a CPU quota) where the machine lets us make one, else
+`nice`. `Sandbox.describe()` says which.
 
 Gotchas (../shared/DESIGN.md has the recipe): unset JPY_PARENT_PID; IPC, not TCP; bubblewrap's
 own processes must ignore SIGINT, which reaches the whole process group when a cell is
@@ -17,12 +24,17 @@ interrupted (with --die-with-parent they would die of it and take the kernel alo
 
 from __future__ import annotations
 
+import asyncio
 import functools
+import itertools
+import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,18 +46,32 @@ from autograder.course import REPO, AutograderError
 MODES = ("auto", "bwrap", "none")
 INSTALL_HINT = ("install bubblewrap (Debian/Ubuntu: `apt-get install bubblewrap`; Fedora: `dnf install "
                 "bubblewrap`) or pass `--sandbox none` to grade without one, on purpose")
-# Set in the launcher before bubblewrap starts; inherited by everything inside.
-# bubblewrap's own processes would die of the SIGINT that interrupts a cell (it reaches the whole
-# process group) and take the kernel with them: they ignore it; the kernel sets its own handler.
-_RLIMITS = """import os, resource, signal, sys
+# Runs before bubblewrap, as the grader: rlimits, the cgroup, nice, the connection file handed to
+# the sandbox's uid, bubblewrap's --info-fd (the sandbox's pid, for the sockets' path). bubblewrap's
+# own processes ignore the SIGINT that interrupts a cell (it reaches the whole process group).
+_LAUNCHER = """import json, os, resource, signal, sys
 signal.signal(signal.SIGINT, signal.SIG_IGN)
-for name, value in zip(("RLIMIT_AS", "RLIMIT_FSIZE", "RLIMIT_NOFILE", "RLIMIT_NPROC"), sys.argv[1:5]):
-    value = int(value)
-    if value > 0 and (name != "RLIMIT_NPROC" or os.getuid() != 0):
-        hard = resource.getrlimit(getattr(resource, name))[1]
-        value = value if hard == resource.RLIM_INFINITY else min(value, hard)
-        resource.setrlimit(getattr(resource, name), (value, value))
-os.execvpe(sys.argv[5], sys.argv[5:], {"PATH": "/usr/bin:/bin"})  # nothing of the grader's
+cfg, cmd = json.loads(sys.argv[1]), sys.argv[2:]
+for name, value in cfg["rlimits"].items():
+    hard = resource.getrlimit(getattr(resource, name))[1]
+    value = value if hard == resource.RLIM_INFINITY else min(value, hard)
+    resource.setrlimit(getattr(resource, name), (value, value))
+for group in cfg["cgroups"]:
+    with open(os.path.join(group, "cgroup.procs"), "w") as f:
+        f.write(str(os.getpid()))
+if cfg["nice"]:
+    os.nice(cfg["nice"])
+if cfg["uid"] is not None and os.path.exists(cfg["connection"]):
+    os.chown(cfg["connection"], cfg["uid"], cfg["uid"])
+info = os.open(cfg["info"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+os.set_inheritable(info, True)
+os.execvpe(cmd[0], cmd[:1] + ["--info-fd", str(info)] + cmd[1:], {"PATH": "/usr/bin:/bin"})
+"""
+# The sandbox's first process: from root (with only CAP_SETUID/SETGID) to the sandbox's uid.
+_DROP = """import os, sys
+uid = int(sys.argv[1])
+os.setgroups([]); os.setresgid(uid, uid, uid); os.setresuid(uid, uid, uid)
+os.execvp(sys.argv[2], sys.argv[2:])
 """
 
 
@@ -54,90 +80,184 @@ class SandboxLimits:
     memory_mb: int = 4096  # address space of every process inside
     file_mb: int = 256  # largest file a process may write
     open_files: int = 256
-    processes: int = 256  # RLIMIT_NPROC counts the user's processes; root is exempt by the kernel
+    processes: int = 256  # RLIMIT_NPROC of the sandbox's own uid, and the cgroup's pids.max
+    cpu_seconds: int = 600  # RLIMIT_CPU of every process inside (0: none)
+    cpus: float = 1.0  # the cgroup's CPU quota, in cores
+    connection_mb: int = 4  # the in-memory folder of the IPC sockets
+    nice: int = 10  # when no cgroup can be made
 
 
 HOME = Path("/home/student")  # inside the sandbox only
-SECRETS = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers")
-SYSTEM = ("/usr", "/etc", "/opt")
+SOCKETS = Path("/connection")  # inside only: the kernel's IPC sockets (a small tmpfs)
+# Of the host's /etc, only what Python, SSL and the kernel read (autograder/README.md says why).
+ETC_FILES = ("hosts", "localtime", "fonts")
+SYSTEM = ("/usr",)
 TOP_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+UID_BASE = 2_000_000_000  # + grader pid * 16 + n: a uid nobody else has (bubblewrap wants < 2**31)
+CGROUP = Path("/sys/fs/cgroup")
 MB = 2**20
+_serial = itertools.count()
+
+
+def _cgroups(name: str, lim: SandboxLimits) -> tuple[str, list[Path]]:
+    """A cgroup (v2, else v1 pids + cpu) with pids.max and a CPU quota; ("", []) if none here."""
+    quota, made = int(lim.cpus * 100_000), []
+    plans = [("cgroup v2", [(CGROUP, {"pids.max": lim.processes, "cpu.max": f"{quota} 100000", "cpu.weight": 100})]),
+             ("cgroup v1", [(CGROUP / "pids", {"pids.max": lim.processes}),
+                            (CGROUP / "cpu", {"cpu.cfs_period_us": 100_000, "cpu.cfs_quota_us": quota,
+                                              "cpu.shares": 1024})])]
+    for kind, groups in plans:
+        try:
+            if kind == "cgroup v2" and not {"cpu", "pids"} <= set((CGROUP / "cgroup.subtree_control").read_text().split()):
+                continue
+            for parent, settings in groups:
+                (parent / name).mkdir()
+                made.append(parent / name)
+                for key, value in settings.items():
+                    (parent / name / key).write_text(str(value))
+            return kind, made
+        except OSError:
+            _remove_cgroups(made)
+            made = []
+    return "", []
+
+
+def _remove_cgroups(groups: list[Path]) -> None:
+    """Kill what is left inside (nothing, normally), then remove the groups."""
+    for group in groups:
+        try:
+            for pid in (group / "cgroup.procs").read_text().split():
+                os.kill(int(pid), signal.SIGKILL)
+        except (OSError, ValueError):
+            pass
+        for _ in range(100):  # the processes are dying; a cgroup goes once they are gone
+            try:
+                group.rmdir()
+                break
+            except FileNotFoundError:
+                break
+            except OSError:
+                time.sleep(0.02)
 
 
 @dataclass
 class Sandbox:
-    """One submission's connection folder and the bubblewrap command that confines its kernel."""
+    """One submission's connection folder, cgroup and uid, and the command that confines its kernel."""
 
     hidden: list[Path]  # folders that must not be visible even inside what the kernel needs
     limits: SandboxLimits = field(default_factory=SandboxLimits)
     run: Path = field(init=False)
+    uid: int | None = field(init=False)  # the kernel's uid, if the grader (root) picks one
+    cpu_share: str = field(init=False)
+    cgroups: list[Path] = field(init=False)
 
     def __post_init__(self):
         self.run = Path(tempfile.mkdtemp(prefix="agentloop-sandbox-")).resolve()
+        serial = next(_serial) % 16
+        self.uid = UID_BASE + os.getpid() * 16 + serial if os.geteuid() == 0 else None
+        self.cpu_share, self.cgroups = _cgroups(f"agentloop-{os.getpid()}-{serial}", self.limits)
+        uid = self.uid if self.uid is not None else os.getuid()
+        (self.run / "passwd").write_text(f"student:x:{uid}:{uid}:student:{HOME}:/usr/sbin/nologin\n")
+        (self.run / "group").write_text(f"student:x:{uid}:\n")
 
     @property
     def cwd(self) -> Path:
         return HOME
 
+    def describe(self) -> str:
+        """One line for the grade log: who the kernel runs as, and what bounds it."""
+        lim = self.limits
+        who = f"uid {self.uid}" if self.uid is not None else f"the grader's uid {os.getuid()}"
+        share = (f"{self.cpu_share} (pids.max {lim.processes}, {lim.cpus:g} CPU)" if self.cpu_share
+                 else f"nice +{lim.nice} (no cgroup here)")
+        return (f"bwrap: kernel as {who}; RLIMIT_CPU {lim.cpu_seconds or 'none'} s, RLIMIT_NPROC "
+                f"{lim.processes}, {lim.memory_mb} MB address space; sockets on a {lim.connection_mb} MB "
+                f"tmpfs; CPU share: {share}")
+
     def close(self) -> None:
-        """Remove the connection folder whatever the kernel left in it (deep trees included)."""
-        try:
-            subprocess.run(["rm", "-rf", "--one-file-system", "--", str(self.run)], timeout=120,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        except (OSError, subprocess.SubprocessError):
-            pass
+        """Remove the cgroup (killing anything left in it) and the connection folder."""
+        _remove_cgroups(self.cgroups)
+        self.cgroups = []
         shutil.rmtree(self.run, ignore_errors=True)
 
     def command(self, kernel_argv: list[str]) -> list[str]:
-        """The kernel's argv wrapped: rlimits, then bubblewrap, then the kernel."""
+        """The kernel's argv wrapped: rlimits and cgroup, then bubblewrap, then the uid drop."""
         lim = self.limits
-        launcher = [sys.executable, "-I", "-S", "-c", _RLIMITS, str(lim.memory_mb * MB),
-                    str(lim.file_mb * MB), str(lim.open_files), str(lim.processes)]
-        return launcher + bwrap_argv(self.run, self.hidden) + ["--"] + kernel_argv
+        rlimits = {"RLIMIT_AS": lim.memory_mb * MB, "RLIMIT_FSIZE": lim.file_mb * MB,
+                   "RLIMIT_NOFILE": lim.open_files, "RLIMIT_CPU": lim.cpu_seconds}
+        if self.uid is not None or os.getuid() != 0:  # the kernel ignores RLIMIT_NPROC for root
+            rlimits["RLIMIT_NPROC"] = lim.processes
+        cfg = {"rlimits": {k: v for k, v in rlimits.items() if v > 0}, "uid": self.uid,
+               "cgroups": [str(g) for g in self.cgroups], "nice": 0 if self.cgroups else lim.nice,
+               "connection": str(self.run / "kernel.json"), "info": str(self.info)}
+        drop = [sys.executable, "-I", "-S", "-c", _DROP, str(self.uid)] if self.uid is not None else []
+        return ([sys.executable, "-I", "-S", "-c", _LAUNCHER, json.dumps(cfg)]
+                + bwrap_argv(self.run, self.hidden, self.limits, self.uid is not None) + ["--"] + drop + kernel_argv)
+
+    @property
+    def info(self) -> Path:
+        return self.run / "bwrap-info.json"
 
 
 def _covered(path: Path, by) -> bool:
     return any(path == p or path.is_relative_to(p) for p in by)
 
 
-def bwrap_argv(run: Path, hidden: list[Path]) -> list[str]:
-    """An empty root with, read-only, the system, Python, `workbook/` and `chapters/`; masked
-    secrets; size-capped writable HOME, /tmp, /dev/shm and agent_files/out; the connection folder."""
+def _parents(paths) -> list[str]:
+    """Every missing parent of `paths` made 0755 (bubblewrap makes them 0700, root's, which the
+    sandbox's uid could not pass)."""
+    parents = {q for p in paths for q in p.parents if q != Path("/")}
+    return [arg for q in sorted(parents, key=lambda p: len(p.parts)) for arg in ("--perms", "0755", "--dir", str(q))]
+
+
+def bwrap_argv(run: Path, hidden: list[Path], limits: SandboxLimits = SandboxLimits(),
+               drop: bool = False) -> list[str]:
+    """An empty root with, read-only, /usr, a few /etc files, Python, `workbook/` and `chapters/`;
+    size-capped writable HOME, /tmp, /dev/shm, agent_files/out and SOCKETS; the connection file."""
     argv = ["bwrap", "--dev", "/dev", "--proc", "/proc"]
     for top in SYSTEM:
-        if Path(top).is_dir():
-            argv += ["--ro-bind", top, top]
+        argv += ["--ro-bind", top, top]
     for top in TOP_LINKS:  # merged /usr: /bin -> usr/bin
         if Path(top).is_symlink():
             argv += ["--symlink", os.readlink(top), top]
         elif Path(top).is_dir():
             argv += ["--ro-bind", top, top]
-    # In-memory folders first: a clone or a venv under /tmp is bound on top of them below.
-    argv += ["--size", str(64 * MB), "--tmpfs", "/tmp", "--size", str(MB), "--tmpfs", "/dev/shm",
-             "--size", str(256 * MB), "--tmpfs", str(HOME), "--dir", str(HOME / ".ipython")]
     needed = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
     needed |= {REPO / "workbook", REPO / "chapters", REPO / "README.md"}
+    targets = needed | {run / "kernel.json", HOME, SOCKETS, REPO / "agent_files", Path("/etc/passwd")}
+    argv += _parents(targets)
+    argv += ["--ro-bind", str(run / "passwd"), "/etc/passwd", "--ro-bind", str(run / "group"), "/etc/group"]
+    for name in ETC_FILES:
+        if Path("/etc", name).exists():  # localtime is a link: bind what it points to
+            argv += ["--ro-bind", str(Path("/etc", name).resolve()), f"/etc/{name}"]
+    # In-memory folders first: a clone or a venv under /tmp is bound on top of them below.
+    argv += ["--perms", "1777", "--size", str(64 * MB), "--tmpfs", "/tmp",
+             "--perms", "1777", "--size", str(MB), "--tmpfs", "/dev/shm",
+             "--perms", "0777", "--size", str(256 * MB), "--tmpfs", str(HOME),
+             "--perms", "0777", "--dir", str(HOME / ".ipython"),
+             "--perms", "0777", "--size", str(limits.connection_mb * MB), "--tmpfs", str(SOCKETS)]
+    argv += _parents(targets)  # again, for what lies under /tmp (a clone, a venv, the run folder)
     for path in sorted(needed, key=lambda p: len(p.parts)):
         if path.exists() and not _covered(path, [Path(t) for t in SYSTEM if t != str(path)]):
             argv += ["--ro-bind", str(path), str(path)]
-    for secret in SECRETS:
-        if Path(secret).exists():
-            argv += ["--ro-bind", "/dev/null", secret]
     for path in sorted({Path(h).resolve() for h in hidden}, key=lambda p: len(p.parts)):
         if path.is_dir() and _covered(path, needed | {Path(t) for t in SYSTEM}):
             argv += ["--size", "65536", "--tmpfs", str(path), "--remount-ro", str(path)]
     files = REPO / "agent_files"
-    argv += ["--size", str(64 * MB), "--tmpfs", str(files)]
+    argv += ["--perms", "0755", "--size", str(64 * MB), "--tmpfs", str(files)]
     for entry in sorted(files.iterdir()) if files.is_dir() else []:
         if entry.name not in ("out", "__pycache__") and not entry.name.startswith("."):
             argv += ["--ro-bind", str(entry), str(files / entry.name)]
-    argv += ["--dir", str(files / "out"), "--bind", str(run), str(run), "--remount-ro", "/"]
+    argv += ["--perms", "0777", "--dir", str(files / "out"),
+             "--ro-bind-try", str(run / "kernel.json"), str(run / "kernel.json"), "--remount-ro", "/"]
     env = {"HOME": HOME, "IPYTHONDIR": HOME / ".ipython", "TMPDIR": "/tmp", "JUPYTER_RUNTIME_DIR": "/tmp",
            "MPLCONFIGDIR": "/tmp/matplotlib", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
-           "PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
+           "PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin", "USER": "student",
            "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
     argv += ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
              "--die-with-parent", "--cap-drop", "ALL", "--clearenv"]
+    if drop:  # only for the first process inside, which drops to the sandbox's uid at once
+        argv += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
     for name, value in env.items():
         argv += ["--setenv", name, str(value)]
     return argv + ["--chdir", str(HOME)]
@@ -172,17 +292,36 @@ def resolve(mode: str) -> str:
 
 
 class SandboxKernelManager(AsyncKernelManager):
-    """A kernel manager whose kernel starts inside `Sandbox.command` and talks over IPC sockets."""
+    """A kernel manager whose kernel starts inside `Sandbox.command` and talks over IPC sockets in
+    the sandbox's own in-memory SOCKETS folder, which the grader reaches as /proc/<pid>/root/..."""
 
     sandbox_prefix = List(Unicode())  # everything before the kernel's own argv
+    sandbox_info = Unicode()  # the file where bubblewrap writes the sandbox's pid
 
     def format_kernel_cmd(self, extra_arguments=None):
         return list(self.sandbox_prefix) + super().format_kernel_cmd(extra_arguments)
 
+    async def _async_launch_kernel(self, kernel_cmd, **kw):
+        self.ip = str(SOCKETS / "ipc")  # the kernel's view, as written in its connection file
+        await super()._async_launch_kernel(kernel_cmd, **kw)
+        deadline, process = time.monotonic() + 60, self.provisioner.process
+        while (pid := _child_pid(Path(self.sandbox_info))) is None:
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the sandbox did not start (bubblewrap exit status {process.poll()})")
+            await asyncio.sleep(0.005)
+        self.ip = f"/proc/{pid}/root{SOCKETS}/ipc"  # the grader's view of the same sockets
+
+
+def _child_pid(info: Path) -> int | None:
+    try:
+        return int(json.loads(info.read_text())["child-pid"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
 
 def kernel_manager(sandbox: Sandbox, kernel_name: str, config) -> SandboxKernelManager:
     km = SandboxKernelManager(kernel_name=kernel_name, config=config, transport="ipc",
-                              ip=str(sandbox.run / "ipc"),
-                              connection_file=str(sandbox.run / "kernel.json"))
+                              ip=str(SOCKETS / "ipc"), connection_file=str(sandbox.run / "kernel.json"))
     km.sandbox_prefix = sandbox.command([])
+    km.sandbox_info = str(sandbox.info)
     return km
