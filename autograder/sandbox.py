@@ -88,7 +88,7 @@ class SandboxLimits:
 
 
 HOME = Path("/home/student")  # inside the sandbox only
-SOCKETS = Path("/connection")  # inside only: the kernel's IPC sockets (a small tmpfs)
+SOCKETS = Path("/run/agentloop")  # inside only: the IPC sockets (a small tmpfs; judge/cells.py knows it)
 # Of the host's /etc, only what Python, SSL and the kernel read (autograder/README.md says why).
 ETC_FILES = ("hosts", "localtime", "fonts")
 SYSTEM = ("/usr",)

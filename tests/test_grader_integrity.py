@@ -29,7 +29,8 @@ def _in_sandbox(script: str, hidden=()) -> subprocess.CompletedProcess:
 def test_the_sandbox_shows_python_and_workbook_and_nothing_private():
     course = Course()
     out = _in_sandbox(
-        f"ls {REPO}; ls / /work; test -e /run && echo RUN; cat /etc/shadow 2>/dev/null | wc -c; "
+        f"ls {REPO}; ls / /work; ls -A /run 2>/dev/null | grep -vqx agentloop && echo RUN; "
+        "cat /etc/shadow 2>/dev/null | wc -c; "
         "env | grep -c OPENAI; cat /proc/net/dev | grep -c ':'; "
         "python -c 'import workbook.checks, openai; print(\"imports-ok\")'",
         course.private_paths()).stdout.split()

@@ -65,13 +65,14 @@ def test_root_only_host_files_cannot_be_read(root_only_files):
 
 
 def test_etc_holds_only_the_listed_files_and_no_host_folder_is_there():
-    out = _sh("ls -A /etc; echo --; ls -A /; echo --; ls -A /home").stdout.split("--")
+    out = _sh("ls -A /etc; echo --; ls -A /; echo --; ls -A /home; echo --; ls -A /run").stdout.split("--")
     etc = sorted(out[0].split())
     assert etc == sorted({"passwd", "group"} | {n.split("/")[0] for n in sandbox.ETC_FILES
                                                  if Path("/etc", n).exists()}), etc
     top = set(out[1].split())
-    assert not top & {"opt", "srv", "mnt", "media", "var", "boot", "run"}, f"no host folders: {top}"
+    assert not top & {"opt", "srv", "mnt", "media", "var", "boot"}, f"no host folders: {top}"
     assert out[2].split() == ["student"], "/home holds only the sandbox's HOME"
+    assert out[3].split() == [sandbox.SOCKETS.name], "/run holds only the sandbox's sockets"
 
 
 def test_a_fork_bomb_is_stopped_by_the_process_cap():
@@ -157,8 +158,8 @@ async def _kernel_cell(code: str) -> str:
 
 def test_a_kernel_starts_imports_the_course_and_cannot_fill_its_connection_folder():
     code = ("import os, openai, anthropic, httpx2, ipykernel, matplotlib\n"
-            "print(os.getuid() != 0, sorted(n.split('-')[0] for n in os.listdir('/connection')))\n"
-            "try:\n    with open('/connection/fill', 'wb') as f:\n"
+            "print(os.getuid() != 0, sorted(n.split('-')[0] for n in os.listdir('/run/agentloop')))\n"
+            "try:\n    with open('/run/agentloop/fill', 'wb') as f:\n"
             "        for _ in range(400):\n            f.write(b'0' * 2**20)\nexcept OSError as e:\n"
             "    print('full', e.errno)\n")
     out = asyncio.run(_kernel_cell(code))
