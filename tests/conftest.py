@@ -17,21 +17,37 @@ if str(ROOT) not in sys.path:  # so `tests.reference_loop` imports without insta
 def graded(tmp_path_factory):
     """student -> result record, for every gate submission; also the gate course and timing.
 
-    Results are cached across runs (autograder/work/gate-cache/, GATES_CACHE=0 to ignore it),
-    keyed by the submission, its chapter, the workbook, the grader and the package versions.
+    Solutions, stubs and mutants (our own code) are run by the fast trusted runner
+    (tests/fast_runner.py: records in "fast"); the sandboxed pipeline grades every hostile case and
+    each chapter's solution and stub, which proves the fast runner equal to it on every chapter.
+    "records" holds the pipeline's record where it graded a submission, else the fast runner's.
+    Results are cached across runs (gates.CACHE, GATES_CACHE=0 to ignore it), keyed by the
+    submission, its chapter, the code the grading imports and the installed versions.
     Submissions whose notebooks or side effects a test reads afterwards are graded on every run.
     """
     from autograder import cohort
     from tests import gates
 
-    plan = gates.plan()
+    pairs = gates.plan()
+    plan = [s for _, s in pairs]
     workers = int(os.environ.get("GATES_WORKERS", "2"))
-    always = {s.student for _, s in plan if s.kind == "stub" or s.name in gates.ALWAYS_GRADED}
+    always = {s.student for s in plan if s.kind == "stub" or s.name in gates.ALWAYS_GRADED}
     gate = gates.gate_course(tmp_path_factory.mktemp("gates") / "course")
-    limits_for = gates.build(gate, plan)
+    limits_for = gates.build(gate, pairs)
     env = gates.environment_key()
-    keys = {s.student: gates.cache_key(env, gate, s, limits_for[s.student]) for _, s in plan}
-    reuse = {} if os.environ.get("GATES_CACHE") == "0" else gates.cached(keys)
+    use_cache = os.environ.get("GATES_CACHE") != "0"
+
+    fast = [s for s in plan if s.kind in gates.FAST_KINDS]
+    fast_keys = {s.student: gates.cache_key(env, gate, s, limits_for[s.student], "fast") for s in fast}
+    fast_reuse = gates.cached(fast_keys) if use_cache else {}
+    started = time.monotonic()
+    fast_records = gates.fast_grade(gate, [s for s in fast if s.student not in fast_reuse], limits_for, workers)
+    gates.remember(fast_keys, fast_records)
+    fast_seconds = time.monotonic() - started
+
+    real = [s for s in plan if s.kind in gates.real_kinds()]
+    keys = {s.student: gates.cache_key(env, gate, s, limits_for[s.student]) for s in real}
+    reuse = gates.cached(keys) if use_cache else {}
     todo = sorted(s for s in keys if s not in reuse or s in always)
     started, log, records = time.monotonic(), io.StringIO(), []
     if todo:
@@ -39,7 +55,11 @@ def graded(tmp_path_factory):
                                students=todo, out=log)
         gates.remember(keys, records)
     seconds = time.monotonic() - started
-    print(f"\ngates: graded {len(records)} notebooks in {seconds:.0f} s with {workers} workers "
-          f"(sandbox: {gates.SANDBOX}), {len(keys) - len(records)} results from the cache")
-    by_student = reuse | {r["student"]: r for r in records}
-    return {"course": gate, "records": by_student, "seconds": seconds, "log": log, "graded": len(records)}
+    print(f"\ngates: fast runner ran {len(fast_records)} notebooks in {fast_seconds:.0f} s "
+          f"({len(fast_reuse)} from the cache); the pipeline graded {len(records)} in {seconds:.0f} s "
+          f"with {workers} workers (sandbox: {gates.SANDBOX}), {len(keys) - len(records)} from the cache")
+    by_fast = fast_reuse | {r["student"]: r for r in fast_records}
+    by_real = reuse | {r["student"]: r for r in records}
+    return {"course": gate, "records": by_fast | by_real, "fast": by_fast, "real": by_real,
+            "seconds": seconds, "fast_seconds": fast_seconds, "log": log, "graded": len(records),
+            "fast_graded": len(fast_records)}

@@ -1,7 +1,9 @@
 """Gates that grade: solutions get full marks, stubs get 0, every mutant loses points on its own
-exercise only, hostile submissions get the right score in bounded time, feedback hides hidden tests.
+exercise only, hostile submissions get the right score in bounded time, feedback hides hidden tests,
+and the fast runner scores every chapter's solution and stub as the sandboxed pipeline does.
 
-Every submission of every chapter is graded once, in one parallel batch (a session fixture).
+Every submission of every chapter is graded once, in one session fixture (conftest.py): our own
+notebooks by the fast runner, hostile ones (and each chapter's solution and stub) by the pipeline.
 """
 
 import html
@@ -112,6 +114,33 @@ def test_feedback_hides_hidden_tests(graded):
             f"feedback for {sub.student} does not say why its tests failed")
 
 
+def _equal_subs():
+    subs = [s for _, s in PLAN if s.kind in gates.FAST_KINDS]
+    return pytest.mark.parametrize("sub", subs, ids=[s.student for s in subs])
+
+
+def _compared(record):
+    """What a grading result says about a notebook: status, score per test, stderr per test cell."""
+    return {"status": record["status"], "tests": {t: v["score"] for t, v in record["tests"].items()},
+            "stderr": sorted(e["grade_id"] or "" for e in record["events"] if e["kind"] == "stderr")}
+
+
+@_equal_subs()
+def test_fast_runner_scores_as_the_pipeline(graded, sub):
+    """Per chapter the solution and the stub go through both; GATES_REAL=all adds every mutant."""
+    if sub.student not in graded["real"]:
+        pytest.skip("graded by the fast runner only (GATES_REAL=all grades it in the pipeline too)")
+    real, fast = _record(graded, sub), graded["fast"][sub.student]
+    assert fast["status"] != "error", f"the fast runner could not run {sub.student}: {fast['message']}"
+    want, got = _compared(real), _compared(fast)
+    diff = {t: (want["tests"][t], got["tests"].get(t)) for t in want["tests"] if want["tests"][t] != got["tests"].get(t)}
+    assert want == got, (f"{sub.student}: the fast runner and the pipeline disagree; per test (pipeline, fast): "
+                         f"{diff}; status {want['status']} vs {got['status']}; stderr {want['stderr']} vs "
+                         f"{got['stderr']}; fast runner errors: {_scores(fast)}")
+
+
 def test_gate_suite_stays_fast(graded):
     per = graded["seconds"] / max(1, graded["graded"])
     assert per < 15, f"grading takes {per:.1f} s per gate notebook"
+    fast = graded["fast_seconds"] / max(1, graded["fast_graded"])
+    assert fast < 5, f"the fast runner takes {fast:.1f} s per gate notebook"

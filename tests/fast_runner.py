@@ -1,0 +1,358 @@
+"""The gates' fast trusted runner: solutions, stubs and mutants are our own code, so they need no
+sandbox. One process per chapter (a clean interpreter, a private HOME, /tmp and agent_files/out)
+runs the chapter's solved notebook once in an IPython shell; where a variant's first code cell
+differs from it, the process forks and the child runs the variant from that cell on, so the
+prefix is never run twice. Test cells run as the grader runs them (`exec` of the source, under
+the filename the grader gives it) and are scored by its rule (autograder/scoring.py): points only
+when the cell ran to its end with no error; stderr is an event, not a loss (execute.py).
+
+Limits are CPU time per cell and per notebook (`ITIMER_PROF`), with a wall backstop ten times the
+cell limit for a cell that sleeps or blocks, and a parent that kills a child that stops reporting.
+A variant is re-run from scratch when the prefix left threads running (a fork copies only one).
+`python -m tests.fast_runner JOB OUT` runs one chapter job; `grade()` runs them all.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import types
+from pathlib import Path
+
+from autograder import notebooks, results
+from autograder.course import REPO
+
+BACKSTOP = 10  # wall seconds per CPU second of a cell's limit, for a cell that sleeps or blocks
+SLACK = 30  # more wall seconds before the parent kills a child that stopped reporting
+
+
+class CellTimeoutError(KeyboardInterrupt):
+    """A cell over its CPU (or wall backstop) limit, raised in it as the kernel's interrupt is."""
+
+
+def cells_of(nb, source_nb) -> list[dict]:
+    """The code cells as the grader runs them: test and locked cells from the source notebook."""
+    given = {notebooks.nbmeta(c)["grade_id"]: c.source for c in source_nb.cells
+             if notebooks.nbmeta(c).get("grade_id") and not notebooks.nbmeta(c).get("solution")}
+    out = []
+    for index, cell in enumerate(nb.cells):
+        meta = notebooks.nbmeta(cell)
+        grade_id = meta.get("grade_id")
+        source = given.get(grade_id, cell.source) if grade_id and not meta.get("solution") else cell.source
+        if cell.cell_type == "code" and source.strip():
+            out.append({"index": index, "source": source, "grade_id": grade_id,
+                        "graded": bool(meta.get("grade")), "hidden": "BEGIN HIDDEN TESTS" in source})
+    return out
+
+
+# ---------------------------------------------------------------- inside the chapter process
+
+
+class _Stream:
+    """sys.stdout/sys.stderr for the whole run: what a cell writes is counted against that cell."""
+
+    encoding, errors = "utf-8", "replace"
+
+    def __init__(self, name: str):
+        self.name, self.text = name, ""
+
+    def write(self, s) -> int:
+        if len(self.text) < 2000:
+            self.text += str(s)[:2000]
+        return len(s)
+
+    def writelines(self, lines) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+    def fileno(self) -> int:
+        return 1 if self.name == "stdout" else 2
+
+    def writable(self) -> bool:
+        return True
+
+
+def _on_timer(signum, frame):
+    raise CellTimeoutError("cell over its CPU time limit" if signum == signal.SIGPROF else
+                           "cell over its wall-clock backstop")
+
+
+def _cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def run_cell(shell, cell: dict, limit: float) -> dict:
+    """Run one code cell as the grader does; what happened to it."""
+    out, err = sys.stdout, sys.stderr
+    out.text = err.text = ""
+    ended = []
+    if cell["graded"]:
+        filename = f"<hidden test {cell['grade_id']}>" if cell["hidden"] else f"<test {cell['grade_id']}>"
+        sys.modules["__fast_runner__"].job = (cell["source"], filename, ended)
+        code, history = "__import__('__fast_runner__').run()\n", False
+    else:
+        code, history = cell["source"], True
+    started, wall = _cpu(), time.monotonic()
+    signal.setitimer(signal.ITIMER_PROF, limit)
+    signal.setitimer(signal.ITIMER_REAL, limit * BACKSTOP)
+    try:
+        result = shell.run_cell(code, store_history=history)
+    except CellTimeoutError as e:  # raised outside the cell's own code (IPython's bookkeeping)
+        result = types.SimpleNamespace(error_before_exec=None, error_in_exec=e)
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    error = result.error_before_exec or result.error_in_exec
+    text = None if error is None else results.first_error({"outputs": [
+        {"output_type": "error", "ename": type(error).__name__, "evalue": str(error)}]})
+    return {"index": cell["index"], "error": text, "ended": bool(ended), "cpu": _cpu() - started, "wall": time.monotonic() - wall,
+            "stderr": err.text[:200] if cell["graded"] else "",
+            "timeout": isinstance(error, CellTimeoutError)}
+
+
+def _runner_module() -> types.ModuleType:
+    """The test runner the wrapper line calls (as the grader's, outside the notebook's names)."""
+    mod = types.ModuleType("__fast_runner__")
+
+    def run():
+        import linecache
+
+        source, filename, ended = mod.job
+        if not filename.startswith("<hidden"):
+            linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        exec(compile(source, filename, "exec"), mod.shell.user_ns)
+        ended.append(True)
+
+    mod.run = run
+    return mod
+
+
+def _restore(root: Path, snapshot: Path) -> None:
+    for name in ("home", "tmp", "out"):
+        shutil.rmtree(root / name, ignore_errors=True)
+        shutil.copytree(snapshot / name, root / name, symlinks=True)
+
+
+def _child(shell, cells: list[dict], start: int, limit: float, budget: float, w: int) -> None:
+    """In the forked child: run `cells[start:]`, one JSON line per cell on fd `w`, then exit."""
+    os.setpgid(0, 0)
+    for cell in cells[start:]:
+        if budget <= 0:
+            break
+        step = run_cell(shell, cell, min(limit, budget))
+        budget -= step["cpu"]
+        os.write(w, (json.dumps(step) + "\n").encode())
+    os.write(w, b'{"done": true}\n')
+    os._exit(0)
+
+
+def fork_run(shell, cells, start, limit, budget, root: Path) -> tuple[list[dict], str]:
+    """Run a variant from `start` in a forked child; its steps and how it ended (ok | dead | hung)."""
+    snapshot = Path(tempfile.mkdtemp(dir=root.parent))
+    for name in ("home", "tmp", "out"):
+        shutil.copytree(root / name, snapshot / name, symlinks=True)
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        try:
+            _child(shell, cells, start, limit, budget, w)
+        finally:
+            os._exit(1)
+    os.close(w)
+    steps, buffer, ending = [], b"", "dead"
+    wait = limit * BACKSTOP + SLACK
+    while True:
+        ready, _, _ = select.select([r], [], [], wait)
+        if not ready:
+            ending = "hung"
+            break
+        chunk = os.read(r, 65536)
+        if not chunk:
+            break
+        buffer += chunk
+        *lines, buffer = buffer.split(b"\n")
+        for line in lines:
+            message = json.loads(line)
+            if message.get("done"):
+                ending = "ok"
+            else:
+                steps.append(message)
+    os.close(r)
+    for sig in (signal.SIGKILL,):  # the child and anything it started
+        try:
+            os.killpg(pid, sig)
+        except OSError:
+            pass
+    os.waitpid(pid, 0)
+    _restore(root, snapshot)
+    shutil.rmtree(snapshot, ignore_errors=True)
+    return steps, ending
+
+
+def setup(root: Path):
+    """A private HOME, /tmp and agent_files; a clean environment; an IPython shell as a kernel has."""
+    for name in ("home", "tmp"):
+        (root / name).mkdir(parents=True)
+    shutil.copytree(REPO / "agent_files", root / "files", ignore=shutil.ignore_patterns("out", "__pycache__"))
+    (root / "out").mkdir()
+    (root / "files" / "out").symlink_to(root / "out")
+    os.environ.clear()
+    os.environ.update({"HOME": str(root / "home"), "TMPDIR": str(root / "tmp"), "LANG": "C.UTF-8",
+                       "IPYTHONDIR": str(root / "home" / ".ipython"), "PYTHONDONTWRITEBYTECODE": "1",
+                       "MPLCONFIGDIR": str(root / "tmp" / "matplotlib"),
+                       "MPLBACKEND": "module://matplotlib_inline.backend_inline",
+                       "PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
+                       "WORKBOOK_AGENT_FILES": str(root / "files")})
+    tempfile.tempdir = None
+    os.chdir(root / "home")
+    sys.stdout, sys.stderr = _Stream("stdout"), _Stream("stderr")
+    signal.signal(signal.SIGPROF, _on_timer)
+    signal.signal(signal.SIGALRM, _on_timer)
+    _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (4096 * 2**20, hard))
+    from IPython.core.interactiveshell import InteractiveShell
+    from traitlets.config import Config
+
+    config = Config()
+    config.HistoryManager.enabled = False
+    shell = InteractiveShell.instance(config=config)
+    runner = _runner_module()
+    runner.shell = shell
+    sys.modules["__fast_runner__"] = runner
+    import workbook.checks  # noqa: F401  (the guard imports it before any cell, so here too)
+
+    return shell
+
+
+def run_job(job: dict, out: Path) -> None:
+    """Run one chapter: the base cells once, each variant forked where it first differs."""
+    t0 = time.monotonic()
+    root = Path(tempfile.mkdtemp(prefix=f"fast-{job['chapter']}-")) / "run"
+    shell = setup(root)
+    base, variants = job["base"], job["variants"]
+    starts = {}
+    for student, v in variants.items():
+        cells = v["cells"]
+        start = next((i for i, (a, b) in enumerate(zip(cells, base, strict=False)) if a != b), min(len(cells), len(base)))
+        starts.setdefault(start, []).append(student)
+    done, prefix = {}, []
+    for i in range(len(base) + 1):
+        for student in starts.get(i, []):
+            v = variants[student]
+            used = sum(s["cpu"] for s in prefix)
+            slow = [s for s in prefix if s["cpu"] > v["cell_limit"]]
+            if slow:
+                done[student] = {"steps": prefix, "ending": "error", "message":
+                                 f"cell {slow[0]['index']} of the solved notebook took {slow[0]['cpu']:.1f} s "
+                                 f"of CPU, over this variant's {v['cell_limit']} s cell limit"}
+            elif threading.active_count() > 1:
+                done[student] = {"ending": "retry"}
+            else:
+                steps, ending = fork_run(shell, v["cells"], i, v["cell_limit"], v["notebook_limit"] - used, root)
+                done[student] = {"steps": prefix + steps, "ending": ending}
+            with open(out, "a", encoding="utf-8") as f:
+                f.write(json.dumps({"student": student, "at": round(time.monotonic() - t0, 2),
+                                    "fork": i, **done[student]}) + "\n")
+        if i < len(base):
+            prefix.append(run_cell(shell, base[i], job["base_limit"]))
+    shutil.rmtree(root.parent, ignore_errors=True)
+
+
+# ---------------------------------------------------------------- in the test process
+
+
+def record(student: str, chapter: str, tests: list[dict], cells: list[dict], outcome: dict, seconds: float) -> dict:
+    """The result record the gates read (results.build's shape), from a variant's steps."""
+    steps = {s["index"]: s for s in outcome.get("steps", [])}
+    by_index = {c["index"]: c for c in cells}
+    events, stopped = [], ""
+    for index, s in sorted(steps.items()):
+        grade_id = by_index[index]["grade_id"] if by_index[index]["graded"] else None
+        if s["timeout"]:
+            events.append({"kind": "timeout", "cell": index, "grade_id": grade_id, "detail": s["error"]})
+        if s["stderr"]:
+            events.append({"kind": "stderr", "cell": index, "grade_id": grade_id, "detail": s["stderr"]})
+    ending = outcome["ending"]
+    if ending in ("dead", "hung") or (ending == "ok" and len(steps) < len(cells)):
+        kind = {"dead": "dead_kernel", "hung": "unresponsive"}.get(ending, "notebook_timeout")
+        stopped = {"dead_kernel": "the process died", "unresponsive": "a cell stopped answering",
+                   "notebook_timeout": "the notebook ran over its CPU time limit"}[kind]
+        after = max(steps, default=-1)
+        events.append({"kind": kind, "cell": after, "grade_id": None, "detail": stopped})
+    kinds = {e["kind"] for e in events}
+    status = ("error" if ending == "error" else "dead_kernel" if "dead_kernel" in kinds else
+              "timeout" if kinds & {"timeout", "unresponsive", "notebook_timeout"} else "ok")
+    rec = {"student": student, "chapter": chapter, "status": status, "message": outcome.get("message", ""),
+           "score": 0.0, "max_score": 0.0, "tests": {}, "exercises": {}, "events": events, "tamper": [],
+           "sandbox": "fast", "seconds": round(seconds, 2)}
+    where = {c["grade_id"]: c["index"] for c in cells if c["grade_id"]}
+    for t in tests:
+        s = steps.get(where.get(t["grade_id"]))
+        ok = s is not None and s["ended"] and not s["error"] and status != "error"
+        error = s["error"] if s else f"CellNotRun: not run: {stopped or 'the cell is missing'}"
+        score = t["points"] if ok else 0.0
+        rec["tests"][t["grade_id"]] = {"score": score, "max": t["points"], "exercise": t["exercise"], "error": error}
+        ex = rec["exercises"].setdefault(t["exercise"], {"score": 0.0, "max": 0.0})
+        ex["score"] += score
+        ex["max"] += t["points"]
+        rec["score"] += score
+        rec["max_score"] += t["points"]
+    return rec
+
+
+def grade(jobs: dict[str, dict], workers: int = 2, deadline: float = 1800) -> dict[str, list[dict]]:
+    """chapter -> job (base, variants, base_limit): run `workers` chapter processes at a time;
+    return chapter -> outcome lines. A chapter process past `deadline` is killed."""
+    folder = Path(tempfile.mkdtemp(prefix="fast-jobs-"))
+    pending, running, found = sorted(jobs), {}, {}
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "HOME": str(folder)}
+    while pending or running:
+        while pending and len(running) < workers:
+            chapter = pending.pop(0)
+            (folder / f"{chapter}.json").write_text(json.dumps(jobs[chapter]), encoding="utf-8")
+            with open(folder / f"{chapter}.log", "wb") as log:
+                proc = subprocess.Popen([sys.executable, "-m", "tests.fast_runner", str(folder / f"{chapter}.json"),
+                                         str(folder / f"{chapter}.out")], cwd=REPO, env=env, stdout=log,
+                                        stderr=subprocess.STDOUT, start_new_session=True)
+            running[chapter] = (proc, time.monotonic())
+        time.sleep(0.05)
+        for chapter, (proc, started) in list(running.items()):
+            if proc.poll() is None and time.monotonic() - started < deadline:
+                continue
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)  # anything the chapter left running
+            except OSError:
+                pass
+            out = folder / f"{chapter}.out"
+            lines = out.read_text(encoding="utf-8").splitlines() if out.is_file() else []
+            found[chapter] = [json.loads(line) for line in lines]
+            if len(found[chapter]) < len(jobs[chapter]["variants"]):
+                log = (folder / f"{chapter}.log").read_text(encoding="utf-8", errors="replace")[-1500:]
+                found[chapter].append({"log": log, "returncode": proc.returncode})
+            del running[chapter]
+    shutil.rmtree(folder, ignore_errors=True)
+    return found
+
+
+if __name__ == "__main__":
+    run_job(json.loads(Path(sys.argv[1]).read_text(encoding="utf-8")), Path(sys.argv[2]))
