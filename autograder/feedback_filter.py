@@ -1,21 +1,71 @@
-"""Feedback shows which test failed and its message, and what the grader saw; never hidden tests."""
+"""Feedback shows which test failed and its message, and what the grader saw; never hidden tests.
+
+Hidden-test blocks are found only in the grader's own cells: a cell whose nbgrader metadata
+(grade_id, grade/solution/locked flags, points) and checksum match the chapter's source notebook.
+They are found by one pass over its lines (`### BEGIN HIDDEN TESTS` ... `### END HIDDEN TESTS`),
+never by a pattern run over a student's text. After the first hidden test, the page shows only
+what the grader wrote: placeholders, the grader's own cells, and a test cell's error name and
+message.
+"""
 
 from __future__ import annotations
 
-import re
+from pathlib import Path
 
 from nbformat.v4 import new_markdown_cell, new_output
+from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
+from nbgrader.utils import compute_checksum, is_grade, is_locked, is_solution
 
 from autograder import notebooks
+from autograder.course import AutograderError
 
-HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?^[ \t]*### END HIDDEN TESTS[^\n]*\n?", re.M | re.S)
+BEGIN, END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
 PLACEHOLDER = "# (hidden tests: run by the grader, not shown)\n"
 MIN_LINE = 12  # shorter hidden lines (`wb = fresh()`) are too common to be worth redacting
 
 
+def hidden_spans(text: str) -> list[tuple[int, int]]:
+    """(first, last) line numbers of each hidden block, by one pass over the lines: a block opens
+    at a line that starts (after spaces or tabs) with BEGIN and closes at the next line that starts
+    with END; a block that never closes is no block (as nbgrader's own rule)."""
+    spans, start = [], None
+    for number, line in enumerate(text.split("\n")):
+        head = line.lstrip(" \t")
+        if start is None and head.startswith(BEGIN):
+            start = number
+        elif start is not None and head.startswith(END):
+            spans.append((start, number))
+            start = None
+    return spans
+
+
+class _HiddenScan:
+    """What the hidden-test regexp used to offer (`search`, `sub`, `findall`), in linear time, for
+    the grader's own cells (execute.py asks `HIDDEN.search(source)` of instructor test cells)."""
+
+    def search(self, text: str) -> tuple[int, int] | None:
+        spans = hidden_spans(text)
+        return spans[0] if spans else None
+
+    def findall(self, text: str) -> list[str]:
+        lines = text.split("\n")
+        return ["\n".join(lines[a:b + 1]) + "\n" for a, b in hidden_spans(text)]
+
+    def sub(self, replacement: str, text: str) -> str:
+        lines, out, at = text.split("\n"), [], 0
+        for a, b in hidden_spans(text):
+            out += lines[at:a] + [replacement.rstrip("\n")] if replacement else lines[at:a]
+            at = b + 1
+        return "\n".join(out + lines[at:])
+
+
+HIDDEN = _HiddenScan()
+
+
 def hidden_lines(nb) -> set[str]:
-    """The distinctive lines of hidden test blocks that appear nowhere else in the notebook."""
+    """The distinctive lines of hidden test blocks that appear nowhere else in the notebook, for
+    the grader's own notebook (the chapter's source: every cell is the grader's)."""
     hidden, visible = set(), []
     for cell in nb.cells:
         for block in HIDDEN.findall(cell.source if cell.cell_type == "code" else ""):
@@ -23,6 +73,37 @@ def hidden_lines(nb) -> set[str]:
         visible.append(HIDDEN.sub("", cell.source))
     shown = "\n".join(visible)  # a line also in visible code or prose is no secret
     return {line for line in hidden if line not in shown}
+
+
+def source_notebook(config, resources) -> Path:
+    """The chapter's source notebook (with the hidden tests) for the page being made."""
+    coursedir = CourseDirectory(config=config)
+    info = resources.get("nbgrader", {})
+    return (Path(coursedir.root) / coursedir.source_directory / info.get("assignment", "")
+            / f"{info.get('notebook', '')}.ipynb")
+
+
+def _flags(cell) -> tuple:
+    return cell.cell_type, is_grade(cell), is_solution(cell), is_locked(cell)
+
+
+def grader_cell(cell, source_cells: dict) -> bool | None:
+    """True for one of the grader's cells (not an answer) that matches the source notebook: same
+    flags, same text, and the checksum nbgrader stored equal to the source cell's. False for a cell
+    that claims to be one (a grader's grade_id, or graded/locked) but does not match; None otherwise."""
+    meta = notebooks.nbmeta(cell)
+    src = source_cells.get(meta.get("grade_id"))
+    if src is None:  # nbgrader keeps only the gradebook's grade_ids: a graded, locked one is the grader's
+        claims = meta.get("grade_id") and not meta.get("solution") and (meta.get("grade") or meta.get("locked"))
+        return False if claims else None
+    if is_solution(src):
+        return None
+    try:
+        expected = compute_checksum(src)
+        return (_flags(cell) == _flags(src) and cell.source == src.source
+                and meta.get("checksum") == expected and compute_checksum(cell) == expected)
+    except (KeyError, TypeError, ValueError):  # metadata a student mangled
+        return False
 
 
 def _redact(text: str, secret: set[str]) -> str:
@@ -58,11 +139,15 @@ def grader_notes(meta: dict) -> str:
 
 WITHHELD = "[output withheld: this cell ran after a hidden test, so it could show what that test did]"
 WITHHELD_HIDDEN = "[output of a hidden test cell withheld; its result and message are above]"
+NOT_SHOWN = "*[a cell after the first hidden test that the grader did not write: not shown]*"
+CHANGED = ("# (this test cell is not shown: it does not match the chapter's source, which may have\n"
+           "# changed since grading; grade again, then make feedback)\n")
 
 
-def _withhold(cell, note: str) -> None:
-    """Keep error names and messages of test cells; drop every other output, in every mimetype."""
-    kept = [o for o in cell.get("outputs", []) if o.output_type == "error" and notebooks.is_test(cell)]
+def _withhold(cell, note: str, keep_errors: bool) -> None:
+    """Keep a grader's test cell's error names and messages; drop every other output, in every
+    mimetype."""
+    kept = [o for o in cell.get("outputs", []) if o.output_type == "error" and keep_errors]
     for output in kept:
         output.ename = notebooks.safe_ename(output.ename)
         output.evalue = notebooks.ANSI.sub("", str(output.evalue))[:300]
@@ -72,36 +157,56 @@ def _withhold(cell, note: str) -> None:
     cell.outputs = kept
 
 
+def _redact_outputs(cell, secret: set[str]) -> None:
+    for output in cell.get("outputs", []):
+        if output.output_type == "error":
+            output.ename = notebooks.safe_ename(output.ename)
+            output.traceback = [_redact(t, secret) for t in output.traceback]
+        elif output.output_type == "stream":
+            output.text = _redact(output.text, secret)
+        elif "data" in output:
+            for mime, value in list(output.data.items()):
+                if isinstance(value, str):
+                    output.data[mime] = _redact(value, secret)
+
+
 class HideHiddenTests(NbGraderPreprocessor):
-    """Replace hidden test code by a placeholder, shorten their tracebacks, redact echoes of it, and
-    withhold every output of hidden test cells and of the cells that ran after one, in every
-    mimetype, except the error name and message of a test cell (feedback says why it failed)."""
+    """Replace hidden test code in the grader's cells by a placeholder and redact echoes of it;
+    withhold every output of hidden test cells and of the cells after one, in every mimetype
+    (except a grader's test cell's error name and message), and every markdown or raw cell after
+    one that the grader did not write."""
 
     def preprocess(self, nb, resources):
-        secret = hidden_lines(nb)
+        path = source_notebook(self.config, resources)
+        try:
+            source = notebooks.read(path)
+        except AutograderError as e:  # no source, no way to tell the grader's cells: no page
+            raise AutograderError(f"feedback needs the chapter's source notebook: {e}") from None
+        source_cells = {notebooks.nbmeta(c)["grade_id"]: c for c in source.cells
+                        if notebooks.nbmeta(c).get("grade_id")}
+        written = {(c.cell_type, c.source) for c in source.cells}
+        secret = hidden_lines(source)
         after_hidden = False
         for cell in nb.cells:
             if cell.cell_type != "code":
+                if after_hidden and (cell.cell_type, cell.source) not in written:
+                    cell.cell_type, cell.source = "markdown", NOT_SHOWN
+                    cell.pop("attachments", None)
                 continue
-            has_hidden = bool(HIDDEN.search(cell.source))
-            cell.source = HIDDEN.sub(PLACEHOLDER, cell.source)
-            if has_hidden:
-                _withhold(cell, WITHHELD_HIDDEN)
+            mine = grader_cell(cell, source_cells)
+            if mine is False:  # looks like a grader's cell and is not: show none of it
+                cell.source = CHANGED
+                _withhold(cell, WITHHELD_HIDDEN, keep_errors=False)
                 after_hidden = True
                 continue
-            if after_hidden:  # a test cell keeps its error name and message, nothing else
-                _withhold(cell, WITHHELD)
-                continue
-            for output in cell.get("outputs", []):
-                if output.output_type == "error":
-                    output.ename = notebooks.safe_ename(output.ename)
-                    output.traceback = [_redact(t, secret) for t in output.traceback]
-                elif output.output_type == "stream":
-                    output.text = _redact(output.text, secret)
-                elif "data" in output:
-                    for mime, value in list(output.data.items()):
-                        if isinstance(value, str):
-                            output.data[mime] = _redact(value, secret)
+            if mine and HIDDEN.search(cell.source):
+                cell.source = HIDDEN.sub(PLACEHOLDER, cell.source)
+                _withhold(cell, WITHHELD_HIDDEN, keep_errors=True)
+                after_hidden = True
+            elif after_hidden:  # a grader's test cell keeps its error name and message, nothing else
+                _withhold(cell, WITHHELD, keep_errors=bool(mine) and notebooks.is_test(cell))
+            else:
+                _redact_outputs(cell, secret)
         notes = grader_notes(nb.metadata.get("autograder", {}))
         if notes:
             nb.cells.insert(0, new_markdown_cell(notes))
