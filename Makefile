@@ -8,12 +8,13 @@ LAB_FLAGS ?= $(if $(or $(DISPLAY),$(filter Darwin,$(shell uname -s))),,--no-brow
 
 .PHONY: venv lab lab-instructor test lint bench release grade check clean
 
-$(STAMP): pyproject.toml
+# requirements.lock pins every version (CONTRIBUTING.md); pyproject.toml's ranges stay the source.
+$(STAMP): pyproject.toml requirements.lock
 	@$(PY) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (found " + sys.version.split()[0] + "); set PY=/path/to/python3.11")'
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	@echo "Installing the workbook into $(VENV) (first run takes a minute)..."
 	@$(BIN)/python -m pip install -q --disable-pip-version-check --upgrade pip
-	@$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[dev]'
+	@$(BIN)/python -m pip install -q --disable-pip-version-check -c requirements.lock -e '.[dev]'
 	@touch $(STAMP)
 
 venv: $(STAMP)

@@ -1,7 +1,11 @@
-"""pyproject.toml and environment.yml list the same dependencies with the same ranges."""
+"""pyproject.toml and environment.yml list the same dependencies with the same ranges, and
+requirements.lock (what CI installs) pins one version inside each of them."""
 
 import re
 import tomllib
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 from workbook.paths import ROOT
 
@@ -26,3 +30,44 @@ def test_environment_yml_matches_pyproject():
 def test_quiz_files_ship_with_the_package():
     data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
     assert {"quizzes/*.json", "trace/samples/*.jsonl"} <= set(data["package-data"]["workbook"])
+
+
+def _lock() -> dict[str, str]:
+    """requirements.lock: canonical name -> the one exact version it pins (comments skipped)."""
+    pins = {}
+    for line in (ROOT / "requirements.lock").read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if not line:
+            continue
+        name, sep, version = line.partition("==")
+        assert sep and version and not re.search(r"[<>=!~;@ ]", version), f"not an exact pin: {line!r}"
+        assert canonicalize_name(name) not in pins, f"pinned twice: {name}"
+        pins[canonicalize_name(name)] = version
+    return pins
+
+
+def test_the_lock_picks_a_version_in_every_range_of_pyproject():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    pins, problems = _lock(), []
+    for spec in project["dependencies"] + project["optional-dependencies"]["dev"]:
+        req = Requirement(spec)
+        wanted = [canonicalize_name(req.name)] + (["distributed"] if req.name == "dask" else [])
+        for name in wanted:
+            if name not in pins:
+                problems.append(f"{name} ({spec}) is not in requirements.lock")
+        version = pins.get(canonicalize_name(req.name))
+        if version is not None and not req.specifier.contains(version, prereleases=True):
+            problems.append(f"requirements.lock has {req.name}=={version}, outside {spec}")
+    assert not problems, "remake requirements.lock (its header says how):\n" + "\n".join(problems)
+
+
+def test_the_lock_check_refuses_a_pin_outside_a_range():
+    """The check above can fail: a version outside its range is not contained."""
+    assert not Requirement("openai>=3,<4").specifier.contains("4.0.0", prereleases=True)
+    assert Requirement("nbgrader==0.9.*").specifier.contains("0.9.5")
+
+
+def test_make_installs_with_the_lock():
+    makefile = (ROOT / "Makefile").read_text()
+    assert "-c requirements.lock -e '.[dev]'" in makefile
+    assert re.search(r"^\$\(STAMP\):.*\brequirements\.lock\b", makefile, re.M), "a new lock remakes .venv"

@@ -109,7 +109,7 @@ class Server:
             start = 0 if cursor is None else int(str(cursor).removeprefix("page-"))
         except ValueError:
             return self.error(id_, -32602, f"Invalid cursor: {cursor!r}")
-        page = {"tools": TOOLS[start:start + size]}
+        page: dict[str, object] = {"tools": TOOLS[start:start + size]}
         if start + size < len(TOOLS):
             page["nextCursor"] = "page-0" if self.opts.loop_cursor else f"page-{start + size}"
         self.result(id_, page)
