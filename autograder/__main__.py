@@ -8,7 +8,6 @@ from pathlib import Path
 
 from autograder.course import REPO, AutograderError, Course
 
-
 WORKSPACE_RULES = """\
 --workspace DIR (given before the command: python -m autograder --workspace DIR collect ...)
 keeps one cohort's state: submitted/, autograded/, feedback/, work/, gradebook.db, grades.csv.

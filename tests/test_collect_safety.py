@@ -10,7 +10,7 @@ import shutil
 import signal
 import stat
 import zipfile
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 
 import pytest
 
