@@ -1,4 +1,9 @@
-"""The workbook's imports run one way, all at the top of their modules (DESIGN, "Layering").
+"""The workbook's imports run one way, all at the top of their modules (docs/DESIGN.md, "Layering").
+
+The layers are documented twice and checked against both: the package's in LAYERS below (and the
+same table in docs/DESIGN.md), the engine's own order in `workbook/engine/__init__.py`'s
+docstring. A module imports only modules of its own layer or lower ones; a new module must be
+placed in a layer (the test says so).
 
 A workbook module imported inside a function resolves against the student's `sys.modules` when
 it runs, not against the private copy `checks.fresh()` loaded: a student's cell that replaces
@@ -11,10 +16,27 @@ no such imports, no import cycles, and a test that plays the student replacing e
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent / "workbook"
+DESIGN = PACKAGE_DIR.parent / "docs" / "DESIGN.md"
+
+# The package's layers, lowest first ("x*" is x and every module under it). Keep docs/DESIGN.md's
+# "Layering" table the same (a test compares them).
+LAYERS = [
+    ("the fake's machinery, and plain data and tools",
+     ["workbook.engine*", "workbook.paths", "workbook.schemas", "workbook.shop", "workbook.payments",
+      "workbook.prices", "workbook.display", "workbook.probes", "workbook.quiz_format",
+      "workbook.mcp_servers*"]),
+    ("the scenarios", ["workbook.scenarios*"]),
+    ("what stands on them: name lookup, traces, quizzes, the judge's link",
+     ["workbook.fake_llm*", "workbook.trace*", "workbook.kb", "workbook.env", "workbook.saved_answers",
+      "workbook.quiz", "workbook.link*"]),
+    ("the entry points: providers, checks, progress", [
+        "workbook", "workbook.__main__", "workbook.providers", "workbook.checks", "workbook.progress"]),
+]
 
 
 def _module_name(path: Path) -> str:
@@ -118,8 +140,73 @@ def cycles(graph: dict[str, set[str]] | None = None) -> list[list[str]]:
     return sorted(out)
 
 
+def _matches(name: str, pattern: str) -> bool:
+    base = pattern.removesuffix("*")
+    return name == base or (pattern.endswith("*") and name.startswith(base + "."))
+
+
+def layer_of(name: str, layers=LAYERS) -> int | None:
+    """The index of the layer a module belongs to (the most specific pattern wins)."""
+    hits = [(len(p), i) for i, (_, patterns) in enumerate(layers) for p in patterns if _matches(name, p)]
+    return max(hits)[1] if hits else None
+
+
+def engine_layers() -> list[list[str]]:
+    """The engine's own order, read from the table in `workbook/engine/__init__.py`'s docstring."""
+    doc = ast.get_docstring(ast.parse((PACKAGE_DIR / "engine" / "__init__.py").read_text("utf-8")))
+    rows = doc.split("Layers", 1)[1].split("\n\n")[1].splitlines()
+    table = [[n.strip() for n in re.split(r"\s{2,}", row.strip())[0].split(",")] for row in rows]
+    return [row for row in table if not any("." in n for n in row)]  # the rows above the package
+
+
+def upward_imports(graph: dict[str, set[str]] | None = None, layers=LAYERS) -> list[str]:
+    """`a -> b` for each import of a higher layer (package layers, then the engine's order)."""
+    graph = import_graph() if graph is None else graph
+    engine = {f"workbook.engine.{n}": i for i, row in enumerate(engine_layers()) for n in row}
+    out = []
+    for a, targets in graph.items():
+        for b in targets:
+            la, lb = layer_of(a, layers), layer_of(b, layers)
+            if la is not None and lb is not None and lb > la:
+                out.append(f"{a} (layer {la}) -> {b} (layer {lb})")
+            elif a in engine and b in engine and engine[b] > engine[a]:
+                out.append(f"{a} (engine layer {engine[a]}) -> {b} (engine layer {engine[b]})")
+    return sorted(out)
+
+
+def test_every_module_has_a_layer():
+    known = modules()
+    unplaced = sorted(n for n in known if layer_of(n) is None)
+    assert not unplaced, f"place these in LAYERS (tests/test_layering.py) and docs/DESIGN.md: {unplaced}"
+    engine = {f"workbook.engine.{n}" for row in engine_layers() for n in row}
+    missing = sorted(n for n in known if n.startswith("workbook.engine.") and n not in engine)
+    assert not missing, f"workbook/engine/__init__.py's layer table does not place {missing}"
+    assert engine <= set(known), f"the engine's table names modules that do not exist: {engine - set(known)}"
+
+
+def test_imports_go_only_to_the_same_or_a_lower_layer():
+    assert upward_imports() == [], "an import runs against the documented layer order"
+
+
+def test_an_upward_import_is_reported():
+    """The check itself: a scenario imported by the engine, and core imported by tokens, are caught."""
+    graph = {"workbook.engine.core": {"workbook.scenarios.base"},
+             "workbook.engine.tokens": {"workbook.engine.core"},
+             "workbook.scenarios.base": {"workbook.engine.core"}}
+    assert upward_imports(graph) == [
+        "workbook.engine.core (layer 0) -> workbook.scenarios.base (layer 1)",
+        "workbook.engine.tokens (engine layer 0) -> workbook.engine.core (engine layer 6)"]
+
+
+def test_design_md_shows_the_same_layers():
+    text = DESIGN.read_text(encoding="utf-8").split("## Layering", 1)[1]
+    block = text.split("```", 2)[1].strip().splitlines()[1:]  # after the fence's language word
+    shown = [[p.strip() for p in line.rsplit(":", 1)[1].split(",")] for line in block]
+    assert shown == [patterns for _, patterns in LAYERS], "docs/DESIGN.md's Layering table differs"
+
+
 def test_no_workbook_import_inside_a_function():
-    assert late_imports() == [], "import these at the top of the module (see DESIGN, Layering)"
+    assert late_imports() == [], "import these at the top of the module (see docs/DESIGN.md, Layering)"
 
 
 def test_no_import_cycles():
@@ -131,8 +218,12 @@ if __name__ == "__main__":
     print(f"{len(found)} import cycle(s) in workbook/" + (":" if found else ""))
     for group in found:
         print("  " + " <-> ".join(group))
+    upward = upward_imports()
+    print(f"{len(upward)} import(s) against the layer order" + (":" if upward else ""))
+    for line in upward:
+        print("  " + line)
     late = late_imports()
     print(f"{len(late)} workbook import(s) inside functions" + (":" if late else ""))
     for line in late:
         print("  " + line)
-    sys.exit(1 if found or late else 0)
+    sys.exit(1 if found or late or upward else 0)

@@ -1,8 +1,9 @@
 """The fake provider's machinery: turn and reply types, the engine, the request rules, the faces.
 
-Layers, each importing only the ones before it (see DESIGN, "Layering"):
+Layers, each importing only the ones before it (docs/DESIGN.md, "Layering"; checked by
+tests/test_layering.py):
 
-    errors, tokens      the providers' error bodies; the token rule (compact JSON, 4 characters a token)
+    errors, tokens      the providers' error bodies; the token rule (compact JSON, 4 chars a token)
     reading             how a scenario reads a tool result's fields, as tolerant as a model
     replies, turns      what a scenario returns and what it reads
     failures            the fake's own 500 when a scenario cannot go on, in the student's terms

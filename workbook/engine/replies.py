@@ -83,7 +83,7 @@ def final(text: str, finish_reason: str = "stop") -> Reply:
     return Reply(text=text, finish_reason=finish_reason)
 
 
-# Real providers' texts (see shared/PROVIDERS.md). The fake asks for 1 ms so the SDK's own
+# Real providers' texts (docs/PROVIDERS.md, docs/SOURCES.md). The fake asks for 1 ms so the SDK's own
 # retries take milliseconds in tests; retry-after carries whole seconds for code that reads it.
 def rate_limit() -> Fault:
     return Fault(429, "Rate limit reached for requests. Please try again in 1ms.",
