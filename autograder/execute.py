@@ -18,7 +18,7 @@ from nbgrader.preprocessors import Execute
 from nbgrader.utils import is_grade
 from traitlets import Bool, Integer, List, Unicode
 
-from autograder import proof, sandbox
+from autograder import caps, proof, sandbox
 from autograder.judge.cells import JudgedCells
 from autograder.feedback_filter import HIDDEN
 
@@ -225,37 +225,24 @@ class SafeExecute(JudgedCells, Execute):
         counted, and around the feedback's withholding, which goes by cell)."""
 
     def output(self, outs, msg, display_id, cell_index):
-        """Keep at most `output_chars` characters and `MAX_OUTPUTS` outputs per cell; an error is
-        always kept (it decides the score), cut short once the cell is over its limit."""
-        content = msg.get("content", {})
-        kind = msg["msg_type"]
-        if kind == "stream":
-            size = len(content.get("text", ""))
-        elif kind in ("display_data", "execute_result"):
-            size = sum(len(str(v)) for v in content.get("data", {}).values())
-        elif kind == "error":
-            size = len(str(content.get("evalue", ""))) + sum(len(str(t)) for t in content.get("traceback", []))
-        else:
-            return super().output(outs, msg, display_id, cell_index)
-        if kind == "error" and (len(outs) >= MAX_OUTPUTS
-                                or self._output_used.get(cell_index, 0) + size > self.output_chars):
-            if not any(o.get("output_type") == "error" for o in outs):
-                outs.append(error_output(str(content.get("ename", "Error"))[:80],
-                                         str(content.get("evalue", ""))[:300]))
-            return None
-        if len(outs) >= MAX_OUTPUTS:
-            return None
-        used = self._output_used.get(cell_index, 0)
-        self._output_used[cell_index] = used + size
-        if used + size <= self.output_chars:
-            return super().output(outs, msg, display_id, cell_index)
-        if used <= self.output_chars:  # first overflow: keep what fits, then say so once
-            room = max(self.output_chars - used, 0)
-            note = f"\n... output over {self.output_chars} characters dropped by the grader ...\n"
-            text = (content.get("text", "")[:room] if msg["msg_type"] == "stream" else "") + note
-            name = content.get("name", "stdout")
-            outs.append(NotebookNode(output_type="stream", name=name, text=text))
-        return None
+        """Every output is cut field by field and charged to its cell (`output_chars`, as bytes)
+        and to the notebook (caps.py); past a cap the cell gets one marker. A cell's first error
+        is always kept (it decides the score), cut short once the cell is over its limit."""
+        if getattr(self, "_caps_nb", None) is not self.nb:  # a fresh ledger per notebook
+            self._caps, self._caps_nb = caps.Ledger(cell_bytes=self.output_chars), self.nb
+        kept, marker = self._caps.admit(cell_index, msg["msg_type"], msg.get("content"), len(outs))
+        out = None if kept is None else super().output(outs, {**msg, "content": kept}, display_id, cell_index)
+        if marker:
+            outs.append(NotebookNode(output_type="stream", name="stdout", text=marker))
+        return out
+
+    def on_cell_executed(self, **kwargs):
+        """nbgrader copies the reply's error into the cell when no output has its name: cut it too."""
+        reply = kwargs.get("execute_reply") or {}
+        if reply.get("content", {}).get("status") == "error":
+            content = caps.reply_error(reply["content"], kwargs["cell"].outputs)
+            kwargs["execute_reply"] = {**reply, "content": content}
+        return super().on_cell_executed(**kwargs)
 
     # -- the kernel guard -----------------------------------------------------------------------
 
