@@ -1,4 +1,5 @@
-"""The engine behind all four faces (function, openai client, HTTP, anthropic client): one request in, one reply (or error) out.
+"""The engine behind all four faces (the function, the openai client, HTTP, the anthropic client):
+one request in, one reply (or error) out.
 
 The token rule is in `tokens`, the context window and overflow in `window`, prefix caching in
 `caching`; each module's docstring states its rule, so students can predict every number.

@@ -11,7 +11,10 @@ fixes), limits (never stops, or no answer), permissions (asks for more than it m
 provider, not the task), capstone (the capstone's tasks), teams (a desk of agents handing off),
 memory (remember, recall and forget across conversations), billing (a long policy for the prefix
 cache, models to route between), context (a long task for a small window, a summariser for
-compaction), evaluation (runs that vary with a seed, a judge with a position bias).
+compaction), evaluation (runs that vary with a seed, a judge with a position bias), workflows
+(models for fixed workflows, chapter 12), react (ReAct as text and a planner, chapter 13), attacks
+(a gullible model and poisoned material, chapter 19), scripted (a test's model: fixed replies).
+Shared pieces: base (Scenario), answers (answering from tool results), capstone_base.
 The pieces come from `workbook.engine`.
 """
 
