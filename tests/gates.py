@@ -7,10 +7,13 @@ that links to the real chapter folders (read-only) and releases them afresh.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import os
 import platform
+import re
+import sys
 import time
 from dataclasses import dataclass
 from importlib import metadata
@@ -41,13 +44,12 @@ ALL_CASES = {**hostile.CASES, **hostile_os.CASES, **hostile_redteam.CASES}
 # Graded on every run, never from the cache: tests read their notebooks or look for what they left.
 ALWAYS_GRADED = ("os_exit", "huge_output", "read_solutions", *hostile_os.POST_CHECKED,
                  *hostile_redteam.POST_CHECKED)
-CACHE = REPO / "autograder" / "work" / "gate-cache"  # git-ignored
-# The autograder modules a grading result depends on (feedback, export, collect... do not).
-GRADING_MODULES = ("course", "settings", "execute", "kernel_guard", "notebooks", "nbgrader_run",
-                   "release", "results", "gradebook", "grading", "cohort", "variants", "hostile",
-                   "sandbox", "proof", "scoring", "hostile_os", "hostile_redteam", "feedback_filter")
-PACKAGES = ("nbgrader", "nbclient", "nbconvert", "nbformat", "ipykernel", "jupyter_client", "openai",
-            "httpx2", "pydantic", "jupytext", "ipywidgets", "anthropic", "mcp")  # openai 3 runs on httpx2
+# git-ignored by default; CI keeps it where the next run on the machine finds it (.ci/run)
+CACHE = Path(os.environ.get("GATES_CACHE_DIR") or REPO / "autograder" / "work" / "gate-cache")
+# Where grading starts: the pipeline (cohort.grade), the fast runner, and the gates' own cases.
+ENTRY_POINTS = ("autograder.cohort", "tests.gates", "tests.fast_runner")
+OURS = ("autograder", "workbook", "tests")
+DATA = ("agent_files",)  # read by the notebooks' tools
 
 
 def courses() -> list[Course]:
@@ -136,20 +138,80 @@ def limits_of(expect: hostile.Expect) -> Limits:
     return dataclasses.replace(base, notebook_timeout=expect.notebook_limit) if expect.notebook_limit else base
 
 
-def environment_key() -> str:
-    """What every gate result depends on besides the notebooks: the code the kernel imports, the
-    grader, the agent's files, and the versions of Python and the notebook stack."""
-    h = hashlib.sha256(platform.python_version().encode())
-    for name in PACKAGES:
-        try:
-            h.update(f"{name}={metadata.version(name)}".encode())
-        except metadata.PackageNotFoundError:
-            h.update(name.encode())
-    files = [REPO / "autograder" / f"{m}.py" for m in GRADING_MODULES] + [Path(__file__)]
-    for folder in (REPO / "workbook", REPO / "agent_files"):
-        files += [p for p in folder.rglob("*") if not {"out", "__pycache__"} & set(p.parts)]
-    for path in sorted(p for p in files if p.is_file()):
-        h.update(str(path.relative_to(REPO)).encode() + path.read_bytes())
+def _module_file(root: Path, name: str) -> Path | None:
+    base = root.joinpath(*name.split("."))
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
+
+
+IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)|import[ \t]+([^\n]+))", re.M)
+NAMED = re.compile(r"[\"']((?:autograder|workbook|tests)(?:\.\w+)+)[\"']")  # `-m autograder.judge`, import_module
+SIBLING = re.compile(r"[\"'](\w+\.py)[\"']")  # Path(__file__).with_name("kernel_guard.py")
+
+
+def _imports(path: Path, module: str) -> set[str]:
+    """Our modules that `path` (module `module`) may import: every import statement anywhere in
+    it (inside functions, and in code it sends elsewhere as text), and every string that names one
+    of our modules (`python -m autograder.judge`, `import_module(...)`). A regular expression, not
+    a parse: it may find more than Python would import, never less, and it is fast."""
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found = set()
+    for base, names, plain in IMPORT.findall(path.read_text(encoding="utf-8")):
+        if plain:
+            found |= {n.split(" as ")[0].strip() for n in re.sub(r"#.*", "", plain).split(",")}
+            continue
+        if base.startswith("."):
+            level = len(base) - len(base.lstrip("."))
+            parts = package.split(".")
+            base = ".".join(parts[:len(parts) - level + 1] + ([base.lstrip(".")] if base.lstrip(".") else []))
+        names = re.sub(r"#[^\n]*", "", names).strip("()")
+        found |= {base} | {f"{base}.{n.split(' as ')[0].strip()}" for n in names.split(",") if n.strip()}
+    found |= {n for name in NAMED.findall(path.read_text(encoding="utf-8")) for n in (name, f"{name}.__main__")}
+    return {n for n in found if n.split(".")[0] in OURS}
+
+
+def graded_files(root: Path = REPO) -> list[Path]:
+    """Every file a gate result can depend on: the modules reachable from ENTRY_POINTS and from
+    every workbook module (what notebooks import) by an import walk, their packages' __init__
+    files, the sibling files they name (kernel_guard.py, read by path), and the agent's files."""
+    todo = list(ENTRY_POINTS) + [".".join(p.relative_to(root).with_suffix("").parts)
+                                 for p in (root / "workbook").rglob("*.py") if "__pycache__" not in p.parts]
+    seen: dict[str, Path] = {}
+    while todo:
+        name = todo.pop().removesuffix(".__init__")
+        parts = name.split(".")
+        for i in range(1, len(parts) + 1):  # importing a.b.c runs a/__init__ and a/b/__init__ too
+            prefix = ".".join(parts[:i])
+            path = _module_file(root, prefix)
+            if path is None or prefix in seen:
+                continue
+            seen[prefix] = path
+            todo += sorted(_imports(path, prefix))
+    files = set(seen.values())
+    for path in list(files):  # files a module reads by name, next to itself
+        files |= {path.parent / n for n in SIBLING.findall(path.read_text(encoding="utf-8")) if (path.parent / n).is_file()}
+    for folder in DATA:
+        files |= {p for p in (root / folder).rglob("*") if p.is_file() and not {"out", "__pycache__"} & set(p.parts)}
+    files |= {p for p in (root / "workbook").rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    return sorted(files)
+
+
+@functools.cache
+def installed() -> list[str]:
+    """name==version of every installed distribution (what `pip freeze` lists), sorted."""
+    return sorted({f"{d.metadata['Name']}=={d.version}".lower() for d in metadata.distributions()})
+
+
+def environment_key(root: Path = REPO) -> str:
+    """What every gate result depends on besides the notebooks: the Python version, every
+    installed distribution's version, and the bytes of every file in graded_files()."""
+    h = hashlib.sha256(f"{platform.python_version()}|{sys.executable}".encode())
+    for line in installed():
+        h.update(line.encode() + b"\n")
+    for path in graded_files(root):
+        h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
     return h.hexdigest()
 
 
