@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from multiprocessing.connection import wait
 
 from autograder import cluster as dask_cluster
 from autograder import gradebook, grading, results, sandbox
@@ -29,10 +29,11 @@ def submissions(course: Course) -> dict[str, list[str]]:
 def grade(course: Course, workers: int = 2, limits: Limits | None = None,
           students: list[str] | None = None, chapters: list[str] | None = None,
           limits_for: dict[str, Limits] | None = None, out=sys.stdout,
-          cluster: str | None = None, force: bool = False) -> list[dict]:
+          cluster: str | None = None, force: bool = False, grade_one=grading.grade_student) -> list[dict]:
     """Grade every collected submission (optionally only some students/chapters): in `workers`
     local processes, or with `cluster` (a Dask scheduler's address, or "local") one task per
-    submission on a Dask cluster (autograder/cluster.py)."""
+    submission on a Dask cluster (autograder/cluster.py). `grade_one` (a module-level function, as
+    grading.grade_student) grades one student's chapters in a worker; tests pass a double."""
     limits, limits_for = limits or Limits(), limits_for or {}
     # Decide once, before anything is graded: bubblewrap, or a clear refusal, or none on purpose.
     mode = sandbox.resolve(limits.sandbox)
@@ -75,26 +76,12 @@ def grade(course: Course, workers: int = 2, limits: Limits | None = None,
     print(f"grading {total} submission(s) of {len(todo)} student(s) with {workers} worker(s)"
           f"{', each kernel in a bubblewrap sandbox' if mode == 'bwrap' else ''}", file=out)
     started, done, records, graded_by = time.monotonic(), 0, [], {}
-    # Biggest shards first, so a student with many chapters does not finish last alone.
-    order = sorted(todo, key=lambda s: (-len(todo[s]), s))
-    ctx = grading.pool_context()
-    slots = ctx.Queue()
-    for slot in range(workers):
-        slots.put(slot)
-    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=grading.init_worker,
-                             initargs=(slots,)) as pool:
-        futures = {pool.submit(grading.grade_student, course, s, todo[s], limits_for.get(s, limits)): s
-                   for s in order}
-        for future in as_completed(futures):
-            student = futures[future]
-            try:
-                slot, got = future.result()
-            except Exception as e:  # a worker process died: say so for each of its submissions
-                slot, got = None, [_crashed(course, student, c, e) for c in todo[student]]
-            graded_by.setdefault(slot, []).append(student)
-            records += got
-            done += len(got)
-            print(line(done, total, started, describe(got)), file=out, flush=True)
+    for slot, student, got in _pool(course, todo, workers, lambda s: limits_for.get(s, limits), grade_one):
+        if slot is not None and student not in graded_by.setdefault(slot, []):
+            graded_by[slot].append(student)
+        records += got
+        done += len(got)
+        print(line(done, total, started, describe(got)), file=out, flush=True)
     for slot, names in graded_by.items():
         if slot is not None:
             try:
@@ -107,7 +94,74 @@ def grade(course: Course, workers: int = 2, limits: Limits | None = None,
     return sorted(records, key=lambda r: (r["student"], r["chapter"]))
 
 
-def _crashed(course: Course, student: str, chapter: str, error: Exception) -> dict:
-    record = results.failed(course, student, chapter, f"grading worker crashed: {error!r}")
+def _serve(conn, slot: int, grade_one) -> None:
+    """A worker process: grade the submissions the parent sends, one at a time, into the
+    gradebook of `slot`, until it sends None."""
+    grading.quiet()
+    while (task := conn.recv()) is not None:
+        course, student, chapter, limits = task
+        conn.send(grade_one(course, student, [chapter], limits, slot=slot)[1])
+
+
+def _pool(course: Course, todo: dict[str, list[str]], workers: int, limits_of, grade_one):
+    """Yield (slot, student, records) as `workers` processes grade `todo`, one submission each at a
+    time. A student's chapters stay with one worker while it lives (biggest students first). A
+    worker that dies costs only the submission it was grading (an `error` row, slot None); a fresh
+    worker takes its slot and everything else still waiting."""
+    ctx = grading.pool_context()
+    waiting = {s: list(todo[s]) for s in sorted(todo, key=lambda s: (-len(todo[s]), s))}
+    procs, conns, doing = {}, {}, {}  # slot -> process, its pipe, (student, chapter) it grades
+
+    def start(slot: int) -> None:
+        conns[slot], child = ctx.Pipe()
+        procs[slot] = ctx.Process(target=_serve, args=(child, slot, grade_one))
+        procs[slot].start()
+        child.close()
+
+    def give(slot: int, student: str | None) -> None:
+        student = student if waiting.get(student) else next(iter(waiting), None)
+        if student is None:
+            return
+        chapter = waiting[student].pop(0)
+        if not waiting[student]:
+            del waiting[student]
+        doing[slot] = (student, chapter)
+        conns[slot].send((course, student, chapter, limits_of(student)))
+
+    try:
+        for slot in range(workers):
+            start(slot)
+            give(slot, None)
+        while doing:
+            ready = wait([conns[s] for s in doing] + [procs[s].sentinel for s in doing])
+            for slot in [s for s in list(doing) if conns[s] in ready or procs[s].sentinel in ready]:
+                student, chapter = doing.pop(slot)
+                try:
+                    got = conns[slot].recv() if conns[slot].poll() else None
+                except (EOFError, OSError):
+                    got = None
+                if got is None:  # it died: this submission is an error row, the rest goes on
+                    procs[slot].join()
+                    code = procs[slot].exitcode
+                    yield None, student, [_crashed(course, student, chapter, f"exit code {code}")]
+                    conns[slot].close()
+                    if waiting:
+                        start(slot)
+                else:
+                    yield slot, student, got
+                give(slot, student)
+    finally:
+        for slot, process in procs.items():
+            try:
+                conns[slot].send(None)
+            except OSError:
+                pass
+            process.join(timeout=30)
+            if process.is_alive():
+                process.kill()
+
+
+def _crashed(course: Course, student: str, chapter: str, why: str) -> dict:
+    record = results.failed(course, student, chapter, f"the grading worker died while grading it ({why})")
     results.save(course, record)
     return record

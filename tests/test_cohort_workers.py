@@ -1,0 +1,64 @@
+"""A dead grading worker costs only its own submission (issue 25, item 6): the grading function is
+a double that kills its own worker process (os.kill) on one chosen submission."""
+
+import io
+import os
+import signal
+
+from autograder import cohort, gradebook
+from autograder.course import Course
+from autograder.settings import Limits
+
+VICTIM = ("carol", "01_b")  # grading this submission kills the worker that holds it
+
+
+def kill_on_victim(course, student, chapters, limits, slot=None):
+    """A stand-in for grading.grade_student, run inside the worker process."""
+    if (student, chapters[0]) == VICTIM:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return slot, [{"student": student, "chapter": c, "status": "ok", "score": 1.0, "max_score": 1.0,
+                   "pid": os.getpid()} for c in chapters]
+
+
+def _course(tmp_path, students, chapters) -> Course:
+    course = Course(root=tmp_path)
+    for chapter in chapters:
+        (course.source / chapter).mkdir(parents=True)
+        (course.source / chapter / f"{chapter}.py").write_text("# a chapter\n")
+        for student in students:
+            nb = course.submitted / student / chapter / f"{chapter}.ipynb"
+            nb.parent.mkdir(parents=True, exist_ok=True)
+            nb.write_text("{}")
+    return course
+
+
+def test_a_killed_worker_costs_only_the_submission_it_was_grading(tmp_path, monkeypatch):
+    students, chapters = ["alice", "bob", "carol", "dave", "erin", "frank"], ["00_a", "01_b", "02_c"]
+    course = _course(tmp_path, students, chapters)
+    merged = []
+    monkeypatch.setattr(gradebook, "ensure_assignments", lambda course, chapters: [])
+    monkeypatch.setattr(gradebook, "worker_copy", lambda course, slot: None)
+    monkeypatch.setattr(gradebook, "merge", lambda master, db, names: merged.append((db.parent.name, names)))
+    out = io.StringIO()
+    records = cohort.grade(course, workers=2, limits=Limits(sandbox="none"), out=out, grade_one=kill_on_victim)
+    rows = {(r["student"], r["chapter"]): r for r in records}
+    assert sorted(rows) == sorted((s, c) for s in students for c in chapters), "one row per submission"
+    assert rows[VICTIM]["status"] == "error" and "worker died" in rows[VICTIM]["message"], rows[VICTIM]
+    assert "SIGKILL" in rows[VICTIM]["message"] or "-9" in rows[VICTIM]["message"], rows[VICTIM]
+    others = [r for key, r in rows.items() if key != VICTIM]
+    assert all(r["status"] == "ok" for r in others), [r for r in others if r["status"] != "ok"]
+    assert rows[("carol", "02_c")]["pid"] != rows[("carol", "00_a")]["pid"], (
+        "the victim's other chapters were graded by a fresh worker")
+    assert len({r["pid"] for r in others}) == 3, "two workers, and one fresh one after the death"
+    assert sorted(s for _, names in merged for s in names).count("carol") >= 1, merged
+    assert out.getvalue().count("ERROR") == 1, out.getvalue()
+
+
+def test_workers_that_keep_dying_still_end_the_run(tmp_path, monkeypatch):
+    course = _course(tmp_path, ["carol"], ["01_b"])
+    monkeypatch.setattr(gradebook, "ensure_assignments", lambda course, chapters: [])
+    monkeypatch.setattr(gradebook, "worker_copy", lambda course, slot: None)
+    monkeypatch.setattr(gradebook, "merge", lambda master, db, names: None)
+    [record] = cohort.grade(course, workers=2, limits=Limits(sandbox="none"), out=io.StringIO(),
+                            grade_one=kill_on_victim)
+    assert record["status"] == "error", "graded once, never retried forever"
