@@ -28,17 +28,23 @@ class Limits:
     judge: bool = True  # test cells run in the judge, outside the kernel (autograder/judge/)
 
 
+# Chapters whose tests are not ready for the judge yet (they watch the kernel's own state: a spy
+# on os.replace, thread frames, an object shared across calls...): graded in the kernel, as
+# before, until their tests are rewritten (issue 24). The pilot keeps the guard's hostile cases.
+NOT_YET_JUDGED = frozenset({"00_pilot"})
+
+
 def unjudged(course: Course) -> list[str]:
-    """Chapters whose source notebook says `"autograder": {"judge": false}`: graded the old way,
-    in the kernel, until their tests are ready for the judge."""
-    out = []
+    """Chapters graded the old way, in the kernel: NOT_YET_JUDGED, and any whose source notebook
+    says `"autograder": {"judge": false}`."""
+    out = [c for c in course.chapters() if c in NOT_YET_JUDGED]
     for chapter in course.chapters():
         path = course.source / chapter / f"{chapter}.ipynb"
         try:
             meta = json.loads(path.read_text(encoding="utf-8")).get("metadata", {})
         except (OSError, ValueError):
             continue
-        if meta.get("autograder", {}).get("judge", True) is False:
+        if meta.get("autograder", {}).get("judge", True) is False and chapter not in out:
             out.append(chapter)
     return out
 

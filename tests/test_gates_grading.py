@@ -77,7 +77,7 @@ def test_hostile_submission_gets_the_right_score(graded, sub):
         assert v["score"] == want, (f"{sub.student}: {exercise} scored {v['score']:g}, expected {want:g}. "
                                     f"Scores: {_scores(record)}; events: {record['events']}")
     assert record["status"] == expect.status, f"{sub.student}: status {record['status']}: {record['events']}"
-    if expect.tampered:
+    if expect.tampered and not record.get("judge"):  # the judge never asks the kernel, so undoes nothing
         assert record["tamper"], f"{sub.student}: the grader did not report the tampering it undid"
     limit = gates.limits_of(expect)
     assert record["seconds"] < limit.notebook_timeout + 30, f"{sub.student} took {record['seconds']} s"

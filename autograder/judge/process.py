@@ -18,9 +18,10 @@ class JudgeProcess:
     def __init__(self, socket_path: str, kernel_pid: int | None, scratch: str | None,
                  cpu: float, wall: float):
         env = {**os.environ, "PYTHONPATH": str(REPO), "PYTHONDONTWRITEBYTECODE": "1"}
-        self.proc = subprocess.Popen([sys.executable, "-m", "autograder.judge"], stdin=subprocess.PIPE,
+        # -P: the working folder is not on sys.path (a module a kernel wrote there is never imported)
+        self.proc = subprocess.Popen([sys.executable, "-P", "-m", "autograder.judge"], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
-                                     cwd=scratch or None, text=True, bufsize=1)
+                                     cwd=str(REPO), text=True, bufsize=1)
         self.results: queue.Queue = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
         self.wall = wall

@@ -17,17 +17,19 @@ from __future__ import annotations
 
 import base64
 import builtins
+import collections
 import dataclasses
 import importlib
-import threading
+import sys
+import typing
 
 import httpx2
+import pydantic
 
 from workbook.link import codec
-from workbook.link.endpoint import Endpoint, mutable
+from workbook.link.endpoint import Endpoint, signature_from
 
 _records: dict[tuple[str, tuple[str, ...]], type] = {}
-_exceptions: dict[tuple[str, str], type] = {}
 
 
 class KernelError(Exception):
@@ -37,34 +39,61 @@ class KernelError(Exception):
 class Stop(BaseException):
     """The judge stops a test (its time is up, or the kernel is gone): nothing may catch it."""
 
+    link_stop = True
 
-def remote_exception(exc: dict) -> BaseException:
-    """The kernel's exception as an exception here: a built-in class by name, an SDK error class
-    by name, else a class of that name under the nearest built-in base."""
-    if type(exc) is not dict:
-        return KernelError("the kernel sent an error that is not one")
-    name, msg = str(exc.get("type", "Exception"))[:100], str(exc.get("msg", ""))[:2000]
-    module = str(exc.get("module", ""))
-    if name == "LinkError":
-        return KernelError(msg)
-    cls = getattr(builtins, name, None)
-    if isinstance(cls, type) and issubclass(cls, Exception) and module in ("builtins", ""):
-        return cls(msg)
-    if module.split(".")[0] in ("openai", "anthropic"):
-        sdk = importlib.import_module(module.split(".")[0])
-        cls = getattr(sdk, name, None)
-        if isinstance(cls, type) and issubclass(cls, Exception):
-            err = cls.__new__(cls)
-            Exception.__init__(err, msg)
-            err.message = msg
-            return err
-    mro = [str(n) for n in exc.get("mro", [])] if type(exc.get("mro")) is list else []
-    base = next((getattr(builtins, n) for n in mro[1:] if isinstance(getattr(builtins, n, None), type)
-                 and issubclass(getattr(builtins, n), Exception)), Exception)
-    key = (name if name.isidentifier() else "KernelException", base.__name__)
-    if key not in _exceptions:
-        _exceptions[key] = type(key[0], (base,), {"__module__": "kernel"})
-    return _exceptions[key](msg)
+
+_tuples: dict[tuple[str, tuple[str, ...]], type] = {}
+_models: dict[tuple[str, tuple[str, ...]], type] = {}
+# Modules whose objects the judge takes from its own copy when the notebook names them.
+TRUSTED = frozenset({"pydantic", "openai", "anthropic", "httpx2", "workbook", "json", "dataclasses", "typing",
+                     "collections", "datetime", "pathlib", "enum", "re", "math", "inspect", "functools",
+                     "itertools", "threading", "concurrent", "time", "random", "textwrap", "string",
+                     "sqlite3", "hashlib", "uuid", "decimal", "fractions", "statistics", "operator"})
+
+
+def trusted_object(path):
+    """The judge's own object for a notebook name that comes from a trusted module, else None.
+    Only modules the judge has imported already are used: kernel data never imports anything."""
+    if type(path) is not str:
+        return None
+    try:
+        module, qualname = codec.split_path(path)
+    except codec.LinkError:
+        return None
+    if module.split(".")[0] not in TRUSTED or module not in sys.modules:
+        return None
+    obj = sys.modules[module]
+    for part in qualname.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return None
+    return obj
+
+
+def pydantic_type(path: str, fields: list) -> type:
+    """A judge-side pydantic model of the notebook's model's name and fields (data only)."""
+    module, qualname = codec.split_path(path)
+    if not all(type(n) is str and n.isidentifier() and not n.startswith("_") for n in fields):
+        raise codec.LinkError("a model field that is not a name")
+    key = (path, tuple(fields))
+    if key not in _models:
+        cls = pydantic.create_model(qualname.split(".")[-1], **{f: (typing.Any, None) for f in fields})
+        cls.__module__ = module
+        _models[key] = cls
+    return _models[key]
+
+
+def named_tuple(path: str, names: list) -> type:
+    """The judge's named tuple class for a kernel one: same name, same fields."""
+    module, qualname = codec.split_path(path)
+    if not all(type(n) is str and n.isidentifier() and not n.startswith("_") for n in names):
+        raise codec.LinkError("a named tuple field that is not a name")
+    key = (path, tuple(names))
+    if key not in _tuples:
+        cls = collections.namedtuple(qualname.split(".")[-1], names)
+        cls.__module__ = module
+        _tuples[key] = cls
+    return _tuples[key]
 
 
 def record_type(path: str, fields: list[str], ctor=None) -> type:
@@ -100,13 +129,27 @@ def record_type(path: str, fields: list[str], ctor=None) -> type:
 class KernelRef:
     """An object in the student's kernel: it can be called and asked for data, nothing more."""
 
-    __slots__ = ("_end", "_hid", "_kind", "_name")
+    __slots__ = ("_end", "_hid", "_kind", "_name", "_info")
 
-    def __init__(self, end: JudgeEnd, hid: int, kind: str, name: str):
+    def __init__(self, end: JudgeEnd, hid: int, info: dict):
         object.__setattr__(self, "_end", end)
         object.__setattr__(self, "_hid", hid)
-        object.__setattr__(self, "_kind", kind)
-        object.__setattr__(self, "_name", name)
+        object.__setattr__(self, "_kind", str(info.get("kind", "object"))[:20])
+        object.__setattr__(self, "_name", str(info.get("name", "object"))[:200])
+        object.__setattr__(self, "_info", info)
+
+    @property
+    def __signature__(self):
+        return signature_from(self._info.get("sig"), self._end.decode, trusted=False)
+
+    @property
+    def __name__(self):
+        return str(self._info.get("short", self._name))
+
+    @property
+    def __doc__(self):
+        doc = self._info.get("doc")
+        return doc if isinstance(doc, str) else None
 
     def __call__(self, *args, **kwargs):
         return self._end.call(self._hid, list(args), kwargs)
@@ -159,44 +202,10 @@ class JudgeEnd(Endpoint):
 
     def __init__(self):
         super().__init__()
-        self.channel = None
-        self.on_wait = None  # checks the time budget while a call waits
-        self._args = threading.local()
         self._refs: dict[int, KernelRef] = {}
 
-    # -- calls into the kernel ------------------------------------------------------------------
-
-    def _request(self, msg: dict) -> dict:
-        if self.channel is None:
-            raise KernelError("the notebook's kernel is not connected to the grader")
-        reply = self.channel.request(msg, on_wait=self.on_wait)
-        if "exc" in reply:
-            raise remote_exception(reply["exc"])
-        if "ok" not in reply:
-            raise KernelError("the kernel sent a reply without a value")
-        return reply
-
-    def call(self, hid: int, args: list, kwargs: dict):
-        reply = self._request({"op": "call", "target": hid, "args": self.encode(args),
-                               "kwargs": self.encode(kwargs)})
-        after = reply.get("after")
-        if type(after) is list and len(after) == len(args):
-            for arg, state in zip(args, after):
-                if state is not None and mutable(arg):
-                    copy_back(arg, self.decode(state))
-        stack = getattr(self._args, "stack", None) or []
-        self._args.stack = stack + [args]
-        try:
-            return self.decode(reply["ok"])
-        finally:
-            self._args.stack = stack
-
-    def ask(self, op: str, hid: int, **fields):
-        msg = {"op": op, "target": hid}
-        if "arg" in fields:
-            msg["arg"] = self.encode(fields.pop("arg"))
-        msg.update(fields)
-        return self.decode(self._request(msg)["ok"])
+    def not_connected(self) -> Exception:
+        return KernelError("the notebook's kernel is not connected to the grader")
 
     def lookup(self, name: str):
         return self.decode(self._request({"op": "lookup", "name": name})["ok"])
@@ -221,30 +230,35 @@ class JudgeEnd(Endpoint):
                     raise codec.LinkError("a handle to an object the judge never gave out")
                 obj = self.objects[hid]
                 return obj.client if isinstance(obj, SdkBridge) else obj
-            kind, name = str(node.get("kind", "object"))[:20], str(node.get("name", "object"))[:200]
-            ref = self._refs.get(hid) or KernelRef(self, hid, kind, name)
+            own = trusted_object(node.get("path"))
+            if own is not None:  # pydantic.BaseModel, json.dumps, a workbook helper: the judge's own
+                return own
+            info = {k: node[k] for k in ("kind", "name", "short", "doc", "sig") if k in node}
+            ref = self._refs.get(hid) or KernelRef(self, hid, info)
             self._refs[hid] = ref
-            if kind == "dataclass" and type(node.get("fields")) is list and type(node.get("path")) is str:
+            if info.get("kind") == "dataclass" and type(node.get("fields")) is list and type(node.get("path")) is str:
                 return record_type(node["path"], node["fields"], ctor=ref)
             return ref
-        if tag == "$arg":
-            stack = getattr(self._args, "stack", None)
-            i = node["$arg"]
-            if not stack or type(i) is not int or not 0 <= i < len(stack[-1]):
-                raise codec.LinkError("a reference to an argument the call did not have")
-            return stack[-1][i]
         if tag == "$rec":
-            fields = inner(node.get("f", {}))
-            if type(fields) is not dict:
+            raw = node.get("f")
+            if type(raw) is not dict:
                 raise codec.LinkError("a record without fields")
+            fields = {k: inner(v) for k, v in raw.items()}
             cls = record_type(node["$rec"], list(fields))
             obj = object.__new__(cls)
             for k, v in fields.items():
                 object.__setattr__(obj, k, v)
             return obj
         if tag == "$nt":
-            values = inner(node.get("v", []))
-            return tuple(values)
+            values, names = node.get("v"), node.get("n")
+            if type(values) is not list or type(names) is not list or len(names) != len(values):
+                raise codec.LinkError("a named tuple without its fields")
+            return named_tuple(node["$nt"], names)(*[inner(v) for v in values])
+        if tag == "$pyd":
+            value = inner(node.get("v"))
+            if type(value) is not dict:
+                raise codec.LinkError("a pydantic model that is not a dict of fields")
+            return pydantic_type(node["$pyd"], list(value)).model_construct(**value)
         if tag == "$sdk":
             module, qualname = codec.split_path(node["$sdk"])
             if not module.startswith(codec.SDK_PREFIXES):
@@ -253,28 +267,12 @@ class JudgeEnd(Endpoint):
             for part in qualname.split("."):
                 cls = getattr(cls, part)
             return cls.model_validate(node.get("v"))
-        raise codec.LinkError(f"{tag} is not accepted by the judge")
+        return super().make(tag, node, inner)
 
     def serve_other(self, item: dict) -> dict:
         if item.get("op") == "hello":
             return {"ok": None}
         return super().serve_other(item)
-
-
-def copy_back(arg, state) -> None:
-    """Make the judge's argument what the kernel's became (the call changed it in place)."""
-    if type(arg) is list and type(state) is list:
-        arg[:] = state
-    elif type(arg) is dict and type(state) is dict:
-        arg.clear()
-        arg.update(state)
-    elif type(arg) is set and type(state) is set:
-        arg.clear()
-        arg.update(state)
-    elif dataclasses.is_dataclass(arg) and dataclasses.is_dataclass(state):
-        for f in dataclasses.fields(arg):
-            if hasattr(state, f.name):
-                object.__setattr__(arg, f.name, getattr(state, f.name))
 
 
 def sdk_kind(obj) -> str:

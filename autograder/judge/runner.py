@@ -77,7 +77,7 @@ class Judge:
             check()
             try:
                 conn, _ = self.listener.accept()
-            except socket.timeout:
+            except TimeoutError:
                 if self.cell_done.is_set():
                     raise Stop("the notebook's kernel did not take the test (the cell ended without "
                                "answering the grader)") from None
@@ -129,6 +129,7 @@ class Judge:
 
     def _hang_up(self) -> None:
         channel, self.end.channel, self.end.on_wait = self.end.channel, None, None
+        self.end.forget_calls()
         if channel is not None:
             with contextlib.suppress(LinkClosed, OSError, ValueError):
                 channel._send({"op": "done", "id": 0, "parent": None})

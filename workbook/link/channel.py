@@ -25,6 +25,10 @@ POLL = 0.05  # seconds between `on_wait` checks while a call waits
 MAX_THREADS = 64  # requests served at once on "thread" orphans
 
 
+def _error(msg: str) -> dict:
+    return {"exc": {"$e": "workbook.link.codec:LinkError", "msg": msg[:500], "mro": ["LinkError", "Exception"]}}
+
+
 class LinkClosed(Exception):
     """The other side went away, or broke the protocol; `str()` says which."""
 
@@ -97,14 +101,14 @@ class Channel:
         except LinkClosed:
             return
         except BaseException as e:  # noqa: BLE001 - a reply is always sent; an interrupt goes on after it
-            reply = {"exc": {"type": "LinkError", "msg": f"{type(e).__name__}: {e}"[:500]}}
+            reply = _error(f"{type(e).__name__}: {e}")
             stop = e if isinstance(e, (KeyboardInterrupt, SystemExit)) else None
         finally:
             stack.pop()
         try:
             self._send({"re": item["id"], **reply})
         except ValueError as e:  # the reply is too big to send
-            self._send({"re": item["id"], "exc": {"type": "LinkError", "msg": str(e)[:500]}})
+            self._send({"re": item["id"], **_error(str(e))})
         except LinkClosed:
             pass
         if stop is not None:
@@ -171,7 +175,7 @@ class Channel:
         elif self._threads.acquire(blocking=False):
             threading.Thread(target=self._orphan, args=(item,), name="link-call", daemon=True).start()
         else:
-            self._send({"re": item["id"], "exc": {"type": "LinkError", "msg": "too many calls at once"}})
+            self._send({"re": item["id"], **_error("too many calls at once")})
 
     def _orphan(self, item: dict) -> None:
         try:

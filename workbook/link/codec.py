@@ -3,36 +3,49 @@
 JSON values cross as themselves (dicts with string keys, lists, strings, numbers, booleans,
 None). A few tagged dicts carry the rest:
 
-    {"$t": [...]}                      a tuple            {"$set": [...]}   a set or frozenset
-    {"$d": [[k, v], ...]}              a dict with keys that are not all strings
-    {"$b": "<base64>"}                 bytes              {"$f": "nan" | "inf" | "-inf"}
-    {"$rec": "mod:Name", "f": {...}}   a dataclass instance (its fields, as data)
-    {"$nt": "mod:Name", "n": [...], "v": [...]}   a named tuple
-    {"$sdk": "openai.types...:Name", "v": {...}}  an openai / anthropic SDK model (model_dump)
-    {"$h": 7, "kind": "...", "name": "..."}       a handle: an object the other side keeps;
-                                                  here it can only be called / asked for data
-    {"$arg": 0}                        "the same object as the call's argument 0"
-    {"$x": [[k, v], ...]}              a dict with a key that starts with "$" (escaped)
+    {"$t": [...]}   a tuple          {"$set": [...]}  a set          {"$b": "<base64>"}  bytes
+    {"$d": [[k, v], ...]}            a dict whose keys are not all strings
+    {"$x": [[k, v], ...]}            a dict with a key that starts with "$" (escaped)
+    {"$f": "nan" | "inf" | "-inf"}   {"$p": "/a/path"}  a pathlib path
+    {"$dt": "datetime" | "date" | "time" | "timedelta", "v": ISO text or seconds}
+    {"$rec": "mod:Name", "f": {...}}                  a dataclass instance (its fields)
+    {"$nt": "mod:Name", "n": [...], "v": [...]}       a named tuple
+    {"$sdk": "openai.types...:Name", "v": {...}}      an openai / anthropic SDK model
+    {"$pyd": "mod:Name", "v": {...}}                  any other pydantic model (model_dump)
+    {"$e": "mod:Name", "msg": ..., "status": ..., "headers": ..., "body": ...}  an exception
+    {"$h": 7, "side": "j" | "k", "kind": ..., ...}    a handle: an object one side keeps
+    {"$type": "int"}  a built-in type or exception class (by its name in builtins)
+    {"$arg": 3}     "the very object that was part 3 of the call's arguments"
 
-Everything is checked while it is read: depth, the number of nodes, the size of strings and
+Identity: while a call's arguments are encoded, every list, tuple, dict, record and named
+tuple in them is numbered in order (`memo`); the side that decodes numbers the same parts the
+same way (`nodes`). A result, or an argument's state after the call, that holds one of those
+objects says `{"$arg": n}`, so `result is messages` and `batches[0][0] is calls[0]` hold on the
+other side too.
+
+Everything is checked while it is read: depth, the number of parts, the size of strings and
 numbers. A value that breaks a bound, or a tag that is not one of these, is a `LinkError`.
-What a handle becomes, and what an object turns into a handle, is the caller's business
-(`handles=`): the codec only knows the wire form.
+What a handle becomes is the caller's business (`make`); the codec only knows the wire form.
 """
 
 from __future__ import annotations
 
 import base64
+import builtins
 import dataclasses
+import datetime
 import math
+import pathlib
 from dataclasses import dataclass
 
 MAX_DEPTH = 64
 MAX_NODES = 500_000
 MAX_STR = 8_000_000  # characters in one string
 MAX_INT_DIGITS = 4_300  # CPython's own int/str limit
-TAGS = frozenset({"$t", "$set", "$d", "$b", "$f", "$rec", "$nt", "$sdk", "$h", "$arg", "$x"})
+TAGS = frozenset({"$t", "$set", "$d", "$x", "$b", "$f", "$p", "$dt", "$rec", "$nt", "$sdk", "$pyd", "$e",
+                  "$h", "$arg", "$type"})
 SDK_PREFIXES = ("openai.types.", "anthropic.types.")
+TIMES = {"datetime": datetime.datetime, "date": datetime.date, "time": datetime.time}
 
 
 class LinkError(Exception):
@@ -52,7 +65,7 @@ class Budget:
 
 
 def class_path(obj) -> str:
-    cls = type(obj)
+    cls = obj if isinstance(obj, type) else type(obj)
     return f"{cls.__module__}:{cls.__qualname__}"
 
 
@@ -61,110 +74,204 @@ def is_sdk_model(obj) -> bool:
     return module.startswith(SDK_PREFIXES) and hasattr(obj, "model_dump")
 
 
-def encode(value, handles, args=(), depth: int = 0, budget: Budget | None = None):
-    """`value` as wire data. `handles(obj) -> dict` makes the handle for anything else."""
-    budget = budget or Budget()
-    budget.take()
-    if depth > MAX_DEPTH:
-        raise LinkError(f"a value nested deeper than {MAX_DEPTH}")
-    for i, arg in enumerate(args):
-        if value is arg and isinstance(value, (list, dict, set)) or (
-                value is arg and dataclasses.is_dataclass(value) and not isinstance(value, type)):
-            return {"$arg": i}
-    kind = type(value)
-    if value is None or kind is bool or kind is str:
-        if kind is str and len(value) > MAX_STR:
-            raise LinkError(f"a string of {len(value)} characters (at most {MAX_STR})")
+def is_pydantic(value) -> bool:
+    cls = type(value)
+    return hasattr(cls, "model_fields") and hasattr(cls, "model_dump") and not isinstance(value, type)
+
+
+def is_record(value) -> bool:
+    """A dataclass instance whose fields are what it is (no attribute tricks of its own)."""
+    return (dataclasses.is_dataclass(value) and not isinstance(value, type)
+            and all("__getattr__" not in vars(c) and "__getattribute__" not in vars(c)
+                    for c in type(value).__mro__[:-1]))
+
+
+def exception_data(e: BaseException, inner) -> dict:
+    """An exception as data; an SDK error keeps its status, headers and body."""
+    out = {"$e": class_path(e), "msg": _message(e)}
+    response = getattr(e, "response", None)
+    if response is not None and isinstance(getattr(response, "status_code", None), int):
+        out["status"] = response.status_code
+        out["headers"] = [[str(k), str(v)] for k, v in response.headers.items()][:100]
+        out["body"] = inner(getattr(e, "body", None))
+    return out
+
+
+def _message(e: BaseException) -> str:
+    try:
+        return str(getattr(e, "message", None) or e)[:2000]
+    except Exception:  # noqa: BLE001 - a str() that raises is still an answer
+        return "<an exception whose message could not be read>"
+
+
+class Encoder:
+    """One value on its way out. `handles(obj)` makes the handle for anything that is not data."""
+
+    def __init__(self, handles, refs: dict[int, int] | None = None, memo: list | None = None):
+        self.handles, self.refs, self.memo, self.budget = handles, refs or {}, memo, Budget()
+
+    def __call__(self, value, depth: int = 0):
+        self.budget.take()
+        if depth > MAX_DEPTH:
+            raise LinkError(f"a value nested deeper than {MAX_DEPTH}")
+        kind = type(value)
+        if value is None or kind is bool or kind is int:
+            return value
+        if kind is str:
+            if len(value) > MAX_STR:
+                raise LinkError(f"a string of {len(value)} characters (at most {MAX_STR})")
+            return value
+        if kind is float:
+            return value if math.isfinite(value) else {"$f": repr(value)}
+        if kind in (bytes, bytearray):
+            return {"$b": base64.b64encode(bytes(value)).decode("ascii")}
+        if isinstance(value, pathlib.PurePath):
+            return {"$p": str(value)}
+        if kind in (datetime.datetime, datetime.date, datetime.time):
+            return {"$dt": kind.__name__, "v": value.isoformat()}
+        if kind is datetime.timedelta:
+            return {"$dt": "timedelta", "v": value.total_seconds()}
+        if isinstance(value, BaseException):
+            return exception_data(value, lambda x: self(x, depth + 1))
+        if isinstance(value, type) and value.__module__ == "builtins" and getattr(builtins, value.__name__, None) is value:
+            return {"$type": value.__name__}
+        if value is type(None):
+            return {"$type": "NoneType"}
+        node = kind in (list, tuple, dict) or is_record(value) or is_pydantic(value) or (
+            isinstance(value, tuple) and hasattr(kind, "_fields"))
+        if node:
+            if id(value) in self.refs:
+                return {"$arg": self.refs[id(value)]}
+            if self.memo is not None:
+                self.memo.append(value)
+        deeper = depth + 1
+        if kind is list:
+            return [self(v, deeper) for v in value]
+        if kind is tuple:
+            return {"$t": [self(v, deeper) for v in value]}
+        if kind in (set, frozenset):
+            return {"$set": [Encoder(self.handles)(v, deeper) for v in value]}
+        if kind is dict:
+            if all(type(k) is str for k in value):
+                if any(k.startswith("$") for k in value):  # e.g. a JSON schema's "$schema"
+                    return {"$x": [[k, self(v, deeper)] for k, v in value.items()]}
+                return {k: self(v, deeper) for k, v in value.items()}
+            return {"$d": [[self(k, deeper), self(v, deeper)] for k, v in value.items()]}
+        if isinstance(value, tuple):  # a named tuple
+            return {"$nt": class_path(value), "n": list(kind._fields), "v": [self(v, deeper) for v in value]}
+        if is_sdk_model(value):
+            return {"$sdk": class_path(value), "v": value.model_dump(mode="json")}
+        if is_pydantic(value):
+            return {"$pyd": class_path(value), "v": self(value.model_dump(mode="json"), deeper)}
+        if node:  # a record
+            return {"$rec": class_path(value),
+                    "f": {f.name: self(getattr(value, f.name), deeper) for f in dataclasses.fields(value)}}
+        return self.handles(value)
+
+
+def encode(value, handles, refs=None, memo=None):
+    return Encoder(handles, refs, memo)(value)
+
+
+class Decoder:
+    """One value on its way in. `make(tag, node, inner)` builds the forms this side allows
+    ($rec, $nt, $sdk, $e, $h); `nodes` are the call's argument parts that `$arg` names; `made`
+    collects the parts numbered as the encoder numbered them."""
+
+    def __init__(self, make, nodes: list | None = None, made: list | None = None):
+        self.make, self.nodes, self.made, self.budget = make, nodes, made, Budget()
+
+    def _slot(self) -> int | None:
+        if self.made is None:
+            return None
+        self.made.append(None)
+        return len(self.made) - 1
+
+    def _fill(self, slot, value):
+        if slot is not None:
+            self.made[slot] = value
         return value
-    if kind is int:
-        return value
-    if kind is float:
-        return value if math.isfinite(value) else {"$f": repr(value)}
-    deeper = depth + 1
-    if kind is list:
-        return [encode(v, handles, args, deeper, budget) for v in value]
-    if kind is tuple:
-        return {"$t": [encode(v, handles, args, deeper, budget) for v in value]}
-    if kind in (set, frozenset):
-        return {"$set": [encode(v, handles, args, deeper, budget) for v in value]}
-    if kind is bytes or kind is bytearray:
-        return {"$b": base64.b64encode(bytes(value)).decode("ascii")}
-    if kind is dict:
-        if all(type(k) is str for k in value):
-            out = {k: encode(v, handles, args, deeper, budget) for k, v in value.items()}
-            if any(k.startswith("$") for k in out):  # e.g. a JSON schema's "$schema"
-                return {"$x": [[k, v] for k, v in out.items()]}
-            return out
-        return {"$d": [[encode(k, handles, args, deeper, budget), encode(v, handles, args, deeper, budget)]
-                       for k, v in value.items()]}
-    if isinstance(value, tuple) and hasattr(kind, "_fields"):
-        return {"$nt": class_path(value), "n": list(kind._fields),
-                "v": [encode(v, handles, args, deeper, budget) for v in value]}
-    if dataclasses.is_dataclass(value) and not isinstance(value, type) and _plain_dataclass(kind):
-        return {"$rec": class_path(value),
-                "f": {f.name: encode(getattr(value, f.name), handles, args, deeper, budget)
-                      for f in dataclasses.fields(value)}}
-    if is_sdk_model(value):
-        return {"$sdk": class_path(value), "v": value.model_dump(mode="json", exclude_unset=False)}
-    return handles(value)
+
+    def __call__(self, data, depth: int = 0):
+        self.budget.take()
+        if depth > MAX_DEPTH:
+            raise LinkError(f"a value nested deeper than {MAX_DEPTH}")
+        kind = type(data)
+        if data is None or kind in (bool, float):
+            return data
+        if kind is int:
+            if abs(data) >= 10 ** MAX_INT_DIGITS:
+                raise LinkError("an integer too large to read")
+            return data
+        if kind is str:
+            if len(data) > MAX_STR:
+                raise LinkError(f"a string of {len(data)} characters (at most {MAX_STR})")
+            return data
+
+        def inner(x):
+            return self(x, depth + 1)
+
+        if kind is list:
+            slot = self._slot()
+            return self._fill(slot, [inner(v) for v in data])
+        if kind is not dict:
+            raise LinkError(f"a value of type {kind.__name__} on the wire")
+        tagged = [k for k in data if k.startswith("$")]
+        if not tagged:
+            slot = self._slot()
+            return self._fill(slot, {k: inner(v) for k, v in data.items()})
+        tag = tagged[0]
+        if tag not in TAGS or len(tagged) > 1:
+            raise LinkError(f"an unknown tag {tag[:40]!r}")
+        body = data[tag]
+        if tag == "$type":
+            found = type(None) if body == "NoneType" else getattr(builtins, _str(body), None)
+            if not isinstance(found, type):
+                raise LinkError(f"a type {str(body)[:40]!r} that is not built in")
+            return found
+        if tag in ("$t", "$d", "$x", "$nt", "$rec", "$sdk", "$pyd"):
+            slot = self._slot()
+            if tag == "$t":
+                value = tuple(inner(v) for v in _list(body))
+            elif tag == "$d":
+                value = {}
+                for p in _list(body):
+                    k = inner(_pair(p)[0])
+                    value[k] = inner(p[1])
+            elif tag == "$x":
+                value = {_str(_pair(p)[0]): inner(p[1]) for p in _list(body)}
+            else:
+                value = self.make(tag, data, inner)
+            return self._fill(slot, value)
+        if tag == "$set":
+            return set(Decoder(self.make)(v, depth + 1) for v in _list(body))
+        if tag == "$b":
+            try:
+                return base64.b64decode(_str(body), validate=True)
+            except ValueError as e:
+                raise LinkError("bytes that are not base64") from e
+        if tag == "$f":
+            if body not in ("nan", "inf", "-inf"):
+                raise LinkError(f"a float {str(body)[:20]!r}")
+            return float(body)
+        if tag == "$p":
+            return pathlib.Path(_str(body))
+        if tag == "$dt":
+            try:
+                if body == "timedelta":
+                    return datetime.timedelta(seconds=float(data.get("v")))
+                return TIMES[body].fromisoformat(_str(data.get("v")))
+            except (KeyError, TypeError, ValueError, OverflowError) as e:
+                raise LinkError("a date or time that is not one") from e
+        if tag == "$arg":
+            if self.nodes is None or type(body) is not int or not 0 <= body < len(self.nodes):
+                raise LinkError("a reference to an argument the call did not have")
+            return self.nodes[body]
+        return self.make(tag, data, inner)
 
 
-def _plain_dataclass(cls) -> bool:
-    """A dataclass whose instances are their fields (not one with its own __getattr__ tricks)."""
-    return all("__getattr__" not in vars(c) and "__getattribute__" not in vars(c) for c in cls.__mro__[:-1])
-
-
-def decode(data, make, depth: int = 0, budget: Budget | None = None):
-    """Wire data as a value. `make(tag, node, inner)` builds the tagged forms this side allows
-    ($rec, $nt, $sdk, $h, $arg); `inner(x)` decodes a part of the node."""
-    budget = budget or Budget()
-    budget.take()
-    if depth > MAX_DEPTH:
-        raise LinkError(f"a value nested deeper than {MAX_DEPTH}")
-    kind = type(data)
-    if data is None or kind in (bool, float):
-        return data
-    if kind is int:
-        if abs(data) >= 10 ** MAX_INT_DIGITS:
-            raise LinkError("an integer too large to read")
-        return data
-    if kind is str:
-        if len(data) > MAX_STR:
-            raise LinkError(f"a string of {len(data)} characters (at most {MAX_STR})")
-        return data
-
-    def inner(x):
-        return decode(x, make, depth + 1, budget)
-
-    if kind is list:
-        return [inner(v) for v in data]
-    if kind is not dict:
-        raise LinkError(f"a value of type {kind.__name__} on the wire")
-    tagged = [k for k in data if k.startswith("$")]
-    if not tagged:
-        return {k: inner(v) for k, v in data.items()}
-    tag = tagged[0]
-    if tag not in TAGS or len(tagged) > 1:
-        raise LinkError(f"an unknown tag {tag[:40]!r}")
-    body = data[tag]
-    if tag == "$t":
-        return tuple(inner(v) for v in _list(body))
-    if tag == "$set":
-        return set(inner(v) for v in _list(body))
-    if tag == "$d":
-        return {inner(_pair(p)[0]): inner(_pair(p)[1]) for p in _list(body)}
-    if tag == "$x":
-        return {_str(_pair(p)[0]): inner(_pair(p)[1]) for p in _list(body)}
-    if tag == "$b":
-        try:
-            return base64.b64decode(_str(body), validate=True)
-        except ValueError as e:
-            raise LinkError("bytes that are not base64") from e
-    if tag == "$f":
-        if body not in ("nan", "inf", "-inf"):
-            raise LinkError(f"a float {str(body)[:20]!r}")
-        return float(body)
-    return make(tag, data, inner)
+def decode(data, make, nodes=None, made=None):
+    return Decoder(make, nodes, made)(data)
 
 
 def _list(x) -> list:

@@ -1,57 +1,186 @@
 """What both ends of the link share: objects kept behind handles, the requests that reach them,
-and exceptions as data.
+calls with their arguments' identity and state, signatures and exceptions as data.
 
 A side keeps every object it hands out as a handle in `objects` (id -> object). The other side
 may only send these requests about one of them:
 
-    {"op": "call", "target": 7, "args": [...], "kwargs": {...}}   -> the result, and the call's
-                                                                     list/dict/set/dataclass
-                                                                     arguments as they are after it
+    {"op": "call", "target": 7, "args": [...], "kwargs": {...}}   -> the result, and the state
+                                   after the call of every list, dict, set and record in the
+                                   arguments ("after": [[n, state], ...]), so in-place changes show
     {"op": "getattr", "target": 7, "name": "answer"}              -> the attribute
     {"op": "len" | "iter" | "next" | "repr" | "str", "target": 7} -> what the builtin gives
     {"op": "getitem" | "contains", "target": 7, "arg": ...}
 
-A reply is {"ok": <value>} (plus "after": [...] for a call) or {"exc": {"type", "mro", "msg"}}.
+A reply is {"ok": <value>, ...} or {"exc": <the exception, as codec's $e data>}.
 """
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
+import functools
+import inspect
 import itertools
+import sys
 import threading
+import typing
 
 from workbook.engine.function_face import TooManyCalls
 from workbook.link import codec
 
 OPS = frozenset({"call", "getattr", "len", "iter", "next", "repr", "str", "getitem", "contains"})
+MAX_TABLES = 32  # calls whose arguments' state is kept in step
 MAX_MSG = 2_000  # characters of an exception's message that cross
-
-
-def exc_to_wire(e: BaseException) -> dict:
-    """An exception as data: its class name, its classes' names, its message (cut short)."""
-    mro = [c.__name__ for c in type(e).__mro__ if c not in (object, BaseException)]
-    try:
-        msg = str(e)
-    except Exception:  # noqa: BLE001 - a str() that raises is still an answer
-        msg = "<an exception whose message could not be read>"
-    return {"type": type(e).__name__, "module": type(e).__module__, "mro": mro[:20], "msg": msg[:MAX_MSG]}
+BUILTIN_TYPES = {t.__name__: t for t in (int, str, float, bool, list, dict, tuple, set, frozenset, bytes,
+                                         object, complex, bytearray)} | {"None": None}
+EXCEPTION_MODULES = ("builtins", "openai", "anthropic", "httpx2", "httpx", "workbook")
 
 
 def mutable(value) -> bool:
-    """Arguments whose state a call may change and the caller must see afterwards."""
-    return type(value) in (list, dict, set) or (
-        dataclasses.is_dataclass(value) and not isinstance(value, type))
+    """Argument parts whose state a call may change and the caller must see afterwards."""
+    return type(value) in (list, dict, set) or codec.is_record(value)
+
+
+def exc_reply(e: BaseException) -> dict:
+    data = codec.exception_data(e, lambda x: None)
+    data["mro"] = [c.__name__ for c in type(e).__mro__ if c not in (object, BaseException)][:20]
+    return {"exc": data}
+
+
+def link_error(msg: str) -> dict:
+    return {"exc": {"$e": "workbook.link.codec:LinkError", "msg": msg[:MAX_MSG], "mro": ["LinkError", "Exception"]}}
+
+
+def annotation_name(a) -> str:
+    if isinstance(a, str):
+        return a[:200]
+    if a is None or a is type(None):
+        return "None"
+    if isinstance(a, type) and a.__module__ == "builtins":
+        return a.__qualname__
+    return repr(a).replace("typing.", "")[:200]
+
+
+def annotation_from(name, trusted: bool):
+    """A type named by the other side: built-in names always; typing forms only from the judge."""
+    if type(name) is not str:
+        return inspect.Parameter.empty
+    if name in BUILTIN_TYPES:
+        return BUILTIN_TYPES[name]
+    if trusted:
+        try:
+            return eval(name, {"__builtins__": {}}, {**BUILTIN_TYPES, **vars(typing)})  # noqa: S307
+        except Exception:  # noqa: BLE001 - an annotation this side cannot name stays text
+            return name
+    return name
+
+
+def find_exception(path: str, mro) -> type:
+    """The class an exception names, if it is one of the few modules both sides share; else a
+    class of that name under its nearest built-in base."""
+    module, qualname = codec.split_path(path)
+    if module.split(".")[0] in EXCEPTION_MODULES and module in sys.modules:
+        obj = sys.modules[module]
+        for part in qualname.split("."):
+            obj = getattr(obj, part, None)
+        if isinstance(obj, type) and issubclass(obj, BaseException) and obj not in (SystemExit, KeyboardInterrupt):
+            return obj
+    names = [str(n) for n in mro] if type(mro) is list else []
+    base = next((getattr(builtins, n) for n in names[1:] if isinstance(getattr(builtins, n, None), type)
+                 and issubclass(getattr(builtins, n), Exception)), Exception)
+    name = qualname.split(".")[-1]
+    return type(name, (base,), {"__module__": module})
+
+
+def make_exception(node: dict, inner, request_url: str = "http://fake-llm.invalid/v1"):
+    """An exception from its data; SDK errors get a response with their status and headers."""
+    cls = find_exception(node.get("$e"), node.get("mro"))
+    msg = str(node.get("msg", ""))[:MAX_MSG]
+    status = node.get("status")
+    try:
+        params = inspect.signature(cls).parameters
+        if type(status) is int and "response" in params:
+            import httpx2
+
+            headers = [(str(k), str(v)) for k, v in node.get("headers", [])][:100]
+            response = httpx2.Response(status, headers=headers, request=httpx2.Request("POST", request_url))
+            return cls(msg, response=response, body=inner(node.get("body")))
+        if "request" in params:
+            import httpx2
+
+            kwargs = {"request": httpx2.Request("POST", request_url)}
+            if "message" in params:
+                kwargs["message"] = msg
+            return cls(**kwargs)
+        if cls is TooManyCalls:
+            return TooManyCalls(int(msg.split("more than ")[-1].split()[0]) if "more than " in msg else 0)
+        return cls(msg)
+    except Exception:  # noqa: BLE001 - a class that will not be built from its message
+        err = cls.__new__(cls)
+        Exception.__init__(err, msg)
+        return err
+
+
+def signature_data(fn, encode) -> dict | None:
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+    params = []
+    for p in list(sig.parameters.values())[:100]:
+        d = {"name": p.name, "kind": int(p.kind)}
+        if p.default is not p.empty:
+            try:
+                d["default"] = encode(p.default)
+            except codec.LinkError:
+                pass
+        if p.annotation is not p.empty:
+            d["ann"] = annotation_name(p.annotation)
+        params.append(d)
+    out = {"params": params}
+    if sig.return_annotation is not sig.empty:
+        out["ret"] = annotation_name(sig.return_annotation)
+    return out
+
+
+def signature_from(data, decode, trusted: bool) -> inspect.Signature | None:
+    if type(data) is not dict or type(data.get("params")) is not list:
+        return None
+    try:
+        params = []
+        for d in data["params"]:
+            kw = {}
+            if "default" in d:
+                kw["default"] = decode(d["default"])
+            if "ann" in d:
+                kw["annotation"] = annotation_from(d["ann"], trusted)
+            params.append(inspect.Parameter(str(d["name"]), inspect._ParameterKind(int(d["kind"])), **kw))
+        ret = annotation_from(data["ret"], trusted) if "ret" in data else inspect.Signature.empty
+        return inspect.Signature(params, return_annotation=ret)
+    except (ValueError, TypeError, KeyError, codec.LinkError):
+        return None
 
 
 class Endpoint:
     """One side of the link. Subclasses say what a handle is made of and how tags decode."""
 
     side = "?"  # "j" (judge) or "k" (kernel): who owns a handle
+    trusted_peer = False  # may this side evaluate the other side's annotations?
 
     def __init__(self):
         self.objects: dict[int, object] = {}
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
+        self.channel = None
+        self.on_wait = None
+        self._cids = itertools.count(1)
+        self.memos: dict[int, list] = {}  # my calls' argument parts, by call id (the caller's copy)
+        self.tables: dict[int, list] = {}  # the other side's calls' argument parts (the callee's copy)
+
+    def forget_calls(self) -> None:
+        """When a test is over, no call's arguments are shared any more."""
+        self.memos.clear()
+        self.tables.clear()
 
     # -- out ----------------------------------------------------------------------------------
 
@@ -63,23 +192,35 @@ class Endpoint:
         return {"$h": hid, "side": self.side, **self.describe(obj)}
 
     def describe(self, obj) -> dict:
-        """What the other side may know of a handle's object (kind, name): data only."""
-        kind = ("class" if isinstance(obj, type) else "function" if callable(obj) else "object")
-        return {"kind": kind, "name": str(getattr(obj, "__qualname__", type(obj).__qualname__))[:200]}
+        """What the other side may know of a handle's object: data only."""
+        kind = ("class" if isinstance(obj, type) else "function" if inspect.isroutine(obj) or isinstance(
+            obj, functools.partial) else "object")
+        out = {"kind": kind, "name": str(getattr(obj, "__qualname__", type(obj).__qualname__))[:200]}
+        if kind != "object":
+            out["short"] = str(getattr(obj, "__name__", out["name"]))[:200]
+            doc = getattr(obj, "__doc__", None)
+            if isinstance(doc, str) and not isinstance(obj, type):
+                out["doc"] = doc[:20_000]
+            sig = signature_data(obj, self.encode) if not isinstance(obj, type) else None
+            if sig:
+                out["sig"] = sig
+        return out
 
     def handle_for(self, obj) -> dict:
         return self.export(obj)
 
-    def encode(self, value, args=()):
-        return codec.encode(value, self.handle_for, args)
+    def encode(self, value, refs=None, memo=None):
+        return codec.encode(value, self.handle_for, refs, memo)
 
     # -- in -----------------------------------------------------------------------------------
 
     def make(self, tag: str, node: dict, inner):
+        if tag == "$e":
+            return make_exception(node, inner)
         raise codec.LinkError(f"{tag} is not accepted here")
 
-    def decode(self, data):
-        return codec.decode(data, self.make)
+    def decode(self, data, nodes=None, made=None):
+        return codec.decode(data, self.make, nodes, made)
 
     def target(self, item: dict):
         hid = item.get("target")
@@ -87,7 +228,54 @@ class Endpoint:
             raise codec.LinkError("a request for an object this side does not have")
         return self.objects[hid]
 
-    # -- serving a request ----------------------------------------------------------------------
+    # -- calling the other side ---------------------------------------------------------------
+
+    def _request(self, msg: dict) -> dict:
+        if self.channel is None or self.channel.closed:
+            raise self.not_connected()
+        reply = self.channel.request(msg, on_wait=self.on_wait)
+        if "exc" in reply:
+            exc = reply["exc"] if type(reply["exc"]) is dict and "$e" in reply["exc"] else {
+                "$e": "builtins:RuntimeError", "msg": "a malformed error"}
+            raise self.make_exception(exc)
+        if "ok" not in reply:
+            raise codec.LinkError("a reply without a value")
+        return reply
+
+    def make_exception(self, exc: dict) -> BaseException:
+        return make_exception(exc, self.decode)
+
+    def not_connected(self) -> Exception:
+        return codec.LinkError("the other side is not connected")
+
+    def call(self, hid: int, args: list, kwargs: dict):
+        """Call the other side's object. Every list, dict, set and record in the arguments (also
+        of earlier calls in this test: the other side may have kept them) is made what the other
+        side's copy became, so changes in place are seen here as they would be in one process."""
+        memo: list = []
+        wire = self.encode([args, kwargs], memo=memo)
+        cid = next(self._cids)
+        with self._lock:
+            self.memos[cid] = memo
+            while len(self.memos) > MAX_TABLES:
+                self.memos.pop(next(iter(self.memos)))
+        reply = self._request({"op": "call", "target": hid, "args": wire, "cid": cid})
+        after = reply.get("after")
+        for entry in after[: 100_000] if type(after) is list else []:
+            if type(entry) is list and len(entry) == 3 and type(entry[0]) is int and type(entry[1]) is int:
+                nodes = self.memos.get(entry[0])
+                if nodes is not None and 0 <= entry[1] < len(nodes):
+                    copy_back(nodes[entry[1]], self.decode(entry[2], nodes=nodes))
+        return self.decode(reply["ok"], nodes=memo)
+
+    def ask(self, op: str, hid: int, **fields):
+        msg = {"op": op, "target": hid}
+        if "arg" in fields:
+            msg["arg"] = self.encode(fields.pop("arg"))
+        msg.update(fields)
+        return self.decode(self._request(msg)["ok"])
+
+    # -- serving the other side ---------------------------------------------------------------
 
     def serve(self, item: dict) -> dict:
         op = item.get("op")
@@ -96,12 +284,22 @@ class Endpoint:
         try:
             obj = self.target(item)
             if op == "call":
-                args, kwargs = self.decode(item.get("args", [])), self.decode(item.get("kwargs", {}))
-                if type(args) is not list or type(kwargs) is not dict:
-                    raise codec.LinkError("a call without a list of arguments")
+                made: list = []
+                pair = self.decode(item.get("args"), made=made)
+                if type(pair) is not list or len(pair) != 2 or type(pair[0]) is not list or type(pair[1]) is not dict:
+                    raise codec.LinkError("a call without its arguments")
+                args, kwargs = pair
+                cid = item.get("cid")
+                if type(cid) is int:
+                    with self._lock:
+                        self.tables[cid] = made
+                        while len(self.tables) > MAX_TABLES:
+                            self.tables.pop(next(iter(self.tables)))
                 result = self.invoke(obj, args, kwargs)
-                return {"ok": self.encode(result, args),
-                        "after": [self.encode(a) if mutable(a) else None for a in args]}
+                skip = {id(pair), id(args), id(kwargs)}
+                refs = {id(v): i for i, v in enumerate(made) if id(v) not in skip}
+                out = {"ok": self.encode(result, refs=refs), "after": self._states(skip)}
+                return out
             if op == "getattr":
                 name = item.get("name")
                 if type(name) is not str or not name.isidentifier():
@@ -113,13 +311,65 @@ class Endpoint:
                      "getitem": lambda: obj[arg], "contains": lambda: arg in obj}[op]()
             return {"ok": self.encode(value)}
         except codec.LinkError as e:
-            return {"exc": {"type": "LinkError", "mro": ["LinkError", "Exception"], "msg": str(e)}}
-        except (Exception, TooManyCalls) as e:  # noqa: BLE001 - the other side decides what it means
-            return {"exc": exc_to_wire(e)}
+            return link_error(str(e))
+        except (KeyboardInterrupt, SystemExit, GeneratorExit):
+            raise
+        except BaseException as e:  # noqa: BLE001 - the other side decides what it means
+            if getattr(e, "link_stop", False):  # the judge stopping a test: never an answer
+                raise
+            return exc_reply(e)
+
+    def _states(self, skip: set) -> list:
+        """[call id, part, state] for every mutable argument part of the calls this side keeps."""
+        states = []
+        for cid, made in list(self.tables.items()):
+            refs = {id(v): i for i, v in enumerate(made) if id(v) not in skip}
+            for i, part in enumerate(made):
+                if id(part) not in skip and mutable(part):
+                    own = {k: v for k, v in refs.items() if k != id(part)}
+                    states.append([cid, i, self.encode(part, refs=own)])
+        return states
 
     def invoke(self, fn, args: list, kwargs: dict):
         return fn(*args, **kwargs)
 
     def serve_other(self, item: dict) -> dict:
-        return {"exc": {"type": "LinkError", "mro": ["LinkError", "Exception"],
-                        "msg": f"unknown request {str(item.get('op'))[:40]!r}"}}
+        return link_error(f"unknown request {str(item.get('op'))[:40]!r}")
+
+
+def copy_back(target, state) -> None:
+    """Make this side's argument part what the other side's became (changed in place)."""
+    if type(target) is list and type(state) is list:
+        target[:] = state
+    elif type(target) is dict and type(state) is dict:
+        target.clear()
+        target.update(state)
+    elif type(target) is set and type(state) is set:
+        target.clear()
+        target.update(state)
+    elif codec.is_record(target):
+        for f in dataclasses.fields(target):
+            if hasattr(state, f.name):
+                object.__setattr__(target, f.name, getattr(state, f.name))
+
+
+def function_proxy(call, info: dict, decode, trusted: bool):
+    """A real function that calls the other side: it has the other side's name, docstring and
+    signature, so `inspect.signature`, `inspect.getdoc` and `typing.get_type_hints` work."""
+
+    def proxy(*args, **kwargs):
+        return call(list(args), kwargs)
+
+    name = str(info.get("short", "tool"))
+    proxy.__name__ = name if name.isidentifier() else "tool"
+    proxy.__qualname__ = str(info.get("name", proxy.__name__))
+    proxy.__doc__ = info.get("doc") if isinstance(info.get("doc"), str) else None
+    sig = signature_from(info.get("sig"), decode, trusted)
+    if sig is not None:
+        proxy.__signature__ = sig
+        proxy.__annotations__ = {p.name: p.annotation for p in sig.parameters.values()
+                                 if p.annotation is not p.empty and not isinstance(p.annotation, str)}
+        if sig.return_annotation is not sig.empty and not isinstance(sig.return_annotation, str):
+            proxy.__annotations__["return"] = sig.return_annotation
+    return proxy
+

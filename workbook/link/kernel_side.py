@@ -4,9 +4,10 @@ When a notebook is graded, a test cell is not run in the kernel. The grader runs
 `serve(path, token)`, and the judge (a process outside the sandbox that holds the test code)
 asks, over a unix socket, for what the test needs: a name of the notebook (`lookup`), a call of
 a function with plain data, an attribute of what came back. Objects the judge keeps (the fake
-model, a tool, a clock) come in as handles: here they are callables whose calls go back to the
-judge, and a fake model's SDK client is a real `openai.OpenAI` / `anthropic.Anthropic` whose HTTP
-travels over the same socket to the judge's engine.
+model, a tool, a clock) come in as handles: here a callable one is a real function (with the
+judge's name, docstring and signature) whose calls go back to the judge; a fake model's SDK
+client is a real `openai.OpenAI` / `anthropic.Anthropic` whose HTTP travels over the same socket
+to the judge's engine.
 
 Nothing here is trusted by the grader: a student can replace any of it. It only serves.
 """
@@ -14,21 +15,16 @@ Nothing here is trusted by the grader: a student can replace any of it. It only 
 from __future__ import annotations
 
 import base64
-import builtins
 import collections
 import dataclasses
 import importlib
-import re
 import socket
 import sys
 import types
 
-from workbook.engine.function_face import TooManyCalls
 from workbook.link import codec
 from workbook.link.channel import Channel, LinkClosed
-from workbook.link.endpoint import Endpoint
-
-TRANSPORT_ERRORS = ("ReadTimeout", "ConnectError", "ConnectTimeout", "RemoteProtocolError")
+from workbook.link.endpoint import Endpoint, function_proxy
 
 
 def user_namespace() -> dict:
@@ -36,75 +32,71 @@ def user_namespace() -> dict:
 
 
 class JudgeError(Exception):
-    """An error raised by the judge's side of a call, of a class this kernel does not know."""
-
-
-def raise_remote(exc: dict):
-    """Raise, here, the exception the judge's side raised."""
-    name, msg = str(exc.get("type", "Exception")), str(exc.get("msg", ""))
-    if name == "TooManyCalls":
-        found = re.search(r"more than (\d+)", msg)
-        raise TooManyCalls(int(found.group(1)) if found else 0)
-    cls = getattr(builtins, name, None)
-    if isinstance(cls, type) and issubclass(cls, Exception):
-        raise cls(msg)
-    raise JudgeError(f"{name}: {msg}")
+    """The grader's side of the link is not there (its objects work only while a test runs)."""
 
 
 class JudgeProxy:
-    """Something the judge keeps: calling it calls the judge's object, with plain data."""
+    """An object the judge keeps: its attributes are asked of the judge, as data."""
 
-    def __init__(self, end: KernelEnd, hid: int, kind: str, name: str):
-        self._end, self._hid, self._kind, self._name = end, hid, kind, name
-
-    def __call__(self, *args, **kwargs):
-        return self._end.remote("call", self._hid, args=list(args), kwargs=kwargs)
+    def __init__(self, end: KernelEnd, hid: int, info: dict):
+        self._end, self._hid, self._info = end, hid, info
 
     def __getattr__(self, name: str):
         if name.startswith("__"):
             raise AttributeError(name)
-        return self._end.remote("getattr", self._hid, name=name)
+        return self._end.ask("getattr", self._hid, name=name)
+
+    def __call__(self, *args, **kwargs):
+        return self._end.call(self._hid, list(args), kwargs)
 
     def __repr__(self) -> str:
-        return f"<{self._name} (the grader's)>"
+        return f"<{self._info.get('name', 'object')} (the grader's)>"
 
 
 class KernelEnd(Endpoint):
     side = "k"
+    trusted_peer = True
 
     def __init__(self):
         super().__init__()
-        self.channel: Channel | None = None
+        self.proxies: dict[int, tuple[object, dict]] = {}  # id(proxy) -> (proxy, its handle)
 
-    def remote(self, op: str, hid: int, **fields):
-        if self.channel is None or self.channel.closed:
-            raise JudgeError("the grader is not listening (its objects work only while a test runs)")
-        msg = {"op": op, "target": hid}
-        if "args" in fields:
-            msg["args"], msg["kwargs"] = self.encode(fields["args"]), self.encode(fields["kwargs"])
-        if "name" in fields:
-            msg["name"] = fields["name"]
-        reply = self.channel.request(msg)
-        if "exc" in reply:
-            raise_remote(reply["exc"] if type(reply["exc"]) is dict else {})
-        return self.decode(reply.get("ok"))
+    def not_connected(self) -> Exception:
+        return JudgeError("the grader is not listening (its objects work only while a test runs)")
 
     def handle_for(self, obj) -> dict:
-        if isinstance(obj, JudgeProxy):
-            return {"$h": obj._hid, "side": "j", "kind": obj._kind, "name": obj._name}
+        known = self.proxies.get(id(obj))
+        if known is not None and known[0] is obj:
+            return known[1]
         return self.export(obj)
 
     def describe(self, obj) -> dict:
         out = super().describe(obj)
         if isinstance(obj, type) and dataclasses.is_dataclass(obj):
-            out["kind"] = "dataclass"
-            out["path"] = f"{obj.__module__}:{obj.__qualname__}"
-            out["fields"] = [f.name for f in dataclasses.fields(obj)]
-        elif isinstance(obj, types.GeneratorType) or (hasattr(obj, "__next__") and hasattr(obj, "__iter__")):
+            out.update(kind="dataclass", path=codec.class_path(obj),
+                       fields=[f.name for f in dataclasses.fields(obj)])
+        elif isinstance(obj, types.GeneratorType) or (hasattr(type(obj), "__next__") and hasattr(type(obj), "__iter__")):
             out["kind"] = "iterator"
         elif isinstance(obj, types.ModuleType):
             out["kind"] = "module"
+        if isinstance(obj, type) or callable(obj):
+            module, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
+            if isinstance(module, str) and isinstance(qualname, str) and "<" not in qualname:
+                out["path"] = f"{module}:{qualname}"
         return out
+
+    def _proxy(self, node: dict):
+        hid = node["$h"]
+        info = {k: node[k] for k in ("kind", "name", "short", "doc", "sig") if k in node}
+        kind = str(info.get("kind", "object"))
+        if kind in ("openai", "anthropic"):
+            proxy = sdk_client(kind, lambda args, kwargs: self.call(hid, args, kwargs), node)
+        elif kind in ("function", "class"):
+            proxy = function_proxy(lambda args, kwargs: self.call(hid, args, kwargs), info, self.decode, True)
+        else:
+            proxy = JudgeProxy(self, hid, info)
+        self.proxies[id(proxy)] = (proxy, {"$h": hid, "side": "j", "kind": kind})
+        return proxy
 
     def make(self, tag: str, node: dict, inner):
         if tag == "$h":
@@ -115,14 +107,11 @@ class KernelEnd(Endpoint):
                 if hid not in self.objects:
                     raise codec.LinkError("a handle to an object this kernel no longer has")
                 return self.objects[hid]
-            kind, name = str(node.get("kind", "object")), str(node.get("name", "object"))[:200]
-            proxy = JudgeProxy(self, hid, kind, name)
-            if kind in ("openai", "anthropic"):
-                return sdk_client(kind, proxy, node)
-            return proxy
+            return self._proxy(node)
         if tag == "$rec":
             cls = find_class(node["$rec"])
-            fields = {codec_name(k): v for k, v in inner(node.get("f", {})).items()}
+            raw = node.get("f", {})
+            fields = {field_name(k): inner(v) for k, v in (raw.items() if type(raw) is dict else [])}
             if cls is None or not dataclasses.is_dataclass(cls):
                 return types.SimpleNamespace(**fields)
             obj = object.__new__(cls)
@@ -131,34 +120,38 @@ class KernelEnd(Endpoint):
             return obj
         if tag == "$nt":
             cls = find_class(node["$nt"])
-            values = inner(node.get("v", []))
+            values = [inner(v) for v in codec._list(node.get("v", []))]
             if cls is None or not hasattr(cls, "_fields"):
-                names = [codec_name(n) for n in node.get("n", [])]
+                names = [field_name(n) for n in node.get("n", [])]
                 cls = collections.namedtuple(codec.split_path(node["$nt"])[1].split(".")[-1], names)
             return cls(*values)
+        if tag == "$pyd":
+            cls = find_class(node["$pyd"])
+            value = inner(node.get("v"))
+            if cls is None or not hasattr(cls, "model_validate"):
+                return types.SimpleNamespace(**value) if type(value) is dict else value
+            return cls.model_validate(value)
         if tag == "$sdk":
             module, qualname = codec.split_path(node["$sdk"])
             if not module.startswith(codec.SDK_PREFIXES):
                 raise codec.LinkError("an SDK object from outside the SDKs")
-            cls = _resolve(importlib.import_module(module), qualname)
-            return cls.model_validate(node.get("v"))
-        raise codec.LinkError(f"{tag} is not accepted in the kernel")
+            return _resolve(importlib.import_module(module), qualname).model_validate(node.get("v"))
+        return super().make(tag, node, inner)
 
     def serve_other(self, item: dict) -> dict:
         if item.get("op") == "lookup":
-            name = item.get("name")
-            ns = user_namespace()
+            name, ns = item.get("name"), user_namespace()
             if type(name) is not str or name not in ns:
-                return {"exc": {"type": "NameError", "mro": ["NameError", "Exception"],
-                                "msg": f"name {str(name)[:80]!r} is not defined"}}
+                return {"exc": {"$e": "builtins:NameError", "msg": f"name {str(name)[:80]!r} is not defined",
+                                "mro": ["NameError", "Exception"]}}
             try:
                 return {"ok": self.encode(ns[name])}
             except codec.LinkError as e:
-                return {"exc": {"type": "LinkError", "mro": ["LinkError", "Exception"], "msg": str(e)}}
+                return {"exc": {"$e": "workbook.link.codec:LinkError", "msg": str(e), "mro": ["LinkError"]}}
         return super().serve_other(item)
 
 
-def codec_name(name) -> str:
+def field_name(name) -> str:
     if type(name) is not str or not name.isidentifier():
         raise codec.LinkError("a field name that is not a name")
     return name
@@ -184,32 +177,20 @@ def find_class(path):
     return None
 
 
-def forward(httpx2, proxy: JudgeProxy, request):
-    """One HTTP request, answered by the judge's fake model."""
-    body = request.read()
-    try:
-        out = proxy("http", request.method, str(request.url),
-                    [[k, v] for k, v in request.headers.items()], base64.b64encode(body).decode())
-    except JudgeError as e:
-        name = str(e).split(":", 1)[0]
-        if name in TRANSPORT_ERRORS:
-            raise getattr(httpx2, name)(str(e).split(": ", 1)[-1], request=request) from None
-        raise
-    return httpx2.Response(out["status"], headers=out["headers"],
-                           content=base64.b64decode(out["content"]), request=request)
-
-
-def sdk_client(kind: str, proxy: JudgeProxy, node: dict):
+def sdk_client(kind: str, call, node: dict):
     """A real SDK client whose HTTP goes to the judge's fake model over the link."""
     import httpx2
 
     class JudgeTransport(httpx2.BaseTransport):
         def handle_request(self, request):
-            return forward(httpx2, proxy, request)
+            out = call(["http", request.method, str(request.url),
+                        [[k, v] for k, v in request.headers.items()],
+                        base64.b64encode(request.read()).decode()], {})
+            return httpx2.Response(out["status"], headers=out["headers"],
+                                   content=base64.b64decode(out["content"]), request=request)
 
-    transport = JudgeTransport()
     options = node.get("options") if type(node.get("options")) is dict else {}
-    http = httpx2.Client(transport=transport)
+    http = httpx2.Client(transport=JudgeTransport())
     if kind == "openai":
         import openai
 
@@ -235,3 +216,4 @@ def serve(path: str, token: str) -> None:
     finally:
         channel.close()
         END.channel = None
+        END.forget_calls()
