@@ -3,10 +3,11 @@ shapes, through the SDK face and the HTTP face, up to a step limit (issue 18).
 
 A loop that answers every tool call with the shape's text must only ever meet the scenario's
 scripted faults (429, 500/503, a timeout) and protocol 400s: never a crash, a dropped connection,
-the fake's own 500, or a traceback on stderr. The SDK face plays every scenario x shape pair
-once and the HTTP face every other pair, the dialect rotating deterministically so that each
-scenario meets each dialect on both faces (under a minute in all); `FUZZ_ALL=1` plays the whole
-product (scenario x shape x dialect) on both faces.
+the fake's own 500, or a traceback on stderr. Every scenario x shape pair is played once, on the
+SDK face or the HTTP face (they alternate), the dialect rotating deterministically so that each
+scenario meets each dialect on both faces; the pairs are split into CHUNKS tests so `pytest -n`
+spreads them over cores. `FUZZ_ALL=1` plays the whole product (scenario x shape x dialect) on
+both faces.
 """
 
 from __future__ import annotations
@@ -127,15 +128,19 @@ def drive(client, scenario, shape) -> str | None:
     return None
 
 
-def plan(offset: int, every: int = 1):
-    """(scenario index, shape, dialect) for one face: every `every`-th scenario x shape pair, the
-    dialect rotating, so each scenario meets each dialect (2 and 3 share no factor)."""
-    for i in range(len(SCENARIOS)):
+CHUNKS = 3  # tests per face
+
+
+def plan(face: int, chunk: int = 0, chunks: int = 1):
+    """(scenario index, shape, dialect) for one face (0 SDK, 1 HTTP) and one chunk of scenarios:
+    the pairs with (i + j) % 2 == face, the dialect rotating, so each scenario meets each dialect
+    on each face (2 and 3 share no factor)."""
+    for i in range(chunk, len(SCENARIOS), chunks):
         for j, shape in enumerate(SHAPES):
             if os.environ.get("FUZZ_ALL"):
                 yield from ((i, shape, d) for d in DIALECTS)
-            elif (i + j) % every == 0:
-                yield i, shape, DIALECTS[(i + j + offset) % len(DIALECTS)]
+            elif (i + j) % 2 == face:
+                yield i, shape, DIALECTS[(i + j + face) % len(DIALECTS)]
 
 
 class Current(FakeLLM):
@@ -152,9 +157,9 @@ def timeout_for(scenario) -> float:
     return 0.3 if scenario.name == "slow_provider" else 20.0
 
 
-def fuzz(client, face: str, offset: int, every: int = 1) -> dict[tuple[str, str], str]:
+def fuzz(client, face: str, chunk: int) -> dict[tuple[str, str], str]:
     failures = {}
-    for i, shape, dialect in plan(offset, every):
+    for i, shape, dialect in plan(0 if face == "sdk" else 1, chunk, CHUNKS):
         sc = SCENARIOS[i]
         CURRENT.llm = FakeLLM(sc, dialect)
         problem = drive(client.with_options(timeout=timeout_for(sc)), sc, shape)
@@ -163,22 +168,34 @@ def fuzz(client, face: str, offset: int, every: int = 1) -> dict[tuple[str, str]
     return failures
 
 
-def fuzz_sdk() -> dict[tuple[str, str], str]:
-    return fuzz(CURRENT.client(max_retries=0), "sdk", 0)
+def fuzz_sdk(chunk: int) -> dict[tuple[str, str], str]:
+    return fuzz(CURRENT.client(max_retries=0), "sdk", chunk)
 
 
-def fuzz_http() -> dict[tuple[str, str], str]:
+def fuzz_http(chunk: int) -> dict[tuple[str, str], str]:
     with CURRENT.serve() as base_url:
         client = openai.OpenAI(base_url=base_url, api_key="fake-key", max_retries=0)
-        return fuzz(client, "http", 1, every=2)  # half the pairs: sockets cost more
+        return fuzz(client, "http", chunk)
 
 
 CURRENT = Current(SCENARIOS[0])
 
 
+def test_the_faces_share_every_pair_once_and_meet_every_dialect():
+    if os.environ.get("FUZZ_ALL"):
+        pytest.skip("FUZZ_ALL plays everything")
+    played = [(i, shape, d, face) for face in (0, 1) for c in range(CHUNKS) for i, shape, d in plan(face, c, CHUNKS)]
+    assert sorted((i, shape) for i, shape, _, _ in played) == sorted(
+        (i, shape) for i in range(len(SCENARIOS)) for shape in SHAPES)
+    for face in (0, 1):
+        met = {(i, d) for i, _, d, f in played if f == face}
+        assert met == {(i, d) for i in range(len(SCENARIOS)) for d in DIALECTS}, face
+
+
+@pytest.mark.parametrize("chunk", range(CHUNKS))
 @pytest.mark.parametrize("face", [fuzz_sdk, fuzz_http], ids=["sdk", "http"])
-def test_no_scenario_crashes_on_any_tool_result(face, capfd):
-    failures = face()
+def test_no_scenario_crashes_on_any_tool_result(face, chunk, capfd):
+    failures = face(chunk)
     threading.Event().wait(0.05)  # let a server thread finish writing, if it writes at all
     err = capfd.readouterr().err
     report = "\n".join(f"{s} x {shape}: {why}" for (s, shape), why in sorted(failures.items()))
