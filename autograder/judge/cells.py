@@ -51,7 +51,8 @@ class JudgedCells:
         else:
             host = self._kernel_socket = os.path.join(self._judge_dir, "judge.sock")
         cpu = float(self.cell_cpu or self.timeout)
-        judge = JudgeProcess(host, root, self._judge_dir, cpu=cpu, wall=float(self.timeout))
+        judge = JudgeProcess(host, root, self._judge_dir, cpu=cpu, wall=float(self.timeout),
+                             kernel_root=f"/proc/{sandbox_pid}/root" if sandbox_pid is not None else None)
         if sandbox_pid is not None:
             os.chmod(host, 0o777)  # the sandbox's uid must be able to connect
         return judge

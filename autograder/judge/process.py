@@ -16,7 +16,7 @@ class JudgeProcess:
     """One judge for one notebook (`python -m autograder.judge`), fed over its stdin."""
 
     def __init__(self, socket_path: str, kernel_pid: int | None, scratch: str | None,
-                 cpu: float, wall: float):
+                 cpu: float, wall: float, kernel_root: str | None = None):
         env = {**os.environ, "PYTHONPATH": str(REPO), "PYTHONDONTWRITEBYTECODE": "1"}
         # -P: the working folder is not on sys.path (a module a kernel wrote there is never imported)
         self.proc = subprocess.Popen([sys.executable, "-P", "-m", "autograder.judge"], stdin=subprocess.PIPE,
@@ -26,7 +26,7 @@ class JudgeProcess:
         threading.Thread(target=self._read, daemon=True).start()
         self.wall = wall
         self._send({"op": "start", "socket": socket_path, "kernel_pid": kernel_pid, "scratch": scratch,
-                    "cpu": cpu, "wall": wall})
+                    "cpu": cpu, "wall": wall, "kernel_root": kernel_root})
         self._expect("started", 120)
 
     def _read(self) -> None:

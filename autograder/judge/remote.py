@@ -26,6 +26,7 @@ import typing
 import httpx2
 import pydantic
 
+from autograder.judge.scratch import Mirror, quietly
 from workbook.link import codec
 from workbook.link.endpoint import Endpoint, signature_from
 
@@ -203,6 +204,25 @@ class JudgeEnd(Endpoint):
     def __init__(self):
         super().__init__()
         self._refs: dict[int, KernelRef] = {}
+        self.mirror: Mirror | None = None  # the scratch folder, when the kernel is in a sandbox
+
+    def _request(self, msg: dict) -> dict:
+        if self.mirror is None:
+            return super()._request(msg)
+        quietly(self.mirror.to_kernel)
+        try:
+            return super()._request(msg)
+        finally:
+            quietly(self.mirror.from_kernel)
+
+    def serve(self, item: dict) -> dict:
+        if self.mirror is None:
+            return super().serve(item)
+        quietly(self.mirror.from_kernel)
+        try:
+            return super().serve(item)
+        finally:
+            quietly(self.mirror.to_kernel)
 
     def not_connected(self) -> Exception:
         return KernelError("the notebook's kernel is not connected to the grader")

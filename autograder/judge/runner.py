@@ -31,6 +31,7 @@ import traceback
 
 from autograder.judge.cpu import tree_cpu
 from autograder.judge.remote import JudgeEnd, KernelError, Namespace, Stop
+from autograder.judge.scratch import Mirror
 from workbook.link.channel import Channel, LinkClosed
 
 MAX_STDOUT = 20_000  # characters of the test code's own prints kept
@@ -57,6 +58,8 @@ class Judge:
         if cmd.get("scratch"):
             tempfile.tempdir = cmd["scratch"]
             os.environ["TMPDIR"] = cmd["scratch"]
+            if cmd.get("kernel_root"):  # a sandboxed kernel: the same folder, in step, inside it
+                self.end.mirror = Mirror(cmd["scratch"], cmd["kernel_root"])
 
     def _budget(self):
         started, kernel0, judge0 = time.monotonic(), tree_cpu(self.kernel_pid), time.process_time()

@@ -43,7 +43,7 @@ def mutable(value) -> bool:
 
 def exc_reply(e: BaseException) -> dict:
     data = codec.exception_data(e, lambda x: None)
-    data["mro"] = [c.__name__ for c in type(e).__mro__ if c not in (object, BaseException)][:20]
+    data["mro"] = [c.__name__ for c in type(e).__mro__ if c is not object][:20]
     return {"exc": data}
 
 
@@ -87,7 +87,8 @@ def find_exception(path: str, mro) -> type:
             return obj
     names = [str(n) for n in mro] if type(mro) is list else []
     base = next((getattr(builtins, n) for n in names[1:] if isinstance(getattr(builtins, n, None), type)
-                 and issubclass(getattr(builtins, n), Exception)), Exception)
+                 and issubclass(getattr(builtins, n), BaseException)
+                 and getattr(builtins, n) not in (KeyboardInterrupt, SystemExit, GeneratorExit)), Exception)
     name = qualname.split(".")[-1]
     return type(name, (base,), {"__module__": module})
 
@@ -117,7 +118,7 @@ def make_exception(node: dict, inner, request_url: str = "http://fake-llm.invali
         return cls(msg)
     except Exception:  # noqa: BLE001 - a class that will not be built from its message
         err = cls.__new__(cls)
-        Exception.__init__(err, msg)
+        BaseException.__init__(err, msg)
         return err
 
 
@@ -176,11 +177,13 @@ class Endpoint:
         self._cids = itertools.count(1)
         self.memos: dict[int, list] = {}  # my calls' argument parts, by call id (the caller's copy)
         self.tables: dict[int, list] = {}  # the other side's calls' argument parts (the callee's copy)
+        self.seen: dict[int, dict[int, object]] = {}  # their state as last sent or received
 
     def forget_calls(self) -> None:
         """When a test is over, no call's arguments are shared any more."""
         self.memos.clear()
         self.tables.clear()
+        self.seen.clear()
 
     # -- out ----------------------------------------------------------------------------------
 
@@ -290,13 +293,16 @@ class Endpoint:
                     raise codec.LinkError("a call without its arguments")
                 args, kwargs = pair
                 cid = item.get("cid")
+                skip = {id(pair), id(args), id(kwargs)}
                 if type(cid) is int:
                     with self._lock:
                         self.tables[cid] = made
+                        self.seen[cid] = {i: s for i, s in self._encoded(made, skip)}
                         while len(self.tables) > MAX_TABLES:
-                            self.tables.pop(next(iter(self.tables)))
+                            old = next(iter(self.tables))
+                            self.tables.pop(old)
+                            self.seen.pop(old, None)
                 result = self.invoke(obj, args, kwargs)
-                skip = {id(pair), id(args), id(kwargs)}
                 refs = {id(v): i for i, v in enumerate(made) if id(v) not in skip}
                 out = {"ok": self.encode(result, refs=refs), "after": self._states(skip)}
                 return out
@@ -319,15 +325,24 @@ class Endpoint:
                 raise
             return exc_reply(e)
 
+    def _encoded(self, made: list, skip: set):
+        """(part, its state as wire data) for every mutable part of one call's arguments."""
+        refs = {id(v): i for i, v in enumerate(made) if id(v) not in skip}
+        for i, part in enumerate(made):
+            if id(part) not in skip and mutable(part):
+                own = {k: v for k, v in refs.items() if k != id(part)}
+                yield i, self.encode(part, refs=own)
+
     def _states(self, skip: set) -> list:
-        """[call id, part, state] for every mutable argument part of the calls this side keeps."""
+        """[call id, part, state] for the argument parts this side changed since it last said:
+        only changes made here cross, so an old copy never overwrites a newer state there."""
         states = []
         for cid, made in list(self.tables.items()):
-            refs = {id(v): i for i, v in enumerate(made) if id(v) not in skip}
-            for i, part in enumerate(made):
-                if id(part) not in skip and mutable(part):
-                    own = {k: v for k, v in refs.items() if k != id(part)}
-                    states.append([cid, i, self.encode(part, refs=own)])
+            seen = self.seen.setdefault(cid, {})
+            for i, state in self._encoded(made, skip if cid == max(self.tables) else {id(made[0])}):
+                if seen.get(i) != state:
+                    seen[i] = state
+                    states.append([cid, i, state])
         return states
 
     def invoke(self, fn, args: list, kwargs: dict):

@@ -1,0 +1,261 @@
+"""The judge's scratch folder and the kernel's view of it, kept in step around every call.
+
+A test makes temporary folders (`tempfile.mkdtemp()` lands in the judge's scratch folder) and
+hands their paths to the student's functions; the kernel, in its sandbox, must find the same
+files at the same path, and the judge must see what the student's code wrote there. The folder
+exists twice: the judge's own, and one inside the sandbox's /tmp at the same path. Before each
+call into the kernel, what the judge changed is copied in; after it, what the kernel changed is
+copied out.
+
+Copying out never follows anything the kernel made: the sandbox's folder is reached through
+/proc/<pid>/root one name at a time with O_NOFOLLOW (an absolute symlink seen from there would
+point into the grader's world), and only regular files and folders come out, each at most
+FILE_CAP bytes, at most ENTRY_CAP of them. Copying in may carry the judge's own symlinks (tests
+make them to check that a student's code refuses them).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+FILE_CAP = 16 << 20
+TOTAL_CAP = 64 << 20
+ENTRY_CAP = 2_000
+NOFOLLOW = os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+
+
+def _open_dir(name: str, dir_fd: int) -> int:
+    return os.open(name, os.O_RDONLY | os.O_DIRECTORY | NOFOLLOW, dir_fd=dir_fd)
+
+
+def _remove_entry(fd: int, name: str) -> None:
+    """Remove `name` (a file, a link, or a whole folder) under the folder `fd`, following nothing."""
+    try:
+        os.unlink(name, dir_fd=fd)
+        return
+    except FileNotFoundError:
+        return
+    except (IsADirectoryError, PermissionError):
+        pass
+    except OSError:
+        return
+    try:
+        sub = _open_dir(name, fd)
+    except OSError:
+        return
+    try:
+        for entry in os.listdir(sub):
+            _remove_entry(sub, entry)
+    finally:
+        os.close(sub)
+    try:
+        os.rmdir(name, dir_fd=fd)
+    except OSError:
+        pass
+
+
+def quietly(step) -> None:
+    """A copy that fails (the kernel removed its folder, a file vanished) leaves the test to fail
+    on what it finds; it never stops the judge."""
+    try:
+        step()
+    except OSError:
+        pass
+
+
+class Mirror:
+    """`path` on the judge's side and, inside the sandbox whose root is `root`, at the same path."""
+
+    def __init__(self, path: str, root: str):
+        self.path, self.root = os.path.abspath(path), root
+        self.judge_state: dict[str, tuple] = {}
+        self.kernel_state: dict[str, tuple] = {}
+        fd = self._kernel_dir(create=True)
+        os.fchmod(fd, 0o777)
+        os.close(fd)
+
+    # -- the sandbox's side, safely ---------------------------------------------------------------
+
+    def _kernel_dir(self, create: bool = False) -> int:
+        fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            for part in self.path.strip("/").split("/"):
+                try:
+                    new = _open_dir(part, fd)
+                except FileNotFoundError:
+                    if not create:
+                        raise
+                    os.mkdir(part, 0o755, dir_fd=fd)
+                    new = _open_dir(part, fd)
+                os.close(fd)
+                fd = new
+            return fd
+        except BaseException:
+            os.close(fd)
+            raise
+
+    def _walk_kernel(self, fd: int, prefix: str, out: dict, budget: list) -> None:
+        with os.scandir(fd) as entries:
+            for entry in entries:
+                if budget[0] <= 0:
+                    return
+                budget[0] -= 1
+                rel = prefix + entry.name
+                st = entry.stat(follow_symlinks=False)
+                if stat.S_ISDIR(st.st_mode):
+                    out[rel] = ("d",)
+                    try:
+                        sub = _open_dir(entry.name, fd)
+                    except OSError:
+                        continue
+                    try:
+                        self._walk_kernel(sub, rel + "/", out, budget)
+                    finally:
+                        os.close(sub)
+                elif stat.S_ISREG(st.st_mode) and st.st_nlink == 1:
+                    out[rel] = ("f", st.st_size, st.st_mtime_ns)
+
+    def _read_kernel(self, fd: int, rel: str) -> bytes | None:
+        *dirs, name = rel.split("/")
+        opened = []
+        try:
+            for d in dirs:
+                fd = _open_dir(d, fd)
+                opened.append(fd)
+            f = os.open(name, os.O_RDONLY | os.O_NONBLOCK | NOFOLLOW, dir_fd=fd)
+            try:
+                st = os.fstat(f)
+                if not stat.S_ISREG(st.st_mode) or st.st_size > FILE_CAP:
+                    return None
+                return os.read(f, FILE_CAP + 1)[:FILE_CAP]
+            finally:
+                os.close(f)
+        except OSError:
+            return None
+        finally:
+            for d in opened:
+                os.close(d)
+
+    # -- in step --------------------------------------------------------------------------------
+
+    def _judge_walk(self) -> dict:
+        out = {}
+        for folder, dirs, files in os.walk(self.path):
+            rel_dir = os.path.relpath(folder, self.path)
+            for name in dirs + files:
+                rel = name if rel_dir == "." else f"{rel_dir}/{name}"
+                st = os.lstat(os.path.join(folder, name))
+                kind = "l" if stat.S_ISLNK(st.st_mode) else "d" if stat.S_ISDIR(st.st_mode) else "f"
+                out[rel] = (kind, st.st_size, st.st_mtime_ns) if kind != "d" else ("d",)
+            if len(out) > ENTRY_CAP:
+                break
+        return out
+
+    def to_kernel(self) -> None:
+        """Copy into the sandbox what the judge's side changed since the last time."""
+        now = self._judge_walk()
+        if now == self.judge_state:
+            return
+        root = self._kernel_dir()
+        try:
+            for rel in sorted(set(self.judge_state) - set(now), reverse=True):
+                self._remove(root, rel)
+            for rel in sorted(now):
+                if self.judge_state.get(rel) != now[rel]:
+                    self._write(root, rel, now[rel][0])
+            after: dict = {}
+            self._walk_kernel(root, "", after, [ENTRY_CAP])
+            self.kernel_state = after
+        finally:
+            os.close(root)
+        self.judge_state = now
+
+    def from_kernel(self) -> None:
+        """Copy out of the sandbox what the kernel changed since the last time."""
+        root = self._kernel_dir()
+        try:
+            now: dict = {}
+            self._walk_kernel(root, "", now, [ENTRY_CAP])
+            if now == self.kernel_state:
+                return
+            total = 0
+            for rel in sorted(set(self.kernel_state) - set(now), reverse=True):
+                local = os.path.join(self.path, rel)
+                if os.path.isdir(local) and not os.path.islink(local):
+                    if not os.listdir(local):
+                        os.rmdir(local)
+                elif os.path.lexists(local):
+                    os.unlink(local)
+            for rel in sorted(now):
+                if self.kernel_state.get(rel) == now[rel]:
+                    continue
+                local = os.path.join(self.path, rel)
+                if now[rel][0] == "d":
+                    os.makedirs(local, exist_ok=True)
+                    continue
+                data = self._read_kernel(root, rel)
+                if data is None or total + len(data) > TOTAL_CAP:
+                    continue
+                total += len(data)
+                os.makedirs(os.path.dirname(local), exist_ok=True)
+                if os.path.islink(local):
+                    os.unlink(local)
+                with open(local, "wb") as f:
+                    f.write(data)
+            self.kernel_state = now
+        finally:
+            os.close(root)
+        self.judge_state = self._judge_walk()
+
+    def _parent(self, root: int, rel: str) -> tuple[int, str, list[int]]:
+        *dirs, name = rel.split("/")
+        fd, opened = root, []
+        for d in dirs:
+            fd = _open_dir(d, fd)
+            opened.append(fd)
+        return fd, name, opened
+
+    def _write(self, root: int, rel: str, kind: str) -> None:
+        fd, name, opened = self._parent(root, rel)
+        local = os.path.join(self.path, rel)
+        try:
+            if kind == "d":
+                try:
+                    os.mkdir(name, 0o777, dir_fd=fd)
+                except FileExistsError:
+                    pass
+                sub = _open_dir(name, fd)
+                os.fchmod(sub, 0o777)
+                os.close(sub)
+                return
+            _remove_entry(fd, name)
+            if kind == "l":
+                os.symlink(os.readlink(local), name, dir_fd=fd)
+                return
+            with open(local, "rb") as src:
+                data = src.read(FILE_CAP)
+            f = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW, 0o666, dir_fd=fd)
+            try:
+                os.fchmod(f, 0o666)
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(f, view):]
+            finally:
+                os.close(f)
+        except OSError:
+            pass
+        finally:
+            for d in opened:
+                os.close(d)
+
+    def _remove(self, root: int, rel: str) -> None:
+        try:
+            fd, name, opened = self._parent(root, rel)
+        except OSError:
+            return
+        try:
+            _remove_entry(fd, name)
+        finally:
+            for d in opened:
+                os.close(d)
