@@ -6,7 +6,7 @@ STAMP   := $(VENV)/.installed-stamp
 # Open a browser only where there is a screen; otherwise print the URL and token.
 LAB_FLAGS ?= $(if $(or $(DISPLAY),$(filter Darwin,$(shell uname -s))),,--no-browser)
 
-.PHONY: venv lab lab-instructor test lint bench release grade check clean
+.PHONY: venv lab lab-instructor test quick lint bench release grade check clean
 
 # requirements.lock pins every version (CONTRIBUTING.md); pyproject.toml's ranges stay the source.
 $(STAMP): pyproject.toml requirements.lock
@@ -30,8 +30,20 @@ lab-instructor: venv
 
 # CI's command runs the linter first (issue 26): a lint finding fails `make test`.
 test: lint
+# Every test and gate (README, CI), spread over the cores by pytest-xdist: the gates share one
+# worker (they read one graded batch, which runs its own GATES_WORKERS processes).
+XDIST   ?= -n auto --dist loadgroup
 test: venv
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(XDIST) $(PYTEST_ARGS)
+
+# A maintainer's inner loop (< 2 minutes): the library tests, and the fast-runner gates and static
+# gates of the chapters changed since QUICK_BASE (solutions/, chapters/, mutants; uncommitted too).
+QUICK_BASE ?= HEAD
+TOUCHED = $(shell { git diff --name-only $(QUICK_BASE) --; git ls-files -o --exclude-standard; } 2>/dev/null \
+	| sed -nE 's#^(tests/pilot/)?(solutions|chapters|autograder/mutants)/([0-9][0-9]_[^/]+)/.*#\3#p' | sort -u | paste -sd, -)
+quick: venv
+	GATES_PIPELINE=0 GATES_ONLY=$(or $(TOUCHED),none) $(BIN)/python -m pytest $(XDIST) \
+		-m "(not slow and not browser) or fastgate" $(PYTEST_ARGS)
 
 lint: venv
 	$(BIN)/ruff check .

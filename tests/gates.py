@@ -21,7 +21,6 @@ from pathlib import Path
 
 from autograder import hostile, hostile_os, hostile_redteam, notebooks, results, sandbox, variants
 from autograder.course import REPO, Course
-from autograder.release import build_release
 from autograder.settings import Limits
 from tests import fast_runner
 
@@ -101,7 +100,7 @@ def plan() -> list[tuple[Course, Submission]]:
 
 
 def gate_course(root: Path) -> Course:
-    """A course in `root` whose solutions and mutants link to every gated chapter's folders."""
+    """A course in `root` whose solutions, mutants and release link to every gated chapter's folders."""
     gate = Course(root=root)
     gate.source.mkdir(parents=True)
     gate.mutants.mkdir(parents=True)
@@ -110,7 +109,8 @@ def gate_course(root: Path) -> Course:
         if (course.mutants / chapter).is_dir():
             (gate.mutants / chapter).symlink_to(course.mutants / chapter, target_is_directory=True)
     gate.release.mkdir()
-    build_release(gate, gate.release)
+    for course, chapter in chapters():  # the committed release: test_gates.py proves it is what release makes
+        (gate.release / chapter).symlink_to(course.release / chapter, target_is_directory=True)
     return gate
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from autograder import notebooks, results, sample, variants
 from autograder.course import AutograderError
-from autograder.release import build_release
+from autograder.release import README, generate
 from tests import gates
 
 CHAPTERS = gates.chapters()
@@ -41,24 +41,38 @@ def test_solution_notebook_has_no_outputs(course, chapter):
     assert not dirty, f"{chapter}: cells {dirty} have outputs; solutions are committed without outputs"
 
 
-@pytest.mark.parametrize("course", COURSES, ids=[str(c.root.name) for c in COURSES])
-def test_chapters_folder_is_what_release_makes(course, tmp_path):
-    """chapters/ equals nbgrader generate_assignment output from solutions/ (cell ids ignored)."""
-    build_release(course, tmp_path)
+def _stale(made, committed):
+    """What differs between a folder release made and the committed one (cell ids ignored)."""
     stale = []
-    for path in sorted(p for p in tmp_path.rglob("*") if p.is_file()):
-        committed = course.release / path.relative_to(tmp_path)
-        if not committed.is_file():
-            stale.append(f"missing {committed}")
+    for path in sorted(p for p in made.rglob("*") if p.is_file()):
+        there = committed / path.relative_to(made)
+        if not there.is_file():
+            stale.append(f"missing {there}")
         elif path.suffix == ".ipynb":
-            if notebooks.strip_ids(notebooks.read(path)) != notebooks.strip_ids(notebooks.read(committed)):
-                stale.append(f"differs {committed}")
-        elif not filecmp.cmp(path, committed, shallow=False):
-            stale.append(f"differs {committed}")
-    extra = [p for p in course.release.rglob("*") if p.is_file() and ".ipynb_checkpoints" not in p.parts
-             and not (tmp_path / p.relative_to(course.release)).exists()]
-    stale += [f"not made by release: {p}" for p in extra]
+            if notebooks.strip_ids(notebooks.read(path)) != notebooks.strip_ids(notebooks.read(there)):
+                stale.append(f"differs {there}")
+        elif not filecmp.cmp(path, there, shallow=False):
+            stale.append(f"differs {there}")
+    extra = [p for p in committed.rglob("*") if p.is_file() and ".ipynb_checkpoints" not in p.parts
+             and not (made / p.relative_to(committed)).exists()]
+    return stale + [f"not made by release: {p}" for p in extra]
+
+
+@pytest.mark.parametrize(("course", "chapter"), CHAPTERS, ids=IDS)
+def test_chapters_folder_is_what_release_makes(course, chapter, tmp_path):
+    """chapters/<chapter> equals nbgrader generate_assignment output from solutions/ (one test per
+    chapter, so pytest -n spreads them; release.generate is what build_release runs per chapter)."""
+    generate(course, [chapter], tmp_path / "out", tmp_path / "gradebook.db")
+    stale = _stale(tmp_path / "out" / chapter, course.release / chapter)
     assert not stale, "chapters/ is out of date; run `make release` and commit it:\n" + "\n".join(stale)
+
+
+@pytest.mark.parametrize("course", COURSES, ids=[str(c.root.name) for c in COURSES])
+def test_chapters_folder_holds_only_what_release_makes(course):
+    assert (course.release / "README.md").read_text(encoding="utf-8") == README, "run `make release`"
+    made = {"README.md", *course.chapters()}
+    extra = sorted(p.name for p in course.release.iterdir() if p.name not in made and p.name != ".ipynb_checkpoints")
+    assert not extra, f"not made by release: {extra}; run `make release` and commit it"
 
 
 def _docstring_first(source):
