@@ -119,7 +119,9 @@ def _pool(course: Course, todo: dict[str, list[str]], workers: int, limits_of, g
         child.close()
 
     def give(slot: int, student: str | None) -> None:
-        student = student if waiting.get(student) else next(iter(waiting), None)
+        if not waiting.get(student):  # its next student: one no other worker holds, if any is left
+            held = {s for s, _ in doing.values()}
+            student = next((s for s in waiting if s not in held), next(iter(waiting), None))
         if student is None:
             return
         chapter = waiting[student].pop(0)

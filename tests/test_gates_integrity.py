@@ -169,5 +169,7 @@ def test_the_kernel_sees_no_grader_environment(graded):
                if hostile_redteam.ENVIRON in line]
     assert printed, "the environ reader did not run"
     pid1 = [line for line in printed if "/proc/1/" in line]
-    assert pid1 and all(line.split("/proc/1/environ", 1)[1].split() == ["PATH=/usr/bin:/bin"] for line in pid1), pid1
+    blocked = "blocked: PermissionError" in _outputs(graded, _sub("read_environ"))  # an unprivileged kernel
+    assert (pid1 or blocked) and all(line.split("/proc/1/environ", 1)[1].split() == ["PATH=/usr/bin:/bin"]
+                                     for line in pid1), pid1
     assert not [line for line in printed if "/root" in line or "VIRTUAL_ENV" in line], printed
