@@ -8,6 +8,11 @@ from pathlib import Path
 
 import pytest
 
+# jsonschema (under nbformat) imports rfc3987_syntax, if installed, for the "iri" formats only, and
+# that module compiles a grammar at import: seconds in every test process. No notebook schema uses
+# those formats, so the tests' processes go without it (kernels and CLI processes keep it).
+sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
+
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # so `tests.reference_loop` imports without installing tests/
     sys.path.insert(0, str(ROOT))
