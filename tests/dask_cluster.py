@@ -29,19 +29,28 @@ class Cluster:
     def _up(self, workers: int) -> None:
         self._start("scheduler", [str(DASK), "scheduler", "--host", "127.0.0.1", "--port", "0",
                                   "--no-dashboard", "--scheduler-file", str(self.file)])
-        deadline, self.address = time.monotonic() + 60, None
+        # Waits end on what is observed (the file written, the workers joined, or a process gone),
+        # never on a guess of how long a start takes: a busy machine only makes them slower.
+        scheduler, self.address = self.procs[0], None
         while self.address is None:
             try:
                 self.address = json.loads(self.file.read_text())["address"]
             except (OSError, ValueError, KeyError):  # not written yet, or half written
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"dask scheduler did not start: see {self.root / 'scheduler'}") from None
+                if scheduler.poll() is not None:
+                    raise RuntimeError(f"dask scheduler exited: see {self.root / 'scheduler'}") from None
                 time.sleep(0.2)
         self.workers = [self._start(f"worker{i}", [
             str(DASK), "worker", self.address, "--nthreads", "1", "--nworkers", "1", "--host", "127.0.0.1",
             "--no-dashboard", "--local-directory", "."]) for i in range(workers)]
-        with Client(self.address, timeout="30s") as client:
-            client.wait_for_workers(workers, timeout=120)
+        with Client(self.address, timeout="600s") as client:
+            while True:
+                try:
+                    client.wait_for_workers(workers, timeout=5)
+                    break
+                except TimeoutError:
+                    gone = [p.args[1] for p in self.procs if p.poll() is not None]
+                    if gone:
+                        raise RuntimeError(f"dask {gone} exited before the workers joined: see {self.root}") from None
 
     def _start(self, name: str, argv: list[str]) -> subprocess.Popen:
         folder = self.root / name
@@ -58,7 +67,7 @@ class Cluster:
             os.killpg(proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-        proc.wait(timeout=30)
+        proc.wait()  # SIGKILL cannot be ignored
 
     def close(self) -> None:
         for proc in reversed(self.procs):
