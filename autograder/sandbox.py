@@ -107,6 +107,10 @@ def _cgroups(name: str, lim: SandboxLimits) -> tuple[str, list[Path]]:
                             (CGROUP / "cpu", {"cpu.cfs_period_us": 100_000, "cpu.cfs_quota_us": quota,
                                               "cpu.shares": 1024})])]
     for kind, groups in plans:
+        for parent, _ in groups:  # groups of graders that died without closing their sandbox
+            for stale in parent.glob("agentloop-*-*") if parent.is_dir() else []:
+                if not Path("/proc", stale.name.split("-")[1]).exists():
+                    _remove_cgroups([stale])
         try:
             if kind == "cgroup v2" and not {"cpu", "pids"} <= set((CGROUP / "cgroup.subtree_control").read_text().split()):
                 continue
