@@ -15,7 +15,9 @@ Run `python -m autograder --help` (`__main__`). The modules:
     cluster_task    one such task: packed by the client, graded in a private course on a worker
     progress_line   the line printed per graded submission (bar, ETA, scores), for both
     gradebook       the master gradebook, a private copy per worker, a submission's rows
-    execute         nbgrader's Execute, hardened: sandboxed kernel, deadline, proven test cells
+    execute         nbgrader's Execute, hardened: sandboxed kernel, CPU-time limits, test cells judged
+    judge           the judge: test cells run outside the sandbox, calling the kernel over a socket
+    caps            bounds on every byte read back from a kernel: per field, per cell, per notebook
     sandbox         the OS sandbox (bubblewrap) around each submission's kernel
     kernel_guard    inside the grading kernel: resource limits, read protection, a cell guard
     proof           test cells run as written and prove they reached their last line
@@ -32,6 +34,7 @@ Run `python -m autograder --help` (`__main__`). The modules:
     hostile         hostile submissions built from any chapter, with the grade each must get
     hostile_os      hostile submissions against the grading itself (the OS sandbox)
     hostile_redteam hostile submissions a red-team pass found (proof, feedback, outputs, environ)
+    hostile_judge   hostile submissions against in-process grading, which the judge must score 0
 
 The quality gates' plan and cache live next to the tests, in tests/gates.py.
 """

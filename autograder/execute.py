@@ -20,6 +20,7 @@ from traitlets import Bool, Integer, List, Unicode
 
 from autograder import caps, proof, sandbox
 from autograder.judge.cells import JudgedCells
+from autograder.judge.watch import CpuWatch
 from autograder.feedback_filter import HIDDEN
 
 GUARD_FILE = Path(__file__).with_name("kernel_guard.py")
@@ -105,6 +106,9 @@ class SafeExecute(JudgedCells, Execute):
         self._output_used: dict[int, int] = {}
         self._sandbox = None
         self._judge_setup()
+        self._timed_out: dict[int, bool] = {}
+        self._timed_out_why = ""
+        self._current_index = -1
         chapter = (resources or {}).get("nbgrader", {}).get("assignment", "")
         self._judge_on = bool(self.judge) and chapter not in self.unjudged
         self._deadline_hit = False
@@ -149,6 +153,7 @@ class SafeExecute(JudgedCells, Execute):
         if cell.cell_type != "code" or not cell.source.strip():
             return cell, resources
         graded = is_grade(cell)
+        self._current_index = index
         if not self._stopped and time.monotonic() - self._started > self.notebook_timeout:
             self._stopped = f"the notebook ran longer than {self.notebook_timeout} s"
             self._event("notebook_timeout", cell, index, self._stopped)
@@ -163,12 +168,12 @@ class SafeExecute(JudgedCells, Execute):
                     self._install()
                 if self.guard:
                     self._run_guard()
-                cell = self._run_test_cell(cell, index)
+                cell = self._run_cell_under_cpu_limit(cell, index, self._run_test_cell)
             else:
                 if self._guard_name is None and not self._judge_on:
                     self._install()
                 self._check_assign_resources(resources)
-                cell = self.execute_cell(cell, index, store_history=True)
+                cell = self._run_cell_under_cpu_limit(cell, index)
             resources = self.resources
         except DeadKernelError:
             if self._deadline_hit:
@@ -183,12 +188,33 @@ class SafeExecute(JudgedCells, Execute):
             self._stopped = f"cell {index} ignored the interrupt after {self.timeout} s"
             self._event("unresponsive", cell, index, self._stopped)
             cell.outputs.append(error_output(TIMEOUT_ENAME, self._stopped))
-        else:
-            if any(o.get("ename") == TIMEOUT_ENAME for o in cell.outputs):
-                self._event("timeout", cell, index, f"interrupted after {self.timeout} s")
+        else:  # the grader's own records say so, never an output's name (a student can raise anything)
+            if self._timed_out.pop(index, None):
+                self._event("timeout", cell, index, self._timed_out_why)
         if graded:
             self._quiet_stderr(cell, index)
         return cell, resources
+
+    async def _async_handle_timeout(self, timeout, cell=None):
+        """nbclient's wall-clock limit (the backstop): recorded by the grader itself."""
+        self._timed_out[self._current_index] = True
+        self._timed_out_why = f"interrupted after {timeout} s by the clock"
+        return await super()._async_handle_timeout(timeout, cell)
+
+    def _run_cell_under_cpu_limit(self, cell, index: int, run=None):
+        """A student's cell: interrupted once its sandbox used `cell_cpu` s of CPU (locked cells,
+        the course's own setup and imports, only have the notebook's limit)."""
+        locked = cell.metadata.get("nbgrader", {}).get("locked", False)
+        process = getattr(getattr(self.km, "provisioner", None), "process", None)
+        limit = 0 if locked else float(self.cell_cpu)
+        watch = CpuWatch(process.pid if process is not None else None, limit, self._interrupt_kernel)
+        try:
+            cell = run(cell, index) if run else self.execute_cell(cell, index, store_history=True)
+        finally:
+            if watch.stop():
+                self._timed_out[index] = True
+                self._timed_out_why = f"interrupted after {limit:g} s of CPU time"
+        return cell
 
     def _run_test_cell(self, cell, index: int):
         """Run a test cell as the grader wrote it; record whether its code returned."""

@@ -28,6 +28,8 @@ class Limits:
     judge: bool = True  # test cells run in the judge, outside the kernel (autograder/judge/)
 
 
+WALL_FACTOR = 5  # a busy machine (load 8 per core) stretches a cell's CPU seconds about that much
+
 # Chapters whose tests are not ready for the judge yet (they watch the kernel's own state: a spy
 # on os.replace, thread frames, an object shared across calls...): graded in the kernel, as
 # before, until their tests are rewritten (issue 24). The pilot keeps the guard's hostile cases.
@@ -87,7 +89,9 @@ def nbgrader_config(course: Course | None = None, db: str | None = None,
     c.Autograde.autograde_preprocessors = [
         SafeExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, SaveOwnGrades,
         AssignLatePenalties, CheckCellMetadata]
-    c.SafeExecute.timeout = limits.cell_timeout
+    # A cell's limit counts its sandbox's CPU time; the clock is a backstop WALL_FACTOR times longer.
+    c.SafeExecute.timeout = limits.cell_timeout * WALL_FACTOR
+    c.SafeExecute.cell_cpu = limits.cell_timeout
     c.SafeExecute.startup_timeout = 120  # a busy machine can take long to start a kernel
     c.SafeExecute.notebook_timeout = limits.notebook_timeout
     c.SafeExecute.output_chars = limits.output_chars

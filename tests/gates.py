@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-from autograder import hostile, hostile_os, hostile_redteam, notebooks, results, sandbox, variants
+from autograder import hostile, hostile_judge, hostile_os, hostile_redteam, notebooks, results, sandbox, variants
 from autograder.course import REPO, Course
 from autograder.settings import Limits
 from tests import fast_runner
@@ -39,7 +39,7 @@ GATE_LIMITS = Limits(cell_timeout=30, notebook_timeout=300, sandbox=SANDBOX)
 MUTANT_LIMITS = Limits(cell_timeout=10, notebook_timeout=120, sandbox=SANDBOX)  # a mutant may loop forever
 HOSTILE_LIMITS = Limits(cell_timeout=10, notebook_timeout=120, sandbox=SANDBOX)
 SHORT_LIMITS = Limits(cell_timeout=3, notebook_timeout=60, sandbox=SANDBOX)
-ALL_CASES = {**hostile.CASES, **hostile_os.CASES, **hostile_redteam.CASES}
+ALL_CASES = {**hostile.CASES, **hostile_os.CASES, **hostile_redteam.CASES, **hostile_judge.CASES}
 # Graded on every run, never from the cache: tests read their notebooks or look for what they left.
 ALWAYS_GRADED = ("os_exit", "huge_output", "read_solutions", *hostile_os.POST_CHECKED,
                  *hostile_redteam.POST_CHECKED)
@@ -67,6 +67,10 @@ def chapters() -> list[tuple[Course, str]]:
 def hostile_cases(course: Course, chapter: str) -> dict:
     """Grader cases run on the pilot (GATES_HOSTILE=all: on every chapter); chapter cases everywhere."""
     cases = ALL_CASES if course == PILOT or os.environ.get("GATES_HOSTILE") == "all" else hostile.CHAPTER_CASES
+    if chapter == hostile_judge.JUDGE_CHAPTER:  # in-process attacks, against a judged chapter
+        cases = {**cases, **hostile_judge.CASES}
+    elif course == PILOT:  # the pilot is graded in the kernel: those cases are about the judge
+        cases = {k: v for k, v in cases.items() if k not in hostile_judge.CASES}
     return {name: case for name, case in cases.items() if SANDBOX == "bwrap" or not case[1].os_level}
 
 

@@ -254,7 +254,7 @@ class JudgeEnd(Endpoint):
             if own is not None:  # pydantic.BaseModel, json.dumps, a workbook helper: the judge's own
                 return own
             info = {k: node[k] for k in ("kind", "name", "short", "doc", "sig") if k in node}
-            ref = self._refs.get(hid) or KernelRef(self, hid, info)
+            ref = self._refs[hid] if hid in self._refs else KernelRef(self, hid, info)
             self._refs[hid] = ref
             if info.get("kind") == "dataclass" and type(node.get("fields")) is list and type(node.get("path")) is str:
                 return record_type(node["path"], node["fields"], ctor=ref)

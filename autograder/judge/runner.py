@@ -125,9 +125,10 @@ class Judge:
             ename, evalue = type(e).__name__, str(e)
         ename = ename if ename.isidentifier() else "Error"
         frames = []
-        if not hidden:  # only the visible test's own lines: the student may read them anyway
+        if not hidden:  # only the visible test's own lines, and where the notebook's code raised
             tb = traceback.extract_tb(e.__traceback__)
             frames = [f"  line {f.lineno}: {f.line}" for f in tb if f.filename == filename][-3:]
+            frames += [f"  ({note[:300]})" for note in getattr(e, "__notes__", [])[:2] if isinstance(note, str)]
         return {"ename": ename[:80], "evalue": evalue[:MAX_EVALUE], "traceback": frames}
 
     def _hang_up(self) -> None:

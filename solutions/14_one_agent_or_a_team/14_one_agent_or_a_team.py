@@ -268,10 +268,10 @@ from workbook.checks import fresh
 wb = fresh()
 T = wb.scenarios.teams
 team = dict(T.TEAM)
-worker = T.Agent("worker", "You are the worker agent.", tools=("txn_sum", "get_order"))
+helper = T.Agent("worker", "You are the worker agent.", tools=("txn_sum", "get_order"))
 for agent, names, runs in [
     (T.TEAM["orders"], ["get_order", "transfer_to_triage", "transfer_to_refunds"], ["get_order"]),
-    (worker, ["txn_sum", "get_order"], ["get_order", "txn_sum"]),
+    (helper, ["txn_sum", "get_order"], ["get_order", "txn_sum"]),
     (T.Agent("router", "You are the router agent.", handoffs=("refunds", "triage")),
      ["transfer_to_refunds", "transfer_to_triage"], []),
 ]:
@@ -280,10 +280,10 @@ for agent, names, runs in [
     wb.checks.is_type(tools, list, f"{agent.name}'s tools")
     wb.checks.equal([t["function"]["name"] for t in tools], names, f"the names of {agent.name}'s tools")
     wb.checks.equal(sorted(impl), runs, f"the tools {agent.name} may run")
-tools, _ = agent_tools(worker, team, T.Desk("C-001"))
+tools, _ = agent_tools(helper, team, T.Desk("C-001"))
 wb.checks.equal(tools, [T.tool_schema("txn_sum"), T.tool_schema("get_order")], "the worker's tool definitions")
 desk2 = T.Desk("C-002")
-_, impl = agent_tools(worker, team, desk2)
+_, impl = agent_tools(helper, team, desk2)
 wb.checks.equal(impl["txn_sum"]("taxi", "2026-09")["total_kzt"], 9900, "txn_sum on C-002's desk")
 assert desk2.log and desk2.log[-1][0] == "txn_sum", "impl must run the given desk's tools"
 _, impl = agent_tools(T.SOLO, team, T.Desk("C-001"))

@@ -23,6 +23,7 @@ import inspect
 import itertools
 import sys
 import threading
+import traceback
 import typing
 
 from workbook.engine.function_face import TooManyCalls
@@ -44,6 +45,8 @@ def mutable(value) -> bool:
 def exc_reply(e: BaseException) -> dict:
     data = codec.exception_data(e, lambda x: None)
     data["mro"] = [c.__name__ for c in type(e).__mro__ if c is not object][:20]
+    frames = traceback.extract_tb(e.__traceback__)[-4:]
+    data["where"] = [f"{f.filename.rsplit('/', 1)[-1]}:{f.lineno} in {f.name}"[:200] for f in frames]
     return {"exc": data}
 
 
@@ -95,6 +98,14 @@ def find_exception(path: str, mro) -> type:
 
 def make_exception(node: dict, inner, request_url: str = "http://fake-llm.invalid/v1"):
     """An exception from its data; SDK errors get a response with their status and headers."""
+    err = _build_exception(node, inner, request_url)
+    where = node.get("where")
+    if type(where) is list and where and hasattr(err, "add_note"):
+        err.add_note("raised at " + " > ".join(str(w)[:200] for w in where[-4:]))
+    return err
+
+
+def _build_exception(node: dict, inner, request_url: str):
     cls = find_exception(node.get("$e"), node.get("mro"))
     msg = str(node.get("msg", ""))[:MAX_MSG]
     status = node.get("status")
@@ -170,8 +181,9 @@ class Endpoint:
 
     def __init__(self):
         self.objects: dict[int, object] = {}
+        self._exported: dict[int, dict] = {}  # id(object) -> its handle
         self._ids = itertools.count(1)
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # export() runs inside encodes that hold it
         self.channel = None
         self.on_wait = None
         self._cids = itertools.count(1)
@@ -188,11 +200,17 @@ class Endpoint:
     # -- out ----------------------------------------------------------------------------------
 
     def export(self, obj) -> dict:
-        """A handle for `obj`, kept in `objects`."""
+        """A handle for `obj`, kept in `objects`: the same object always gets the same handle, so
+        it is the same object on the other side too (`objects` holds it, so its id stays its own)."""
         with self._lock:
+            known = self._exported.get(id(obj))
+            if known is not None and self.objects.get(known["$h"]) is obj:
+                return known
             hid = next(self._ids)
             self.objects[hid] = obj
-        return {"$h": hid, "side": self.side, **self.describe(obj)}
+        handle = {"$h": hid, "side": self.side, **self.describe(obj)}
+        self._exported[id(obj)] = handle
+        return handle
 
     def describe(self, obj) -> dict:
         """What the other side may know of a handle's object: data only."""
