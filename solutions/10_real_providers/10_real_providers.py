@@ -1350,6 +1350,7 @@ step limit as stop statuses; text before a call kept in the turn sent back."""
 ### BEGIN HIDDEN TESTS
 import dataclasses
 import json
+from types import SimpleNamespace
 
 import anthropic
 
@@ -1426,9 +1427,9 @@ one = S.scripted(S.final("Order A-1001 is shipped."), question="Where is A-1001?
 r = run_on(wb.fake_llm.FakeLLM(one).anthropic_client(max_calls=2), one, {})
 assert (r.answer, r.status, r.steps) == ("Order A-1001 is shipped.", "done", 1), f"got {r!r}"
 react = S.scripted("Thought: I know it.\nObservation: made up", question="Where is A-1001?")
-stopping = wb.fake_llm.FakeLLM(react).anthropic_client(max_calls=2)
-create = stopping.messages.create
-stopping.messages.create = lambda **kw: create(stop_sequences=["Observation:"], **kw)
+claude = wb.fake_llm.FakeLLM(react).anthropic_client(max_calls=2)  # every request stops at Observation:
+stopping = SimpleNamespace(messages=SimpleNamespace(
+    create=lambda **kw: claude.messages.create(stop_sequences=["Observation:"], **kw)))
 r = run_on(stopping, react, {})
 assert (r.answer, r.status, r.steps) == (None, "STOPPED: stop_sequence", 1), (
     f"a reply that ended at a stop sequence is not end_turn: AgentResult(None, 'STOPPED: stop_sequence', 1); got {r!r}")
