@@ -23,6 +23,7 @@ FAST_GATES = ("test_solution_gets_full_marks_without_stderr", "test_untouched_re
               "test_mutant_loses_points_on_its_exercise_only", "test_mutant_fails_a_visible_test_of_its_exercise")
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the xdist_group marks (--dist loadgroup)
 def pytest_collection_modifyitems(config, items):
     """Every test that reads the graded batch runs in one xdist worker (the batch is made once per
     process); the gates the fast runner alone can answer are marked `fastgate` (make quick)."""
@@ -37,6 +38,12 @@ def pytest_collection_modifyitems(config, items):
     # take the library tests (xdist hands out work in collection order).
     chosen = set(gates)
     items[:] = gates + [item for item in items if item not in chosen]
+    if config.getvalue("loadgroup"):  # xdist 3.8 suffixes `_nodeid`, which pytest 9 no longer reads
+        from _pytest.nodeid import coerce_node_id
+
+        for item in gates:
+            if "@" not in item.nodeid:
+                item._id = coerce_node_id(f"{item.nodeid}@gates")
 
 
 @pytest.fixture(scope="session")
