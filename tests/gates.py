@@ -19,7 +19,16 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-from autograder import hostile, hostile_judge, hostile_os, hostile_redteam, notebooks, results, sandbox, variants
+from autograder import (
+    hostile,
+    hostile_judge,
+    hostile_os,
+    hostile_redteam,
+    notebooks,
+    results,
+    sandbox,
+    variants,
+)
 from autograder.course import REPO, Course
 from autograder.settings import Limits
 from tests import fast_runner
