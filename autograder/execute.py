@@ -143,6 +143,7 @@ class SafeExecute(JudgedCells, Execute):
         ended = [g for g, ok in self._judged.items() if ok] if self._judge_on else self._ended
         return {"status": status, "events": self._events, "tamper": sorted(set(self._tamper)),
                 "ended": ended, "judge": self._judge_on, "sandbox": self.sandbox,
+                "sandbox_world": self._sandbox.describe() if self._sandbox is not None else "",
                 "seconds": round(time.monotonic() - self._started, 2)}
 
     def _event(self, kind: str, cell, index: int, detail: str = "") -> None:

@@ -20,10 +20,11 @@ import threading
 from nbformat.notebooknode import NotebookNode
 
 from autograder.judge.process import JudgeProcess
+from autograder.sandbox import SOCKETS
 
 SERVE = "__import__('workbook.link.kernel_side', fromlist=['serve']).serve({path!r}, {token!r})"
 GRACE = 10.0  # seconds (wall) the kernel has to end its cell after the judge's verdict
-SANDBOX_SOCKETS = "/run/agentloop"  # inside the sandbox (autograder.sandbox.SOCKETS)
+SANDBOX_SOCKETS = str(SOCKETS)  # inside the sandbox: the small tmpfs that holds its sockets
 
 
 def _sandbox_pid(km) -> int | None:
