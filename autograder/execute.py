@@ -105,12 +105,12 @@ class SafeExecute(JudgedCells, Execute):
         self._guard_name: str | None = None
         self._output_used: dict[int, int] = {}
         self._sandbox = None
-        self._judge_setup()
+        chapter = (resources or {}).get("nbgrader", {}).get("assignment", "")
+        self._judge_on = bool(self.judge) and chapter not in self.unjudged
+        self._judge_setup(self._judge_on)
         self._timed_out: dict[int, bool] = {}
         self._timed_out_why = ""
         self._current_index = -1
-        chapter = (resources or {}).get("nbgrader", {}).get("assignment", "")
-        self._judge_on = bool(self.judge) and chapter not in self.unjudged
         self._deadline_hit = False
         self._started = time.monotonic()
         watchdog = threading.Timer(self.notebook_timeout, self._kill_at_deadline)

@@ -36,7 +36,8 @@ def _sandbox_pid(km) -> int | None:
 class JudgedCells:
     """Mixin for SafeExecute: test cells judged out of process."""
 
-    def _judge_setup(self) -> None:
+    def _judge_setup(self, on: bool) -> None:
+        self._spawned = JudgeProcess() if on else None  # it imports while the kernel starts
         self._judge: JudgeProcess | None = None
         self._judged: dict[str, bool] = {}
         self._judge_dir: str | None = None
@@ -52,13 +53,17 @@ class JudgedCells:
         else:
             host = self._kernel_socket = os.path.join(self._judge_dir, "judge.sock")
         cpu = float(self.cell_cpu or self.timeout)
-        judge = JudgeProcess(host, root, self._judge_dir, cpu=cpu, wall=float(self.timeout),
-                             kernel_root=f"/proc/{sandbox_pid}/root" if sandbox_pid is not None else None)
+        judge, self._spawned = self._spawned or JudgeProcess(), None
+        judge.start(host, root, self._judge_dir, cpu=cpu, wall=float(self.timeout),
+                    kernel_root=f"/proc/{sandbox_pid}/root" if sandbox_pid is not None else None)
         if sandbox_pid is not None:
             os.chmod(host, 0o777)  # the sandbox's uid must be able to connect
         return judge
 
     def _judge_close(self) -> None:
+        if getattr(self, "_spawned", None) is not None:
+            self._spawned.close()
+            self._spawned = None
         if getattr(self, "_judge", None) is not None:
             self._judge.close()
             self._judge = None

@@ -15,8 +15,8 @@ from autograder.course import REPO
 class JudgeProcess:
     """One judge for one notebook (`python -m autograder.judge`), fed over its stdin."""
 
-    def __init__(self, socket_path: str, kernel_pid: int | None, scratch: str | None,
-                 cpu: float, wall: float, kernel_root: str | None = None):
+    def __init__(self):
+        """Start the process now (its imports overlap the kernel's start); `start()` it later."""
         env = {**os.environ, "PYTHONPATH": str(REPO), "PYTHONDONTWRITEBYTECODE": "1"}
         # -P: the working folder is not on sys.path (a module a kernel wrote there is never imported)
         self.proc = subprocess.Popen([sys.executable, "-P", "-m", "autograder.judge"], stdin=subprocess.PIPE,
@@ -24,6 +24,11 @@ class JudgeProcess:
                                      cwd=str(REPO), text=True, bufsize=1)
         self.results: queue.Queue = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
+        self.wall = 0.0
+
+    def start(self, socket_path: str, kernel_pid: int | None, scratch: str | None,
+              cpu: float, wall: float, kernel_root: str | None = None) -> None:
+        """Where the kernel is, and the limits of each test."""
         self.wall = wall
         self._send({"op": "start", "socket": socket_path, "kernel_pid": kernel_pid, "scratch": scratch,
                     "cpu": cpu, "wall": wall, "kernel_root": kernel_root})

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import linecache
 import os
 import queue
 import socket
@@ -98,6 +99,9 @@ class Judge:
         printed = io.StringIO()
         result = {"op": "result", "grade_id": grade_id, "passed": False, "ename": "", "evalue": "",
                   "traceback": [], "stdout": ""}
+        if not hidden:  # so a visible test's traceback shows its lines (a hidden one shows none)
+            lines = str(cmd["source"]).splitlines(True)
+            linecache.cache[filename] = (len(cmd["source"]), None, lines, filename)
         try:
             code = compile(cmd["source"], filename, "exec")
             self.end.channel = self._connect(str(cmd.get("token", "")), check)
@@ -128,6 +132,7 @@ class Judge:
         if not hidden:  # only the visible test's own lines, and where the notebook's code raised
             tb = traceback.extract_tb(e.__traceback__)
             frames = [f"  line {f.lineno}: {f.line}" for f in tb if f.filename == filename][-3:]
+            frames = [f for f in frames if not f.endswith(": ")] or frames
             frames += [f"  ({note[:300]})" for note in getattr(e, "__notes__", [])[:2] if isinstance(note, str)]
         return {"ename": ename[:80], "evalue": evalue[:MAX_EVALUE], "traceback": frames}
 

@@ -45,9 +45,20 @@ def mutable(value) -> bool:
 def exc_reply(e: BaseException) -> dict:
     data = codec.exception_data(e, lambda x: None)
     data["mro"] = [c.__name__ for c in type(e).__mro__ if c is not object][:20]
-    frames = traceback.extract_tb(e.__traceback__)[-4:]
-    data["where"] = [f"{f.filename.rsplit('/', 1)[-1]}:{f.lineno} in {f.name}"[:200] for f in frames]
+    frames = [f for f in traceback.extract_tb(e.__traceback__) if not f.filename.startswith(LINK_DIR)][-3:]
+    data["where"] = [where(f) for f in frames]
     return {"exc": data}
+
+
+LINK_DIR = __file__.rsplit("/", 1)[0] + "/"  # this package's own frames are not the student's
+
+
+def where(frame) -> str:
+    """Where a frame is, in a student's words: a notebook cell's function, or a module's line."""
+    name = frame.filename.rsplit("/", 1)[-1]
+    if "ipykernel" in frame.filename or name.startswith("<ipython"):
+        return f"{frame.name}, line {frame.lineno} of its cell"[:200]
+    return f"{frame.name} ({name}:{frame.lineno})"[:200]
 
 
 def link_error(msg: str) -> dict:
@@ -101,7 +112,7 @@ def make_exception(node: dict, inner, request_url: str = "http://fake-llm.invali
     err = _build_exception(node, inner, request_url)
     where = node.get("where")
     if type(where) is list and where and hasattr(err, "add_note"):
-        err.add_note("raised at " + " > ".join(str(w)[:200] for w in where[-4:]))
+        err.add_note("raised in the notebook: " + " > ".join(str(w)[:200] for w in where[-3:]))
     return err
 
 
