@@ -105,8 +105,20 @@ for _path in ("/proc/1/environ", "/proc/self/environ"):
     return _stub_answers(course, chapter, code)
 
 
+def forged_timeout(course, chapter):
+    """Answers that raise an exception named like the grader's own timeout: a failure, not a timeout."""
+    code = "class CellTimeoutError(Exception):\n    pass\n"
+    nb = variants.stub(course, chapter)
+    for grade_id, source in variants.solution_answers(course, chapter).items():
+        defs = "\n".join(f"def {n}(*args, **kwargs):\n    raise CellTimeoutError('No reply from kernel before timeout')"
+                         for k, n in variants.defined_names(source) if k == "def")
+        nb = variants.with_answer(nb, grade_id, code + defs + "\n")
+    return nb
+
+
 CASES = {
     "shadow_compile": (shadow_compile, Expect("zero")),
+    "forged_timeout": (forged_timeout, Expect("zero", status="ok")),
     "forged_guard_notes": (forged_guard_notes, Expect("zero", tampered=True)),
     "ename_leak": (ename_leak, Expect("zero")),
     "display_leak": (display_leak, Expect("full")),
