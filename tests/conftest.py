@@ -38,7 +38,7 @@ def pytest_collection_modifyitems(config, items):
     # take the library tests (xdist hands out work in collection order).
     chosen = set(gates)
     items[:] = gates + [item for item in items if item not in chosen]
-    if getattr(config.option, "dist", "no") == "loadgroup":  # xdist 3.8 suffixes `_nodeid`, which pytest 9 no longer reads
+    if getattr(config.option, "loadgroup", False):  # xdist sets it in its workers; 3.8 suffixes `_nodeid`, which pytest 9 no longer reads
         from _pytest.nodeid import coerce_node_id
 
         for item in gates:

@@ -23,6 +23,7 @@ class JudgeProcess:
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
                                      cwd=str(REPO), text=True, bufsize=1)
         self.results: queue.Queue = queue.Queue()
+        self.dead = False
         threading.Thread(target=self._read, daemon=True).start()
         self.wall = 0.0
 
@@ -50,11 +51,14 @@ class JudgeProcess:
             pass
 
     def _expect(self, op: str, timeout: float) -> dict:
+        if self.dead:
+            raise RuntimeError("the judge stopped earlier in this notebook")
         try:
             msg = self.results.get(timeout=timeout)
         except queue.Empty:
             raise RuntimeError(f"the judge did not answer in {timeout:g} s") from None
         if msg is None or msg.get("op") != op:
+            self.dead = True
             raise RuntimeError("the judge stopped")
         return msg
 

@@ -19,8 +19,11 @@ import base64
 import builtins
 import collections
 import dataclasses
-import importlib
+import functools
+import inspect
+import secrets
 import sys
+import types
 import typing
 
 import httpx2
@@ -28,7 +31,7 @@ import pydantic
 
 from autograder.judge.scratch import Mirror, quietly
 from workbook.link import codec
-from workbook.link.endpoint import Endpoint, signature_from
+from workbook.link.endpoint import Endpoint, link_error, signature_from
 
 _records: dict[tuple[str, tuple[str, ...]], type] = {}
 
@@ -45,30 +48,57 @@ class Stop(BaseException):
 
 _tuples: dict[tuple[str, tuple[str, ...]], type] = {}
 _models: dict[tuple[str, tuple[str, ...]], type] = {}
-# Modules whose objects the judge takes from its own copy when the notebook names them.
-TRUSTED = frozenset({"pydantic", "openai", "anthropic", "httpx2", "workbook", "json", "dataclasses", "typing",
-                     "collections", "datetime", "pathlib", "enum", "re", "math", "inspect", "functools",
-                     "itertools", "threading", "concurrent", "time", "random", "textwrap", "string",
-                     "sqlite3", "hashlib", "uuid", "decimal", "fractions", "statistics", "operator"})
+# Names the notebook may take from elsewhere that the judge replaces with its own: exact paths only.
+TRUSTED_NAMES = frozenset({"pydantic:BaseModel", "pydantic.main:BaseModel", "pydantic:ValidationError",
+                           "pydantic_core._pydantic_core:ValidationError", "pydantic:Field",
+                           "pydantic.fields:Field", "pydantic:ConfigDict", "json:dumps", "json:loads",
+                           "dataclasses:dataclass", "dataclasses:field", "dataclasses:asdict"})
+# Objects the judge may hand the kernel as handles come from these modules (or the test's code).
+SAFE_MODULES = frozenset({"workbook", "openai", "anthropic", "httpx2", "threading", "queue", "types",
+                          "__test__", "kernel", "autograder"})
 
 
 def trusted_object(path):
-    """The judge's own object for a notebook name that comes from a trusted module, else None.
-    Only modules the judge has imported already are used: kernel data never imports anything."""
-    if type(path) is not str:
+    """The judge's own object for a notebook name it trusts (TRUSTED_NAMES; or a function or class
+    defined at the top of a workbook module), else None. Nothing is imported and no attribute
+    chain is followed: kernel data only picks among objects the judge already has."""
+    if type(path) is not str or path.count(":") != 1:
         return None
-    try:
-        module, qualname = codec.split_path(path)
-    except codec.LinkError:
-        return None
-    if module.split(".")[0] not in TRUSTED or module not in sys.modules:
-        return None
-    obj = sys.modules[module]
-    for part in qualname.split("."):
-        obj = getattr(obj, part, None)
-        if obj is None:
-            return None
-    return obj
+    module, _, name = path.partition(":")
+    if path in TRUSTED_NAMES and module in sys.modules:
+        return getattr(sys.modules[module], name, None)
+    if (module == "workbook" or module.startswith("workbook.")) and module in sys.modules and \
+            name.isidentifier() and not name.startswith("_"):
+        obj = vars(sys.modules[module]).get(name)
+        if (inspect.isfunction(obj) or isinstance(obj, type)) and obj.__module__ == module:
+            return obj
+    return None
+
+
+def _module_ok(module) -> bool:
+    return module is None or str(module).split(".")[0] in SAFE_MODULES
+
+
+def exportable(obj) -> bool:
+    """May the kernel hold a handle to this judge object (and so call it, and ask its public
+    attributes)? Modules never; functions, classes and objects of the test's own code, the
+    workbook and the SDKs; methods of those; builtin methods of data the test made. Never a
+    builtin bound to a module (os.system, time.sleep, exec) or a function of the standard library."""
+    if isinstance(obj, types.ModuleType):
+        return False
+    if isinstance(obj, type):
+        return _module_ok(obj.__module__)
+    if isinstance(obj, types.BuiltinFunctionType):  # also builtin methods: __self__ is their object
+        owner = getattr(obj, "__self__", None)
+        return owner is not None and not isinstance(owner, types.ModuleType) and (
+            type(owner).__module__ == "builtins" or _module_ok(type(owner).__module__))
+    if isinstance(obj, types.MethodType):
+        return exportable(obj.__func__) and _module_ok(type(obj.__self__).__module__)
+    if isinstance(obj, types.FunctionType):
+        return _module_ok(obj.__module__)
+    if isinstance(obj, functools.partial):
+        return exportable(obj.func)
+    return _module_ok(type(obj).__module__)
 
 
 def pydantic_type(path: str, fields: list) -> type:
@@ -204,6 +234,9 @@ class JudgeEnd(Endpoint):
     def __init__(self):
         super().__init__()
         self._refs: dict[int, KernelRef] = {}
+        self.borrowed: dict[int, dict] = {}  # id(judge's own object) -> the kernel's handle it stands for
+        self._ids = iter(lambda: secrets.randbits(52), None)  # handle ids nobody can guess
+        self.token = ""
         self.mirror: Mirror | None = None  # the scratch folder, when the kernel is in a sandbox
 
     def _request(self, msg: dict) -> dict:
@@ -235,10 +268,22 @@ class JudgeEnd(Endpoint):
     def handle_for(self, obj) -> dict:
         if isinstance(obj, KernelRef):
             return {"$h": obj._hid, "side": "k"}
+        if id(obj) in self.borrowed:  # the kernel's own name, replaced by the judge's copy: give it back
+            return self.borrowed[id(obj)]
         kind = sdk_kind(obj)
         if kind:
             return {**self.export(SdkBridge(obj)), "kind": kind, "options": sdk_options(obj)}
+        if not exportable(obj):
+            raise codec.LinkError(f"a test cannot hand the notebook a {type(obj).__name__} "
+                                  f"({getattr(obj, '__qualname__', '')})"[:200])
         return self.export(obj)
+
+    def forget_test(self) -> None:
+        """When a test ends: none of its handles work any more, either way."""
+        self.forget_calls()
+        self.objects.clear()
+        self._exported.clear()
+        self._refs.clear()
 
     def make(self, tag: str, node: dict, inner):
         if tag == "$h":
@@ -252,6 +297,7 @@ class JudgeEnd(Endpoint):
                 return obj.client if isinstance(obj, SdkBridge) else obj
             own = trusted_object(node.get("path"))
             if own is not None:  # pydantic.BaseModel, json.dumps, a workbook helper: the judge's own
+                self.borrowed[id(own)] = {"$h": hid, "side": "k"}
                 return own
             info = {k: node[k] for k in ("kind", "name", "short", "doc", "sig") if k in node}
             ref = self._refs[hid] if hid in self._refs else KernelRef(self, hid, info)
@@ -283,7 +329,9 @@ class JudgeEnd(Endpoint):
             module, qualname = codec.split_path(node["$sdk"])
             if not module.startswith(codec.SDK_PREFIXES):
                 raise codec.LinkError("an SDK object from outside the SDKs")
-            cls = importlib.import_module(module)
+            if module not in sys.modules:  # kernel data never imports anything here
+                raise codec.LinkError(f"an SDK type from a module the judge has not loaded: {module[:80]}")
+            cls = sys.modules[module]
             for part in qualname.split("."):
                 cls = getattr(cls, part)
             return cls.model_validate(node.get("v"))
@@ -291,6 +339,8 @@ class JudgeEnd(Endpoint):
 
     def serve_other(self, item: dict) -> dict:
         if item.get("op") == "hello":
+            if item.get("token") != self.token:
+                return link_error("a connection that is not this test's kernel")
             return {"ok": None}
         return super().serve_other(item)
 

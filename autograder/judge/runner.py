@@ -23,12 +23,16 @@ import json
 import linecache
 import os
 import queue
+import signal
 import socket
 import sys
 import tempfile
 import threading
 import time
 import traceback
+
+import anthropic  # noqa: F401  (loaded while the kernel starts, not inside a test's time)
+import openai  # noqa: F401
 
 from autograder.judge.cpu import tree_cpu
 from autograder.judge.remote import JudgeEnd, KernelError, Namespace, Stop
@@ -39,11 +43,16 @@ MAX_STDOUT = 20_000  # characters of the test code's own prints kept
 MAX_EVALUE = 2_000
 
 
+def _alarm(signum, frame):
+    raise Stop("the test ran over its time by the clock")
+
+
 class Judge:
     def __init__(self, out):
         self.out = out
         self.end = JudgeEnd()
         self.ns = Namespace(self.end)
+        self.ns["__name__"] = "__test__"  # what the test's own functions and classes say they are
         self.listener: socket.socket | None = None
         self.kernel_pid = None
         self.cpu_limit, self.wall_limit = 30.0, 150.0
@@ -102,9 +111,12 @@ class Judge:
         if not hidden:  # so a visible test's traceback shows its lines (a hidden one shows none)
             lines = str(cmd["source"]).splitlines(True)
             linecache.cache[filename] = (len(cmd["source"]), None, lines, filename)
+        self.end.token = str(cmd.get("token", ""))
+        signal.signal(signal.SIGALRM, _alarm)
+        signal.setitimer(signal.ITIMER_REAL, self.wall_limit)  # also while this thread serves a call
         try:
             code = compile(cmd["source"], filename, "exec")
-            self.end.channel = self._connect(str(cmd.get("token", "")), check)
+            self.end.channel = self._connect(self.end.token, check)
             self.end.on_wait = check
             with contextlib.redirect_stdout(printed):
                 exec(code, self.ns)
@@ -112,6 +124,7 @@ class Judge:
         except BaseException as e:  # noqa: BLE001 - every way a test can fail is a failed test
             result.update(self._failure(e, filename, hidden))
         finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
             self._hang_up()
         result["stdout"] = printed.getvalue()[:MAX_STDOUT]
         result["cpu"] = round(tree_cpu(self.kernel_pid) - kernel0 + time.process_time() - judge0, 3)
@@ -138,7 +151,7 @@ class Judge:
 
     def _hang_up(self) -> None:
         channel, self.end.channel, self.end.on_wait = self.end.channel, None, None
-        self.end.forget_calls()
+        self.end.forget_test()
         if channel is not None:
             with contextlib.suppress(LinkClosed, OSError, ValueError):
                 channel._send({"op": "done", "id": 0, "parent": None})

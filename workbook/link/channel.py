@@ -102,7 +102,7 @@ class Channel:
             return
         except BaseException as e:  # noqa: BLE001 - a reply is always sent; an interrupt goes on after it
             reply = _error(f"{type(e).__name__}: {e}")
-            stop = e if isinstance(e, (KeyboardInterrupt, SystemExit)) else None
+            stop = e if isinstance(e, (KeyboardInterrupt, SystemExit)) or getattr(e, "link_stop", False) else None
         finally:
             stack.pop()
         try:

@@ -337,8 +337,8 @@ class Endpoint:
                 return out
             if op == "getattr":
                 name = item.get("name")
-                if type(name) is not str or not name.isidentifier():
-                    raise codec.LinkError("an attribute name that is not a name")
+                if type(name) is not str or not name.isidentifier() or name.startswith("_"):
+                    raise codec.LinkError("an attribute that is not a public name")
                 return {"ok": self.encode(getattr(obj, name))}
             arg = self.decode(item["arg"]) if "arg" in item else None
             value = {"len": lambda: len(obj), "iter": lambda: iter(obj), "next": lambda: next(obj),
