@@ -70,10 +70,11 @@ def graded(tmp_path_factory):
     env = gates.environment_key()
     use_cache = os.environ.get("GATES_CACHE") != "0"
 
-    fast = [s for s in plan if s.kind in gates.FAST_KINDS]
+    fast = [s for s in plan if s.kind in gates.FAST_KINDS and not gates.in_pipeline_only(s)]
     fast_keys = {s.student: gates.cache_key(env, gate, s, limits_for[s.student], "fast") for s in fast}
     fast_reuse = gates.cached(fast_keys) if use_cache else {}
-    real = [s for s in plan if s.kind in gates.real_kinds()] if os.environ.get("GATES_PIPELINE") != "0" else []
+    real = ([s for s in plan if s.kind in gates.real_kinds() or gates.in_pipeline_only(s)]
+            if os.environ.get("GATES_PIPELINE") != "0" else [])
     keys = {s.student: gates.cache_key(env, gate, s, limits_for[s.student]) for s in real}
     reuse = gates.cached(keys) if use_cache else {}
     todo = sorted(s for s in keys if s not in reuse or s in always)
