@@ -11,15 +11,6 @@ from autograder import variants
 from autograder.hostile import Expect
 
 
-def _with_every_answer(course, chapter, body: str):
-    """The stub with every exercise's names defined as `body` (a function body)."""
-    nb = variants.stub(course, chapter)
-    for grade_id, source in variants.solution_answers(course, chapter).items():
-        defs = "\n".join(f"def {n}(*args, **kwargs):\n{body}" for k, n in variants.defined_names(source) if k == "def")
-        nb = variants.with_answer(nb, grade_id, defs + "\n")
-    return nb
-
-
 def closure_cells(course, chapter):
     """Every function in the kernel whose closure holds `compile` or `exec` gets a no-op instead
     (the in-kernel runner's captured builtins lived there)."""
@@ -83,7 +74,7 @@ def frame_walk(course, chapter):
         frame = frame.f_back
     raise NotImplementedError()
 '''
-    return _with_every_answer(course, chapter, body)
+    return variants.answers_defined_as(course, chapter, body)
 
 
 def gc_ctypes(course, chapter):
@@ -117,7 +108,7 @@ def lying_values(course, chapter):
         def __str__(self): return "ok"
     return Everything()
 '''
-    return _with_every_answer(course, chapter, body)
+    return variants.answers_defined_as(course, chapter, body)
 
 
 def forged_serve(course, chapter):

@@ -47,12 +47,7 @@ def _leak(*args, **kwargs):
     text = repr(frame.f_code.co_consts) + repr(list(frame.f_locals))
     raise type("{LEAK[:-4]}" + "LEAK<<" + text.replace(" ", "_") + ">>", (Exception,), {{}})("x")
 '''
-    nb = variants.stub(course, chapter)
-    for grade_id, source in variants.solution_answers(course, chapter).items():
-        defs = "\n".join(f"def {n}(*args, **kwargs):\n    _leak()"
-                         for k, n in variants.defined_names(source) if k == "def")
-        nb = variants.with_answer(nb, grade_id, code + defs + "\n")
-    return nb
+    return variants.answers_defined_as(course, chapter, "    _leak()", prelude=code)
 
 
 def display_leak(course, chapter):
@@ -108,12 +103,8 @@ for _path in ("/proc/1/environ", "/proc/self/environ"):
 def forged_timeout(course, chapter):
     """Answers that raise an exception named like the grader's own timeout: a failure, not a timeout."""
     code = "class CellTimeoutError(Exception):\n    pass\n"
-    nb = variants.stub(course, chapter)
-    for grade_id, source in variants.solution_answers(course, chapter).items():
-        defs = "\n".join(f"def {n}(*args, **kwargs):\n    raise CellTimeoutError('No reply from kernel before timeout')"
-                         for k, n in variants.defined_names(source) if k == "def")
-        nb = variants.with_answer(nb, grade_id, code + defs + "\n")
-    return nb
+    return variants.answers_defined_as(
+        course, chapter, "    raise CellTimeoutError('No reply from kernel before timeout')", prelude=code)
 
 
 CASES = {

@@ -17,7 +17,7 @@ Rlimits (memory, file size, open files, processes, CPU seconds) are set before b
 share is a cgroup (v2 or v1, pids.max and a CPU quota) where the machine lets us make one, else
 `nice`. `Sandbox.describe()` says which.
 
-Gotchas (../shared/DESIGN.md has the recipe): unset JPY_PARENT_PID; IPC, not TCP; bubblewrap's
+Gotchas (docs/DESIGN.md has the recipe): unset JPY_PARENT_PID; IPC, not TCP; bubblewrap's
 own processes must ignore SIGINT, which reaches the whole process group when a cell is
 interrupted (with --die-with-parent they would die of it and take the kernel along).
 """

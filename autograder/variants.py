@@ -174,3 +174,13 @@ def save(nb, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(notebooks.dumps(nb), encoding="utf-8")
     return path
+
+
+def answers_defined_as(course: Course, chapter: str, body: str, prelude: str = ""):
+    """The stub whose every answer cell defines its exercise's functions with `body` (indented
+    function body), after `prelude`: how hostile cases replace every answer at once."""
+    nb = stub(course, chapter)
+    for grade_id, source in solution_answers(course, chapter).items():
+        defs = "\n".join(f"def {n}(*args, **kwargs):\n{body}" for k, n in defined_names(source) if k == "def")
+        nb = with_answer(nb, grade_id, prelude + defs + "\n")
+    return nb
