@@ -35,7 +35,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="where submissions, grades and feedback live (default: <root>/autograder; "
                         "inside the root; see `collect --help`)")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    sub.add_parser("release", help="build solutions/*.ipynb from .py and chapters/ with nbgrader")
+    r = sub.add_parser("release", help="build solutions/*.ipynb from .py and chapters/ with nbgrader")
+    r.add_argument("--chapter", action="append", default=None, metavar="NN_name",
+                   help="release only this chapter (repeatable; default: every chapter)")
     c = sub.add_parser("collect", help="import submissions from a folder or an LMS zip", epilog=COLLECT_RULES,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     c.add_argument("source", type=Path, help="folder or .zip")
@@ -80,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     code = 0
     if args.command == "release":
         from autograder.release import release
-        lines = release(course)
+        lines = release(course, only=args.chapter)
     elif args.command == "collect":
         from autograder.collect import collect
         lines = collect(course, args.source, skip_bad=args.skip_bad, chapter=args.chapter)

@@ -123,26 +123,35 @@ def _sync(src: Path, dst: Path) -> list[str]:
     return changes
 
 
-def build_release(course: Course, out: Path) -> list[str]:
-    """Build everything `release` would write to chapters/, into the empty folder `out`."""
-    chapters = course.chapters()
+def build_release(course: Course, out: Path, chapters: list[str] | None = None) -> list[str]:
+    """Build what `release` would write to chapters/ (every chapter, or `chapters`) into the
+    empty folder `out`."""
+    chapters = course.chapters() if chapters is None else chapters
     with tempfile.TemporaryDirectory(prefix="release-db-") as tmp:
         generate(course, chapters, out, Path(tmp) / "gradebook.db")
     (out / "README.md").write_text(README, encoding="utf-8")
     return chapters
 
 
-def release(course: Course | None = None) -> list[str]:
-    """Regenerate solutions/*.ipynb and chapters/; idempotent. Returns the lines it printed."""
+def release(course: Course | None = None, only: list[str] | None = None) -> list[str]:
+    """Regenerate solutions/*.ipynb and chapters/; idempotent. Returns the lines it printed.
+    `only` names the chapters to release (several authors at work side by side); the others and
+    chapters/README.md are left as they are."""
     course = course or Course()
     chapters = course.chapters()
+    if only:
+        unknown = sorted(set(only) - set(chapters))
+        if unknown:
+            raise SystemExit(f"release: no chapter {', '.join(unknown)} in {course.source} "
+                             f"(chapters: {', '.join(chapters)})")
+        chapters = [c for c in chapters if c in only]
     lines = [f"{'built':8} {p}" for p in build_sources(course, chapters)]
     with tempfile.TemporaryDirectory(prefix="release-") as tmp:
         out = Path(tmp) / "chapters"
         out.mkdir()
-        build_release(course, out)
+        build_release(course, out, chapters)
         course.release.mkdir(parents=True, exist_ok=True)
-        for stale in sorted(course.release.iterdir()):
+        for stale in sorted(course.release.iterdir()) if not only else []:
             if stale.is_dir() and CHAPTER_ID.match(stale.name) and stale.name not in chapters:
                 shutil.rmtree(stale)
                 lines.append(f"{'removed':8} {stale}")

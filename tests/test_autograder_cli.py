@@ -44,6 +44,15 @@ def test_release_is_idempotent_and_marks_chapters_generated(course):
     assert not list(course.release.rglob("*.py")), "the chapter source must never be released"
 
 
+def test_release_of_one_chapter_leaves_the_others_alone(course):
+    other = course.release / "99_in_progress"  # another author's chapter, not in solutions/ yet
+    other.mkdir()
+    lines = release(course, only=[CHAPTER])
+    assert other.is_dir() and lines[-1].startswith("release: 1 chapter(s)"), lines
+    with pytest.raises(SystemExit, match="no chapter 42_nope"):
+        release(course, only=["42_nope"])
+
+
 def test_collect_accepts_three_layouts_and_a_zip(course, tmp_path):
     src = tmp_path / "inbox"
     for rel in (f"ann/{CHAPTER}/whatever.ipynb", f"bob/{CHAPTER}.ipynb", f"cat_{CHAPTER}.ipynb"):
