@@ -317,10 +317,13 @@ wb.checks.equal(again[0]["function"]["name"], "get_order", "a fresh definition e
 # `customer_id`, that is a model trying to act for someone else (or being told to by a message it
 # read), and the handoff is refused with an error observation the model can read, as in chapter 07.
 #
-# Frameworks choose differently, so check yours: OpenAI's Agents SDK by default lets the next
-# agent see the earlier conversation (collapsed into one summary message) unless you set an
-# `input_filter`; its run **context** — where the user's id belongs — reaches the tools from code
-# and is never sent to the model, like our session.
+# Frameworks choose differently, so check yours. OpenAI's Agents SDK by default passes the next
+# agent the **entire** earlier conversation, tool calls and results included — the opposite of
+# this chapter's choice. Narrowing it is opt-in: an `input_filter` on the handoff (the SDK ships
+# `handoff_filters.remove_all_tools`), or `RunConfig.nest_handoff_history=True`, a beta (off by
+# default) that collapses the earlier turns into a summary message. Its run **context** — where
+# the user's id belongs — reaches the tools from code and is never sent to the model, like our
+# session.
 
 # %% nbgrader={"grade": false, "grade_id": "given_start_messages", "locked": true, "schema_version": 3, "solution": false}
 def start_messages(agent, customer_id, text):
