@@ -25,7 +25,6 @@ from autograder.feedback_filter import HIDDEN
 
 GUARD_FILE = Path(__file__).with_name("kernel_guard.py")
 TIMEOUT_ENAME = "CellTimeoutError"
-MAX_OUTPUTS = 200  # per cell
 NOT_RUN_ENAME = "CellNotRun"
 
 
@@ -103,7 +102,6 @@ class SafeExecute(JudgedCells, Execute):
         self._ended: list[str] = []
         self._stopped: str | None = None
         self._guard_name: str | None = None
-        self._output_used: dict[int, int] = {}
         self._sandbox = None
         chapter = (resources or {}).get("nbgrader", {}).get("assignment", "")
         self._judge_on = bool(self.judge) and chapter not in self.unjudged
