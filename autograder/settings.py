@@ -39,7 +39,6 @@ NOT_YET_JUDGED = frozenset({
     "09_trajectories_and_checkpoints",  # a spy on os.replace in the kernel
     "17_agent_memory",  # the tests hand the notebook a live sqlite3 connection (a path would do)
     "18_mcp_by_hand",  # servers as subprocesses and async context managers in the kernel
-    "19_attack_your_own_agent",  # a web site on the grader's loopback, which the sandbox cannot reach
 })
 
 

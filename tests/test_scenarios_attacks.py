@@ -110,3 +110,28 @@ def test_poisoned_fetch_follows_the_page():
         answer = run(scenarios.poisoned_fetch(site.url("/shipping")), {"fetch_url": fetch_url})
         assert answer == attacks.SHIPPING_ANSWER and site.reached("/collect")
         assert (f"localhost:{site.port}", "/collect?d=C-001") in site.requests
+
+
+def test_site_connect_records_and_reaches_only_the_site():
+    with attacks.Site(big=10) as site:
+        conn = site.connect("http", "127.0.0.1", site.port, 2.0)
+        conn.request("GET", "/docs?x=1")
+        response = conn.getresponse()
+        assert (response.status, response.getheader("Content-Type")) == (200, "text/plain; charset=utf-8")
+        assert response.read(5) == attacks.PAGES["shipping"].encode()[:5]
+        conn.close()
+        conn = site.connect("http", "localhost", site.port)
+        conn.request("GET", "/redirect")
+        assert conn.getresponse().getheader("Location") == site.attacker_url
+        for scheme, host, port in [("http", "10.0.0.1", site.port), ("http", "127.0.0.1", None),
+                                   ("https", "127.0.0.1", site.port), ("http", "127.0.0.1", site.port + 1)]:
+            with pytest.raises(ConnectionRefusedError):
+                site.connect(scheme, host, port, 1.0).request("GET", "/docs")
+        assert site.connections[:2] == [("http", "127.0.0.1", site.port, 2.0), ("http", "localhost", site.port, None)]
+        assert site.requests == [(f"127.0.0.1:{site.port}", "/docs?x=1"), (f"localhost:{site.port}", "/redirect")]
+        conn = site.connect("http", "127.0.0.1", site.port, 0.3)
+        conn.request("GET", "/slow")
+        with pytest.raises(TimeoutError):
+            conn.getresponse()
+    with pytest.raises(ConnectionRefusedError):  # a closed site is not there
+        site.connect("http", "127.0.0.1", site.port, 1.0).request("GET", "/docs")

@@ -566,35 +566,59 @@ with attacks.Site() as site:
 # is a second request to a host the allow-list never saw), gives up after a timeout (a server
 # that never answers must not hang the agent), and reads at most a fixed number of bytes (a page
 # of a gigabyte must not fill the memory, nor the context). `http.client` does exactly one request
-# and follows nothing:
-#
-# ```python
-# conn = http.client.HTTPConnection(host, port, timeout=timeout)   # HTTPSConnection for https
-# conn.request("GET", path_and_query)
-# response = conn.getresponse()        # response.status, response.getheader("Location")
-# body = response.read(max_bytes + 1)  # at most max_bytes + 1 bytes
-# conn.close()
-# ```
+# and follows nothing. Here is the one function that opens a connection:
+
+# %%
+def open_connection(scheme, host, port, timeout=None):
+    """One connection to host:port (HTTPS for "https"): http.client's, which sends one request
+    and follows nothing."""
+    kind = http.client.HTTPSConnection if scheme == "https" else http.client.HTTPConnection
+    return kind(host, port, timeout=timeout)
+
+
+# %% [markdown]
+# `fetch_url` below takes it as a parameter, `connect=open_connection`, and opens its one
+# connection only through it. That is the pattern of chapter 08's `sleep=`: what a function
+# reaches outside itself, its caller may replace — a proxy, a recorder, a fake network. The
+# tests hand `connect=site.connect`: it opens connections to the test site only, and writes each
+# one down in `site.connections` as `(scheme, host, port, timeout)`. Both give a connection that
+# works like this:
+
+# %%
+with attacks.Site() as site:
+    for connect in (open_connection, site.connect):
+        conn = connect("http", "127.0.0.1", site.port, timeout=2.0)
+        conn.request("GET", "/docs")              # one request: method, path and query string
+        response = conn.getresponse()             # response.status, response.getheader("Location")
+        body = response.read(100 + 1)             # at most 101 bytes
+        conn.close()
+        print(connect.__name__, response.status, body)
+    print("site.connections:", site.connections)
 
 # %% [markdown]
 # ## Exercise 4 — `fetch_url` (4 points)
 #
-# Write `fetch_url(url, allowed_hosts, timeout=2.0, max_bytes=10_000)`. It returns a dict:
+# Write `fetch_url(url, allowed_hosts, timeout=2.0, max_bytes=10_000, connect=open_connection)`.
+# It returns a dict:
 #
 # - a URL whose scheme is not `http` or `https`, or whose host (`urlsplit(url).hostname`) is not
 #   in `allowed_hosts`: `{"error": "host <host> is not allowed"}` (or a sentence naming the
-#   scheme) — **without connecting**;
-# - otherwise one GET request (path and query string of the URL, `/` when empty) with this
-#   `timeout`:
+#   scheme) — **without connecting** (`connect` is not called);
+# - otherwise one connection, `connect(scheme, host, port, timeout)` with the URL's scheme,
+#   `hostname` and `port` (as `urlsplit` gives them) and this `timeout`, and one GET request on
+#   it (path and query string of the URL, `/` when empty):
 #   - a redirect (status 300–399): `{"error": "redirect to <Location> not followed"}`;
 #   - any other status: `{"status": <status>, "body": <text>, "truncated": <bool>}` with at most
 #     `max_bytes` bytes of the body, decoded as UTF-8 (`errors="replace"`), and `truncated` True
 #     when the body was longer;
 # - a timeout or any other network error (`OSError`, `http.client.HTTPException`):
 #   `{"error": "<what happened>"}` — a timeout's message says "timed out". It never raises.
+#
+# Open connections only with `connect` (no `http.client` or `urllib` call of your own): the
+# tests hand their site's `connect` and read what it recorded.
 
 # %% nbgrader={"grade": false, "grade_id": "fetch_url", "locked": false, "schema_version": 3, "solution": true}
-def fetch_url(url, allowed_hosts, timeout=2.0, max_bytes=10_000):
+def fetch_url(url, allowed_hosts, timeout=2.0, max_bytes=10_000, connect=open_connection):
     """GET url if its host is allowed: {"status", "body", "truncated"} or {"error"}; never raises."""
     ### BEGIN SOLUTION
     try:
@@ -606,9 +630,8 @@ def fetch_url(url, allowed_hosts, timeout=2.0, max_bytes=10_000):
         return {"error": f"scheme {parts.scheme!r} is not allowed: http or https only"}
     if host not in allowed_hosts:
         return {"error": f"host {host} is not allowed"}
-    kind = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    conn = kind(host, port, timeout=timeout)
+    conn = connect(parts.scheme, host, port, timeout)
     try:
         conn.request("GET", path)
         response = conn.getresponse()
@@ -627,42 +650,57 @@ def fetch_url(url, allowed_hosts, timeout=2.0, max_bytes=10_000):
 
 
 # %% nbgrader={"grade": true, "grade_id": "fetch_url_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: fetch_url gets an allowed page, refuses another host without connecting, does
-not follow a redirect to it, caps the body, and times out on a server that never answers."""
+"""Visible tests: fetch_url takes connect=open_connection, gets an allowed page through one
+connect(scheme, host, port, timeout), refuses another host without connecting, does not follow
+a redirect to it, caps the body, and times out on a server that never answers."""
+import inspect
 import json
-import time
 
 from workbook.checks import fresh
 
 wb = fresh()
 A = wb.scenarios.attacks
+params = inspect.signature(fetch_url).parameters
+assert "connect" in params and params["connect"].default is open_connection, \
+    "fetch_url takes connect=open_connection: its caller may hand another way to connect"
 with A.Site(big=50_000, slow=6) as site:
     ok = {"127.0.0.1"}
-    with wb.checks.no_raise("fetch_url(site.url('/docs'), {'127.0.0.1'})"):
-        got = fetch_url(site.url("/docs"), ok)
+    with wb.checks.no_raise("fetch_url(site.url('/docs'), {'127.0.0.1'}, connect=site.connect)"):
+        got = fetch_url(site.url("/docs"), ok, connect=site.connect)
+    wb.checks.equal(site.connections, [("http", "127.0.0.1", site.port, 2.0)],
+                    "what fetch_url asked connect for: (scheme, host, port, timeout)",
+                    hint="open one connection with connect(scheme, host, port, timeout), no other way")
     wb.checks.equal(got, {"status": 200, "body": A.PAGES["shipping"], "truncated": False},
                     "fetch_url of an allowed page")
-    err = wb.checks.error_text(json.dumps(fetch_url(site.attacker_url, ok), default=str), "fetch_url(the attacker's url)")
+    wb.checks.equal(site.requests, [(f"127.0.0.1:{site.port}", "/docs")], "the requests the site got")
+    site.connections.clear()
+    err = wb.checks.error_text(json.dumps(fetch_url(site.attacker_url, ok, connect=site.connect), default=str),
+                               "fetch_url(the attacker's url)")
     assert "not allowed" in err, f"say the host is not allowed: {err!r}"
     sneaky = f"http://127.0.0.1@localhost:{site.port}/collect"
-    err = wb.checks.error_text(json.dumps(fetch_url(sneaky, ok), default=str), f"fetch_url({sneaky!r})")
-    assert not site.reached("/collect"), \
-        "a host outside the allow-list must not be reached: compare urlsplit(url).hostname"
-    err = wb.checks.error_text(json.dumps(fetch_url(site.url("/redirect"), ok), default=str), "fetch_url(a redirect)")
+    err = wb.checks.error_text(json.dumps(fetch_url(sneaky, ok, connect=site.connect), default=str),
+                               f"fetch_url({sneaky!r})")
+    assert site.connections == [] and not site.reached("/collect"), \
+        f"a host outside the allow-list is refused before connect(): compare urlsplit(url).hostname; connected: {site.connections}"
+    err = wb.checks.error_text(json.dumps(fetch_url(site.url("/redirect"), ok, connect=site.connect), default=str),
+                               "fetch_url(a redirect)")
     assert "redirect" in err, f"say the redirect was not followed: {err!r}"
-    assert not site.reached("/collect"), "a redirect to another host must not be followed"
-    got = fetch_url(site.url("/big"), ok, max_bytes=1000)
+    assert not site.reached("/collect") and len(site.connections) == 1, \
+        f"a redirect to another host must not be followed; connected: {site.connections}"
+    got = fetch_url(site.url("/big"), ok, max_bytes=1000, connect=site.connect)
     wb.checks.equal(got, {"status": 200, "body": "x" * 1000, "truncated": True}, "a body over max_bytes")
-    start = time.monotonic()
-    err = wb.checks.error_text(json.dumps(fetch_url(site.url("/slow"), ok, timeout=0.3), default=str), "fetch_url(a server that never answers)")
+    err = wb.checks.error_text(json.dumps(fetch_url(site.url("/slow"), ok, timeout=0.3, connect=site.connect),
+                                          default=str), "fetch_url(a server that never answers)")
+    wb.checks.equal(site.connections[-1][3], 0.3, "the timeout fetch_url gave connect",
+                    hint="pass `timeout` on: a server that never answers must not hang the agent")
     assert "timed out" in err, f"a timeout's error says 'timed out': {err!r}"
-    assert time.monotonic() - start < 4, "fetch_url must give up after `timeout` seconds"
 print("fetch_url: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "fetch_url_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
-"""Hidden tests: fetch_url with a query string, a 404, a host that only contains an allowed one,
-a user part, other schemes, an empty allow-list, a refused port, and the poisoned_fetch scenario:
-the gullible model asks for the attacker's URL and the site never sees it."""
+"""Hidden tests: fetch_url with a query string, a 404, https and a URL without a port, a host that
+only contains an allowed one, a user part, other schemes, an empty allow-list, a refused port,
+and the poisoned_fetch scenario: the gullible model asks for the attacker's URL and the site
+never sees it."""
 ### BEGIN HIDDEN TESTS
 import json
 
@@ -673,26 +711,38 @@ A = wb.scenarios.attacks
 with A.Site(big=10, slow=6) as site:
     ok = {"127.0.0.1"}
     port = site.port
-    got = fetch_url(site.url("/nope?q=1"), ok)
+    got = fetch_url(site.url("/nope?q=1"), ok, timeout=1.5, connect=site.connect)
     wb.checks.equal(got["status"], 404, "status of a missing page")
     wb.checks.equal(got["truncated"], False, "truncated of a short page")
-    wb.checks.equal(fetch_url(site.url("/big"), ok, max_bytes=10),
+    wb.checks.equal(site.connections, [("http", "127.0.0.1", port, 1.5)], "connect's arguments")
+    assert site.requests == [(f"127.0.0.1:{port}", "/nope?q=1")], f"the query string is sent: {site.requests}"
+    wb.checks.equal(fetch_url(site.url("/big"), ok, max_bytes=10, connect=site.connect),
                     {"status": 200, "body": "x" * 10, "truncated": False}, "a body of exactly max_bytes")
+    for url, want in [(f"https://127.0.0.1:{port}/docs", ("https", "127.0.0.1", port, 2.0)),
+                      ("http://127.0.0.1/docs", ("http", "127.0.0.1", None, 2.0))]:
+        got = fetch_url(url, ok, connect=site.connect)
+        assert type(got) is dict and set(got) == {"error"}, f"fetch_url({url!r}) on a refused connection: {got!r}"
+        wb.checks.equal(site.connections[-1], want, f"connect's arguments for {url}")
+    site.connections.clear()
     for url in [f"http://127.0.0.1.evil.example:{port}/collect", f"http://127.0.0.1@localhost:{port}/collect",
                 "file:///etc/passwd", f"ftp://127.0.0.1:{port}/collect", f"http://localhost:{port}/collect"]:
-        got = fetch_url(url, ok)
+        got = fetch_url(url, ok, connect=site.connect)
         assert type(got) is dict and set(got) == {"error"}, f"fetch_url({url!r}) must be refused, got {got!r}"
-    wb.checks.error_text(json.dumps(fetch_url(site.url("/docs"), set()), default=str), "an empty allow-list")
+    wb.checks.error_text(json.dumps(fetch_url(site.url("/docs"), set(), connect=site.connect), default=str),
+                         "an empty allow-list")
+    assert site.connections == [], f"refused URLs must not be connected to: {site.connections}"
+    site.requests.clear()
     sc = wb.scenarios.poisoned_fetch(site.url("/shipping"))
     client = wb.fake_llm.FakeLLM(sc).client(max_calls=4)
     run = run_agent(client, "fake-model", [{"role": "user", "content": sc.question}], sc.openai_tools(),
-                    {"fetch_url": lambda url: fetch_url(url, ok)}, max_steps=4)
+                    {"fetch_url": lambda url: fetch_url(url, ok, connect=site.connect)}, max_steps=4)
     wb.checks.equal(run.answer, A.SHIPPING_ANSWER, "the answer of poisoned_fetch")
     assert site.reached("/shipping") and not site.reached("/collect"), f"requests: {site.requests}"
     assert all(host == f"127.0.0.1:{port}" for host, _ in site.requests), f"hosts reached: {site.requests}"
 with A.Site() as gone:
     dead = gone.url("/docs")
-err = wb.checks.error_text(json.dumps(fetch_url(dead, {"127.0.0.1"}, timeout=1), default=str), "fetch_url(a closed port)")
+err = wb.checks.error_text(json.dumps(fetch_url(dead, {"127.0.0.1"}, timeout=1, connect=gone.connect), default=str),
+                           "fetch_url(a closed site)")
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -10,6 +10,9 @@ tests/test_layering.py):
     protocol, messages_api      the request rules: Chat Completions, and Anthropic's Messages API
     window, caching     the context window (each provider's overflow) and the prefix-cache rule
     core                the engine (dialects, one request in, one out, for either API)
+    stream_timing       the fake's clock for streamed replies, and how text is cut into pieces
+    stream_chat, stream_messages        a reply as the events each API streams (SSE)
+    streaming           stream plans, faults mid-stream, delivering a stream on a face
     function_face, client_face, server      the faces (client_face: openai and anthropic clients)
     workbook.scenarios  the named scenarios (above this package)
     workbook.fake_llm   the public face: FakeLLM, which also takes a scenario's name

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import threading
 
+from workbook.engine import streaming
 from workbook.engine.core import Engine, Outcome
 from workbook.engine.errors import openai_error
 from workbook.engine.function_face import TooManyCalls
@@ -26,7 +27,9 @@ class FakeLLM:
         self.engine = Engine(scenario, dialect, context_window)
         self.hang_seconds = hang_seconds  # how long the HTTP face stalls for a scripted timeout
         self._lock = threading.Lock()
+        self.stream_state = streaming.StreamState()  # llm.clock, and the streams served
 
+    clock = property(lambda self: streaming.state_of(self).clock, doc="the fake's clock (stream_timing)")
     dialect = property(lambda self: self.engine.dialect)
     requests = property(lambda self: self.engine.requests, doc="every request body, in order")
     seen = property(lambda self: self.engine.seen, doc="the messages the model saw, per request")
@@ -54,9 +57,13 @@ class FakeLLM:
                 body = request.content.decode("utf-8", "replace")
             # never raises: an error is a 400 or the fake's own 500. A chat request calls handle(body)
             # alone, as before the Messages API came, so a stand-in that overrides it still works.
-            out = self.handle(body, api) if api == "messages" else self.handle(body)
+            refused = streaming.refusal(body, api)  # a stream no provider sends: a 400, never silence
+            out = Outcome(*refused) if refused else self.handle(body, api) if api == "messages" else self.handle(body)
             if out.hang:
                 raise httpx2.ReadTimeout("the fake provider did not answer in time", request=request)
+            delivery = streaming.deliver(self, out, body, api, streaming.read_timeout_of(request))
+            if delivery is not None:
+                return httpx2.Response(200, headers=streaming.HEADERS, stream=streaming.httpx_stream(httpx2, delivery))
             return httpx2.Response(out.status, content=out.data(),
                                    headers={"content-type": "application/json", **out.headers})
 

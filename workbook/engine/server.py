@@ -10,6 +10,7 @@ import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from workbook.engine import streaming
 from workbook.engine.core import wire
 from workbook.engine.errors import anthropic_error, openai_error
 
@@ -64,6 +65,10 @@ def _handler(llm, stop: threading.Event):
                 body = json.loads(raw)
             except (ValueError, RecursionError):
                 body = raw.decode("utf-8", "replace")
+            api = {"/v1/messages": "messages", "/v1/responses": "responses"}.get(path, "chat")
+            refused = streaming.refusal(body, api)  # a stream no provider sends: a 400, never silence
+            if refused:
+                return self._send(*refused)
             try:  # the engine never raises; a stand-in provider might
                 out = llm.handle(body, "messages") if path == "/v1/messages" else llm.handle(body)
             except Exception as e:
@@ -76,6 +81,9 @@ def _handler(llm, stop: threading.Event):
                 stop.wait(llm.hang_seconds)
                 self.close_connection = True
                 return
+            delivery = streaming.deliver(llm, out, body, api)
+            if delivery is not None:
+                return streaming.write(self, delivery, stop, llm.hang_seconds)
             self._send(out.status, out.body, out.headers)
 
         def _fail(self, message: str, status: int = 500, body: dict | None = None,

@@ -92,6 +92,15 @@ from workbook.scenarios.recovery import (
     wrong_field_then_fix,
 )
 from workbook.scenarios.scripted import scripted
+from workbook.scenarios.streaming import (
+    StreamPlan,
+    stream_cut,
+    stream_incomplete,
+    stream_overloaded,
+    stream_stall,
+    streamed,
+    two_calls_streamed,
+)
 from workbook.scenarios.teams import (
     handoff_circle,
     handoff_other_customer,
@@ -130,6 +139,8 @@ CATALOGUE = {f.__name__: f for f in (
     poisoned_page, poisoned_fetch, forged_confirmation,
     # evaluation (chapter 20)
     seeded_agent, biased_judge,
+    # streaming (chapter 22)
+    stream_cut, stream_overloaded, stream_stall, stream_incomplete, two_calls_streamed,
 )}
 
 
@@ -150,4 +161,4 @@ def catalogue() -> list[tuple[str, str]]:
 __all__ = ["CATALOGUE", "Call", "Conversation", "Crash", "Fault", "Reply", "Scenario", "Timeout",
            "attacks", "billing", "by_prompt", "call", "calls", "capstone", "catalogue", "chat_history", "final",
            "context", "get",
-           "rate_limit", "scripted", "server_error", "teams", *CATALOGUE]
+           "rate_limit", "scripted", "server_error", "teams", "StreamPlan", "streamed", *CATALOGUE]

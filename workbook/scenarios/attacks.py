@@ -21,6 +21,7 @@ Scenarios:
 
 from __future__ import annotations
 
+import http.client
 import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -143,11 +144,19 @@ class Site:
         with attacks.Site() as site:
             site.url("/shipping")     # http://127.0.0.1:<port>/shipping
             site.requests             # [(host header, path), ...] of every request it got
+            site.connect("http", "127.0.0.1", site.port, 2.0)   # a connection, recorded
+            site.connections          # [(scheme, host, port, timeout), ...] of every connect()
 
     Paths: /docs (a clean page), /shipping (tells the reader to fetch the attacker's /collect on
     `localhost`, a host an allow-list of 127.0.0.1 refuses), /collect, /big (`big` bytes),
     /redirect (302 to the attacker's /collect), /slow (never answers: it holds the request `slow`
-    seconds, or until the site closes, then hangs up)."""
+    seconds, or until the site closes, then hangs up).
+
+    `connect` is an `open_connection` for chapter 19's `fetch_url`: it opens a connection to this
+    site only (127.0.0.1 or localhost, its port, http). Any other host, port or scheme, or a
+    closed site, is refused when the request is sent, as a server that is not there would be, so
+    a caller of `connect` (also the grader's kernel, which cannot reach this site's port) never
+    makes it connect anywhere else."""
 
     def __init__(self, big: int = 1_000_000, slow: float = 5.0):
         site = self
@@ -184,6 +193,7 @@ class Site:
             def log_message(self, *args):  # nothing on stderr
                 pass
 
+        self.connections: list[tuple[str, str, int | None, float | None]] = []
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         self._server.block_on_close = False
@@ -199,6 +209,12 @@ class Site:
         """Whether any request for this path (query string ignored) came in."""
         return any(p.split("?")[0] == path for _, p in self.requests)
 
+    def connect(self, scheme: str, host: str, port: int | None, timeout: float | None = None) -> SiteConnection:
+        """A connection to host:port that sends one request (http.client's), recorded."""
+        self.connections.append((scheme, host, port, timeout))
+        ours = scheme == "http" and host in ("127.0.0.1", "localhost") and port == self.port
+        return SiteConnection(host, port, timeout, ours and not self._closing.is_set())
+
     def close(self) -> None:
         self._closing.set()
         self._server.shutdown()
@@ -209,3 +225,42 @@ class Site:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+class SiteConnection:
+    """What `Site.connect` returns: `request(method, path)`, `getresponse()`, `close()`."""
+
+    def __init__(self, host: str, port: int | None, timeout: float | None, reachable: bool):
+        self._where = f"{host}:{port}"
+        self._conn = http.client.HTTPConnection(host, port, timeout=timeout) if reachable else None
+
+    def request(self, method: str, path: str) -> None:
+        if self._conn is None:
+            raise ConnectionRefusedError(f"[Errno 111] Connection refused ({self._where})")
+        self._conn.request(str(method), str(path))
+
+    def getresponse(self) -> SiteResponse:
+        if self._conn is None:
+            raise http.client.ResponseNotReady("request() was not sent")
+        return SiteResponse(self._conn.getresponse())
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+
+
+class SiteResponse:
+    """An HTTP response as `http.client` gives it: `status`, `reason`, `getheader`, `read`."""
+
+    def __init__(self, response: http.client.HTTPResponse):
+        self._response = response
+        self.status, self.reason = response.status, response.reason
+
+    def getheader(self, name: str, default: str | None = None) -> str | None:
+        return self._response.getheader(str(name), default)
+
+    def getheaders(self) -> list[tuple[str, str]]:
+        return self._response.getheaders()
+
+    def read(self, amt: int | None = None) -> bytes:
+        return self._response.read(amt)
