@@ -1,5 +1,9 @@
 """The judge's end of the link: the notebook's names as proxies, records, exceptions as classes.
 
+A notebook's own exception class (`class MCPError(Exception)`) comes back as a judge-side class
+of its name (`errors.foreign_exception`), the very class its raised errors decode to, so
+`checks.raises(MCPError)` runs here as in the kernel.
+
 A test cell runs in the judge in a `Namespace`: a name the cell did not define is looked up in
 the kernel. Data comes back as a copy (a str is a str, a list of dicts a list of dicts); a
 function, a class or any other object comes back as a `KernelRef`, which can only be called or
@@ -30,8 +34,10 @@ import httpx2
 import pydantic
 
 from autograder.judge.scratch import Mirror, quietly
+from workbook.engine.streaming import Pieces
 from workbook.link import codec
 from workbook.link.endpoint import Endpoint, link_error, signature_from
+from workbook.link.errors import find_exception
 
 _records: dict[tuple[str, tuple[str, ...]], type] = {}
 
@@ -299,6 +305,10 @@ class JudgeEnd(Endpoint):
             if own is not None:  # pydantic.BaseModel, json.dumps, a workbook helper: the judge's own
                 self.borrowed[id(own)] = {"$h": hid, "side": "k"}
                 return own
+            if node.get("kind") == "class" and node.get("exc") is True and type(node.get("path")) is str:
+                own = find_exception(node["path"], node.get("mro"))  # a notebook's exception class
+                self.borrowed[id(own)] = {"$h": hid, "side": "k"}
+                return own
             info = {k: node[k] for k in ("kind", "name", "short", "doc", "sig") if k in node}
             ref = self._refs[hid] if hid in self._refs else KernelRef(self, hid, info)
             self._refs[hid] = ref
@@ -377,9 +387,10 @@ class SdkBridge:
             response = self.client._client._transport.handle_request(request)
         except httpx2.TimeoutException as e:
             raise type(e)(str(e)) from None
-        content = response.read()
-        return {"status": response.status_code, "headers": [[k, v] for k, v in response.headers.items()],
-                "content": base64.b64encode(content).decode()}
+        head = {"status": response.status_code, "headers": [[k, v] for k, v in response.headers.items()]}
+        if response.headers.get("content-type", "").startswith("text/event-stream"):
+            return {**head, "pieces": Pieces(response)}  # read as the notebook reads it (streaming.Pieces)
+        return {**head, "content": base64.b64encode(response.read()).decode()}
 
 
 class Namespace(dict):

@@ -63,11 +63,12 @@ class StreamPlan:
 
 
 class StreamState:
-    """What one fake provider keeps about streaming: its clock and how many streams it served."""
+    """What one fake provider keeps about streaming: its clock and the streams it served."""
 
     def __init__(self):
         self.clock = timing.Clock()
         self.served = 0
+        self.deliveries: list[Delivery] = []  # each stream: .sent frames, .status how it ended
 
 
 def state_of(llm) -> StreamState:
@@ -127,11 +128,19 @@ class Delivery:
             frames = frames + [(frames[-1][0] if frames else 0, error or b"")]
         self.frames = frames
         self.total_ms = frames[-1][0] if frames else 0
+        self.sent = 0  # frames the client has read
+        self.status = "streaming"  # then done, cut, error, stall, or closed early by the client
         self._pending = self._pieces()
+
+    def close(self) -> None:
+        """The client closed the response: early, if frames were left."""
+        if self.status == "streaming":
+            self.status = "closed early" if self.sent < len(self.frames) else self.ending
 
     def _pieces(self):
         for ms, data in self.frames:
             self.clock.move_to(self.start + ms)
+            self.sent += 1
             if self.plan.read_bytes is None:
                 yield data
             else:
@@ -141,19 +150,11 @@ class Delivery:
     def __iter__(self):
         yield from self._pending
 
-    def next_frame(self) -> str | None:
-        """The next piece as base64 text, None at a clean end; raises the connection's error at a
-        cut or a stall (the judge's link reads a streamed body this way, piece by piece)."""
-        piece = next(self._pending, None)
-        if piece is not None:
-            return base64.b64encode(piece).decode()
-        self.fail()
-        return None
-
     def fail(self) -> None:
         """At the end of the frames: nothing for a clean end, else the error the client sees."""
         import httpx2  # the SDKs' HTTP library, loaded only when a fault is delivered
 
+        self.status = self.ending
         if self.ending == "cut":
             raise httpx2.RemoteProtocolError(CUT)
         if self.ending == "stall":
@@ -184,7 +185,9 @@ def deliver(llm, out, body: dict, api: str, read_timeout: float | None = None) -
         events = stream_chat.chunks(out.body, dialect, plan.fragment, include, plan.incomplete_after)
         frames = stream_chat.frames(events)
         error = stream_chat.error_frame(openai_error(CHAT_SERVER_ERROR, "server_error"))
-    return Delivery(frames, plan, state.clock, error, read_timeout)
+    delivery = Delivery(frames, plan, state.clock, error, read_timeout)
+    state.deliveries.append(delivery)
+    return delivery
 
 
 def _move_whole(clock: timing.Clock, body: dict, api: str) -> None:
@@ -213,7 +216,26 @@ def httpx_stream(httpx2, delivery: Delivery):
             yield from delivery
             delivery.fail()
 
+        def close(self):
+            delivery.close()
+
     return Body()
+
+
+class Pieces:
+    """A streamed response's body read one piece at a time, as base64 text (None at its end): how
+    the judge's link carries a stream to the notebook's SDK client, so the notebook reads each
+    piece when the fake sends it (the clock in step) and a cut or a stall raises where it happens."""
+
+    def __init__(self, response):
+        self._response, self._raw = response, response.iter_raw()
+
+    def next_piece(self) -> str | None:
+        piece = next(self._raw, None)
+        return None if piece is None else base64.b64encode(piece).decode()
+
+    def close(self) -> None:
+        self._response.close()
 
 
 def write(handler, delivery: Delivery, stop, hang_seconds: float) -> None:
@@ -224,13 +246,19 @@ def write(handler, delivery: Delivery, stop, hang_seconds: float) -> None:
         handler.send_header(k, v)
     handler.send_header("Transfer-Encoding", "chunked")
     handler.end_headers()
-    for piece in delivery:
-        handler.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
-        handler.wfile.flush()
+    try:
+        for piece in delivery:
+            handler.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+            handler.wfile.flush()
+    except ConnectionError:  # the client closed the stream before its end
+        delivery.status, handler.close_connection = "closed early", True
+        return
     if delivery.ending == "stall":
         stop.wait(hang_seconds)
     if delivery.ending in ("cut", "stall"):
+        delivery.status = delivery.ending
         handler.close_connection = True
         return
     handler.wfile.write(b"0\r\n\r\n")
     handler.wfile.flush()
+    delivery.status = delivery.ending

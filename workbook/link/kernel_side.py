@@ -72,7 +72,9 @@ class KernelEnd(Endpoint):
 
     def describe(self, obj) -> dict:
         out = super().describe(obj)
-        if isinstance(obj, type) and dataclasses.is_dataclass(obj):
+        if isinstance(obj, type) and issubclass(obj, BaseException):  # the judge catches it by name
+            out.update(exc=True, mro=[c.__name__ for c in obj.__mro__ if c is not object][:20])
+        elif isinstance(obj, type) and dataclasses.is_dataclass(obj):
             out.update(kind="dataclass", path=codec.class_path(obj),
                        fields=[f.name for f in dataclasses.fields(obj)])
         elif isinstance(obj, types.GeneratorType) or (hasattr(type(obj), "__next__") and hasattr(type(obj), "__iter__")):
@@ -181,11 +183,27 @@ def sdk_client(kind: str, call, node: dict):
     """A real SDK client whose HTTP goes to the judge's fake model over the link."""
     import httpx2
 
+    class Pieces(httpx2.SyncByteStream):
+        """A streamed body: each piece asked of the judge when the SDK reads it."""
+
+        def __init__(self, pieces):
+            self.next_piece, self.closer = pieces.next_piece, pieces.close
+
+        def __iter__(self):
+            while (piece := self.next_piece()) is not None:
+                yield base64.b64decode(piece)
+
+        def close(self):
+            self.closer()
+
     class JudgeTransport(httpx2.BaseTransport):
         def handle_request(self, request):
             out = call(["http", request.method, str(request.url),
                         [[k, v] for k, v in request.headers.items()],
                         base64.b64encode(request.read()).decode()], {})
+            if "pieces" in out:
+                return httpx2.Response(out["status"], headers=out["headers"], stream=Pieces(out["pieces"]),
+                                       request=request)
             return httpx2.Response(out["status"], headers=out["headers"],
                                    content=base64.b64decode(out["content"]), request=request)
 
