@@ -69,7 +69,9 @@ class AlwaysEqual:
     ("23", 5, "add(2, 3) should be an int, got str '23'"),
     (AlwaysEqual(), 5, "should be an int, got AlwaysEqual"),
     (("tool", "x"), ("tool", "x", {}), "should have 3 items, got 2"),
-    (("tool", "x", []), ("tool", "x", {}), "add(2, 3)[2] should be a dict, got list"),
+    (("tool", "x", []), ("tool", "x", {}), "add(2, 3) should be ('tool', 'x', {}), got ('tool', 'x', []): "
+                                            "item [2] should be a dict, got list"),
+    (("yes", "done"), (None, "needs review"), "item [0] should be None, got str 'yes'"),
     ({"a": 1}, {"a": 1, "b": 2}, "missing keys"),
     (4, 5, "add(2, 3) should be 5, got 4"),
 ])

@@ -14,13 +14,14 @@ context managers. `raises` is the ONLY form (no `raises(fn, *args)`): the block 
         result = agent(question, model)
 
 A failure is an AssertionError naming `what`; a NotImplementedError (an unfinished exercise) passes
-through. The helpers' frames carry `__tracebackhide__`: IPython shows the test's line, the student's
-frames and the message. A student's rebinding or monkeypatching never reaches the copy `fresh()`
+through. The helpers' frames carry `__tracebackhide__` and each failure `_render_traceback_` (IPython's
+hook): a notebook shows the test's line, the student's frames and the message, never this file. A student's rebinding or monkeypatching never reaches the copy `fresh()`
 returns; what the grader adds (restoring modules and builtins) is in `autograder/kernel_guard.py`.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib.machinery
 import importlib.util
 import json
@@ -115,23 +116,52 @@ def fresh(package_dir: Path | str = PACKAGE_DIR) -> Fresh:
 
 # ---- clear assertion messages ------------------------------------------------------------------
 
+
+def _shown(tb: types.TracebackType | None) -> types.TracebackType | None:
+    """The traceback without the helpers' frames (`__tracebackhide__`) and IPython's own."""
+    kept, shown = [], None
+    while tb is not None:
+        if not tb.tb_frame.f_locals.get("__tracebackhide__") and not str(tb.tb_frame.f_globals.get("__name__")).startswith("IPython"):
+            kept.append(tb)
+        tb = tb.tb_next
+    for entry in reversed(kept):
+        shown = types.TracebackType(shown, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
+    return shown
+
+
+def _render(error: BaseException) -> list[str]:
+    """IPython's display of `error`, ending at the test's line or the student's code."""
+    shell = sys.modules["IPython"].get_ipython()  # IPython calls this hook, so it is loaded
+    try:
+        return shell.InteractiveTB.structured_traceback(type(error), error, _shown(error.__traceback__),
+                                                        tb_offset=0)
+    except Exception:  # noqa: BLE001 - never hide a failure behind a display bug: the usual display
+        return shell.InteractiveTB.structured_traceback(type(error), error, error.__traceback__)
+
+
+def failure(message: str) -> AssertionError:
+    """The AssertionError a helper raises: in a notebook its traceback ends in the test, not here."""
+    error = AssertionError(message)
+    error._render_traceback_ = functools.partial(_render, error)  # type: ignore[attr-defined]
+    return error
+
+
 _PLAIN = (type(None), bool, int, float, complex, str, bytes, tuple, list, dict, set, frozenset)
 
 
 class CappedClient:
     """Wraps a client: chat.completions.create passes through at most `cap` times, then fails.
-
-    Old name, kept until the chapters stop using it: prefer `llm.client(max_calls=cap)`, a real
-    `openai.OpenAI` with the same cap (see workbook.fake_llm)."""
+    Old name, kept until the chapters stop using it: prefer `llm.client(max_calls=cap)`."""
 
     def __init__(self, client, cap: int, hint: str = "does the loop stop at max_steps?"):
         self.client, self.cap, self.hint, self.n = client, cap, hint, 0
         self.chat = types.SimpleNamespace(completions=types.SimpleNamespace(create=self.create))
 
     def create(self, **kwargs):
+        __tracebackhide__ = True  # the failure shows the student's call of the model, not this line
         self.n += 1
         if self.n > self.cap:  # a loop without a limit fails the test instead of hanging it
-            raise AssertionError(f"the model was called more than {self.cap} times: {self.hint}")
+            raise failure(f"the model was called more than {self.cap} times: {self.hint}")
         return self.client.chat.completions.create(**kwargs)
 
 
@@ -150,16 +180,19 @@ def short(value, limit: int = 300) -> str:
 
 
 def _shape_error(actual, expected, where: str) -> str | None:
-    """Why `actual` does not have the exact plain-data types of `expected`, or None."""
+    """Why `actual` does not have the plain types of `expected`, or None; `where`: "item [0]['k']"."""
     if type(expected) not in _PLAIN:
         return None  # not plain data: only == applies
     if type(actual) is not type(expected):  # also stops objects whose __eq__ always says True
-        return f"{where} should be {with_article(type(expected).__name__)}, got {type(actual).__name__} {short(actual, 80)}"
+        got = "None" if actual is None else f"{type(actual).__name__} {short(actual, 80)}"
+        kind = "None" if expected is None else with_article(type(expected).__name__)
+        return f"{where} should be {kind}, got {got}"
+    inner = where if where.startswith("item ") else "item "
     if isinstance(expected, (tuple, list)):
         if len(actual) != len(expected):
             return f"{where} should have {len(expected)} items, got {len(actual)}: {short(actual, 120)}"
         for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
-            if err := _shape_error(a, e, f"{where}[{i}]"):
+            if err := _shape_error(a, e, f"{inner}[{i}]"):
                 return err
     if isinstance(expected, dict):
         if set(actual) != set(expected):
@@ -168,19 +201,22 @@ def _shape_error(actual, expected, where: str) -> str | None:
                      f"unexpected keys {sorted(map(repr, extra))}" if extra else ""]
             return f"{where}: " + "; ".join(p for p in parts if p)
         for key, e in expected.items():
-            if err := _shape_error(actual[key], e, f"{where}[{key!r}]"):
+            if err := _shape_error(actual[key], e, f"{inner}[{key!r}]"):
                 return err
     return None
 
 
 def equal(actual, expected, what: str = "the result", hint: str = "") -> None:
-    """Assert `actual == expected`, with the same plain types all the way down (no look-alikes)."""
+    """Assert `actual == expected`, with the same plain types all the way down (no look-alikes); a
+    wrong part is named after the whole: "... should be (None, 1), got ('x', 1): item [0] ..."."""
     __tracebackhide__ = True  # IPython hides this frame unless it is the innermost one
     message = _shape_error(actual, expected, what)
+    if message is not None and message.startswith("item "):
+        message = f"{what} should be {short(expected)}, got {short(actual)}: {message}"
     if message is None and not actual == expected:
         message = f"{what} should be {short(expected)}, got {short(actual)}"
     if message:
-        raise AssertionError(message + (f" — {hint}" if hint else ""))
+        raise failure(message + (f" — {hint}" if hint else ""))
 
 
 def is_type(value, types_, what: str = "the result") -> None:
@@ -188,14 +224,14 @@ def is_type(value, types_, what: str = "the result") -> None:
     __tracebackhide__ = True  # IPython hides this frame unless it is the innermost one
     if not isinstance(value, types_):
         names = " or ".join(t.__name__ for t in (types_ if isinstance(types_, tuple) else (types_,)))
-        raise AssertionError(f"{what} should be {with_article(names)}, got {type(value).__name__} {short(value, 80)}")
+        raise failure(f"{what} should be {with_article(names)}, got {type(value).__name__} {short(value, 80)}")
 
 
 def expect(condition, message: str) -> None:
     """Assert `condition` with a message that tells the student what to fix."""
     __tracebackhide__ = True  # IPython hides this frame unless it is the innermost one
     if not condition:
-        raise AssertionError(message)
+        raise failure(message)
 
 
 def error_text(observation, what: str = "the observation") -> str:
@@ -207,7 +243,7 @@ def error_text(observation, what: str = "the observation") -> str:
     except (ValueError, RecursionError):
         data = None
     if type(data) is not dict or type(data.get("error")) is not str or not data["error"].strip():
-        raise AssertionError(f'{what} should be an error observation, the JSON text {{"error": "..."}}, '
+        raise failure(f'{what} should be an error observation, the JSON text {{"error": "..."}}, '
                              f"got {short(observation, 160)}")
     return data["error"]
 
@@ -233,16 +269,16 @@ class raises(_Block):
         __tracebackhide__ = True  # IPython hides this frame unless it is the innermost one
         name = self.exc_type.__name__
         if typ is None:
-            raise AssertionError(f"{self.what} should raise {name}, but it returned normally")
+            raise failure(f"{self.what} should raise {name}, but it returned normally")
         if issubclass(typ, NotImplementedError) and not issubclass(self.exc_type, NotImplementedError):
             return False
         if issubclass(typ, self.exc_type):
             if self.match is not None and not re.search(self.match, str(e)):
-                raise AssertionError(f"{self.what} raised {typ.__name__}({str(e)!r}), but the message "
+                raise failure(f"{self.what} raised {typ.__name__}({str(e)!r}), but the message "
                                      f"should mention {self.match!r}").with_traceback(tb and tb.tb_next) from None
             return True
         if issubclass(typ, Exception):  # with the error's own frames: where the student's code failed
-            raise AssertionError(f"{self.what} should raise {name}, it raised {typ.__name__}: {e}"
+            raise failure(f"{self.what} should raise {name}, it raised {typ.__name__}: {e}"
                                  ).with_traceback(tb and tb.tb_next) from None
         return False
 
@@ -259,5 +295,5 @@ class no_raise(_Block):
         __tracebackhide__ = True  # IPython hides this frame unless it is the innermost one
         if typ is None or issubclass(typ, self.allow) or not issubclass(typ, Exception):
             return False
-        raise AssertionError(f"{self.what} raised {typ.__name__}: {e}" + (f" — {self.hint}" if self.hint else "")
+        raise failure(f"{self.what} raised {typ.__name__}: {e}" + (f" — {self.hint}" if self.hint else "")
                              ).with_traceback(tb and tb.tb_next) from None  # frames below the block: where it failed
