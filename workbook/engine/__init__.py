@@ -7,9 +7,9 @@ tests/test_layering.py):
     reading             how a scenario reads a tool result's fields, as tolerant as a model
     replies, turns      what a scenario returns and what it reads
     failures            the fake's own 500 when a scenario cannot go on, in the student's terms
-    protocol, messages_api      the request rules: Chat Completions, and Anthropic's Messages API
+    protocol, messages_api, responses_items      the request rules: Chat Completions, Anthropic's Messages API, OpenAI's Responses items
     window, caching     the context window (each provider's overflow) and the prefix-cache rule
-    core                the engine (dialects, one request in, one out, for either API)
+    core, responses_api     the engine (dialects, one request in, one out); the Responses API on it
     stream_timing       the fake's clock for streamed replies, and how text is cut into pieces
     stream_chat, stream_messages        a reply as the events each API streams (SSE)
     streaming           stream plans, faults mid-stream, delivering a stream on a face

@@ -11,11 +11,12 @@ from workbook.engine import streaming
 from workbook.engine.core import Engine, Outcome
 from workbook.engine.errors import openai_error
 from workbook.engine.function_face import TooManyCalls
+from workbook.engine.responses_api import Responses
 from workbook.engine.server import serve
 
 FAKE_BASE_URL = "http://fake-llm.invalid/v1"  # never resolved: the transport is in-process
 FAKE_ANTHROPIC_URL = "http://fake-llm.invalid"  # the anthropic SDK adds /v1/messages itself
-APIS = {"chat": "/chat/completions", "messages": "/v1/messages"}  # the paths each face answers
+APIS = {"chat": "/chat/completions", "messages": "/v1/messages", "responses": "/responses"}  # paths answered
 
 
 class FakeLLM:
@@ -25,6 +26,7 @@ class FakeLLM:
                  hang_seconds: float = 5.0):
         self.scenario = scenario
         self.engine = Engine(scenario, dialect, context_window)
+        self.responses_face = Responses(self.engine)  # POST /v1/responses, with its stored state
         self.hang_seconds = hang_seconds  # how long the HTTP face stalls for a scripted timeout
         self._lock = threading.Lock()
         self.stream_state = streaming.StreamState()  # llm.clock, and the streams served
@@ -36,9 +38,9 @@ class FakeLLM:
     calls = property(lambda self: len(self.engine.requests), doc="chat.completions calls received")
 
     def handle(self, body, api: str = "chat") -> Outcome:
-        """One request body: `api` "chat" (chat.completions) or "messages" (Anthropic's)."""
+        """One request body: `api` "chat" (chat.completions), "messages" (Anthropic's) or "responses"."""
         with self._lock:
-            return self.engine.handle(body, api)
+            return self.responses_face.handle(body) if api == "responses" else self.engine.handle(body, api)
 
     def _transport_handler(self, httpx2, max_calls: int | None = None):
         sent: list = []
@@ -58,7 +60,7 @@ class FakeLLM:
             # never raises: an error is a 400 or the fake's own 500. A chat request calls handle(body)
             # alone, as before the Messages API came, so a stand-in that overrides it still works.
             refused = streaming.refusal(body, api)  # a stream no provider sends: a 400, never silence
-            out = Outcome(*refused) if refused else self.handle(body, api) if api == "messages" else self.handle(body)
+            out = Outcome(*refused) if refused else self.handle(body, api) if api != "chat" else self.handle(body)
             if out.hang:
                 raise httpx2.ReadTimeout("the fake provider did not answer in time", request=request)
             delivery = streaming.deliver(self, out, body, api, streaming.read_timeout_of(request))

@@ -54,12 +54,12 @@ def _handler(llm, stop: threading.Event):
                 return self._send(400, openai_error(f"Invalid Content-Length: {length!r}"))
             raw = self.rfile.read(int(length))
             path = self.path.rstrip("/")
-            if path not in ("/v1/chat/completions", "/v1/messages"):
+            if path not in ("/v1/chat/completions", "/v1/messages", "/v1/responses"):
                 return self.do_GET()
             bearer = self.headers.get("Authorization", "").startswith("Bearer ")
             if path == "/v1/messages" and not (bearer or self.headers.get("x-api-key")):
                 return self._send(401, anthropic_error(ANTHROPIC_MISSING_KEY, "authentication_error"))
-            if path == "/v1/chat/completions" and not bearer:
+            if path in ("/v1/chat/completions", "/v1/responses") and not bearer:
                 return self._send(401, openai_error(MISSING_KEY))
             try:
                 body = json.loads(raw)
@@ -70,7 +70,8 @@ def _handler(llm, stop: threading.Event):
             if refused:
                 return self._send(*refused)
             try:  # the engine never raises; a stand-in provider might
-                out = llm.handle(body, "messages") if path == "/v1/messages" else llm.handle(body)
+                face = {"/v1/messages": "messages", "/v1/responses": "responses"}.get(path)
+                out = llm.handle(body, face) if face else llm.handle(body)
             except Exception as e:
                 message = f"the fake model failed on this request: {type(e).__name__}: {e}"
                 body = anthropic_error(message, "api_error") if path == "/v1/messages" else None
