@@ -10,7 +10,7 @@ import openai
 import pytest
 
 from workbook import scenarios
-from workbook.engine.caching import PrefixCache, common_prefix, prefix_text
+from workbook.engine.caching import PrefixCache, common_prefix, minimum, prefix_text
 from workbook.fake_llm import FakeLLM, cache_rule, prompt_tokens
 
 S = scenarios
@@ -90,8 +90,8 @@ def test_the_cache_is_per_fake_and_over_http_the_same():
 
 # ------------------------------------------------------------------ Anthropic: breakpoints
 
-def ask(claude, system, text, **kw):
-    return claude.messages.create(model="claude-haiku-4-5", max_tokens=200, system=system,
+def ask(claude, system, text, model="claude-sonnet-4-5", **kw):
+    return claude.messages.create(model=model, max_tokens=200, system=system,
                                   messages=[{"role": "user", "content": text}], **kw)
 
 
@@ -130,7 +130,38 @@ def test_a_small_prefix_is_never_cached():
     assert [cache.chat(small, None, 10) for _ in range(3)] == [0, 0, 0]
     body = {"messages": [{"role": "user", "content": [
         {"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}}]}]}
-    assert [cache.messages(body) for _ in range(2)] == [(0, 0), (0, 0)]
+    assert [cache.messages(body) for _ in range(2)] == [(0, 0, "5m"), (0, 0, "5m")]
+
+
+def test_each_anthropic_model_caches_from_its_own_minimum():
+    """The 1440-token prefix is cached on Sonnet 4.5 (1024) and not on Haiku 4.5 (4096)."""
+    assert (minimum("claude-haiku-4-5"), minimum("claude-haiku-4-5-20251001"), minimum("claude-sonnet-4-5"),
+            minimum("claude-opus-4-7"), minimum("claude-fake")) == (4096, 4096, 1024, 2048, 1024)
+    marked = [{"type": "text", "text": LONG_SYSTEM, "cache_control": {"type": "ephemeral"}}]
+    for model, cached in (("claude-haiku-4-5", False), ("claude-sonnet-4-5", True)):
+        claude = FakeLLM(S.scripted("ok")).anthropic_client(max_retries=0)
+        usages = [ask(claude, marked, text, model=model).usage for text in ("a", "b")]
+        assert (usages[1].cache_read_input_tokens > 0) is cached, (model, usages)
+    big = [{"type": "text", "text": LONG_SYSTEM * 4, "cache_control": {"type": "ephemeral"}}]
+    claude = FakeLLM(S.scripted("ok")).anthropic_client(max_retries=0)
+    usages = [ask(claude, big, text, model="claude-haiku-4-5").usage for text in ("a", "b")]
+    assert usages[0].cache_creation_input_tokens >= 4096 and usages[1].cache_read_input_tokens >= 4096
+
+
+def test_automatic_caching_marks_the_last_block_and_a_1h_write_is_reported_apart():
+    claude = FakeLLM(S.scripted("ok")).anthropic_client(max_retries=0)
+    long = "question " * 1200
+    first = ask(claude, "Be brief.", long, cache_control={"type": "ephemeral"}).usage
+    second = ask(claude, "Be brief.", long, cache_control={"type": "ephemeral"}).usage
+    assert first.cache_creation_input_tokens > 1024 and first.input_tokens <= 10
+    assert second.cache_read_input_tokens == first.cache_creation_input_tokens
+    assert (first.cache_creation.ephemeral_5m_input_tokens, first.cache_creation.ephemeral_1h_input_tokens) == \
+        (first.cache_creation_input_tokens, 0)
+    hour = [{"type": "text", "text": LONG_SYSTEM, "cache_control": {"type": "ephemeral", "ttl": "1h"}}]
+    written = ask(FakeLLM(S.scripted("ok")).anthropic_client(max_retries=0), hour, "a").usage
+    assert (written.cache_creation.ephemeral_5m_input_tokens, written.cache_creation.ephemeral_1h_input_tokens) == \
+        (0, written.cache_creation_input_tokens)
+    assert written.cache_creation_input_tokens > 0
 
 
 def test_anthropic_over_http_reports_the_same_usage():

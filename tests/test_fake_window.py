@@ -79,10 +79,12 @@ def test_anthropic_prompt_too_long_and_max_tokens_over_the_limit():
 
 
 def test_defaults_are_each_providers_and_a_bad_window_is_a_clear_error():
-    assert WINDOWS == {"openai": 128_000, "deepseek": 131_072, "ollama": 4096, "messages": 200_000}
+    assert WINDOWS == {"openai": 128_000, "deepseek": 1_048_576, "ollama": 4096, "messages": 200_000}
     huge = [{"role": "user", "content": "word " * 110_000}]  # about 137k tokens
     assert refuse(FakeLLM(S.scripted("ok")), huge).code == "context_length_exceeded"
-    assert "131072 tokens" in refuse(FakeLLM(S.scripted("ok"), dialect="deepseek"), huge).body["message"]
+    assert FakeLLM(S.scripted("ok"), dialect="deepseek").handle({"model": "m", "messages": huge}).status == 200
+    over = [{"role": "user", "content": "word " * 850_000}]  # about 1.06M tokens: over DeepSeek's 1M
+    assert "1048576 tokens" in refuse(FakeLLM(S.scripted("ok"), dialect="deepseek"), over).body["message"]
     medium = [{"role": "user", "content": "word " * 100_000}]  # about 125k: under both
     assert FakeLLM(S.scripted("ok")).client().chat.completions.create(model="m", messages=medium)
     for bad in (0, -5, 2.5, "4096", True):

@@ -69,7 +69,7 @@ def test_the_desk_on_the_messages_face_caches_at_a_breakpoint():
     for cache in (False, True, True):
         block = {"type": "text", "text": B.SYSTEM} | (
             {"cache_control": {"type": "ephemeral"}} if cache else {})
-        reply = claude.messages.create(model="claude-haiku-4-5", max_tokens=300, system=[block],
+        reply = claude.messages.create(model="claude-sonnet-4-5", max_tokens=300, system=[block],
                                        tools=tools, messages=[{"role": "user", "content": B.TASK}])
         assert reply.content[0].type == "tool_use"
         usages.append(reply.usage)

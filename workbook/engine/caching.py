@@ -9,15 +9,19 @@ The rule (docs/SOURCES.md, "Prompt caching", says what is the providers' and wha
   1024 tokens, else rounded down to a multiple of 128 (capped at the prompt's tokens). A stable
   prefix (tools and system prompt first, unchanged) hits; a timestamp at the top of the system
   prompt makes every request differ from its first characters, so nothing is cached.
-- Messages API: caching happens only at `cache_control` breakpoints. The blocks, in order, are the
-  tools, the system blocks, then each message's content blocks (`cache_control` itself is not part
-  of a block's text and costs no tokens). A prefix is counted as the prompt is, so the prefix
-  through a message's last block is the prompt up to there. Every breakpoint whose prefix reaches
-  1024 tokens is written to the cache.
+- Messages API: caching happens only at `cache_control` breakpoints: the ones marked on blocks,
+  and, when the request has a top-level `cache_control` (Anthropic's automatic caching), its last
+  block. The blocks, in order, are the tools, the system blocks, then each message's content
+  blocks (`cache_control` itself is not part of a block's text and costs no tokens). A prefix is
+  counted as the prompt is, so the prefix through a message's last block is the prompt up to
+  there. Every breakpoint whose prefix reaches the model's minimum cacheable length (`minimum`:
+  4096 tokens on claude-haiku-4-5, 1024 on claude-sonnet-4-5 and on a name the table does not
+  know) is written to the cache.
   `cache_read_input_tokens` is the longest prefix, ending at a block boundary no later than the
   last breakpoint, that an earlier request wrote; `cache_creation_input_tokens` is the rest of
-  the prefix up to the last breakpoint when that prefix was not cached yet; `input_tokens` is
-  what is left (it excludes both).
+  the prefix up to the last breakpoint when that prefix was not cached yet, reported by its TTL
+  in `cache_creation` (`ephemeral_1h_input_tokens` when the last breakpoint says `"ttl": "1h"`,
+  else `ephemeral_5m_input_tokens`); `input_tokens` is what is left (it excludes both).
 
 Usage shapes: "openai" `prompt_tokens_details.cached_tokens` (part of prompt_tokens); "deepseek"
 `prompt_cache_hit_tokens` + `prompt_cache_miss_tokens` = prompt_tokens; "ollama" none.
@@ -32,6 +36,18 @@ from workbook.engine.messages_api import bare, is_breakpoint
 from workbook.engine.tokens import MESSAGE_OVERHEAD, compact, message_tokens, text_tokens, tokens
 
 MINIMUM, BLOCK = 1024, 128
+# Anthropic's minimum cacheable prompt length per model (docs/SOURCES.md, "Prompt caching"); the
+# first prefix that starts a model's name wins, and a name none starts is cached from MINIMUM.
+MESSAGES_MINIMUMS = (("claude-haiku-4-5", 4096), ("claude-opus-4-5", 4096), ("claude-opus-4-6", 4096),
+                     ("claude-opus-4-7", 2048), ("claude-haiku-3", 2048), ("claude-3-haiku", 2048),
+                     ("claude-3-5-haiku", 2048), ("claude-sonnet-4-5", 1024), ("claude-opus-4-1", 1024),
+                     ("claude-opus-4", 1024), ("claude-sonnet-4", 1024))
+
+
+def minimum(model) -> int:
+    """The minimum cacheable prefix, in tokens, of an Anthropic model name."""
+    name = str(model)
+    return next((n for prefix, n in MESSAGES_MINIMUMS if name.startswith(prefix)), MINIMUM)
 
 
 def cache_rule(shared_tokens: int) -> int:
@@ -71,22 +87,32 @@ class PrefixCache:
         self._texts.insert(i, text)
         return min(cache_rule(shared // 4), prompt)
 
-    def messages(self, body: dict) -> tuple[int, int]:
-        """(cache_read_input_tokens, cache_creation_input_tokens) of a Messages request."""
+    def messages(self, body: dict) -> tuple[int, int, str]:
+        """(cache_read_input_tokens, cache_creation_input_tokens, the TTL of that write: "5m" or
+        "1h") of a Messages request."""
         boundaries = list(_boundaries(body))
-        marks = [i for i, (_, _, marked) in enumerate(boundaries) if marked]
+        if body.get("cache_control") and boundaries:  # automatic caching: the last block is marked
+            key, size, _, _ = boundaries[-1]
+            boundaries[-1] = (key, size, True, _ttl(body["cache_control"]))
+        marks = [i for i, (_, _, marked, _) in enumerate(boundaries) if marked]
         if not marks:
-            return 0, 0
+            return 0, 0, "5m"
+        floor = minimum(body.get("model"))
         last = marks[-1]
-        read = max((n for key, n, _ in boundaries[:last + 1] if key in self._written), default=0)
-        key, size, _ = boundaries[last]
-        creation = size - read if key not in self._written and size >= MINIMUM else 0
-        self._written.update(boundaries[i][0] for i in marks if boundaries[i][1] >= MINIMUM)
-        return read, creation
+        read = max((n for key, n, _, _ in boundaries[:last + 1] if key in self._written), default=0)
+        key, size, _, ttl = boundaries[last]
+        creation = size - read if key not in self._written and size >= floor else 0
+        self._written.update(boundaries[i][0] for i in marks if boundaries[i][1] >= floor)
+        return read, creation, ttl
+
+
+def _ttl(mark) -> str:
+    return "1h" if isinstance(mark, dict) and mark.get("ttl") == "1h" else "5m"
 
 
 def _boundaries(body: dict):
-    """(digest of the prefix, its tokens, whether a breakpoint ends it) at the end of every block:
+    """(digest of the prefix, its tokens, whether a breakpoint ends it, that breakpoint's TTL) at the
+    end of every block:
     the tools, the system blocks, then each message's content blocks. Tokens are counted as the
     prompt is (workbook.engine.tokens), so the prefix through a message's last block is exactly
     the prompt up to that message, and a breakpoint adds nothing."""
@@ -98,7 +124,7 @@ def _boundaries(body: dict):
 
     tools = [bare(t) for t in body.get("tools") or ()]
     for k, t in enumerate(body.get("tools") or ()):
-        yield step(tools[k]), tokens(tools[:k + 1]), is_breakpoint(t)
+        yield step(tools[k]), tokens(tools[:k + 1]), is_breakpoint(t), _ttl(t.get("cache_control"))
     base = tokens(tools) if tools else 0
     system = [{"role": "system", "content": body["system"]}] if body.get("system") else []
     for m in system + body["messages"]:
@@ -112,7 +138,7 @@ def _boundaries(body: dict):
         for j, b in enumerate(parts):
             done += sizes[j]
             partial = whole if j == len(parts) - 1 else text_tokens(frame + done + j) + MESSAGE_OVERHEAD
-            yield step({"role": role, **bare(b)}), base + partial, is_breakpoint(b)
+            yield step({"role": role, **bare(b)}), base + partial, is_breakpoint(b), _ttl(b.get("cache_control"))
         base += whole
 
 

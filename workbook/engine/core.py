@@ -11,7 +11,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 
-from workbook.engine import messages_api, window
+from workbook.engine import messages_api, reasoning, window
 from workbook.engine.caching import PrefixCache, chat_usage
 from workbook.engine.errors import anthropic_error, openai_error
 from workbook.engine.failures import explain
@@ -101,6 +101,8 @@ class Engine:
                 messages_api.check_request(body)
                 return self._answer_messages(body, turns)
             check_request(body, self.dialect, getattr(self.scenario, "supports_tools", True))
+            if self.dialect == "openai":
+                reasoning.check_request(body)
             return self._answer(body, turns)
         except ProtocolError as e:
             return Outcome(e.status, anthropic_error(e.message) if anthropic else e.body())
@@ -149,7 +151,7 @@ class Engine:
         seen = self.seen[-1]
         ids = ["toolu_" + _call_id(seen, j)[5:] for j in range(len(reply.calls))]
         content = messages_api.reply_content(reply, ids)
-        read, creation = self.cache.messages(body)
+        read, creation, ttl = self.cache.messages(body)
         self._served += 1
         digest = hashlib.sha1(utf8(f"{self.scenario.name}#{compact(seen)}")).hexdigest()
         return Outcome(200, {
@@ -157,16 +159,33 @@ class Engine:
             "model": body["model"], "content": content,
             "stop_reason": messages_api.stop_reason(reply, hit), "stop_sequence": hit,
             "usage": {"input_tokens": prompt - read - creation, "output_tokens": tokens(content),
-                      "cache_creation_input_tokens": creation, "cache_read_input_tokens": read}})
+                      "cache_creation_input_tokens": creation, "cache_read_input_tokens": read,
+                      "cache_creation": {"ephemeral_5m_input_tokens": creation if ttl == "5m" else 0,
+                                         "ephemeral_1h_input_tokens": creation if ttl == "1h" else 0}}})
+
+    def _spend(self, body: dict, msg: dict) -> reasoning.Spend:
+        """The completion tokens of a reply: its visible part (content, tool calls, DeepSeek's
+        reasoning_content) and, on the openai dialect, a reasoning model's hidden reasoning."""
+        visible = tokens({k: msg.get(k) for k in ("content", "tool_calls", "reasoning_content")})
+        if self.dialect != "openai":
+            return reasoning.Spend(0, visible, False)
+        return reasoning.chat_spend(body, visible)
 
     def _completion(self, body: dict, messages: list[dict], tools, reply: Reply) -> dict:
         reply, _ = reply.stopped(stop_list(body.get("stop")))
         msg = build_message(reply, messages, self.dialect)
         prompt = prompt_tokens(messages, tools)
-        completion = tokens({k: msg.get(k) for k in ("content", "tool_calls", "reasoning_content")})
-        usage = {"prompt_tokens": prompt, "completion_tokens": completion,
-                 "total_tokens": prompt + completion}
+        spent = self._spend(body, msg)
+        if spent.cut:  # the reasoning used the whole cap: nothing is left to say (reasoning.py)
+            reply = Reply(text="", finish_reason="length")
+            msg = build_message(reply, messages, self.dialect)
+        usage = {"prompt_tokens": prompt, "completion_tokens": spent.completion,
+                 "total_tokens": prompt + spent.completion}
         usage |= chat_usage(self.dialect, prompt, self.cache.chat(messages, tools, prompt))
+        if reasoning.model(body["model"]).reasons and self.dialect == "openai":
+            usage["completion_tokens_details"] = {"reasoning_tokens": spent.reasoning, "audio_tokens": 0,
+                                                  "accepted_prediction_tokens": 0,
+                                                  "rejected_prediction_tokens": 0}
         self._served += 1
         digest = hashlib.sha1(utf8(f"{self.scenario.name}#{compact(messages)}")).hexdigest()
         return {"id": f"chatcmpl-{digest[:29]}", "object": "chat.completion",

@@ -14,9 +14,9 @@ from __future__ import annotations
 from workbook.engine.protocol import ProtocolError
 from workbook.engine.tokens import message_tokens, tokens
 
-# Defaults when FakeLLM is given no context_window: gpt-4o-mini's 128k, DeepSeek's 131072 (its
-# 400 text names that number), Ollama's 4k (below 24 GiB of VRAM), and Claude's 200k.
-WINDOWS = {"openai": 128_000, "deepseek": 131_072, "ollama": 4096, "messages": 200_000}
+# Defaults when FakeLLM is given no context_window: gpt-4o-mini's 128k, DeepSeek's 1M (its V4
+# models' 400 names 1048576), Ollama's 4k (below 24 GiB of VRAM), and Claude's 200k.
+WINDOWS = {"openai": 128_000, "deepseek": 1_048_576, "ollama": 4096, "messages": 200_000}
 
 OPENAI_MESSAGES = ("This model's maximum context length is {window} tokens. However, your messages "
                    "resulted in {prompt} tokens. Please reduce the length of the messages.")

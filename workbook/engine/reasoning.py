@@ -1,0 +1,129 @@
+"""Reasoning models on Chat Completions (the `openai` dialect): which model names reason, how much,
+and which request parameters they refuse.
+
+A reasoning model thinks before it answers. Its thinking is billed as output: the fake counts it in
+`completion_tokens` and reports it as `completion_tokens_details.reasoning_tokens`; none of it is
+in the reply's text. The count is the fake's own rule (a real model's varies from call to call):
+
+    reasoning tokens = FACTOR[effort] x the reply's visible completion tokens
+
+with the request's `reasoning_effort`, or the model's default effort. `max_completion_tokens`
+caps reasoning and visible output together, and reasoning comes first: when the reasoning alone
+reaches the cap, the reply has empty text, no tool calls and finish_reason "length", and every
+completion token went on reasoning. (The fake does not cut visible text that runs past the cap;
+a scenario that wants a cut answer sends finish_reason "length" itself.)
+
+Which names reason (docs/SOURCES.md, "Reasoning models"):
+
+- gpt-5, gpt-5-mini, gpt-5-nano (and dated snapshots such as gpt-5-mini-2025-08-07), o1, o3,
+  o3-mini, o4-mini: reason by default ("medium"); refuse `stop`;
+- gpt-5.1, gpt-5.2, gpt-5.4 and their variants (gpt-5.4-mini, gpt-5.2-pro, ...): default "none"
+  (no reasoning unless asked); refuse `stop`;
+- gpt-5.5 and later: default "none"; accept `stop`;
+- gpt-5-chat-latest, gpt-5.x-chat and every other name (gpt-4o, "fake-model", ...): not reasoning
+  models; `reasoning_effort` is ignored.
+
+`spend` is the one place the counts are made, for every face that reports them (Chat
+Completions' `completion_tokens_details.reasoning_tokens`, the Responses API's
+`output_tokens_details.reasoning_tokens`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from workbook.engine.protocol import ProtocolError
+
+FACTOR = {"none": 0, "minimal": 0, "low": 1, "medium": 2, "high": 4, "xhigh": 8, "max": 8}
+BEFORE_5_1 = ("minimal", "low", "medium", "high")  # "All models before gpt-5.1 default to medium"
+O_SERIES = ("low", "medium", "high")
+GPT_5_1 = ("none", "low", "medium", "high")
+LATER = ("none", "low", "medium", "high", "xhigh")
+
+_O = re.compile(r"o[134](-mini|-pro)?(-\d{4}-\d{2}-\d{2})?")
+_GPT5 = re.compile(r"gpt-5(-mini|-nano|-pro)?(-\d{4}-\d{2}-\d{2})?")
+_GPT5X = re.compile(r"gpt-5\.(\d+)(-[a-z0-9-]+)?")
+
+
+@dataclass(frozen=True)
+class Model:
+    """What the fake knows of one model name."""
+
+    efforts: tuple[str, ...] = ()  # the reasoning_effort values it accepts; () = not a reasoning model
+    default: str = "none"
+    takes_stop: bool = True
+
+    @property
+    def reasons(self) -> bool:
+        return bool(self.efforts)
+
+
+PLAIN = Model()
+
+
+def model(name) -> Model:
+    """The model a request's `model` names (a name the fake does not know is a plain chat model)."""
+    name = str(name).lower().rsplit("/", 1)[-1]
+    if "chat" in name:
+        return PLAIN
+    if _O.fullmatch(name):
+        return Model(O_SERIES, "medium", takes_stop=False)
+    if _GPT5.fullmatch(name):
+        return Model(("high",), "high", takes_stop=False) if "-pro" in name else \
+            Model(BEFORE_5_1, "medium", takes_stop=False)
+    found = _GPT5X.fullmatch(name)
+    if found:
+        minor = int(found.group(1))
+        return Model(GPT_5_1 if minor == 1 else LATER, "none", takes_stop=minor >= 5)
+    return PLAIN
+
+
+def _listed(values: tuple[str, ...]) -> str:
+    quoted = [f"'{v}'" for v in values]
+    return ", ".join(quoted[:-1]) + f", and {quoted[-1]}"
+
+
+def check_request(body: dict) -> None:
+    """A reasoning model's 400s: `stop` on a model that refuses it, an effort it does not take."""
+    m = model(body["model"])
+    if not m.reasons:
+        return
+    if body.get("stop") is not None and not m.takes_stop:
+        raise ProtocolError("Unsupported parameter: 'stop' is not supported with this model.", "stop",
+                            "unsupported_parameter")
+    if "reasoning_effort" in body and body["reasoning_effort"] not in m.efforts:
+        value = body["reasoning_effort"]
+        shown = "null" if value is None else f"'{value}'"
+        raise ProtocolError(f"Unsupported value: 'reasoning_effort' does not support {shown} with this "
+                            f"model. Supported values are: {_listed(m.efforts)}.", "reasoning_effort",
+                            "unsupported_value")
+
+
+@dataclass(frozen=True)
+class Spend:
+    """The completion tokens of one reply: its reasoning, and whether the cap ended it first."""
+
+    reasoning: int
+    visible: int
+    cut: bool  # the reasoning reached the cap: no text and no tool calls, finish "length"
+
+    @property
+    def completion(self) -> int:
+        return self.reasoning + self.visible
+
+
+def spend(name, effort: str | None, cap: int | None, visible: int) -> Spend:
+    """The reasoning a reply of `visible` completion tokens costs on model `name`, at `effort`
+    (None: the model's default), under a cap of `cap` completion tokens (None: no cap)."""
+    m = model(name)
+    thought = FACTOR.get(effort or m.default, 0) * visible if m.reasons else 0
+    if cap is not None and thought and thought >= cap:
+        return Spend(cap, 0, True)
+    return Spend(thought, visible, False)
+
+
+def chat_spend(body: dict, visible: int) -> Spend:
+    """`spend` for a Chat Completions request (its `reasoning_effort` and `max_completion_tokens`)."""
+    cap = body.get("max_completion_tokens") or body.get("max_tokens")
+    return spend(body["model"], body.get("reasoning_effort"), cap, visible)
