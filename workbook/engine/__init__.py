@@ -11,7 +11,7 @@ tests/test_layering.py):
     window, caching     the context window (each provider's overflow) and the prefix-cache rule
     core, responses_api     the engine (dialects, one request in, one out); the Responses API on it
     stream_timing       the fake's clock for streamed replies, and how text is cut into pieces
-    stream_chat, stream_messages        a reply as the events each API streams (SSE)
+    stream_chat, stream_messages, stream_responses      a reply as the events each API streams (SSE)
     streaming           stream plans, faults mid-stream, delivering a stream on a face
     function_face, client_face, server      the faces (client_face: openai and anthropic clients)
     workbook.scenarios  the named scenarios (above this package)

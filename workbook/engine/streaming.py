@@ -26,7 +26,7 @@ from __future__ import annotations
 import base64
 from dataclasses import dataclass
 
-from workbook.engine import stream_chat, stream_messages
+from workbook.engine import stream_chat, stream_messages, stream_responses
 from workbook.engine import stream_timing as timing
 from workbook.engine.errors import anthropic_error, openai_error
 from workbook.engine.messages_api import OVERLOADED
@@ -34,7 +34,6 @@ from workbook.engine.protocol import ProtocolError, json_kind
 
 STREAM_OPTIONS_ALONE = "The 'stream_options' parameter is only allowed when 'stream' is enabled."
 CHAT_SERVER_ERROR = "The server had an error while processing your request. Sorry about that!"
-NOT_STREAMED = "The fake model does not stream this API yet: send the request without 'stream'."
 CUT = "peer closed connection without sending complete message body (incomplete chunked read)"
 STALL = "timed out"
 HEADERS = {"content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache"}
@@ -104,8 +103,6 @@ def refusal(body, api: str):
         return 400, error.body()
     if api == "chat" and body.get("stream_options") is not None and stream is not True:
         return 400, ProtocolError(STREAM_OPTIONS_ALONE, "stream_options").body()
-    if api not in ("chat", "messages") and stream is True:
-        return 400, ProtocolError(NOT_STREAMED, "stream").body()
     return None
 
 
@@ -114,7 +111,7 @@ class Delivery:
     then the end the plan says (done, cut, an error event, a stall)."""
 
     def __init__(self, frames: list[tuple[int, bytes]], plan: StreamPlan, clock: timing.Clock,
-                 error: bytes | None, read_timeout: float | None):
+                 error, read_timeout: float | None):
         self.plan, self.clock, self.read_timeout = plan, clock, read_timeout
         self.start = clock.ms
         self.ending = "done"
@@ -125,7 +122,8 @@ class Delivery:
                            "error" if plan.error_after is not None else "stall")
             frames = frames[:keep]
         if self.ending == "error":
-            frames = frames + [(frames[-1][0] if frames else 0, error or b"")]
+            data = error(len(frames)) if callable(error) else error or b""
+            frames = frames + [(frames[-1][0] if frames else 0, data)]
         self.frames = frames
         self.total_ms = frames[-1][0] if frames else 0
         self.sent = 0  # frames the client has read
@@ -176,9 +174,13 @@ def deliver(llm, out, body: dict, api: str, read_timeout: float | None = None) -
         return None
     plan = plan_for(llm.scenario, state.served)
     state.served += 1
+    error: object
     if api == "messages":
         frames = stream_messages.frames(stream_messages.events(out.body, plan.fragment, plan.incomplete_after))
         error = stream_messages.frame(anthropic_error(OVERLOADED, "overloaded_error"))
+    elif api == "responses":
+        frames = stream_responses.frames(stream_responses.events(out.body, plan.fragment, plan.incomplete_after))
+        error = lambda n: stream_responses.error_frame(CHAT_SERVER_ERROR, n)  # noqa: E731 - its sequence number
     else:
         include = bool((body.get("stream_options") or {}).get("include_usage"))
         dialect = getattr(llm, "dialect", "openai")
@@ -194,6 +196,8 @@ def _move_whole(clock: timing.Clock, body: dict, api: str) -> None:
     """A reply that is not streamed arrives whole: the clock moves to its last character."""
     if api == "messages":
         chars = stream_messages.characters(body)
+    elif api == "responses":
+        chars = stream_responses.characters(body)
     else:
         msg = body["choices"][0]["message"]
         chars = sum(len(msg.get(k) or "") for k in ("content", "reasoning_content", "reasoning")) + sum(
