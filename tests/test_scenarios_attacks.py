@@ -1,6 +1,7 @@
 """Chapter 19's scenarios (workbook/scenarios/attacks.py): the gullible model obeys an instruction
 in a tool result unless it sits inside an escaped data block; the site serves on 127.0.0.1."""
 
+import datetime
 import json
 import urllib.error
 import urllib.request
@@ -10,6 +11,7 @@ import pytest
 from workbook import scenarios
 from workbook.fake_llm import FakeLLM
 from workbook.scenarios import attacks
+from workbook.scenarios import attacks_memory as M
 
 
 def plain(name, result):
@@ -135,3 +137,27 @@ def test_site_connect_records_and_reaches_only_the_site():
             conn.getresponse()
     with pytest.raises(ConnectionRefusedError):  # a closed site is not there
         site.connect("http", "127.0.0.1", site.port, 1.0).request("GET", "/docs")
+
+
+def test_memory_poisoning_two_sessions():
+    memory = M.Memory(today=datetime.date(2026, 12, 1))
+    answer = run(M.poisons_memory(), {"kb_search": attacks.search, **memory.tools()})
+    assert answer == M.DELIVERY_ANSWER and memory.facts() == [("2026-12-01", attacks.POISONED_FACT)]
+    memory.advance(1)
+    notes, impl = shop()
+    assert run(M.obeys_memory(), {**impl, **memory.tools()}) == M.ORDER_ANSWER
+    assert notes == [(attacks.ADMIN_TITLE, attacks.ADMIN_TEXT)]
+    assert memory.recall("delivery preference")[0]["days_ago"] == 1
+    notes, impl = shop()  # marked and escaped: the recalled order is data, the fake does not obey it
+    assert run(M.obeys_memory(), {**impl, **memory.tools()}, marked) == M.ORDER_ANSWER and notes == []
+    empty = M.Memory()
+    assert run(M.poisons_memory(), {"kb_search": attacks.search, **empty.tools()}, marked) == M.DELIVERY_ANSWER
+    assert empty.facts() == [] and run(M.obeys_memory(), {**shop()[1], **empty.tools()}) == M.NO_FACTS
+    assert [p["page"] for p in attacks.search("reset router")] == ["router-reset", "router-faq"]
+    with pytest.raises(ValueError):
+        memory.remember("  ")
+
+
+def test_site_latin1_page_is_not_utf8():
+    with attacks.Site() as site:
+        assert urllib.request.urlopen(site.url("/latin1"), timeout=5).read() == "café".encode("latin-1")

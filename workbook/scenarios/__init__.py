@@ -32,7 +32,7 @@ from workbook.engine.replies import (
     server_error,
 )
 from workbook.engine.turns import Conversation
-from workbook.scenarios import attacks, billing, capstone, context, teams
+from workbook.scenarios import attacks, attacks_memory, billing, capstone, context, teams
 from workbook.scenarios.attacks import forged_confirmation, poisoned_fetch, poisoned_page
 from workbook.scenarios.base import Scenario
 from workbook.scenarios.capstone import capstone_lamps, capstone_payment, capstone_wander
@@ -159,6 +159,6 @@ def catalogue() -> list[tuple[str, str]]:
 
 
 __all__ = ["CATALOGUE", "Call", "Conversation", "Crash", "Fault", "Reply", "Scenario", "Timeout",
-           "attacks", "billing", "by_prompt", "call", "calls", "capstone", "catalogue", "chat_history", "final",
+           "attacks", "attacks_memory", "billing", "by_prompt", "call", "calls", "capstone", "catalogue", "chat_history", "final",
            "context", "get",
            "rate_limit", "scripted", "server_error", "teams", "StreamPlan", "streamed", *CATALOGUE]
