@@ -5,23 +5,119 @@ from __future__ import annotations
 import json
 import os
 import queue
+import select
+import socket
 import subprocess
 import sys
 import threading
 
 from autograder.course import REPO
+from autograder.judge.zygote import PID
+
+ENV = {"PYTHONPATH": str(REPO), "PYTHONDONTWRITEBYTECODE": "1"}
+
+
+def _python(module: str, **kw) -> subprocess.Popen:
+    # -P: the working folder is not on sys.path (a module a kernel wrote there is never imported)
+    return subprocess.Popen([sys.executable, "-P", "-m", module, *kw.pop("args", ())], env={**os.environ, **ENV},
+                            cwd=str(REPO), stderr=subprocess.DEVNULL, **kw)
+
+
+def spawn_plain() -> subprocess.Popen:
+    """A judge in a new interpreter (when no zygote can fork one)."""
+    return _python("autograder.judge", stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+
+
+class Forked:
+    """A judge forked by the zygote: the parts of Popen that JudgeProcess uses."""
+
+    def __init__(self, pid: int, stdin, stdout):
+        self.pid, self.stdin, self.stdout = pid, stdin, stdout
+
+    def wait(self, timeout: float | None = None) -> None:
+        try:
+            fd = os.pidfd_open(self.pid)
+        except OSError:  # gone already (the zygote's children are reaped as they end)
+            return
+        try:
+            if not select.select([fd], [], [], timeout)[0]:
+                raise subprocess.TimeoutExpired(f"judge {self.pid}", timeout or 0)
+        finally:
+            os.close(fd)
+
+    def kill(self) -> None:
+        try:
+            os.kill(self.pid, 9)
+        except OSError:
+            pass
+
+
+class Zygote:
+    """This worker's zygote (autograder/judge/zygote.py), started on first use."""
+
+    _lock = threading.Lock()
+    _current: Zygote | None = None
+
+    def __init__(self):
+        self.control, theirs = socket.socketpair()
+        self.owner = os.getpid()
+        self.proc = _python("autograder.judge.zygote", args=[str(theirs.fileno())], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, pass_fds=[theirs.fileno()])
+        theirs.close()
+
+    @classmethod
+    def _get(cls) -> Zygote:
+        zygote = cls._current
+        if zygote is None or zygote.owner != os.getpid() or zygote.proc.poll() is not None:
+            zygote = cls._current = cls()
+        return zygote
+
+    @classmethod
+    def warm(cls) -> None:
+        """Start this worker's zygote now, so its imports overlap other work."""
+        with cls._lock:
+            cls._get()
+
+    @classmethod
+    def fork(cls) -> Forked | None:
+        """A new judge, or None if no zygote can make one (then spawn it plainly)."""
+        with cls._lock:
+            zygote = cls._get()
+            stdin_r, stdin_w = os.pipe()
+            stdout_r, stdout_w = os.pipe()
+            try:
+                socket.send_fds(zygote.control, [b"f"], [stdin_r, stdout_w])
+                pid = PID.unpack(_read_exactly(zygote.control, PID.size))[0]
+            except (OSError, ValueError):
+                pid = -1
+            finally:
+                os.close(stdin_r)
+                os.close(stdout_w)
+            if pid <= 0:
+                os.close(stdin_w)
+                os.close(stdout_r)
+                cls._current = None
+                return None
+        return Forked(pid, open(stdin_w, "w", buffering=1, encoding="utf-8"), open(stdout_r, encoding="utf-8"))
+
+
+def _read_exactly(sock: socket.socket, n: int) -> bytes:
+    data = b""
+    while len(data) < n:
+        chunk = sock.recv(n - len(data))
+        if not chunk:
+            raise ValueError("the zygote hung up")
+        data += chunk
+    return data
 
 
 class JudgeProcess:
-    """One judge for one notebook (`python -m autograder.judge`), fed over its stdin."""
+    """One judge for one notebook, forked by the worker's zygote (or `python -m autograder.judge`),
+    fed over its stdin."""
 
     def __init__(self):
-        """Start the process now (its imports overlap the kernel's start); `start()` it later."""
-        env = {**os.environ, "PYTHONPATH": str(REPO), "PYTHONDONTWRITEBYTECODE": "1"}
-        # -P: the working folder is not on sys.path (a module a kernel wrote there is never imported)
-        self.proc = subprocess.Popen([sys.executable, "-P", "-m", "autograder.judge"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
-                                     cwd=str(REPO), text=True, bufsize=1)
+        """Make the judge now (a fresh interpreter's imports overlap the kernel's start); `start()` it later."""
+        self.proc = Zygote.fork() or spawn_plain()
         self.results: queue.Queue = queue.Queue()
         self.dead = False
         threading.Thread(target=self._read, daemon=True).start()

@@ -1,0 +1,74 @@
+"""A warm parent for judges: `python -P -m autograder.judge.zygote` imports what every judge needs
+(the runner, the fake's engine, openai and anthropic: about 4.5 s of CPU) once per grading worker,
+then forks one judge per notebook.
+
+Trust: the zygote is the grader's own code and never sees a submission; it reads only fork
+requests from the worker that started it, over a socket pair nothing else holds. Each judge is a
+fresh fork of that clean state (the same as a new process for everything the judge keeps: its
+handle ids come from `secrets`, and tempfile reseeds by pid), so one notebook's judge can never
+see another's. A judge that the zygote cannot make is made the old way (`process.spawn_plain`).
+
+Protocol: the worker sends one byte with two file descriptors (the judge's stdin and stdout); the
+zygote answers the new judge's pid as 8 bytes. End of file on the socket ends the zygote (its
+worker is gone); judges it forked live on until their own stdin closes.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import struct
+import sys
+
+import autograder.judge.runner as runner
+
+PID = struct.Struct("!q")
+
+
+def _child(fds: list[int], control: socket.socket) -> None:
+    control.close()
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    stdin, stdout = fds
+    os.dup2(stdin, 0)
+    os.dup2(stdout, 1)
+    for fd in (stdin, stdout):
+        if fd > 2:
+            os.close(fd)
+    sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115  (the judge reads it to its end)
+    try:
+        runner.main()
+    finally:
+        os._exit(1)
+
+
+def serve(control: socket.socket) -> None:
+    """Fork a judge for every request until the worker hangs up."""
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernel reaps judges: no zombies
+    while True:
+        try:
+            data, fds, _flags, _addr = socket.recv_fds(control, 1, 2)
+        except OSError:
+            return
+        if not data:
+            return
+        if len(fds) != 2:
+            for fd in fds:
+                os.close(fd)
+            control.sendall(PID.pack(-1))
+            continue
+        pid = os.fork()
+        if pid == 0:
+            _child(fds, control)
+        for fd in fds:
+            os.close(fd)
+        control.sendall(PID.pack(pid))
+
+
+def main() -> None:
+    serve(socket.socket(fileno=int(sys.argv[1])))  # stdin, stdout and stderr are /dev/null
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()
