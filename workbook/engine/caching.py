@@ -16,7 +16,8 @@ The rule (docs/SOURCES.md, "Prompt caching", says what is the providers' and wha
   counted as the prompt is, so the prefix through a message's last block is the prompt up to
   there. Every breakpoint whose prefix reaches the model's minimum cacheable length (`minimum`:
   4096 tokens on claude-haiku-4-5, 1024 on claude-sonnet-4-5 and on a name the table does not
-  know) is written to the cache.
+  know) is written to the cache. Each model has a cache of its own (a prefix one model wrote is
+  not read by another).
   `cache_read_input_tokens` is the longest prefix, ending at a block boundary no later than the
   last breakpoint, that an earlier request wrote; `cache_creation_input_tokens` is the rest of
   the prefix up to the last breakpoint when that prefix was not cached yet, reported by its TTL
@@ -116,7 +117,7 @@ def _boundaries(body: dict):
     the tools, the system blocks, then each message's content blocks. Tokens are counted as the
     prompt is (workbook.engine.tokens), so the prefix through a message's last block is exactly
     the prompt up to that message, and a breakpoint adds nothing."""
-    digest = hashlib.sha256()
+    digest = hashlib.sha256(str(body.get("model")).encode("utf-8", "surrogatepass"))  # a cache per model
 
     def step(block) -> str:
         digest.update(compact(block).encode("utf-8", "surrogatepass"))
