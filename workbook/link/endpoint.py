@@ -1,5 +1,5 @@
 """What both ends of the link share: objects kept behind handles, the requests that reach them,
-calls with their arguments' identity and state, signatures and exceptions as data.
+calls with their arguments' identity and state, signatures (exceptions: `errors.py`).
 
 A side keeps every object it hands out as a handle in `objects` (id -> object). The other side
 may only send these requests about one of them:
@@ -16,49 +16,25 @@ A reply is {"ok": <value>, ...} or {"exc": <the exception, as codec's $e data>}.
 
 from __future__ import annotations
 
-import builtins
 import dataclasses
 import functools
 import inspect
 import itertools
-import sys
 import threading
-import traceback
 import typing
 
-from workbook.engine.function_face import TooManyCalls
 from workbook.link import codec
+from workbook.link.errors import MAX_MSG, exc_reply, make_exception
 
 OPS = frozenset({"call", "getattr", "len", "iter", "next", "repr", "str", "getitem", "contains"})
 MAX_TABLES = 32  # calls whose arguments' state is kept in step
-MAX_MSG = 2_000  # characters of an exception's message that cross
 BUILTIN_TYPES = {t.__name__: t for t in (int, str, float, bool, list, dict, tuple, set, frozenset, bytes,
                                          object, complex, bytearray)} | {"None": None}
-EXCEPTION_MODULES = ("builtins", "openai", "anthropic", "httpx2", "httpx", "workbook")
 
 
 def mutable(value) -> bool:
     """Argument parts whose state a call may change and the caller must see afterwards."""
     return type(value) in (list, dict, set) or codec.is_record(value)
-
-
-def exc_reply(e: BaseException) -> dict:
-    data = codec.exception_data(e, lambda x: None)
-    data["mro"] = [c.__name__ for c in type(e).__mro__ if c is not object][:20]
-    frames = [f for f in traceback.extract_tb(e.__traceback__) if not f.filename.startswith(LINK_DIR)][-3:]
-    data["where"] = [where(f) for f in frames]
-    return {"exc": data}
-
-
-LINK_DIR = __file__.rsplit("/", 1)[0] + "/"  # this package's own frames are not the student's
-
-
-def where(frame) -> str:
-    """Where a frame is, in a student's words: a notebook cell's function, or a module's line."""
-    name = frame.filename.rsplit("/", 1)[-1]
-    if "ipykernel" in frame.filename or name.startswith("<ipython"):
-        return f"{frame.name}, line {frame.lineno} of its cell"[:200]
-    return f"{frame.name} ({name}:{frame.lineno})"[:200]
 
 
 def link_error(msg: str) -> dict:
@@ -87,61 +63,6 @@ def annotation_from(name, trusted: bool):
         except Exception:  # noqa: BLE001 - an annotation this side cannot name stays text
             return name
     return name
-
-
-def find_exception(path: str, mro) -> type:
-    """The class an exception names, if it is one of the few modules both sides share; else a
-    class of that name under its nearest built-in base."""
-    module, qualname = codec.split_path(path)
-    if module.split(".")[0] in EXCEPTION_MODULES and module in sys.modules:
-        obj = sys.modules[module]
-        for part in qualname.split("."):
-            obj = getattr(obj, part, None)
-        if isinstance(obj, type) and issubclass(obj, BaseException) and obj not in (SystemExit, KeyboardInterrupt):
-            return obj
-    names = [str(n) for n in mro] if type(mro) is list else []
-    base = next((getattr(builtins, n) for n in names[1:] if isinstance(getattr(builtins, n, None), type)
-                 and issubclass(getattr(builtins, n), BaseException)
-                 and getattr(builtins, n) not in (KeyboardInterrupt, SystemExit, GeneratorExit)), Exception)
-    name = qualname.split(".")[-1]
-    return type(name, (base,), {"__module__": module})
-
-
-def make_exception(node: dict, inner, request_url: str = "http://fake-llm.invalid/v1"):
-    """An exception from its data; SDK errors get a response with their status and headers."""
-    err = _build_exception(node, inner, request_url)
-    where = node.get("where")
-    if type(where) is list and where and hasattr(err, "add_note"):
-        err.add_note("raised in the notebook: " + " > ".join(str(w)[:200] for w in where[-3:]))
-    return err
-
-
-def _build_exception(node: dict, inner, request_url: str):
-    cls = find_exception(node.get("$e"), node.get("mro"))
-    msg = str(node.get("msg", ""))[:MAX_MSG]
-    status = node.get("status")
-    try:
-        params = inspect.signature(cls).parameters
-        if type(status) is int and "response" in params:
-            import httpx2
-
-            headers = [(str(k), str(v)) for k, v in node.get("headers", [])][:100]
-            response = httpx2.Response(status, headers=headers, request=httpx2.Request("POST", request_url))
-            return cls(msg, response=response, body=inner(node.get("body")))
-        if "request" in params:
-            import httpx2
-
-            kwargs = {"request": httpx2.Request("POST", request_url)}
-            if "message" in params:
-                kwargs["message"] = msg
-            return cls(**kwargs)
-        if cls is TooManyCalls:
-            return TooManyCalls(int(msg.split("more than ")[-1].split()[0]) if "more than " in msg else 0)
-        return cls(msg)
-    except Exception:  # noqa: BLE001 - a class that will not be built from its message
-        err = cls.__new__(cls)
-        BaseException.__init__(err, msg)
-        return err
 
 
 def signature_data(fn, encode) -> dict | None:

@@ -7,7 +7,12 @@
 
 `toy_server.py` is a standard-library server whose misbehaviours are flags (see its docstring);
 `sdk_server.py` is a real server made with the official `mcp` SDK (slower to start: it imports
-the SDK). `run_async` runs a coroutine to completion from a notebook cell, bounded in time.
+the SDK). `run_async` runs a coroutine to completion from a notebook cell, bounded in time;
+`memory.exchange_async` sends raw JSON-RPC messages to an SDK server object in this process.
+
+When a chapter is graded, a test starts the server on the grader's side and hands the student's
+client the `Connection`: its methods and data cross (`send`, `read_line`, `sent`, `stderr`,
+`returncode`), the subprocess itself never does.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import queue
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -56,8 +62,14 @@ class Connection:
         self.stderr: list[str] = []  # the server's log lines (stderr is where logs belong)
         self.sent: list[dict] = []   # every message sent, in order
         self._eof = False
+        self.spoke = threading.Event()  # the server wrote its first line to stderr (or exited)
         threading.Thread(target=self._pump, args=(self.proc.stdout, self.lines.put), daemon=True).start()
-        threading.Thread(target=self._pump, args=(self.proc.stderr, self.stderr.append), daemon=True).start()
+        threading.Thread(target=self._pump, args=(self.proc.stderr, self._log), daemon=True).start()
+
+    def _log(self, line: str) -> None:
+        if line:
+            self.stderr.append(line)
+        self.spoke.set()
 
     @staticmethod
     def _pump(stream, put):
@@ -77,6 +89,11 @@ class Connection:
             self.proc.stdin.flush()
         except (BrokenPipeError, ValueError, OSError) as e:
             raise ConnectionError(f"the server is gone (exit code {self.proc.poll()}): {e}") from None
+
+    @property
+    def returncode(self) -> int | None:
+        """The server's exit code once it has exited, else None."""
+        return self.proc.poll()
 
     def read_line(self, timeout: float) -> str | None:
         """The next line from the server's stdout; "" once it has exited; None after `timeout` s."""
@@ -113,14 +130,56 @@ class Connection:
         self.close()
 
 
-def start(command: list[str], max_sends: int | None = None) -> Connection:
-    """Start a server as a subprocess; the Connection (use it in a `with` block)."""
-    return Connection(command, max_sends)
+class Chatter:
+    """A connection to a server that talks but never answers: each read waits `period` seconds
+    and gives a progress notification, `lines` times; then silence. No subprocess, so the gaps
+    are exactly `period` however busy the machine is: a client whose timeout is per line (longer
+    than `period`) keeps reading for `lines * period` seconds; one with a deadline stops at it."""
+
+    def __init__(self, period: float = 0.05, lines: int = 300):
+        self.period, self.lines, self.sent, self.stderr, self.returncode = period, lines, [], [], None
+        self.read = 0
+
+    def send(self, message: dict) -> None:
+        self.sent.append(json.loads(json.dumps(message)))
+
+    def read_line(self, timeout: float) -> str | None:
+        if timeout < self.period or self.read >= self.lines:
+            time.sleep(max(min(timeout, 5.0), 0))
+            return None
+        time.sleep(self.period)
+        self.read += 1
+        return json.dumps({"jsonrpc": "2.0", "method": "notifications/progress",
+                           "params": {"progressToken": self.read, "progress": self.read}}) + "\n"
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self) -> Chatter:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
 
-def run_async(make_coroutine, timeout: float = 10.0):
+def start(command: list[str], max_sends: int | None = None, ready_timeout: float = 120.0) -> Connection:
+    """Start a server as a subprocess; the Connection (use it in a `with` block).
+
+    The toy server says "ready" on stderr once it reads stdin: `start` waits for that (at most
+    `ready_timeout` s, a backstop), so a busy machine's slow start never eats the deadline of a
+    client's first request."""
+    conn = Connection(command, max_sends)
+    if str(TOY) in command:
+        conn.spoke.wait(ready_timeout)
+    return conn
+
+
+def run_async(make_coroutine, timeout: float = 120.0):
     """Run `make_coroutine()` to the end in a thread of its own (a notebook already runs an event
-    loop, so asyncio.run cannot be called in a cell); its result, or TimeoutError after `timeout` s."""
+    loop, so asyncio.run cannot be called in a cell); its result, or TimeoutError after `timeout` s.
+
+    The timeout is a backstop for a coroutine that never ends, not a speed limit: the first call
+    of a kernel imports and builds much of the SDK (pydantic schemas), seconds on a busy machine."""
     box: dict = {}
 
     def target():
@@ -133,7 +192,8 @@ def run_async(make_coroutine, timeout: float = 10.0):
     thread.start()
     thread.join(timeout)
     if thread.is_alive():
-        raise TimeoutError(f"the coroutine did not finish within {timeout} s")
+        raise TimeoutError(f"the coroutine did not finish within {timeout} s (is it waiting for "
+                           "something that never comes?)")
     if "error" in box:
         raise box["error"]
     return box["value"]

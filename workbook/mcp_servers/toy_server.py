@@ -1,12 +1,16 @@
 """A small MCP server over stdio for chapter 18, standard library only (it starts in ~50 ms).
 
-It speaks what the official SDK's server speaks (newline-delimited JSON-RPC 2.0: initialize,
-notifications/initialized, tools/list with nextCursor, tools/call with isError results), and its
-misbehaviours are switched on by flags, so a test can start exactly the server it needs:
+It speaks what the official SDK's server speaks (newline-delimited JSON-RPC 2.0), in both eras,
+chosen per request as the SDK's dual-era server chooses per connection: the legacy handshake
+(initialize, notifications/initialized, then tools/list with nextCursor, tools/call with isError
+results) and the stateless 2026-07-28 form (every request carries its version and capabilities
+in `_meta`; server/discover; -32022 for a version it does not serve; `resultType` on results).
+Its misbehaviours are switched on by flags, so a test can start exactly the server it needs:
 
     python toy_server.py [--page-size N] [--loop-cursor] [--lenient] [--errors jsonrpc]
-                         [--version V] [--log-stdout] [--notify] [--wrong-id]
+                         [--version V] [--log-stdout] [--notify] [--wrong-id] [--ask]
                          [--die-on METHOD] [--hang-on METHOD] [--chatter-on METHOD]
+                         [--fail-on METHOD] [--legacy-only] [--input-required] [--extra-blocks]
 """
 
 import argparse
@@ -16,6 +20,10 @@ import time
 
 SUPPORTED = ("2025-06-18", "2025-11-25")
 LATEST = SUPPORTED[-1]
+MODERN = ("2026-07-28",)  # the stateless revisions this server serves
+VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
+SERVER_INFO = {"name": "toy", "version": "1.0"}
 
 
 def _schema(**props):
@@ -61,6 +69,8 @@ class Server:
         self.write({"jsonrpc": "2.0", "id": id_, "error": {"code": code, "message": text}})
 
     def result(self, id_, result):
+        if self.opts.ask:  # a request from the server (it has a method and an id): not an answer
+            self.write({"jsonrpc": "2.0", "id": f"toy-{id_}", "method": "roots/list"})
         if self.opts.notify:  # a log notification first: no id, the client must skip it
             self.write({"jsonrpc": "2.0", "method": "notifications/message",
                         "params": {"level": "info", "data": f"answering request {id_}"}})
@@ -79,6 +89,11 @@ class Server:
                             "params": {"progressToken": id_, "progress": 1}})
                 time.sleep(0.05)
             return
+        if method == self.opts.fail_on and "id" in msg:
+            return self.error(id_, -32603, f"{method} refused: the server is not available")
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        if isinstance(meta, dict) and VERSION_KEY in meta and not self.opts.legacy_only and "id" in msg:
+            return self.modern(id_, method, params, meta)
         if "id" not in msg:  # a notification: never answered
             if method == "notifications/initialized" and self.initialized:
                 self.ready = True
@@ -103,6 +118,33 @@ class Server:
             return self.call_tool(id_, params.get("name"), args)
         return self.error(id_, -32601, f"Method not found: {method}")
 
+    def modern(self, id_, method, params, meta):
+        """A 2026-07-28 request: no handshake, its own version and capabilities in `_meta`."""
+        version = meta.get(VERSION_KEY)
+        if version not in MODERN:
+            return self.write({"jsonrpc": "2.0", "id": id_, "error": {
+                "code": -32022, "message": "Unsupported protocol version",
+                "data": {"supported": list(MODERN), "requested": version}}})
+        if not isinstance(meta.get(CAPABILITIES_KEY), dict):
+            return self.error(id_, -32602, f"params._meta is missing the required envelope key(s): {CAPABILITIES_KEY}")
+        stamp = {"resultType": "complete", "_meta": {"io.modelcontextprotocol/serverInfo": SERVER_INFO}}
+        if method == "server/discover":
+            return self.result(id_, {"supportedVersions": list(MODERN), "capabilities": {"tools": {}},
+                                     "ttlMs": 0, "cacheScope": "private", **stamp})
+        if method == "tools/list":
+            return self.result(id_, {"tools": TOOLS, "ttlMs": 0, "cacheScope": "private", **stamp})
+        if method == "tools/call":
+            if self.opts.input_required:
+                return self.result(id_, {"resultType": "input_required", "inputRequests": {
+                    "confirm": {"method": "elicitation/create", "params": {"message": "Sure?"}}}})
+            try:
+                text = run_tool(params.get("name"), params.get("arguments") or {})
+            except (ValueError, LookupError) as e:
+                return self.result(id_, {"content": [{"type": "text", "text": str(e)}], "isError": True, **stamp})
+            return self.result(id_, {"content": [{"type": "text", "text": text}], "isError": False, **stamp})
+        return self.write({"jsonrpc": "2.0", "id": id_, "error": {"code": -32601, "message": "Method not found",
+                                                                  "data": method}})
+
     def list_tools(self, id_, cursor):
         size = self.opts.page_size or len(TOOLS)
         try:
@@ -121,7 +163,10 @@ class Server:
             if self.opts.errors == "jsonrpc":
                 return self.error(id_, -32602, str(e))
             return self.result(id_, {"content": [{"type": "text", "text": str(e)}], "isError": True})
-        self.result(id_, {"content": [{"type": "text", "text": text}], "isError": False})
+        blocks = [{"type": "text", "text": text}]
+        if self.opts.extra_blocks:  # more blocks: an image between two texts
+            blocks += [{"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}, {"type": "text", "text": "(end)"}]
+        self.result(id_, {"content": blocks, "isError": False})
 
 
 def main(argv=None):
@@ -137,10 +182,17 @@ def main(argv=None):
     p.add_argument("--die-on")
     p.add_argument("--hang-on")
     p.add_argument("--chatter-on")
+    p.add_argument("--fail-on", help="answer METHOD with a JSON-RPC error")
+    p.add_argument("--ask", action="store_true", help="send a request of its own before each reply")
+    p.add_argument("--legacy-only", action="store_true", help="a 2025 server: no stateless requests")
+    p.add_argument("--input-required", action="store_true", help="stateless tools/call asks for more input")
+    p.add_argument("--extra-blocks", action="store_true", help="tool results carry three content blocks")
     opts = p.parse_args(argv)
     if opts.log_stdout:  # the classic mistake: logs on stdout, where only JSON-RPC may go
         print("INFO toy server starting", flush=True)
     server = Server(opts)
+    sys.stderr.write("toy server: ready\n")  # `start()` waits for it: startup never eats a request's deadline
+    sys.stderr.flush()
     for line in sys.stdin:
         if not line.strip():
             continue

@@ -1,0 +1,112 @@
+"""Chapter 18 under the judge: what of an MCP server crosses the link to the student's kernel.
+
+A judged test starts the toy server on the judge's side and hands the student's client the
+`Connection`. Its methods and data cross (`send`, `read_line`, `sent`, `returncode`); the
+subprocess behind it never does, so the kernel cannot signal, kill or rewire the server the
+asserts read. The two ends run in this process over a socket pair, as the judge and a kernel do.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+
+import pytest
+
+from autograder.judge.remote import JudgeEnd, KernelRef
+from workbook.link.channel import Channel
+from workbook.link.codec import LinkError
+from workbook.link.kernel_side import KernelEnd
+from workbook.mcp_servers import start, toy_command
+
+
+@pytest.fixture
+def ends():
+    judge_sock, kernel_sock = socket.socketpair()
+    judge, kernel = JudgeEnd(), KernelEnd()
+    judge.channel = Channel(judge_sock, judge.serve, orphans="thread")
+    kernel.channel = Channel(kernel_sock, kernel.serve, orphans="thread")
+    yield judge, kernel
+    judge.channel.close()
+    kernel.channel.close()
+
+
+def kernel_function(judge: JudgeEnd, kernel: KernelEnd, fn) -> KernelRef:
+    """`fn` as the judge sees a function of the notebook: a KernelRef."""
+    ref = judge.decode(kernel.encode(fn))
+    assert isinstance(ref, KernelRef)
+    return ref
+
+
+def client(conn):
+    """What a student's rpc does with the connection it was handed (in the kernel)."""
+    conn.send({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    line = conn.read_line(10.0)
+    try:
+        conn.proc.kill()
+        reached = "the subprocess"
+    except LinkError as e:
+        reached = f"refused: {e}"
+    return {"reply": json.loads(line), "sent": conn.sent, "returncode": conn.returncode, "proc": reached}
+
+
+def test_a_connection_crosses_but_not_its_subprocess(ends):
+    judge, kernel = ends
+    with start(toy_command("--lenient")) as conn:
+        out = kernel_function(judge, kernel, client)(conn)
+        assert out["reply"] == {"jsonrpc": "2.0", "id": 1, "result": {}}
+        assert out["sent"] == [{"jsonrpc": "2.0", "id": 1, "method": "ping"}]
+        assert out["returncode"] is None
+        assert out["proc"].startswith("refused: a test cannot hand the notebook a Popen")
+        assert conn.proc.poll() is None, "the server is still running: the kernel never reached it"
+        assert conn.sent == out["sent"], "the judge's record is the one the asserts read"
+
+
+def test_a_kernel_cannot_lift_the_send_limit(ends):
+    judge, kernel = ends
+
+    def flood(conn):
+        conn.max_sends = None  # sets an attribute of the kernel's proxy only
+        for n in range(10):
+            conn.send({"jsonrpc": "2.0", "id": n + 1, "method": "ping"})
+
+    with start(toy_command("--lenient"), max_sends=3) as conn:
+        with pytest.raises(BaseException, match="more than 3 messages"):
+            kernel_function(judge, kernel, flood)(conn)
+        assert len(conn.sent) == 3
+
+
+def test_returncode_is_the_exit_code():
+    with start(toy_command("--die-on", "ping")) as conn:
+        assert conn.returncode is None
+        conn.send({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+        assert conn.read_line(10.0) == ""
+        assert conn.returncode == 3
+
+
+class MCPError(Exception):
+    """A notebook's own exception class (chapter 18 defines one in its given code)."""
+
+
+def refuse(text):
+    raise MCPError(f"refused: {text}")
+
+
+def test_a_notebook_exception_class_is_one_class_in_the_judge(ends):
+    judge, kernel = ends
+    cls = judge.decode(kernel.encode(MCPError))
+    assert isinstance(cls, type) and issubclass(cls, Exception) and cls.__name__ == "MCPError"
+    assert cls is not MCPError, "the judge's class is made from data, never the kernel's object"
+    assert judge.decode(kernel.encode(MCPError)) is cls, "the same class each time it is looked up"
+    with pytest.raises(cls, match="refused: no"):  # what checks.raises(MCPError) needs
+        kernel_function(judge, kernel, refuse)("no")
+    same = kernel_function(judge, kernel, lambda c: c is MCPError)
+    assert same(cls) is True, "handed back, the class is the kernel's own again"
+
+
+def test_a_class_that_only_says_it_is_an_exception_gets_a_builtin_base(ends):
+    judge, kernel = ends
+    forged = {"$h": 12345, "side": "k", "kind": "class", "exc": True, "path": "__main__:Sneaky",
+              "mro": ["Sneaky", "SystemExit", "KeyboardInterrupt", "BaseException"]}
+    cls = judge.decode(forged)
+    assert cls.__mro__[1] is BaseException and not issubclass(cls, (SystemExit, KeyboardInterrupt))
