@@ -1,9 +1,11 @@
-"""Build a trajectory from an OpenAI-format message list (what a loop keeps anyway)."""
+"""Build a trajectory from an OpenAI-format message list (what a loop keeps anyway), or from a
+Responses API conversation (items), read as the same messages."""
 
 from __future__ import annotations
 
 import json
 
+from workbook.engine.responses_items import to_messages as items_as_messages
 from workbook.engine.tokens import prompt_tokens, tokens
 from workbook.engine.turns import text_of
 from workbook.trace.model import Call, Step, Summary, Trajectory, preview
@@ -23,6 +25,9 @@ def from_messages(messages, tools=None, status: str | None = None) -> Trajectory
         traj.problems.append(f"from_messages needs a list of messages, got {type(messages).__name__}"
                              " (for a JSONL file or text use read_jsonl)")
         return traj
+    messages, problem = _items_read(list(messages))
+    if problem:
+        traj.problems.append(problem)
     msgs = []
     for n, m in enumerate(messages, start=1):
         d = _as_dict(m)
@@ -57,6 +62,21 @@ def from_messages(messages, tools=None, status: str | None = None) -> Trajectory
     if not traj.steps:
         traj.problems.append("no assistant turn in the messages: nothing to show as steps")
     return traj
+
+
+ITEMS = ("function_call", "function_call_output", "reasoning")
+
+
+def _items_read(given: list) -> tuple[list, str | None]:
+    """A Responses conversation (items: function_call, function_call_output, reasoning, messages)
+    as messages; a message list as it is. Reasoning items have no message and are left out."""
+    dicts = [_as_dict(m) for m in given]
+    if not any(d is not None and d.get("type") in ITEMS for d in dicts):
+        return given, None
+    try:
+        return items_as_messages(None, [d for d in dicts if d is not None]), None
+    except (KeyError, TypeError, AttributeError) as e:
+        return given, f"items that could not be read as a Responses conversation ({type(e).__name__}: {e})"
 
 
 def _as_dict(m) -> dict | None:
