@@ -6,7 +6,7 @@ STAMP   := $(VENV)/.installed-stamp
 # Open a browser only where there is a screen; otherwise print the URL and token.
 LAB_FLAGS ?= $(if $(or $(DISPLAY),$(filter Darwin,$(shell uname -s))),,--no-browser)
 
-.PHONY: venv lab lab-instructor test quick lint bench release grade check clean
+.PHONY: venv lab lab-instructor test quick lint bench release grade check clean bytecode
 
 # requirements.lock pins every version (CONTRIBUTING.md); pyproject.toml's ranges stay the source.
 $(STAMP): pyproject.toml requirements.lock
@@ -33,16 +33,24 @@ test: lint
 # Every test and gate (README, CI), spread over the cores by pytest-xdist: the gates share one
 # worker (they read one graded batch, which runs its own GATES_WORKERS processes).
 XDIST   ?= -n auto --dist loadgroup
-test: venv
-	$(BIN)/python -m pytest $(XDIST) $(PYTEST_ARGS)
+# Bytecode is compiled once, here, and kept (a shell that sets PYTHONDONTWRITEBYTECODE would
+# otherwise make every kernel, judge and test process compile the workbook and rewrite the tests
+# again): the judge and the kernels run with it set and read what this wrote.
+BYTECODE = PYTHONDONTWRITEBYTECODE=
+test: venv bytecode
+	$(BYTECODE) $(BIN)/python -m pytest $(XDIST) $(PYTEST_ARGS)
+
+bytecode: venv
+	@$(BIN)/python -m compileall -q -j 0 autograder workbook bench
+	@$(BIN)/python -m compileall -q -l tests  # top level only: never a chapter's source under tests/pilot
 
 # A maintainer's inner loop (< 2 minutes): the library tests, and the fast-runner gates and static
 # gates of the chapters changed since QUICK_BASE (solutions/, chapters/, mutants; uncommitted too).
 QUICK_BASE ?= HEAD
 TOUCHED = $(shell { git diff --name-only $(QUICK_BASE) --; git ls-files -o --exclude-standard; } 2>/dev/null \
 	| sed -nE 's#^(tests/pilot/)?(solutions|chapters|autograder/mutants)/([0-9][0-9]_[^/]+)/.*#\3#p' | sort -u | paste -sd, -)
-quick: venv
-	GATES_PIPELINE=0 GATES_ONLY=$(or $(TOUCHED),none) $(BIN)/python -m pytest $(XDIST) \
+quick: venv bytecode
+	$(BYTECODE) GATES_PIPELINE=0 GATES_ONLY=$(or $(TOUCHED),none) $(BIN)/python -m pytest $(XDIST) \
 		-m "(not slow and not browser) or fastgate" $(PYTEST_ARGS)
 
 lint: venv

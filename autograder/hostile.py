@@ -119,14 +119,20 @@ def always_equal(course, chapter):
     return _cheat_answers(course, chapter)
 
 
+SHADOW_CODE = ("def fresh(*args, **kwargs):\n    return AlwaysEqual()\n"
+               "FakeLLM = scenarios = wb = checks = AlwaysEqual()\n")
+
+
 def shadow_names(course, chapter):
-    code = ("def fresh(*args, **kwargs):\n    return AlwaysEqual()\n"
-            "FakeLLM = scenarios = wb = checks = AlwaysEqual()\n")
-    return variants.insert(_cheat_answers(course, chapter), ALWAYS_EQUAL + code)
+    return variants.insert(_cheat_answers(course, chapter), ALWAYS_EQUAL + SHADOW_CODE)
 
 
 def patch_workbook(course, chapter):
-    code = ALWAYS_EQUAL + '''
+    return variants.insert(_cheat_answers(course, chapter), ALWAYS_EQUAL + patch_workbook_code())
+
+
+def patch_workbook_code() -> str:
+    return '''
 import importlib, pkgutil
 import workbook, workbook.checks
 for info in pkgutil.iter_modules(workbook.__path__):
@@ -141,7 +147,6 @@ def _fake_fresh(*args, **kwargs):
     return AlwaysEqual()
 workbook.checks.fresh = _fake_fresh
 '''
-    return variants.insert(_cheat_answers(course, chapter), code)
 
 
 def patch_code(course, chapter):
@@ -270,12 +275,33 @@ GRADER_CASES = {
     "deleted_tests": (deleted_tests, Expect("zero")),
     "always_equal": (always_equal, Expect("zero")),  # implied by shadow_names on other chapters
 }
-# These also test the chapter's own tests (type checks, fresh(), quiet solutions, independent
-# test cells), so they run on every chapter.
-CHAPTER_CASES = {
+
+
+def cheats_everywhere(course, chapter):
+    """shadow_names and patch_workbook in one notebook: answers equal to anything, with the test
+    vocabulary shadowed and every public workbook function replaced."""
+    return variants.insert(_cheat_answers(course, chapter), ALWAYS_EQUAL + patch_workbook_code() + SHADOW_CODE)
+
+
+def noisy_without_tests(course, chapter):
+    """stderr_noise and deleted_tests_solved in one notebook: correct, noisy answers whose
+    notebook lost its test cells."""
+    return _delete_tests(stderr_noise(course, chapter))
+
+
+# Each alone, once, on the pilot chapter (GRADER_CASES)...
+SINGLE_CHAPTER_CASES = {
     "shadow_names": (shadow_names, Expect("zero")),
     "patch_workbook": (patch_workbook, Expect("zero", tampered=True)),
     "deleted_tests_solved": (deleted_tests_solved, Expect("full")),
     "stderr_noise": (stderr_noise, Expect("full")),
 }
-CASES = {**GRADER_CASES, **CHAPTER_CASES}
+# ...and in pairs on every chapter, as these also test the chapter's own tests (type checks,
+# fresh(), quiet solutions, independent test cells). A pair proves what each of its cases does:
+# two cheats that only make comparisons true add up (either one getting through earns points, so
+# the pair scores more than zero), and on a correct notebook any defence that fails costs points.
+CHAPTER_CASES = {
+    "cheats_everywhere": (cheats_everywhere, Expect("zero", tampered=True)),
+    "noisy_without_tests": (noisy_without_tests, Expect("full")),
+}
+CASES = {**GRADER_CASES, **SINGLE_CHAPTER_CASES, **CHAPTER_CASES}
