@@ -142,7 +142,7 @@ def test_fast_runner_scores_as_the_pipeline(graded, sub):
 
 
 def test_gate_suite_stays_fast(graded):
-    per = graded["seconds"] / max(1, graded["graded"])
-    assert per < 15, f"grading takes {per:.1f} s per gate notebook"
+    """CPU time, never the clock: a busy machine must not fail a gate (the wall time per notebook is
+    printed with the gates' summary; `make bench` measures it)."""
     slow = {s: r["cpu"] for s, r in graded["fast"].items() if r.get("cpu", 0) > 60}
     assert not slow, f"notebooks taking over a minute of CPU in the fast runner (prefix included): {slow}"
