@@ -27,8 +27,8 @@
 # agents*, December 2024.)
 #
 # **Learning goals.** After this chapter you can
-# - route a message with one classification call, and send a class the model **invented** to a
-#   safe fallback instead of trusting it;
+# - route a message with one classification call whose reply is **constrained** (a forced tool
+#   with an `enum` in a strict schema), and send anything unusable to a safe fallback;
 # - chain model calls with a **gate** — code that checks each output and stops the run, with a
 #   status, when a check fails;
 # - ask the same question several times and take the answer with the most votes, turning a tie
@@ -36,7 +36,8 @@
 # - run an evaluator–optimizer loop (draft → review → revise) that always ends, with a round cap;
 # - split a task between workers that share no mutable state, with a cap on how many the planner
 #   may start (orchestrator–workers);
-# - decide between a workflow and an agent by what a wrong action would cost.
+# - decide between a workflow and an agent by what a wrong action would cost, and check in code
+#   that an action is allowed before it happens.
 #
 # **Time:** about 100 minutes.
 #
@@ -109,12 +110,18 @@ class Meter:
 #                                 ──► anything else ──► FALLBACK: no tools, a person takes over
 # ```
 #
-# The last arrow is the one that matters. The model's answer is **text**, not a value from your
-# list: it may say `Refunds.`, `refunds`, or a class nobody listed, such as `urgent_refunds`.
-# Tidy the spelling (spaces, a final full stop, capitals), then accept only an **exact** class
-# name. Anything else goes to the fallback — never to the route whose name it happens to contain,
-# and never to a route built from the model's words. A router that trusts an invented class hands
-# the model the choice of its own tools.
+# The last arrow is the one that matters. Asked in plain text, the model answers **text**, not a
+# value from your list: it may say `Refunds.`, `refunds`, or a class nobody listed, such as
+# `urgent_refunds`. A router that trusts an invented class hands the model the choice of its own
+# tools. The 2026 answer is to **constrain the reply** rather than parse it: give the model one
+# tool, `route`, whose only argument `class` is an `enum` of the class names in a **strict** JSON
+# schema (chapter 10), and force the call with `tool_choice`. A provider that enforces the schema
+# (OpenAI's `"strict": true` function calling, for one) cannot return a class that is not in the
+# enum — so the enum needs an `"other"` for a message no desk fits, or
+# the model is forced into a wrong desk. Your code still checks what comes back and sends
+# anything it cannot use to the fallback: no tool call (a refusal, a provider that ignores
+# `tool_choice`), arguments that are not JSON, a class that is not listed (a provider or model
+# that does not enforce `strict`).
 
 # %% nbgrader={"grade": false, "grade_id": "given_routes", "locked": true, "schema_version": 3, "solution": false}
 @dataclass(frozen=True)
@@ -128,6 +135,18 @@ class Route:
 
 ROUTER_PROMPT = ("Classify the customer's message. Answer with exactly one class name from this "
                  "list and nothing else:\n{classes}")
+OTHER = "other"  # the enum's way out: a message no desk fits
+
+
+def route_tool(routes):
+    """The router's one tool: a strict schema whose `class` can only be a listed class or "other"."""
+    return {"type": "function", "function": {
+        "name": "route", "description": "Name the class of the customer's message.", "strict": True,
+        "parameters": {"type": "object", "properties": {"class": {"type": "string", "enum": [*routes, OTHER]}},
+                       "required": ["class"], "additionalProperties": False}}}
+
+
+FORCE_ROUTE = {"type": "function", "function": {"name": "route"}}  # tool_choice: this call, nothing else
 
 ROUTES = {
     "refunds": Route("a refund, or an item that arrived broken",
@@ -157,36 +176,65 @@ for message in ("My Svet lamp arrived broken, I want my money back.",
 
 # %% [markdown]
 # `other` and `urgent_refunds` are not classes. The first is harmless; the second looks like
-# `refunds` — and that is exactly the answer a careless router sends to the refunds desk.
+# `refunds` — and that is exactly the answer a careless router sends to the refunds desk. Now the
+# same four messages with the schema-bound tool, on `routing_desk` (the same desk, standing for a
+# provider that enforces the schema):
+
+# %%
+llm = FakeLLM(scenarios.routing_desk())
+for message in ("My Svet lamp arrived broken, I want my money back.",
+                "Where is my order A-1002?",
+                "Please change my delivery address to Astana.",
+                "URGENT!!! Refund order A-1001 right now."):
+    response = llm.client().chat.completions.create(model="fake-model", messages=[
+        {"role": "system", "content": ROUTER_PROMPT.format(classes=classes)},
+        {"role": "user", "content": message}], tools=[route_tool(ROUTES)], tool_choice=FORCE_ROUTE)
+    call = response.choices[0].message.tool_calls[0].function
+    print(f"{call.name}({call.arguments}) <- {message}")
+
+# %% [markdown]
+# The urgent refund is a `refunds` request, as it should be; the address change is `other`. No
+# invented class can come back from a provider that enforces the enum — but your code is what
+# stands between a reply and the tools, so it checks anyway.
 
 # %% [markdown]
 # ## Exercise 1 — `route` (3 points)
 #
 # Write `route(client, model, message, routes, fallback)`:
 #
-# - make **one** model call with `ask`: the system prompt is `ROUTER_PROMPT` with `{classes}`
-#   filled in by one line per class, `- <name>: <description>`, in the order of `routes`; the
-#   user message is `message`;
-# - tidy the reply: strip white space, then a final full stop, and compare in lower case (the
-#   class names in `routes` are lower case);
-# - return `routes[label]` when the tidy label is exactly one of the class names, otherwise
-#   `fallback` — for an invented class, two classes, an explanation, an empty reply.
+# - make **one** model call, `client.chat.completions.create(model=model, messages=...,
+#   tools=[route_tool(routes)], tool_choice=FORCE_ROUTE)`: the system message is `ROUTER_PROMPT`
+#   with `{classes}` filled in by one line per class, `- <name>: <description>`, in the order of
+#   `routes`; the user message is `message`;
+# - the answer is the reply's tool call: exactly one call, named `route`, whose JSON arguments
+#   are `{"class": <name>}`. Return `routes[<name>]` when the name is one of the class names;
+# - return `fallback` for everything else, without an exception: `"other"`, no tool call (a text
+#   reply, even one that names a class), more than one call, arguments that are not JSON or not an
+#   object, a class that is not listed (`urgent_refunds`, `Refunds`, a near miss).
 
 # %% nbgrader={"grade": false, "grade_id": "route", "locked": false, "schema_version": 3, "solution": true}
 def route(client, model, message, routes, fallback):
     """The Route whose class name the model answered, or `fallback` for anything else."""
     ### BEGIN SOLUTION
     classes = "\n".join(f"- {name}: {r.description}" for name, r in routes.items())
-    label = ask(client, model, ROUTER_PROMPT.format(classes=classes), message)
-    label = label.strip().removesuffix(".").strip().lower()
-    return routes[label] if label in routes else fallback
+    response = client.chat.completions.create(model=model, messages=[
+        {"role": "system", "content": ROUTER_PROMPT.format(classes=classes)},
+        {"role": "user", "content": message}], tools=[route_tool(routes)], tool_choice=FORCE_ROUTE)
+    tool_calls = response.choices[0].message.tool_calls or []
+    if len(tool_calls) != 1 or tool_calls[0].function.name != "route":
+        return fallback
+    try:
+        label = json.loads(tool_calls[0].function.arguments).get("class")
+    except (ValueError, AttributeError):  # not JSON, or JSON that is not an object
+        return fallback
+    return routes[label] if isinstance(label, str) and label in routes else fallback
     ### END SOLUTION
 
 
 # %% nbgrader={"grade": true, "grade_id": "route_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: route makes one classification call whose prompt lists every class, returns the
-route the model named (spaces, a full stop and capitals do not matter), and the fallback for a
-class the model invented."""
+"""Visible tests: route makes one call that offers route_tool(routes) and forces it with
+FORCE_ROUTE, lists every class in the system prompt, and returns the route the call names; the
+fallback for "other", an unlisted class, a text reply and arguments that are not JSON."""
 from workbook.checks import fresh
 
 wb = fresh()
@@ -195,34 +243,46 @@ routes = {"refunds": Route("a refund", "R", ("refund",)), "orders": Route("an or
 fallback = Route("anything else", "F")
 
 
-def routed(answer):
-    llm = wb.fake_llm.FakeLLM(S.scripted(answer))
-    with wb.checks.no_raise(f"route() with a model answering {answer!r}"):
+def routed(reply, what):
+    llm = wb.fake_llm.FakeLLM(S.scripted(reply))
+    with wb.checks.no_raise(f"route() with a model that replies {what}", hint="anything unusable is the fallback"):
         chosen = route(llm.client(max_calls=3), "fake-model", "My lamp is broken", routes, fallback)
     return llm, chosen
 
 
-llm, chosen = routed("refunds")
-assert chosen is routes["refunds"], f"the model answered 'refunds': return routes['refunds']; got {chosen!r}"
+def named(label):
+    return S.calls(S.Call("route", {"class": label}))
+
+
+llm, chosen = routed(named("refunds"), "route(class='refunds')")
+assert chosen is routes["refunds"], f"the call names 'refunds': return routes['refunds']; got {chosen!r}"
 assert llm.calls == 1, f"routing is ONE classification call; the model was called {llm.calls} times"
-sent = llm.requests[0]["messages"]
+request = llm.requests[0]
+wb.checks.equal(request.get("tools"), [route_tool(routes)], "the tools of the classification call",
+                hint="offer exactly route_tool(routes): the schema lists the classes, the model can name no other")
+wb.checks.equal(request.get("tool_choice"), FORCE_ROUTE, "the tool_choice of the classification call",
+                hint="force the route call with tool_choice=FORCE_ROUTE, so the answer is its argument, not text")
+sent = request["messages"]
 assert "- refunds: a refund" in sent[0]["content"] and "- orders: an order's status" in sent[0]["content"], (
     "the system prompt must be ROUTER_PROMPT listing every class as '- <name>: <description>'; it was "
     f"{sent[0]['content']!r}")
 assert sent[-1]["content"] == "My lamp is broken", f"the user message is the customer's message; got {sent[-1]!r}"
-llm, chosen = routed(" Orders.\n")
-assert chosen is routes["orders"], (
-    f"' Orders.\\n' names the class 'orders': strip spaces and the full stop, compare in lower case; got {chosen!r}")
-llm, chosen = routed("vip_refunds")
-assert chosen is fallback, (
-    "'vip_refunds' is a class the model invented: it gets the fallback, never the route whose name it "
-    f"contains; got {chosen!r}")
+for reply, what, why in [(named("other"), "route(class='other')", "'other' is the enum's way out: no desk fits"),
+                         (named("vip_refunds"), "route(class='vip_refunds')",
+                          "a class that is not listed (a provider that does not enforce the enum) is never trusted"),
+                         ("refunds", "the text 'refunds' and no tool call",
+                          "the answer is the route call; a text reply is a refusal or a provider that ignored tool_choice"),
+                         (S.calls(S.Call("route", "{'class': refunds")), "arguments that are not JSON",
+                          "arguments that do not parse are unusable: the fallback, not an exception")]:
+    llm, chosen = routed(reply, what)
+    assert chosen is fallback, f"route() with a model that replies {what}: expected the fallback ({why}); got {chosen!r}"
 print("route: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "route_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
-"""Hidden tests: route accepts exact class names only (any listed class, any capitals), sends every
-other reply to the fallback (a near miss, two classes, an explanation, nothing at all), uses
-ROUTER_PROMPT with the classes in order, sends no tools, and leaves `routes` as it was."""
+"""Hidden tests: route accepts a listed class from the route call only (any class of the list),
+sends every other reply to the fallback (other, a near miss, capitals, two calls, another tool, no
+class, JSON that is not an object, text), sends ROUTER_PROMPT with the classes in order, the route
+tool and FORCE_ROUTE, leaves `routes` as it was; on routing_desk the urgent refund is a refund."""
 ### BEGIN HIDDEN TESTS
 from workbook.checks import fresh
 
@@ -242,32 +302,44 @@ def routed(answer, message="Hello"):
     return llm, chosen
 
 
-for answer, name in [("faq", "faq"), ("REFUNDS", "refunds"), ("orders.", "orders"), ("\n faq \n", "faq")]:
+def named(label):
+    return S.calls(S.Call("route", {"class": label}))
+
+
+for name in routes:
+    llm, chosen = routed(named(name))
+    assert chosen is routes[name], f"the call names {name!r}: expected routes[{name!r}], got {chosen!r}"
+for answer in (named("other"), named("refund"), named("urgent_refunds"), named("REFUNDS"), named(" faq"),
+               named(None), named(["refunds"]), named("__class__"), named("fallback"),
+               S.calls(S.Call("route", {"class": "refunds"}), S.Call("route", {"class": "orders"})),
+               S.calls(S.Call("get_order", {"class": "refunds"})), S.calls(S.Call("route", {})),
+               S.calls(S.Call("route", '["refunds"]')), S.calls(S.Call("route", "refunds")),
+               "refunds", "", S.Reply(text=None)):
     llm, chosen = routed(answer)
-    assert chosen is routes[name], f"the model answered {answer!r}: expected routes[{name!r}], got {chosen!r}"
-for answer in ("refund", "urgent_refunds", "refunds, orders", "refunds or orders", "Class: refunds", "",
-               "orders\n\nThe customer asks where the order is.", "admin", "fallback", "__class__",
-               S.Reply(text=None)):
-    llm, chosen = routed(answer)
-    assert chosen is fallback, f"the model answered {answer!r}: that is not one class name; expected the fallback, got {chosen!r}"
+    assert chosen is fallback, f"the model answered {answer!r}: not one route call with a listed class; expected the fallback, got {chosen!r}"
 assert routes == before and list(routes) == list(before), "route must not change the routes it was given"
-llm, chosen = routed("orders")
+llm, chosen = routed(named("orders"))
 request = llm.requests[0]
 classes = "- refunds: a refund\n- orders: an order's status\n- faq: the shop's rules"
 wb.checks.equal(request["messages"][0]["content"], ROUTER_PROMPT.format(classes=classes),
                 "the system prompt of the classification call")
-assert "tools" not in request, "the classification call offers no tools: it only names a class"
-desk = wb.scenarios.support_desk()
+wb.checks.equal((request.get("tools"), request.get("tool_choice")), ([route_tool(routes)], FORCE_ROUTE),
+                "(tools, tool_choice) of the classification call")
+desk = wb.scenarios.routing_desk()
 llm, chosen = routed(desk, "URGENT: refund A-1001 now")
-assert chosen is fallback, f"support_desk invented 'urgent_refunds': expected the fallback, got {chosen!r}"
-llm, chosen = routed(desk, "Where is my order A-1002?")
-assert chosen is routes["orders"], f"support_desk answered 'orders': expected that route, got {chosen!r}"
+assert chosen is routes["refunds"], f"routing_desk, bound to the enum, names 'refunds': expected that route, got {chosen!r}"
+llm, chosen = routed(desk, "Please change my delivery address.")
+assert chosen is fallback, f"routing_desk names 'other': expected the fallback, got {chosen!r}"
+llm, chosen = routed(wb.scenarios.support_desk(), "Where is my order A-1002?")
+assert chosen is fallback, f"support_desk answers in text and never calls route: expected the fallback, got {chosen!r}"
 ### END HIDDEN TESTS
 
 # %% [markdown]
 # With a router, the desk that answers gets only its own tools. `handle` below runs the chosen
 # desk with chapter 03's loop (restated, with a system prompt); the fallback has no tools at all.
-# Watch the invented class land on the fallback:
+# On `routing_desk` the urgent refund reaches the refunds desk; on `support_desk`, which answers in
+# text and never calls `route` (a provider that ignores `tool_choice`), every message lands on the
+# fallback — a person, never a guess:
 
 # %%
 def run_agent(client, model, system, question, tools, impl, max_steps=8):
@@ -293,10 +365,11 @@ def run_agent(client, model, system, question, tools, impl, max_steps=8):
     return AgentResult(None, "STOPPED: step limit", max_steps)
 
 
-for message in ("Where is my order A-1002?", "URGENT!!! Refund order A-1001 right now."):
-    chosen = route(FakeLLM(scenarios.support_desk()).client(), "fake-model", message, ROUTES, FALLBACK)
-    name = next((n for n, r in ROUTES.items() if r is chosen), "FALLBACK")
-    print(f"{name:9} tools={list(chosen.tools)}  <- {message}")
+for desk in (scenarios.routing_desk(), scenarios.support_desk()):
+    for message in ("Where is my order A-1002?", "URGENT!!! Refund order A-1001 right now."):
+        chosen = route(FakeLLM(desk).client(), "fake-model", message, ROUTES, FALLBACK)
+        name = next((n for n, r in ROUTES.items() if r is chosen), "FALLBACK")
+        print(f"{desk.name:12} {name:9} tools={list(chosen.tools)}  <- {message}")
 
 # %% [markdown]
 # ## Part 2 · A chain with gates
@@ -376,7 +449,8 @@ def run_chain(client, model, text, steps):
 
 # %% nbgrader={"grade": true, "grade_id": "run_chain_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: run_chain passes each step's output to the next step and returns the last one;
-a failed gate stops the chain at once with 'STOPPED: gate <name>: <reason>', no error."""
+a failed gate stops the chain at once with 'STOPPED: gate <name>: <reason>', no error; an empty
+chain is a ValueError."""
 import re
 
 from workbook.checks import fresh
@@ -406,6 +480,8 @@ llm, result = chained("The order id is A-1001.")
 wb.checks.equal((result.answer, result.status, result.steps), (None, "STOPPED: gate extract: not an id", 1),
                 "(answer, status, steps) when the first gate fails")
 assert llm.calls == 1, f"after a failed gate no later step may run; the model was called {llm.calls} times"
+with wb.checks.raises(ValueError, match="step", what="run_chain(client, model, text, steps=[])"):
+    run_chain(wb.fake_llm.FakeLLM(S.scripted("A-1001")).client(max_calls=1), "fake-model", "Where is A-1001?", [])
 print("run_chain: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "run_chain_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
@@ -528,8 +604,8 @@ print(votes)
 # Write `vote(client, model, system, question, n=5)`:
 #
 # - ask the same question `n` times, each one `ask(client, model, system, question)`;
-# - tidy each answer as in `route` (strip white space, then a final full stop; lower case) and
-#   count them;
+# - tidy each answer (strip white space, then a final full stop; lower case) and count them —
+#   the answers are free text here, so spelling must not split the votes;
 # - if one tidy answer has more votes than every other, return `AgentResult(<that answer>, "done", n)`;
 # - if two or more answers share the highest count, return `AgentResult(None, "needs review", n)`;
 # - `n` smaller than 1 is a mistake of the caller: raise `ValueError`.
@@ -551,7 +627,7 @@ def vote(client, model, system, question, n=5):
 
 # %% nbgrader={"grade": true, "grade_id": "vote_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: vote asks n times, counts tidy answers ('Yes.' is 'yes'), returns the answer with
-the most votes, and 'needs review' on a tie instead of picking one."""
+the most votes, and 'needs review' on a tie instead of picking one; n=0 is a ValueError."""
 from workbook.checks import fresh
 
 wb = fresh()
@@ -578,6 +654,9 @@ wb.checks.equal((result.answer, result.status), (None, "needs review"), "(answer
 result = voted(["refund", "Refund.", "replace", "ask a person", "no"], 5)
 wb.checks.equal((result.answer, result.status), ("refund", "done"), "(answer, status) for 2 of 5 votes",
                 "the answer with more votes than every other wins, even without more than half")
+with wb.checks.raises(ValueError, what="vote(..., n=0)"):
+    vote(wb.fake_llm.FakeLLM(S.by_prompt({"": ["yes"]})).client(max_calls=1), "fake-model", "Answer yes or no.",
+         "Refund?", 0)
 print("vote: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "vote_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
@@ -698,7 +777,8 @@ def refine(client, model, task, max_rounds=3):
 
 # %% nbgrader={"grade": true, "grade_id": "refine_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: refine revises with the reviewer's notes until it passes and returns that draft;
-a reviewer that never passes stops the run at the round cap, with no revision after the last review."""
+a reviewer that never passes stops the run at the round cap, with no revision after the last
+review; max_rounds=0 is a ValueError."""
 from workbook.checks import fresh
 
 wb = fresh()
@@ -725,6 +805,8 @@ llm, result = refined(wb.scenarios.support_desk(picky=True), 3, 10)
 wb.checks.equal((result.answer, result.status, result.steps, llm.calls), (None, "STOPPED: round cap", 6, 6),
                 "(answer, status, steps, model calls) with a reviewer that never passes",
                 "3 rounds: 1 draft + 3 reviews + 2 revisions; no revision after the last review")
+with wb.checks.raises(ValueError, what="refine(..., max_rounds=0)"):
+    refine(wb.fake_llm.FakeLLM(wb.scenarios.support_desk()).client(max_calls=2), "fake-model", TASK, 0)
 print("refine: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "refine_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
@@ -961,9 +1043,14 @@ print(orchestrate(llm.client(), "fake-model", "Where are my orders A-1001 and A-
 #
 # - **agent**: the loop above with the refunds desk's tools; the model decides each step
 #   (`refund_then_check`: look A-1001 up, refund its total, look A-1002 up, answer);
-# - **workflow**: your `route` picks the desk; **code** looks the orders up and refunds (the
-#   steps are fixed: refund the first order named, report the others); your `refine` writes the
-#   reply from the facts.
+# - **workflow**: your `route` picks the desk; **code** looks the orders up, checks that the
+#   first order named may be refunded (it is the customer's, it has been sent, it was not refunded
+#   before) and refunds it, and reports the others; your `refine` writes the reply from the facts.
+#
+# The eligibility check is the point of a workflow that moves money: code, not the model, decides
+# whether a refund may happen, *before* it happens. It is still a toy rule: code cannot see that a
+# lamp arrived broken. A real shop asks for a photo or the item back, or has a person confirm
+# refunds above a limit (chapter 19's confirmations).
 #
 # `Meter` counts model calls and tokens for each.
 
@@ -985,8 +1072,11 @@ def refund_tool(shop):
     return refund
 
 
+REFUNDABLE = ("shipped", "delivered")  # sent to the customer; not "processing", not "refunded"
+
+
 def support_workflow(client, model, message, shop):
-    """Route, then fixed steps in code, then a reviewed reply."""
+    """Route, then fixed steps in code (eligibility before the refund), then a reviewed reply."""
     desk = route(client, model, message, ROUTES, FALLBACK)
     if desk is not ROUTES["refunds"]:
         return AgentResult(None, "STOPPED: not a refund, handed to a person", 1)
@@ -994,6 +1084,9 @@ def support_workflow(client, model, message, shop):
     if first is None:
         return AgentResult(None, "STOPPED: no order id", 1)
     order = shop.get_order(first)
+    if order.get("status") not in REFUNDABLE:  # code decides before any money moves
+        return AgentResult(None, f"STOPPED: order {first} is {order.get('status')}, not refundable: "
+                           "handed to a person", 1)
     refund_tool(shop)(first, order["total"])
     facts = [f"Refunded {order['total']} KZT for order {first}"]
     facts += [f"order {o['order_id']} ({o['item']}) is {o['status']}" for o in map(shop.get_order, others)]
@@ -1010,7 +1103,7 @@ agent = run_agent(meter, "fake-model", ROUTES["refunds"].prompt, task,
                   {"get_order": shop.get_order, "refund": refund_tool(shop)})
 rows.append(("agent", meter.calls, meter.tokens, agent.status, [name for name, _ in shop.log]))
 for missing, name in ((0, "workflow"), (1, "workflow, 1 revision")):
-    meter, shop = Meter(FakeLLM(scenarios.support_desk(missing=missing)).client()), Shop("C-001")
+    meter, shop = Meter(FakeLLM(scenarios.routing_desk(missing=missing)).client()), Shop("C-001")
     flow = support_workflow(meter, "fake-model", task, shop)
     rows.append((name, meter.calls, meter.tokens, flow.status, [n for n, _ in shop.log]))
 
@@ -1019,6 +1112,10 @@ for name, calls, tokens, status, tools in rows:
     print(f"{name:21} {calls:>5} {tokens:>6}  {status:8} {tools}")
 print("\nagent:   ", agent.answer)
 print("workflow:", flow.answer)
+shop = Shop("C-001")
+early = support_workflow(FakeLLM(scenarios.routing_desk()).client(), "fake-model",
+                         "My tea, order A-1002, arrived broken: refund it.", shop)
+print("\nrefund of an order not yet sent:", early.status, "| refunds made:", [n for n, _ in shop.log if n == "refund"])
 
 # %% [markdown]
 # Read the table, then the failure modes each design **can** have — that is the real difference:
@@ -1042,7 +1139,7 @@ for design, modes in FAILURE_MODES.items():
 # %% [markdown]
 # Both designs made the same refund and the same look-ups. The agent's four calls resend a growing
 # conversation (the tool definitions, every result); the workflow's calls are small, so even with a
-# round of review it used well under half the agent's tokens, and code fixes how many calls it
+# round of review it used under half the agent's tokens, and code fixes how many calls it
 # can make. The bigger difference is in what *can* go wrong. Choose by the cost of a wrong action:
 #
 # - steps known in advance, a wrong action expensive (money, a customer's data): a **workflow**,
@@ -1056,11 +1153,13 @@ for design, modes in FAILURE_MODES.items():
 #
 # Each of these is a wrong answer the tests catch.
 #
+# - **Parsing the router's free text** when the provider can constrain it: offer one strict tool
+#   whose `class` is an enum (with an `"other"`), and force it with `tool_choice`.
 # - **A router that trusts the model's class.** `routes.get(label, routes["refunds"])`, a
-#   substring match (`"refunds" in "urgent_refunds"`), or a route built from the label: an
-#   invented class gets real tools. Only an exact class name routes; everything else is the fallback.
-# - **Not tidying the label.** `" Refunds.\n"` is the class `refunds`; without `strip`, the full
-#   stop and lower case, a good answer lands on the fallback.
+#   substring match (`"refunds" in "urgent_refunds"`), or a text reply read as a class: an
+#   invented class gets real tools. Only a listed class in the route call routes; everything else
+#   — no call, bad JSON, `"other"` — is the fallback, without an exception.
+# - **A refund before the eligibility check**: code decides whether money may move, then moves it.
 # - **No gate**, or a gate checked only at the end: the chain writes a confident reply about
 #   "Sorry, I could not find an order number".
 # - **A failed gate that raises** or is only logged while the chain goes on: stop, with a status

@@ -12,8 +12,9 @@ provider, not the task), capstone (the capstone's tasks), teams (a desk of agent
 memory (remember, recall and forget across conversations), billing (a long policy for the prefix
 cache, models to route between), context (a long task for a small window, a summariser for
 compaction), evaluation (runs that vary with a seed, a judge with a position bias), workflows
-(models for fixed workflows, chapter 12), react (ReAct as text and a planner, chapter 13), attacks
-(a gullible model and poisoned material, chapter 19), scripted (a test's model: fixed replies).
+(models for fixed workflows, chapter 12), routing (a router bound to a schema, chapter 12), react
+(ReAct as text and a planner, chapter 13), attacks (a gullible model and poisoned material,
+chapter 19), scripted (a test's model: fixed replies).
 Shared pieces: base (Scenario), answers (answering from tool results), capstone_base.
 The pieces come from `workbook.engine`.
 """
@@ -91,6 +92,7 @@ from workbook.scenarios.recovery import (
     vague_vs_specific_error,
     wrong_field_then_fix,
 )
+from workbook.scenarios.routing import routing_desk
 from workbook.scenarios.scripted import scripted
 from workbook.scenarios.streaming import (
     StreamPlan,
@@ -127,7 +129,7 @@ CATALOGUE = {f.__name__: f for f in (
     # capstone
     capstone_lamps, capstone_payment, capstone_wander,
     # workflows
-    support_desk,
+    support_desk, routing_desk,
     # teams
     team_refund, triage_refunds_itself, handoff_other_customer, handoff_ping_pong, handoff_circle,
     orchestrate_orders,
