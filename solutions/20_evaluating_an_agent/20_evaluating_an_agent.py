@@ -17,9 +17,10 @@
 # model answers the same question differently from run to run, so one good run can be luck and
 # one bad run can be bad luck. This chapter turns "looks better" into numbers you can defend:
 # a **task set** with **checkers** that are code, many **runs** per task, **pass@k** and
-# **pass^k**, a comparison of two prompts with an honest note on how many runs the difference
-# needs, an **LLM judge** for what a checker cannot decide — with its position bias removed — and
-# a **regression check** that could run in CI.
+# **pass^k**, a **paired** comparison of two prompts with an honest note on what the difference
+# needs (more runs, and above all more tasks), an **LLM judge** for what a checker cannot decide —
+# with its position bias removed and its verdicts checked against labels — and a **regression
+# check** that could run in CI.
 #
 # The capstone (chapter 11) built one evaluation table for one agent. Here you build the parts
 # that make any such table trustworthy.
@@ -27,8 +28,10 @@
 # **Learning goals.** After this chapter you can
 # - write a deterministic checker that fails a wrong answer, and refuses a task it cannot check;
 # - compute pass@k (at least one of k runs right) and pass^k (all k runs right) from n runs;
-# - compare two prompts on the same task set with a margin, and say how many runs a difference needs;
-# - use an LLM judge fairly: both orders, averaged, and never shown the expected answer;
+# - compare two prompts run for run (paired: the same tasks, the same seeds) with a margin, and say
+#   what a difference needs: more runs to be sure on these tasks, more tasks to be sure beyond them;
+# - use an LLM judge fairly: both orders, averaged; checked against answers you labelled, with and
+#   without a reference answer; and replaced by a checker wherever an exact answer exists;
 # - write a regression check a CI job can run on every change.
 #
 # **Time:** about 90 minutes.
@@ -51,6 +54,7 @@
 # %% nbgrader={"grade": false, "grade_id": "given_evaluation", "locked": true, "schema_version": 3, "solution": false}
 import math
 import re
+import statistics
 
 from workbook import scenarios
 from workbook.scenarios.evaluation import PROMPT_A, PROMPT_B, TASKS
@@ -67,15 +71,15 @@ for task in TASKS:
     print(f"{task.name:8} {task.question!r:48} required={task.required} forbidden={task.forbidden}")
 
 # %% [markdown]
-# Five runs of the same task, same prompt, five seeds:
+# Twelve runs of the same task, same prompt, twelve seeds:
 
 # %%
-for seed in range(5):
+for seed in range(12):
     print(seed, run_once(PROMPT_A, TASKS[0], seed))
 
 # %% [markdown]
-# Some runs are right, some are wrong — and `15000 KZT` contains `5000 KZT`. A checker that looks
-# for the text anywhere would call that run right.
+# Most runs are right; seeds 6, 9 and 10 found no rides, and seed 11 says `15000 KZT` — which
+# contains `5000 KZT`. A checker that looks for the text anywhere would call that run right.
 #
 # ## Part 1 · Checkers that are code
 #
@@ -322,9 +326,11 @@ share_a, share_b = show(range(1000), k=3)
 # about five points.
 #
 # **How many runs does a difference need?** For two shares p₁ and p₂, the usual estimate of the
-# runs per prompt that tell them apart (95% confidence, 80% power) is
-# `n ≈ (1.96 + 0.84)² · (p₁(1-p₁) + p₂(1-p₂)) / (p₁ - p₂)²`. And the uncertainty of a share
-# measured on n runs is about `± 1.96 · sqrt(p(1-p)/n)`:
+# runs per prompt that tell them apart (95% confidence, 80% power, two independent samples) is
+# `n ≈ (1.96 + 0.84)² · (p₁(1-p₁) + p₂(1-p₂)) / (p₁ - p₂)²`. The uncertainty of one share
+# measured on n runs is about `± 1.96 · sqrt(p(1-p)/n)`; the uncertainty of a **difference** of
+# two shares adds both variants' noise, `± 1.96 · sqrt((p₁(1-p₁) + p₂(1-p₂))/n)` — and the
+# difference is what decides:
 
 # %%
 def runs_needed(p1, p2):
@@ -337,49 +343,75 @@ def margin(p, n):
     return 1.96 * math.sqrt(p * (1 - p) / n)
 
 
+def difference_margin(p1, p2, n):
+    """The 95% margin of p2 - p1, two shares measured on n independent runs each."""
+    return 1.96 * math.sqrt((p1 * (1 - p1) + p2 * (1 - p2)) / n)
+
+
 print(f"A {share_a:.2f}, B {share_b:.2f}: a difference of {share_b - share_a:.2f}")
-print(f"measured on 30 runs (10 per task), each share is ± {margin(share_a, 30):.2f}")
+print(f"measured on 30 runs (10 per task): each share is ± {margin(share_a, 30):.2f}, "
+      f"their difference ± {difference_margin(share_a, share_b, 30):.2f}")
 print(f"to tell them apart: about {runs_needed(share_a, share_b)} runs per prompt")
 
 # %% [markdown]
-# That is the honest note every comparison table needs: *B is better by about N points; with our
-# 30 runs per prompt the margin is ± 0.16, so 30 runs cannot show it; it takes more than a thousand.*
-# On a live model those runs cost money and time — which is why the first investment is a task
-# set with checkers that run free, and why a difference of a few points on a handful of runs is
-# not a result.
+# That is the honest note every comparison table needs: *B is better by about 5 points; with our
+# 30 runs per prompt the difference is ± 0.22, so 30 runs cannot show it; it takes more than a
+# thousand.* (Not ± 0.16: that is one share's margin. Two noisy numbers make a noisier
+# difference.) On a live model those runs cost money and time — which is why the first investment
+# is a task set with checkers that run free, and why a difference of a few points on a handful of
+# runs is not a result.
+#
+# **Pair the runs.** Both prompts ran on the same tasks with the same seeds, so the runs come in
+# **pairs**: run i of A and run i of B answered the same question. Compare them pair by pair:
+# `d = b - a` is +1 (only B right), -1 (only A right) or 0 (both right, or both wrong). The
+# difference is the mean of d, and its margin is `1.96 · sd(d) / sqrt(n)`. A pair that agrees
+# carries no evidence either way, and what a task does to both prompts — an easy task both get
+# right, a hard one both get wrong — cancels out instead of counting as noise. (This fake draws
+# A's and B's runs independently, so pairing gains little here; on a live model the same question
+# is easy or hard for both prompts, and pairing removes that.) Pairing is one of the
+# recommendations of *Adding Error Bars to Evals* (Miller, 2024).
 
 # %% [markdown]
 # ## Exercise 3 — `compare` (3 points)
 #
-# Write `compare(a, b)`: `a` and `b` are lists of `bool`, the runs of variant A and of variant B
-# (all tasks together). Return a dict:
+# Write `compare(a, b)`: `a` and `b` are lists of `bool`, the runs of variant A and of variant B,
+# **paired**: `a[i]` and `b[i]` ran the same task with the same seed. Return a dict:
 #
 # | key | value |
 # |---|---|
 # | `"a"`, `"b"` | the share of right runs of each, a `float` |
 # | `"difference"` | `b - a` (positive: B is ahead) |
-# | `"margin"` | the 95% margin of that difference: `1.96 * math.sqrt(pa * (1 - pa) / na + pb * (1 - pb) / nb)` — both variants' noise |
+# | `"margin"` | the 95% margin of the paired difference: with `d = [int(y) - int(x) for x, y in zip(a, b)]`, `1.96 * statistics.pstdev(d) / math.sqrt(len(d))` |
 # | `"verdict"` | `"B is better"` when the difference is larger than the margin, `"A is better"` when it is below minus the margin, else `"not enough runs"` |
 #
-# - fewer than `MIN_RUNS` (30) runs on either side → the verdict is `"not enough runs"`, whatever
-#   the numbers: the margin's formula needs that many (one run each gives a margin of 0, and one
-#   run taken as the truth);
-# - no runs on a side → `ValueError` that says which side has no **runs**.
+# - fewer than `MIN_PAIRS` (30) pairs → the verdict is `"not enough runs"`, whatever the numbers.
+#   The margin is a normal approximation to the mean of d, and about 30 is the usual rule of thumb
+#   for a mean; below it the approximation claims more than the runs show (on 5 pairs with 4 for
+#   B it says "B is better", though 4 of 4 disagreeing pairs for one side happen by chance one time
+#   in 8). It is no rule for a share on its own: there the approximation needs about 10 right and
+#   10 wrong runs (at 95% right, some 200 runs), and at 0 or 100% right it gives a margin of 0
+#   whatever the number of runs;
+# - no runs on a side → `ValueError` that says which side has no **runs**; lists of different
+#   lengths → `ValueError` that says the runs must be **paired**.
 
 # %% nbgrader={"grade": false, "grade_id": "compare", "locked": false, "schema_version": 3, "solution": true}
-MIN_RUNS = 30
+MIN_PAIRS = 30
 
 
 def compare(a, b):
-    """Shares of A and B, their difference, its 95% margin, and a verdict that admits too few runs."""
+    """Shares of A and B over paired runs, their difference, its 95% margin, and a verdict."""
     ### BEGIN SOLUTION
     for name, runs in (("a", a), ("b", b)):
         if len(runs) == 0:
             raise ValueError(f"{name} has no runs: run each variant before you compare")
+    if len(a) != len(b):
+        raise ValueError(f"the runs must be paired (the same task and seed on both sides): "
+                         f"a has {len(a)} runs, b has {len(b)}")
     pa, pb = sum(map(bool, a)) / len(a), sum(map(bool, b)) / len(b)
     difference = pb - pa
-    margin = 1.96 * math.sqrt(pa * (1 - pa) / len(a) + pb * (1 - pb) / len(b))
-    if min(len(a), len(b)) < MIN_RUNS:
+    d = [int(bool(y)) - int(bool(x)) for x, y in zip(a, b)]
+    margin = 1.96 * statistics.pstdev(d) / math.sqrt(len(d))
+    if len(d) < MIN_PAIRS:
         verdict = "not enough runs"
     elif difference > margin:
         verdict = "B is better"
@@ -392,62 +424,80 @@ def compare(a, b):
 
 
 # %% nbgrader={"grade": true, "grade_id": "compare_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: compare's shares, difference and margin on 40 and 50 runs (every run counts,
-both variants' noise); a clear difference in either direction; a small one on few runs; one run
-each is not enough; no runs is a ValueError."""
+"""Visible tests: compare's shares, difference and margin on 40 paired runs (every run counts, the
+margin of the pair-by-pair differences); a clear difference in either direction; 5 pairs and one
+pair are not enough; no runs, or runs that are not paired, are a ValueError."""
 from workbook.checks import fresh
 
 wb = fresh()
-a, b = [True] * 28 + [False] * 12, [True] * 30 + [False] * 20
-with wb.checks.no_raise("compare(40 runs, 50 runs)"):
+a = [True] * 28 + [False] * 12
+b = [True] * 24 + [False] * 4 + [True] * 6 + [False] * 6  # pairs: 24 both right, 4 only A, 6 only B, 6 neither
+with wb.checks.no_raise("compare(40 runs, 40 runs)"):
     got = compare(a, b)
 assert type(got) is dict and set(got) == {"a", "b", "difference", "margin", "verdict"}, (
     f"compare returns a dict with a, b, difference, margin and verdict; got {got!r}")
-expected = {"a": 0.7, "b": 0.6, "difference": -0.1, "margin": 1.96 * (0.7 * 0.3 / 40 + 0.6 * 0.4 / 50) ** 0.5}
+paired = 1.96 * (10 / 40 - 0.05 ** 2) ** 0.5 / 40 ** 0.5  # d: six +1, four -1, thirty 0
+expected = {"a": 0.7, "b": 0.75, "difference": 0.05, "margin": paired}
 for key, value in expected.items():
     assert type(got[key]) is float and abs(got[key] - value) < 1e-9, (
-        f"compare(...)[{key!r}] should be {value:.4f} (b - a for the difference; both variants' noise in "
-        f"the margin), got {got[key]!r}")
-wb.checks.equal(got["verdict"], "not enough runs", "the verdict on 0.70 vs 0.60 over 40 and 50 runs",
+        f"compare(...)[{key!r}] should be {value:.4f} (b - a for the difference; for the margin, "
+        f"1.96 * pstdev(d) / sqrt(n) over the pairs' d = b - a), got {got[key]!r}"
+        + (" — 0.1954 is the margin of two independent samples: these runs are paired"
+           if key == "margin" and abs(got[key] - 0.1954) < 1e-3 else ""))
+wb.checks.equal(got["verdict"], "not enough runs", "the verdict on 0.70 vs 0.75 over 40 pairs",
                 hint="a difference smaller than its margin is noise")
 wb.checks.equal(compare([True] * 50 + [False] * 50, [True] * 90 + [False] * 10)["verdict"], "B is better",
-                "the verdict on 0.5 vs 0.9 over 100 runs each")
+                "the verdict on 0.5 vs 0.9 over 100 pairs")
 wb.checks.equal(compare([True] * 90 + [False] * 10, [True] * 50 + [False] * 50)["verdict"], "A is better",
-                "the verdict on 0.9 vs 0.5 over 100 runs each")
-wb.checks.equal(compare([True], [False])["verdict"], "not enough runs", "the verdict on one run each",
-                hint="fewer than MIN_RUNS runs on a side: one run taken as the truth")
-with wb.checks.raises(ValueError, match="runs", what="compare([], [True])"):
-    compare([], [True])
+                "the verdict on 0.9 vs 0.5 over 100 pairs")
+wb.checks.equal(compare([False] * 5, [True] * 4 + [False])["verdict"], "not enough runs",
+                "the verdict on 5 pairs, 4 of them for B", hint="fewer than MIN_PAIRS pairs: the normal "
+                "approximation's ± 0.35 claims more than 5 pairs show")
+wb.checks.equal(compare([True], [False])["verdict"], "not enough runs", "the verdict on one pair",
+                hint="fewer than MIN_PAIRS pairs: one run taken as the truth")
+with wb.checks.raises(ValueError, match="no runs", what="compare([], [])"):
+    compare([], [])
+with wb.checks.raises(ValueError, match="paired", what="compare(30 runs, 31 runs)"):
+    compare([True] * 30, [True] * 31)
 print("compare: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "compare_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
-"""Hidden tests: exactly MIN_RUNS runs, 29 runs, a difference at the margin, shares of 0 and 1,
-lists untouched, b empty."""
+"""Hidden tests: exactly MIN_PAIRS pairs, 29 pairs, shares of 0 and 1, pairs that agree often and
+rarely, lists untouched, b empty, lengths that differ by one."""
 ### BEGIN HIDDEN TESTS
 from workbook.checks import fresh
 
 wb = fresh()
-wb.checks.equal(compare([False] * 30, [True] * 30)["verdict"], "B is better", "0 vs 1 over 30 runs each")
-wb.checks.equal(compare([False] * 29, [True] * 30)["verdict"], "not enough runs", "29 runs of A")
-wb.checks.equal(compare([True] * 30, [False] * 29)["verdict"], "not enough runs", "29 runs of B")
+wb.checks.equal(compare([False] * 30, [True] * 30)["verdict"], "B is better", "0 vs 1 over 30 pairs")
+wb.checks.equal(compare([False] * 29, [True] * 29)["verdict"], "not enough runs", "29 pairs")
+wb.checks.equal(compare([True] * 30, [False] * 30)["verdict"], "A is better", "1 vs 0 over 30 pairs")
 got = compare([True] * 30, [True] * 30)
 wb.checks.equal((got["a"], got["b"], got["difference"], got["margin"], got["verdict"]),
                 (1.0, 1.0, 0.0, 0.0, "not enough runs"), "all right on both sides")
-a, b = [True] * 700 + [False] * 300, [True] * 760 + [False] * 240
+a, b = [True] * 700 + [False] * 300, [True] * 760 + [False] * 240  # B right wherever A is, and 60 more
 got = compare(a, b)
-assert abs(got["difference"] - 0.06) < 1e-9 and got["margin"] < 0.06 and got["verdict"] == "B is better", got
-a2, b2 = [True] * 70 + [False] * 30, [True] * 76 + [False] * 24
-wb.checks.equal(compare(a2, b2)["verdict"], "not enough runs", "0.70 vs 0.76 over 100 runs each")
+assert abs(got["difference"] - 0.06) < 1e-9 and abs(got["margin"] - 1.96 * 0.0564 ** 0.5 / 1000 ** 0.5) < 1e-9, got
+wb.checks.equal(got["verdict"], "B is better", "0.70 vs 0.76 over 1000 pairs")
+a2 = [True] * 70 + [False] * 30
+b2 = [True] * 53 + [False] * 17 + [True] * 23 + [False] * 7  # 23 pairs for B, 17 for A
+got = compare(a2, b2)
+assert abs(got["margin"] - 1.96 * (0.40 - 0.06 ** 2) ** 0.5 / 10) < 1e-9, got
+wb.checks.equal(got["verdict"], "not enough runs", "0.70 vs 0.76 over 100 pairs, 23 for B and 17 for A")
 saved = (list(a2), list(b2))
 compare(a2, b2)
 assert (a2, b2) == saved, "compare must not change the run lists"
 with wb.checks.raises(ValueError, match="runs", what="compare([True], [])"):
     compare([True], [])
+with wb.checks.raises(ValueError, match="no runs", what="compare([], [])"):
+    compare([], [])
+with wb.checks.raises(ValueError, match="paired", what="compare(2 runs, 1 run)"):
+    compare([True, False], [True])
 print("compare: hidden tests passed")
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# The verdicts on the runs above — 10 and 1000 per task, all three tasks together:
+# The verdicts on the runs above — 1, 10 and 1000 per task, all three tasks together, paired by
+# task and seed:
 
 # %%
 def runs_of(system, seeds):
@@ -458,6 +508,26 @@ for seeds in ([0], range(10), range(1000)):
     c = compare(runs_of(PROMPT_A, seeds), runs_of(PROMPT_B, seeds))
     print(f"{len(seeds):5} run(s) per task: A {c['a']:.2f}, B {c['b']:.2f}, B - A = {c['difference']:+.2f} "
           f"± {c['margin']:.2f} → {c['verdict']}")
+
+# %% [markdown]
+# **Runs are not tasks.** Three thousand pairs say B is better — on *these three questions*. They
+# say nothing about a fourth: what you want to know is how B does on your customers' questions,
+# and of those the task set is a sample of three. Look at the tasks one by one:
+
+# %%
+for task in TASKS:
+    c = compare([checked(run_once(PROMPT_A, task, seed), task) for seed in range(1000)],
+                [checked(run_once(PROMPT_B, task, seed), task) for seed in range(1000)])
+    print(f"{task.name:8} B - A = {c['difference']:+.2f} ± {c['margin']:.2f} → {c['verdict']}")
+
+# %% [markdown]
+# B's lead comes from one task (`order`), a little from another, and nothing from `taxi`. With a
+# fourth task the overall number could move either way, and no number of extra runs on these
+# three would tell you which. The runs of one task are not independent draws from all questions:
+# they are clustered by task. More runs shrink the margin *on the tasks you have*; only more tasks
+# make a result hold beyond them — the evaluation's population is questions, as Miller (2024)
+# puts it, and its error bars are clustered by question. So grow the task set first (every bug a
+# customer reports becomes a task), run each task a few times, and compare the variants paired.
 
 # %% [markdown]
 # ## Part 4 · An LLM judge, and its position bias
@@ -498,12 +568,47 @@ print("two right answers:", ask_judge(judge, t.question, t.right[0], t.right[1])
 # one that flips with the order gives 0.5 — a tie, which is the truth. (Swapping does nothing for
 # the length bias: keep answers to the same length budget, and prefer a checker where you can.)
 #
-# And do not show this judge the **expected answer**. It seems to help, and for questions a judge
-# cannot solve itself it can (Zheng et al. grade maths against a reference). But a judge that
-# sees one wording of the right answer grades by closeness to it: the fake one then counts shared
-# words, and `You spent 15000 KZT on taxis in September 2026` shares more of them with the
-# reference than `You spent 5000 kzt on 2 taxi rides`. Where an expected answer decides what is
-# right, a checker decides it better and for free; keep the judge for what has none.
+# **Should the judge see the expected answer?** For questions it cannot solve itself, often yes:
+# Zheng et al. found their judge grades maths and reasoning answers much better with a reference
+# answer in its prompt, and MT-Bench shows the judge one for its maths, reasoning and coding
+# questions. But a reference helps only a judge that uses it well, and one that grades by
+# closeness to one wording gets worse. Nothing tells you which kind you have except a
+# measurement: answers you labelled by hand. Here the labels are the task set's right and wrong
+# answers; each pair is judged in both orders, without and then with the reference:
+
+# %%
+def judge_prompt_with_reference(question, reference, one, two):
+    """judge_prompt with a reference answer before the two answers (a reference-guided judge)."""
+    return f"Question: {question}\n\nReference answer: {reference}\n\nAnswer 1:\n{one}\n\nAnswer 2:\n{two}"
+
+
+def agreement(judge, with_reference):
+    """The share of labelled pairs (a right and a wrong answer, both orders) the judge decides right."""
+    hits = total = 0
+    for t in TASKS:
+        for good in t.right:
+            for bad in t.wrong:
+                for one, two, label in ((good, bad, 1), (bad, good, 2)):
+                    prompt = (judge_prompt_with_reference(t.question, t.reference, one, two) if with_reference
+                              else judge_prompt(t.question, one, two))
+                    reply = judge([{"role": "system", "content": JUDGE_SYSTEM}, {"role": "user", "content": prompt}], [])
+                    hits += reply.get("final") == f"Winner: {label}"
+                    total += 1
+    return hits / total
+
+
+print(f"agreement with the labels, without a reference: {agreement(judge, False):.2f}")
+print(f"agreement with the labels, with the reference:  {agreement(judge, True):.2f}")
+
+# %% [markdown]
+# This fake judge is the bad kind, on purpose: shown a reference, it counts the words an answer
+# shares with it, so `You spent 15000 KZT on taxis in September 2026` beats `You spent 5000 kzt on
+# 2 taxi rides`. A real judge may be the good kind — measure it the same way before you decide,
+# on a few dozen labelled pairs, and again when you change the judge's model or prompt. Two rules
+# hold for every judge: where an exact answer decides what is right, a **checker** decides it
+# better and for free; and a judge's verdicts count only after they agree with labels you made
+# (report the agreement, and a chance-corrected one such as Cohen's kappa when the labels are
+# unbalanced).
 
 # %% [markdown]
 # ## Exercise 4 — `judge_pair` (4 points)
@@ -520,7 +625,8 @@ print("two right answers:", ask_judge(judge, t.question, t.right[0], t.right[1])
 #   judge's reply had no winner.
 # - First's score: 1 for a win in the first call, 1 for a win in the second (where it is Answer
 #   **2**), averaged.
-# - The judge sees the question and the two answers only: never `task.reference`.
+# - The judge sees the question and the two answers only, never `task.reference`: the measurement
+#   above shows this judge is worse with it (for another judge, measure again).
 
 # %% nbgrader={"grade": false, "grade_id": "judge_pair", "locked": false, "schema_version": 3, "solution": true}
 def judge_pair(judge, task, first, second):
@@ -566,7 +672,8 @@ wb.checks.equal(judge_pair(S.biased_judge().as_function(max_calls=2), r, r.right
 judge = S.biased_judge().as_function(max_calls=2)
 score = judge_pair(judge, t, t.right[1], t.wrong[0])
 assert not any(t.reference in m["content"] for req in judge.requests for m in req), (
-    "the judge must not see task.reference: it then prefers the answer that copies the reference's words")
+    "the judge must not see task.reference: this judge then prefers the answer that copies the "
+    "reference's words (Part 4 measured it: it agrees with the labels less often with the reference)")
 wb.checks.equal(score, 1.0, f"judge_pair(judge, taxi, {t.right[1]!r}, {t.wrong[0]!r})")
 biased = S.biased_judge().as_function(max_calls=2)
 
@@ -701,14 +808,18 @@ print(f"runs per prompt needed to tell A from B: about {runs_needed(share_a, sha
 #   better than the agent is.
 # - **A crash that breaks the checker.** A run that crashed has no answer: it is a wrong run, not
 #   an exception that ends the evaluation.
-# - **A verdict without a margin.** B ahead by a few points on a few runs is noise; so is a margin
-#   that counts only one variant's noise, or any verdict on fewer than 30 runs a side.
+# - **A verdict without a margin.** B ahead by a few points on a few runs is noise; so is one
+#   share's margin quoted for a difference, or any verdict on fewer than 30 pairs.
+# - **Unpaired runs.** Both variants ran the same tasks with the same seeds: compare them pair by
+#   pair, so what a task does to both cancels out.
+# - **Runs in place of tasks.** A thousand runs of three tasks say how B does on three questions.
+#   Confidence beyond them comes from more tasks, not more runs.
 # - **`(c/n) ** k` for pass^k.** It treats the runs you happened to get as the model's true
 #   rate; the formulas with `math.comb` pick k of your n runs.
 # - **A judge asked once.** Whichever answer is shown first wins the ties. Ask twice, swapped,
 #   and average — and read the second verdict the other way round (Answer 2 is `first` there).
-# - **A judge that sees the expected answer.** It grades by closeness to one wording: use a
-#   checker when there is an expected answer, and show the judge the question and the answers.
+# - **A judge trusted untested.** With a reference answer or without one, a judge's verdicts count
+#   after they agree with labels you made; and where an exact answer exists, use a checker.
 # - **Reading the first digit of the judge's reply** instead of its `Winner:` line.
 
 # %% [markdown]
