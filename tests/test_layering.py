@@ -29,10 +29,10 @@ LAYERS = [
     ("the fake's machinery, and plain data and tools",
      ["workbook.engine*", "workbook.paths", "workbook.schemas", "workbook.shop", "workbook.payments",
       "workbook.prices", "workbook.display", "workbook.probes", "workbook.quiz_format",
-      "workbook.mcp_servers*"]),
+      "workbook.mcp_servers*", "workbook.kb"]),
     ("the scenarios", ["workbook.scenarios*"]),
     ("what stands on them: name lookup, traces, quizzes, the judge's link",
-     ["workbook.fake_llm*", "workbook.trace*", "workbook.kb", "workbook.env", "workbook.saved_answers",
+     ["workbook.fake_llm*", "workbook.trace*", "workbook.env", "workbook.saved_answers",
       "workbook.quiz", "workbook.link*"]),
     ("the entry points: providers, checks, progress", [
         "workbook", "workbook.__main__", "workbook.providers", "workbook.checks", "workbook.progress"]),
