@@ -130,7 +130,11 @@ def _feedback_html(result: Result) -> str:
 
 # Options are checkboxes whose label is HTML (ipywidgets' RadioButtons show only plain text);
 # "single" questions keep one ticked and look round. A label wraps beside its box, never under it.
+# ipywidgets sets each option's `title` (its hover tooltip) to the raw description, HTML and all
+# (`<code>`, `&#x27;`): the box and the text ignore the pointer, so the hover and the click land on
+# their <label>, which has no title and still ticks the box.
 _CSS = """<style>
+.wb-quiz .widget-checkbox label > input, .wb-quiz .widget-checkbox label > span {pointer-events: none;}
 .wb-quiz .widget-checkbox {width: 100%; height: auto;}
 .wb-quiz .widget-checkbox label {display: flex; align-items: flex-start; gap: 6px;
   white-space: normal; overflow: visible; height: auto; line-height: 1.4; margin: 2px 0;}
