@@ -30,7 +30,6 @@ import itertools
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -41,6 +40,7 @@ from pathlib import Path
 from jupyter_client.manager import AsyncKernelManager
 from traitlets import List, Unicode
 
+from autograder import cgroups
 from autograder.course import REPO, AutograderError
 
 MODES = ("auto", "bwrap", "none")
@@ -94,54 +94,8 @@ ETC_FILES = ("hosts", "localtime", "fonts")
 SYSTEM = ("/usr",)
 TOP_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 UID_BASE = 2_000_000_000  # + grader pid * 16 + n: a uid nobody else has (bubblewrap wants < 2**31)
-CGROUP = Path("/sys/fs/cgroup")
 MB = 2**20
 _serial = itertools.count()
-
-
-def _cgroups(name: str, lim: SandboxLimits) -> tuple[str, list[Path]]:
-    """A cgroup (v2, else v1 pids + cpu) with pids.max and a CPU quota; ("", []) if none here."""
-    quota, made = int(lim.cpus * 100_000), []
-    plans = [("cgroup v2", [(CGROUP, {"pids.max": lim.processes, "cpu.max": f"{quota} 100000", "cpu.weight": 100})]),
-             ("cgroup v1", [(CGROUP / "pids", {"pids.max": lim.processes}),
-                            (CGROUP / "cpu", {"cpu.cfs_period_us": 100_000, "cpu.cfs_quota_us": quota,
-                                              "cpu.shares": 1024})])]
-    for kind, groups in plans:
-        for parent, _ in groups:  # groups of graders that died without closing their sandbox
-            for stale in parent.glob("agentloop-*-*") if parent.is_dir() else []:
-                if not Path("/proc", stale.name.split("-")[1]).exists():
-                    _remove_cgroups([stale])
-        try:
-            if kind == "cgroup v2" and not {"cpu", "pids"} <= set((CGROUP / "cgroup.subtree_control").read_text().split()):
-                continue
-            for parent, settings in groups:
-                (parent / name).mkdir()
-                made.append(parent / name)
-                for key, value in settings.items():
-                    (parent / name / key).write_text(str(value))
-            return kind, made
-        except OSError:
-            _remove_cgroups(made)
-            made = []
-    return "", []
-
-
-def _remove_cgroups(groups: list[Path]) -> None:
-    """Kill what is left inside (nothing, normally), then remove the groups."""
-    for group in groups:
-        try:
-            for pid in (group / "cgroup.procs").read_text().split():
-                os.kill(int(pid), signal.SIGKILL)
-        except (OSError, ValueError):
-            pass
-        for _ in range(100):  # the processes are dying; a cgroup goes once they are gone
-            try:
-                group.rmdir()
-                break
-            except FileNotFoundError:
-                break
-            except OSError:
-                time.sleep(0.02)
 
 
 @dataclass
@@ -159,7 +113,7 @@ class Sandbox:
         self.run = Path(tempfile.mkdtemp(prefix="agentloop-sandbox-")).resolve()
         serial = next(_serial) % 16
         self.uid = UID_BASE + os.getpid() * 16 + serial if os.geteuid() == 0 else None
-        self.cpu_share, self.cgroups = _cgroups(f"agentloop-{os.getpid()}-{serial}", self.limits)
+        self.cpu_share, self.cgroups = cgroups.make(f"agentloop-{os.getpid()}-{serial}", self.limits.processes, self.limits.cpus)
         uid = self.uid if self.uid is not None else os.getuid()
         (self.run / "passwd").write_text(f"student:x:{uid}:{uid}:student:{HOME}:/usr/sbin/nologin\n")
         (self.run / "group").write_text(f"student:x:{uid}:\n")
@@ -180,7 +134,7 @@ class Sandbox:
 
     def close(self) -> None:
         """Remove the cgroup (killing anything left in it) and the connection folder."""
-        _remove_cgroups(self.cgroups)
+        cgroups.remove(self.cgroups)
         self.cgroups = []
         shutil.rmtree(self.run, ignore_errors=True)
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from traitlets.config import Config
 
-from autograder import sandbox
+from autograder import cgroups, sandbox
 
 pytestmark = pytest.mark.skipif(sandbox.bwrap_problem() is not None, reason=str(sandbox.bwrap_problem()))
 PY = sys.executable
@@ -121,7 +121,7 @@ def test_the_cpu_share_is_a_cgroup_where_one_can_be_made_and_nice_otherwise(tmp_
     finally:
         box.close()
     assert not any(g.exists() for g in groups), "close() removes the cgroup"
-    monkeypatch.setattr(sandbox, "CGROUP", tmp_path)  # no controllers here: nice instead
+    monkeypatch.setattr(cgroups, "CGROUP", tmp_path)  # no controllers here: nice instead
     nice = _sh("cut -d' ' -f19 /proc/self/stat").stdout.split()
     assert nice == [str(min(os.nice(0) + sandbox.SandboxLimits().nice, 19))], nice
     box = sandbox.Sandbox(hidden=[])
