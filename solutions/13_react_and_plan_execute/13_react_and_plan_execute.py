@@ -30,8 +30,11 @@
 #   400 "does not support tools";
 # - write a ReAct parser that turns any text — malformed, or with extra text — into an action, a
 #   final answer or an **error observation**, never an exception;
-# - run the ReAct loop with `stop=["Observation:"]`, and show what goes wrong without it;
-# - validate a model's plan with pydantic (1 to 7 non-empty steps) before running any of it;
+# - keep the model's invented observations out of the history — with `stop=["Observation:"]` on a
+#   model that takes it, or by cutting the reply at `Observation:`, which works on every model —
+#   and show what goes wrong without either;
+# - ask for the plan in a JSON schema (structured outputs) and still validate it with pydantic (1 to
+#   7 non-empty steps) before running any of it;
 # - write plan-and-execute with a **replan limit** and a final synthesis;
 # - compare the native loop, ReAct and plan-and-execute on model calls and tokens.
 #
@@ -162,6 +165,12 @@ except openai.BadRequestError as e:
 #
 # `react_prompt(tools)` below writes that system prompt from the same tool definitions the native
 # loop sends. It is given: the work is in reading what comes back.
+#
+# This line format is **LangChain's** ReAct prompt (`create_react_agent`, whose instructions end
+# "Thought: I now know the final answer / Final Answer: …"), the one most ReAct agents in the wild
+# use. The ReAct paper (Yao et al., 2022, arXiv:2210.03629) numbered its lines and wrote actions as
+# calls — `Thought 1: …`, `Action 1: Search[Colorado orogeny]`, `Observation 1: …`, `Finish[…]` —
+# and stopped generation at the observation too. The idea is the same; only the syntax differs.
 
 # %% nbgrader={"grade": false, "grade_id": "given_react_prompt", "locked": true, "schema_version": 3, "solution": false}
 def react_prompt(tools):
@@ -198,7 +207,7 @@ print(response.choices[0].message.content)
 # %% [markdown]
 # Read it to the end. The model wrote its action — and then kept going: it **invented** the
 # observation (3 rides, 7400 KZT; the real data says 2 rides, 5000 KZT) and a final answer built on
-# it. Real models do exactly this: after `Action Input:` the most likely next text is
+# it. Text-only models are prone to exactly this: after `Action Input:` a likely next text is
 # `Observation:`, and the model has no tool to wait for. Part 3 stops it. First, the parser.
 #
 # ## Part 2 · Reading ReAct text
@@ -293,8 +302,8 @@ def parse_react(text):
 # %% nbgrader={"grade": true, "grade_id": "parse_react_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: parse_react reads an action (also with text after the JSON, and when the model
 went on to invent an observation and an answer), a final answer, and turns text without a marker,
-an Action Input that is not JSON and one that is not an object into ("error", "ERROR: ...")
-instead of raising."""
+an Action Input that is not JSON and one that is not an object, a blank reply, None, an Action
+without a name and one without an Action Input into ("error", "ERROR: ...") instead of raising."""
 from workbook.checks import fresh
 
 wb = fresh()
@@ -320,10 +329,16 @@ wb.checks.equal(parse("Thought: I know it.\nFinal Answer: Order A-1001 is shippe
                 ("final", "Order A-1001 is shipped."), "parse_react(a final answer)")
 for text, what in [("I should look up the order first.", "text with neither marker"),
                    ("Action: get_order\nAction Input: order_id=A-1001", "an Action Input that is not JSON"),
-                   ('Action: get_order\nAction Input: ["A-1001"]', "an Action Input that is a list, not an object")]:
+                   ('Action: get_order\nAction Input: ["A-1001"]', "an Action Input that is a list, not an object"),
+                   ("   \n ", "a blank reply"), ("Thought: hmm\nAction:\nAction Input: {}", "an Action line without a tool name"),
+                   ("Thought: x\nAction: get_order", "an Action without an Action Input")]:
     got = parse(text)
     assert len(got) == 2 and got[0] == "error" and type(got[1]) is str and got[1].startswith("ERROR: "), (
         f"{what} must give ('error', 'ERROR: ...'); got {got!r}")
+with wb.checks.no_raise("parse_react(None)", hint="a reply with no content is an error observation"):
+    got = parse_react(None)
+assert type(got) is tuple and len(got) == 2 and got[0] == "error" and str(got[1]).startswith("ERROR: "), (
+    f"parse_react(None) (a reply with no content) must give ('error', 'ERROR: ...'); got {got!r}")
 print("parse_react: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "parse_react_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
@@ -389,17 +404,27 @@ assert type(got[1]) is str and type(got[2]) is dict, f"name must be a str and ar
 # The ReAct loop is chapter 03's loop with text in place of `tool_calls`:
 #
 # 1. `messages` start with the system prompt `react_prompt(tools)` and the question;
-# 2. call the model **without** `tools` (the model has none) — and with `stop=["Observation:"]`;
-# 3. keep the assistant's text as its turn: `{"role": "assistant", "content": text}`;
+# 2. call the model **without** `tools` (the model has none);
+# 3. keep the assistant's text as its turn, **cut before any `Observation:` it wrote**:
+#    `{"role": "assistant", "content": text}`;
 # 4. parse it: a final answer ends the run; an action runs through `call_tool`; an error is
 #    already the observation;
 # 5. send the observation back as a **user** message `"Observation: <text>"` (there is no tool
 #    call id to answer), and go on.
 #
-# **Stop sequences.** `stop` is a list of strings (OpenAI allows up to 4). The provider ends the
-# reply just *before* the first of them it would write, does not return the stop string, and sets
-# `finish_reason` to `"stop"`. With `stop=["Observation:"]` the model physically cannot write an
-# observation: the reply ends where the real one must come from your code.
+# Two ways keep an invented observation out of the history:
+#
+# - **A stop sequence.** `stop` is a list of strings (OpenAI allows up to 4). The provider ends the
+#   reply just *before* the first of them it would write, does not return the stop string, and
+#   sets `finish_reason` to `"stop"`. With `stop=["Observation:"]` the model cannot write an
+#   observation at all, and you pay for no tokens after it. But **reasoning models refuse the
+#   parameter**: `gpt-5`, `gpt-5-mini` (the course's default OpenAI model), `gpt-5-nano`,
+#   `gpt-5.1`, `gpt-5.2`, `gpt-5.4` and the o-series answer HTTP 400 `Unsupported parameter:
+#   'stop' is not supported with this model.` (OpenAI's Responses API has no `stop` at all.)
+# - **Cutting the text yourself**: keep only what comes before the first `Observation:` in the
+#   reply, *before* you append it to `messages`. That works on every provider and model; the
+#   model may still write the invention (and you pay for those tokens), but it never enters the
+#   history. This is the portable fix, and the one this chapter's solution uses.
 
 # %%
 for stop in (None, ["Observation:"]):
@@ -408,12 +433,23 @@ for stop in (None, ["Observation:"]):
         model="fake-model", messages=messages, **options).choices[0]
     print(f"stop={stop}  finish_reason={choice.finish_reason!r}\n{choice.message.content}\n" + "-" * 60)
 
+# The same request with stop, to a model that refuses the parameter (the fake plays it by name):
+try:
+    FakeLLM(scenario).client(max_retries=0).chat.completions.create(
+        model="gpt-5-mini", messages=messages, stop=["Observation:"])
+except openai.BadRequestError as e:
+    print("gpt-5-mini with stop: HTTP", e.status_code, "-", e.body["message"], f"(param {e.body['param']!r})")
+# The portable fix: no stop, and the text cut before the first "Observation:".
+text = FakeLLM(scenario).client().chat.completions.create(model="gpt-5-mini", messages=messages).choices[0].message.content
+print("gpt-5-mini, cut by hand:\n" + text.split("Observation:", 1)[0])
+
 # %% [markdown]
-# Without `stop`, a loop that keeps the assistant's text verbatim (as it must: chapter 03) puts the
-# invented observation into the history. Your parser reads only the action, so the tool runs and
-# the real observation follows — but the model now sees **two** observations for one action, its
-# own first. Models believe the first one, and so does this fake: the run ends with 7400 KZT.
-# A loop with `stop` never lets the invention exist.
+# Without `stop` and without the cut, a loop that keeps the assistant's text whole (as chapter 03
+# taught) puts the invented observation into the history. Your parser reads only the action, so
+# the tool runs and the real observation follows — but the model now sees **two** observations
+# for one action, its own first. This fake believes the first one (a plausible tendency of real
+# models, not a rule you can count on): the run ends with 7400 KZT. With `stop` the invention
+# never exists; with the cut it never reaches the history.
 
 # %% [markdown]
 # ## Exercise 2 — `run_react` (5 points)
@@ -422,10 +458,13 @@ for stop in (None, ["Observation:"]):
 #
 # - `messages` start as `[{"role": "system", "content": react_prompt(tools)}, {"role": "user",
 #   "content": question}]`;
-# - each step calls `client.chat.completions.create(model=model, messages=messages,
-#   stop=["Observation:"])` — no `tools` argument;
-# - the reply's text (`content`, or `""` when it is `None`) is appended as
-#   `{"role": "assistant", "content": text}`;
+# - each step calls `client.chat.completions.create(model=model, messages=messages)` — no `tools`
+#   argument;
+# - the reply's text (`content`, or `""` when it is `None`), **cut before its first
+#   `"Observation:"`** (everything from there on is the model's invention), is appended as
+#   `{"role": "assistant", "content": text}`. (You may also send `stop=["Observation:"]`; the
+#   tests accept a loop that does, on a model that takes it. The cut is what makes the loop work
+#   on `gpt-5-mini`, which refuses `stop`.);
 # - a final answer returns `AgentResult(answer, "done", step)`;
 # - an action's observation is `json.dumps(call_tool(impl, name, arguments), ensure_ascii=False,
 #   default=str)`; an error's observation is its message; either is appended as
@@ -460,9 +499,8 @@ def run_react(client, model, question, tools, impl, max_steps=8):
     messages = [{"role": "system", "content": react_prompt(tools)},
                 {"role": "user", "content": question}]
     for step in range(1, max_steps + 1):
-        response = client.chat.completions.create(model=model, messages=messages,
-                                                  stop=["Observation:"])
-        text = response.choices[0].message.content or ""
+        response = client.chat.completions.create(model=model, messages=messages)
+        text = (response.choices[0].message.content or "").split("Observation:", 1)[0]  # never its own
         messages.append({"role": "assistant", "content": text})
         parsed = parse(text)
         if parsed[0] == "final":
@@ -479,9 +517,10 @@ def run_react(client, model, question, tools, impl, max_steps=8):
 
 # %% nbgrader={"grade": true, "grade_id": "run_react_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: run_react answers the taxi question from a text-only model on Ollama in two
-calls, sending stop=["Observation:"] and no tools (the invented observation is never accepted);
-the observation goes back as a user message; a malformed action comes back as an error
-observation and the model fixes it; a model that never answers stops after max_steps."""
+calls, sending no tools, with no assistant turn holding an Observation (the invented one is cut
+off, by stop or by hand); it works on gpt-5-mini, which refuses `stop`; the observation goes back
+as a user message; a malformed action comes back as an error observation and the model fixes it;
+a model that never answers stops after max_steps."""
 import dataclasses
 
 from workbook.checks import fresh
@@ -490,10 +529,11 @@ wb = fresh()
 S = wb.scenarios
 
 
-def run(scenario, impl, dialect="ollama", **options):
+def run(scenario, impl, dialect="ollama", model="fake-model", **options):
     llm = wb.fake_llm.FakeLLM(scenario, dialect=dialect)
-    with wb.checks.no_raise("run_react", hint="send no tools to a text-only model; errors are observations"):
-        r = run_react(llm.client(max_calls=8, max_retries=0), "fake-model", scenario.question,
+    with wb.checks.no_raise(f"run_react on {model}", hint="send no tools to a text-only model; errors are "
+                            "observations; a model that refuses `stop` needs the cut at 'Observation:'"):
+        r = run_react(llm.client(max_calls=8, max_retries=0), model, scenario.question,
                       scenario.openai_tools(), impl, **options)
     assert dataclasses.is_dataclass(r) and type(r).__name__ == "AgentResult", (
         f"run_react must return an AgentResult, got {type(r).__name__}: {r!r}")
@@ -504,9 +544,8 @@ taxi = S.react_taxi()
 llm, r = run(taxi, wb.shop.Shop("C-001").tools())
 first = llm.requests[0]
 assert "tools" not in first, "a text-only model gets no `tools` (Ollama answers 400): the tools are in the prompt"
-assert first.get("stop") == ["Observation:"], f"send stop=['Observation:'] with every call; sent stop={first.get('stop')!r}"
 wb.checks.equal((r.answer, r.status, r.steps), (taxi.answer, "done", 2), "(answer, status, steps) for react_taxi",
-                hint="7400 KZT means the model's invented observation was accepted: use the stop sequence")
+                hint="7400 KZT means the model's invented observation was accepted: cut the text at 'Observation:'")
 sent = llm.requests[1]["messages"]
 assert sent[0] == {"role": "system", "content": react_prompt(taxi.openai_tools())} and sent[1]["role"] == "user", (
     "messages start with the system prompt react_prompt(tools) and the question")
@@ -514,6 +553,11 @@ assert sent[2]["role"] == "assistant" and "Observation:" not in sent[2]["content
     f"the assistant turn is the model's text, cut before 'Observation:'; got {sent[2]!r}")
 assert sent[3]["role"] == "user" and sent[3]["content"].startswith('Observation: {"category": "taxi"'), (
     f"the tool's result goes back as a user message 'Observation: <JSON>'; got {sent[3]!r}")
+llm, r = run(taxi, wb.shop.Shop("C-001").tools(), dialect="openai", model="gpt-5-mini")
+wb.checks.equal((r.answer, r.status, r.steps), (taxi.answer, "done", 2), "(answer, status, steps) on gpt-5-mini",
+                hint="gpt-5-mini refuses `stop`: cut the reply before 'Observation:' yourself")
+assert not any("Observation:" in m["content"] for m in llm.requests[-1]["messages"] if m["role"] == "assistant"), (
+    "no assistant turn may hold an Observation: cut the reply before 'Observation:' before appending it")
 
 sloppy = S.react_order(sloppy=True)
 llm, r = run(sloppy, wb.shop.Shop("C-001").tools(), dialect="openai")
@@ -557,8 +601,8 @@ shop = wb.shop.Shop("C-001")
 llm, r = run(errand, shop.tools())
 wb.checks.equal((r.answer, r.status, r.steps), (errand.answer, "done", 3), "(answer, status, steps) for react_errand")
 assert [name for name, _ in shop.log] == ["get_order", "txn_sum"], f"one action per turn; the shop saw {shop.log}"
-assert all(req.get("stop") == ["Observation:"] and "tools" not in req for req in llm.requests), (
-    "every request sends stop=['Observation:'] and no tools")
+assert all("tools" not in req and req.get("stop") in (None, ["Observation:"]) for req in llm.requests), (
+    "every request sends no tools (and stop, if any, is ['Observation:'])")
 final_messages = llm.requests[-1]["messages"]
 wb.checks.equal([m["role"] for m in final_messages], ["system", "user", "assistant", "user", "assistant", "user"],
                 "the roles of the last request")
@@ -602,11 +646,12 @@ wb.checks.equal((r.answer, r.status, r.steps, llm.calls), (None, "STOPPED: step 
 
 
 # %% [markdown]
-# ## The loop at work, with and without the stop sequence
+# ## The loop at work, on every kind of model
 #
-# Your `run_react` on the two-part errand. Then the same loop through a client that drops `stop`
-# from every request — what your loop would do if it forgot it: the tools run, the real
-# observations go back, and the answer is still built from the model's inventions.
+# Your `run_react` on the two-part errand, three ways: on a model that takes `stop`; through a
+# client that drops `stop` from every request (what a provider that ignores it would do); and on
+# `gpt-5-mini`, which refuses `stop` with a 400. A loop that relies on `stop` alone gets the
+# second row wrong and the third one refused; a loop that cuts the text gets all three right.
 
 # %%
 class DropsStop:
@@ -623,17 +668,24 @@ class DropsStop:
 
 
 scenario = scenarios.react_errand()
-for name, wrap in [("with stop", lambda c: c), ("without stop", DropsStop)]:
+for name, wrap, dialect, model in [("stop allowed", lambda c: c, "ollama", "fake-model"),
+                                   ("stop dropped", DropsStop, "ollama", "fake-model"),
+                                   ("gpt-5-mini", lambda c: c, "openai", "gpt-5-mini")]:
     shop = Shop("C-001")
-    result = run_react(wrap(FakeLLM(scenario, dialect="ollama").client()), "fake-model", scenario.question,
-                       scenario.openai_tools(), shop.tools())
+    try:
+        result = run_react(wrap(FakeLLM(scenario, dialect=dialect).client(max_retries=0)), model,
+                           scenario.question, scenario.openai_tools(), shop.tools())
+    except openai.BadRequestError as e:
+        print(f"{name:13} HTTP 400: {e.body['message']}")
+        continue
     print(f"{name:13} {result.status} after {result.steps} calls, tools run: {[n for n, _ in shop.log]}\n"
           f"{'':13} {result.answer}")
 
 # %% [markdown]
-# Same calls, same tools, status `done` both times — and the second answer is wrong (delivered, 3
-# rides, 7400 KZT). Nothing in the status or the call count shows it; only the stop sequence
-# prevents it.
+# A loop that kept the text whole would show the same calls, the same tools and status `done` in
+# the second row — with a wrong answer (delivered, 3 rides, 7400 KZT). Nothing in the status or
+# the call count shows it; only keeping the invention out of the history prevents it, and the cut
+# does that on every model.
 
 # %% [markdown]
 # ## Part 4 · Plan first, then execute
@@ -656,9 +708,20 @@ for name, wrap in [("with stop", lambda c: c), ("without stop", DropsStop)]:
 # done — but only a few tries: a planner that keeps writing the same bad plan would otherwise
 # replan forever.
 #
-# The planner's reply is untrusted text, like the ReAct text. It should be `{"steps": [...]}`; it
-# may come wrapped in a Markdown fence (```` ```json ````), hold twenty steps, an empty step, or be
-# prose. **pydantic** turns "what a plan is" into a class and checks any JSON against it:
+# The planner's reply should be `{"steps": [...]}`. Today's providers can **constrain** it: with
+# `response_format={"type": "json_schema", "json_schema": {..., "strict": True}}` (OpenAI's
+# structured outputs; Ollama's `format` takes a JSON schema too) the model can only write JSON of
+# that shape, so prose, a fence or a missing key cannot come back from a model that honours it.
+# `PLAN_FORMAT` below is that schema for a plan, and the planner call sends it.
+#
+# Constrained is not checked, though. The schema fixes the shape, not the limits your code needs
+# (how many steps, none blank — keep the schema simple, so every provider accepts it); a model may
+# refuse (OpenAI then sends `refusal` and no content); many models and servers ignore the schema
+# (the fake here plays such a planner, so your checks are what the tests exercise); and a reply
+# cut by the token limit is half a JSON. So the reply is still untrusted text, like the ReAct
+# text: it may come wrapped in a Markdown fence (```` ```json ````), hold twenty steps, an empty
+# step, or be prose. **pydantic** turns "what a plan is" into a class and checks any JSON against
+# it:
 
 # %%
 class Order(BaseModel):
@@ -730,7 +793,7 @@ def read_plan(text):
 
 # %% nbgrader={"grade": true, "grade_id": "read_plan_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: read_plan returns a Plan for plain and fenced JSON; it raises ValueError for a
-plan of 9 steps, an empty list, a blank step, steps that are not a list, and prose."""
+plan of 9 steps, an empty list, a blank step, steps that are not a list, prose, and None."""
 from workbook.checks import fresh
 
 wb = fresh()
@@ -746,7 +809,7 @@ for name in ("good", "fenced"):
                     hint="strip a ```json fence before validating" if name == "fenced" else "")
 for text, what in [(PLANS["too_long"], "a plan of 9 steps (at most 7)"), ('{"steps": []}', "a plan with no steps"),
                    (PLANS["empty_step"], "a plan with a blank step"), ('{"steps": "Look up A-1001"}', "steps as a string"),
-                   (PLANS["not_json"], "prose instead of JSON")]:
+                   (PLANS["not_json"], "prose instead of JSON"), (None, "None, not text")]:
     with wb.checks.raises(ValueError, what=f"read_plan({what})"):
         read_plan(text)
 print("read_plan: visible tests passed")
@@ -808,6 +871,11 @@ PLANNER_PROMPT = ("You are the planner. Split the user's task into at most 7 sho
                   '{"steps": ["...", "..."]}')
 SYNTHESIS_PROMPT = ("Write the answer to the user's task from the step results below. Use only "
                     "what the results say.")
+# Structured outputs: the planner's reply constrained to {"steps": [<text>, ...]} (the limits on
+# the steps are checked in code, by pydantic).
+PLAN_FORMAT = {"type": "json_schema", "json_schema": {"name": "plan", "strict": True, "schema": {
+    "type": "object", "properties": {"steps": {"type": "array", "items": {"type": "string"}}},
+    "required": ["steps"], "additionalProperties": False}}}
 
 
 @dataclass
@@ -846,7 +914,8 @@ def synthesis_messages(task, done):
 # %%
 scenario = scenarios.plan_errand()
 client = FakeLLM(scenario).client()
-reply = client.chat.completions.create(model="fake-model", messages=planner_messages(scenario.question))
+reply = client.chat.completions.create(model="fake-model", messages=planner_messages(scenario.question),
+                                       response_format=PLAN_FORMAT)
 print("planner:", reply.choices[0].message.content)
 step = json.loads(reply.choices[0].message.content)["steps"][0]
 print("executor question:\n" + step_prompt(scenario.question, [], step))
@@ -859,9 +928,9 @@ print(run_agent(client, "fake-model", step_prompt(scenario.question, [], step), 
 # Write `plan_and_execute(client, model, task, tools, impl, max_replans=2, max_steps=6)`:
 #
 # 1. Ask the planner: `client.chat.completions.create(model=model, messages=planner_messages(task,
-#    done, problem))` (no tools), and validate its text as in `read_plan` (a ```` ``` ```` fence
-#    allowed; 1–7 non-blank steps). An invalid plan runs **nothing**: `problem = f"Your plan was
-#    not valid: {error}"`.
+#    done, problem), response_format=PLAN_FORMAT)` (no tools), and validate its text as in
+#    `read_plan` (a ```` ``` ```` fence allowed; 1–7 non-blank steps). An invalid plan runs
+#    **nothing**: `problem = f"Your plan was not valid: {error}"`.
 # 2. Run each step of a valid plan with `run_agent(client, model, step_prompt(task, done, step),
 #    tools, impl, max_steps=max_steps)`. A `"done"` step appends `(step, result.answer)` to
 #    `done`; any other status ends this plan with `problem = f"Step {step!r} failed: {status}"`.
@@ -891,8 +960,8 @@ def plan_and_execute(client, model, task, tools, impl, max_replans=2, max_steps=
 
     done, replans, problem = [], 0, None
     while True:
-        reply = client.chat.completions.create(model=model,
-                                               messages=planner_messages(task, done, problem))
+        reply = client.chat.completions.create(model=model, messages=planner_messages(task, done, problem),
+                                               response_format=PLAN_FORMAT)
         try:
             steps = valid(reply.choices[0].message.content)
         except ValueError as e:
@@ -916,8 +985,8 @@ def plan_and_execute(client, model, task, tools, impl, max_replans=2, max_steps=
 
 
 # %% nbgrader={"grade": true, "grade_id": "plan_and_execute_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: plan_and_execute runs a good plan in 6 calls and synthesizes; after a failed
-step it replans, keeping the finished step; a 9-step plan is refused before any tool runs; a
+"""Visible tests: plan_and_execute asks the planner with response_format=PLAN_FORMAT, runs a good
+plan in 6 calls and synthesizes; after a failed step it replans, keeping the finished step; a 9-step plan is refused before any tool runs; a
 planner that keeps failing stops at the replan limit."""
 import dataclasses
 
@@ -944,6 +1013,8 @@ wb.checks.equal((r.answer, r.status, r.done, r.replans, llm.calls), (R.PLAN_ANSW
                 "(answer, status, done, replans, model calls) for a good plan",
                 hint="1 planner call, 2 calls per step, 1 synthesis call")
 assert "tools" not in llm.requests[0] and "tools" not in llm.requests[-1], "the planner and synthesis calls get no tools"
+wb.checks.equal(llm.requests[0].get("response_format"), PLAN_FORMAT, "the planner call's response_format",
+                hint="constrain the planner with the plan's JSON schema: response_format=PLAN_FORMAT")
 
 llm, shop, r = run("bad_step")
 wb.checks.equal((r.answer, r.status, r.done, r.replans), (R.PLAN_ANSWER, "done", [ORDER, TAXI], 1),
@@ -1018,6 +1089,8 @@ for max_replans in (0, 1):
                     f"always failing with max_replans={max_replans}")
     planners = sum(req["messages"][0]["content"] == PLANNER_PROMPT for req in llm.requests)
     wb.checks.equal(planners, max_replans + 1, f"planner calls with max_replans={max_replans}")
+    assert all(req.get("response_format") == PLAN_FORMAT for req in llm.requests
+               if req["messages"][0]["content"] == PLANNER_PROMPT), "every planner call sends response_format=PLAN_FORMAT"
 llm, shop, r = run("bad_step", "always_bad")
 wb.checks.equal((r.status, r.replans, r.done), ("STOPPED: replan limit", 2, [ORDER]),
                 "max_replans defaults to 2; the finished step stays in done")
@@ -1114,9 +1187,12 @@ for name, calls, prompt, completion, total, status, correct in rows:
 #
 # Each of these is a wrong answer the tests catch.
 #
-# - **No stop sequence.** The model writes its own `Observation:` and the loop keeps it in the
-#   history: the run ends with a confident answer built on made-up data (7400 KZT instead of 5000).
-#   Send `stop=["Observation:"]` with every ReAct call.
+# - **Keeping the invented observation.** With neither a stop sequence nor a cut, the model's own
+#   `Observation:` stays in the history: the run ends with a confident answer built on made-up data
+#   (7400 KZT instead of 5000). Cut the reply before `Observation:` before appending it (and send
+#   `stop=["Observation:"]` as well where the model takes it).
+# - **Relying on `stop` alone.** `gpt-5-mini`, `gpt-5` and the o-series refuse it with a 400; a
+#   provider that ignores it lets the invention through. The cut works everywhere.
 # - **Sending `tools` to a text-only model.** Ollama answers 400 "… does not support tools". The
 #   tools belong in the prompt.
 # - **`json.loads` on everything after `Action Input:`.** Any sentence after the JSON breaks it.
@@ -1163,7 +1239,10 @@ if live_enabled():
     except ProviderError as e:  # a set-up problem, explained in one line
         print(e)
     except Exception as e:  # the provider is down or refused: no traceback (and no key) in a cell
-        print(f"The live call failed ({type(e).__name__}): check LLM_PROVIDER, the key and the network.")
+        if getattr(e, "status_code", None) == 400:  # it read the request and refused it: its words say why
+            print(f"The provider refused the request (HTTP 400): {getattr(e, 'message', e)}")
+        else:
+            print(f"The live call failed ({type(e).__name__}): check LLM_PROVIDER, the key and the network.")
 else:
     print(SKIP_HINT)
 

@@ -25,13 +25,14 @@
 #
 # **Learning goals.** After this chapter you can
 # - read a response's `usage` in each provider's shape (OpenAI, DeepSeek, Anthropic, Ollama) and
-#   say which numbers include which;
+#   say which numbers include which — reasoning tokens included;
 # - price a call from a price table given per million tokens, with cached input (and Anthropic's
 #   cache writes) priced apart;
 # - lay out a prompt so its prefix stays stable (system prompt and tools first and unchanged, the
 #   date after them) and measure the cache hit rate it earns against a timestamp at the top;
 # - stop a run in money: check the worst case of the next call *before* making it;
-# - route easy questions to a cheaper model and measure what it saves and what it costs.
+# - send easy questions to a cheaper model (`pick_model`) and measure what it saves and what it
+#   costs.
 #
 # **Time:** about 100 minutes.
 #
@@ -124,10 +125,11 @@ print(billing.TASK)
 messages = [{"role": "system", "content": billing.SYSTEM}, {"role": "user", "content": billing.TASK}]
 result = run_agent(FakeLLM(desk).client(), "gpt-5-mini", messages, desk.openai_tools(), Shop().tools())
 print(result.status, "|", result.answer, "\n")
-print(f"{'step':>4} {'prompt':>7} {'cached':>7} {'completion':>11}")
+print(f"{'step':>4} {'prompt':>7} {'cached':>7} {'completion':>11} {'of it reasoning':>16}")
 for step, usage in enumerate(result.usages, 1):
     cached = usage["prompt_tokens_details"]["cached_tokens"]
-    print(f"{step:>4} {usage['prompt_tokens']:>7} {cached:>7} {usage['completion_tokens']:>11}")
+    reasoning = usage["completion_tokens_details"]["reasoning_tokens"]
+    print(f"{step:>4} {usage['prompt_tokens']:>7} {cached:>7} {usage['completion_tokens']:>11} {reasoning:>16}")
 
 # %% [markdown]
 # Three things to read in that table:
@@ -136,7 +138,23 @@ for step, usage in enumerate(result.usages, 1):
 #   and the tools;
 # - **cached** is the part of the prompt the provider had already seen in an earlier request: from
 #   step 2 on, nearly all of it;
-# - **completion**, the model's own words, is small. On an agent, input is most of the bill.
+# - **completion** is the model's output, and on `gpt-5-mini` most of it is **reasoning**: tokens
+#   the model thinks before it answers, billed as output, never shown in the reply's text, and
+#   reported apart in `usage.completion_tokens_details.reasoning_tokens`. The visible words are
+#   a third of each step's completion here.
+#
+# So which part is most of the bill depends on the model. Without a cache, the resent prompt
+# dominates an agent's bill. With the cache (below) the prompt becomes cheap, and on a reasoning
+# model output — mostly reasoning, at eight times the input price on `gpt-5-mini` — can cost as
+# much as the whole prompt or more. `gpt-5-mini`, like `gpt-5` and the o-series, reasons by
+# default (`reasoning_effort="medium"`); `gpt-5.1` and later default to `"none"`, and
+# `reasoning_effort` (`"minimal"`, `"low"`, `"medium"`, `"high"`; `"none"` from `gpt-5.1` on)
+# sets how much a call may think.
+#
+# The fake's reasoning rule is its own, published so you can predict it: a reasoning model's
+# reasoning tokens are a factor times its visible completion tokens — 0 for `"none"` and
+# `"minimal"`, 1 for `"low"`, 2 for `"medium"`, 4 for `"high"`. Real models vary from call to
+# call, and often think for ten times the answer or more.
 #
 # ### The fake's token and cache rules
 #
@@ -156,11 +174,22 @@ print(prompt_tokens(messages[:2], desk.openai_tools()), "tokens in the first req
 # blocks of 128 tokens. So the cache only works if the **start** of the prompt repeats exactly:
 # one changed character near the top, and everything after it is a miss.
 #
-# Real providers: OpenAI caches prompts of 1024 tokens or more, in 128-token steps, and says to
-# put static content (instructions, examples, tools) first and variable content last; DeepSeek
-# caches repeated prefixes automatically; Anthropic caches only up to the `cache_control`
-# breakpoints you mark, with a minimum length per model (1024 to 4096 tokens). The fake uses 1024
-# on every face. (Sources in docs/SOURCES.md.)
+# Real providers (sources and dates in docs/SOURCES.md):
+#
+# - **OpenAI** caches prompts of 1024 tokens or more automatically, and says to put static
+#   content (instructions, examples, tools) first and variable content last. On the models this
+#   chapter prices (`gpt-5-mini`, `gpt-5.4`) a hit covers the prefix in 128-token steps and
+#   writing the cache is free. From the **GPT-5.6** family on, a cache write costs 1.25× the
+#   input price and is reported in `prompt_tokens_details.cache_write_tokens` (part of
+#   `prompt_tokens`, like `cached_tokens`), and you can also place explicit breakpoints.
+# - **DeepSeek** caches repeated prefixes automatically.
+# - **Anthropic** caches at `cache_control` breakpoints: on the blocks you mark, or, with one
+#   `cache_control` at the top level of the request (automatic caching), at the last block. A
+#   prefix shorter than the **model's minimum** is not cached at all, silently: 1024 tokens on
+#   Claude Sonnet 4.5, 4096 on Claude Haiku 4.5 and Opus 4.5. A breakpoint lives 5 minutes
+#   (`"ttl": "1h"` for an hour, at a dearer write).
+#
+# The fake follows each Claude model's minimum, and uses 1024 on the other faces.
 #
 # ### One request, four ways to report it
 #
@@ -188,18 +217,19 @@ claude = FakeLLM(desk).anthropic_client()
 
 # %%
 system = [{"type": "text", "text": billing.SYSTEM, "cache_control": {"type": "ephemeral"}}]
-for _ in range(2):
-    usage = claude.messages.create(model="claude-haiku-4-5", max_tokens=300, system=system,
-                                   tools=anthropic_tools(desk.openai_tools()),
-                                   messages=[{"role": "user", "content": question}]).usage.model_dump()
-    print("anthropic", {k: v for k, v in usage.items() if v is not None})
+for model in ("claude-sonnet-4-5", "claude-haiku-4-5"):
+    for _ in range(2):
+        usage = claude.messages.create(model=model, max_tokens=300, system=system,
+                                       tools=anthropic_tools(desk.openai_tools()),
+                                       messages=[{"role": "user", "content": question}]).usage.model_dump()
+        print(f"{model:18}", {k: v for k, v in usage.items() if v is not None and k != "cache_creation"})
 
 # %% [markdown]
 # Read them carefully, because each one counts differently:
 #
 # | provider | prompt tokens | of which cached | written to the cache |
 # |---|---|---|---|
-# | OpenAI | `prompt_tokens` (all of them) | `prompt_tokens_details.cached_tokens`, **part of** `prompt_tokens` | — |
+# | OpenAI | `prompt_tokens` (all of them) | `prompt_tokens_details.cached_tokens`, **part of** `prompt_tokens` | `prompt_tokens_details.cache_write_tokens` (GPT-5.6 and later; free before) |
 # | DeepSeek | `prompt_tokens` = hit + miss | `prompt_cache_hit_tokens`; the rest is `prompt_cache_miss_tokens` | — |
 # | Anthropic | `input_tokens` + `cache_read_input_tokens` + `cache_creation_input_tokens` | `cache_read_input_tokens`, **not part of** `input_tokens` | `cache_creation_input_tokens` |
 # | Ollama | `prompt_tokens` | no cache fields at all | — |
@@ -207,7 +237,10 @@ for _ in range(2):
 # Anthropic's `input_tokens` is only the part **after** the last cache breakpoint: the first call
 # above writes the tools and the system prompt to the cache (`cache_creation_input_tokens`) and
 # counts only the question as `input_tokens`; the second reads the same tokens back
-# (`cache_read_input_tokens`). Code written for OpenAI's shape reads Anthropic's few dozen
+# (`cache_read_input_tokens`). On `claude-haiku-4-5` the same 1,100-token prefix is under the
+# model's 4096-token minimum: both calls cache nothing and pay full price for every token, with
+# no error to say so — check the cache fields, not the breakpoint you sent. Code written for
+# OpenAI's shape reads Anthropic's few dozen
 # `input_tokens` as the whole prompt; code written for Anthropic's shape subtracts OpenAI's cached
 # tokens from a total that already contains them. And an Anthropic request without
 # `cache_control` caches nothing at all.
@@ -227,7 +260,11 @@ for model, p in PRICES.items():
 # %% [markdown]
 # So on `gpt-5-mini` a cached token costs a tenth of a fresh one, on `deepseek-flash` a fiftieth.
 # On Anthropic a cached read costs a tenth, but writing the cache costs a quarter **more** than
-# plain input: caching pays once the prefix is read back at least once.
+# plain input (the 5-minute cache; a 1-hour write, `"ttl": "1h"`, costs twice the input price,
+# reported in `usage.cache_creation.ephemeral_1h_input_tokens`): caching pays once the prefix is
+# read back at least once. The table's `cache_write` is the 5-minute price, and so is `cost`'s
+# below. An output token costs 8× an input one on `gpt-5-mini`, 6× on `gpt-5.4`, 5× on the Claude
+# models and 4× on `deepseek-flash`.
 
 # %% [markdown]
 # ## Exercise 1 — `cost` (5 points)
@@ -245,6 +282,11 @@ for model, p in PRICES.items():
 #   `usage["prompt_tokens_details"]["cached_tokens"]` — `prompt_tokens_details` may be missing or
 #   `None` (Ollama), then 0; the cached tokens at `cached_input`, **the other** prompt tokens at
 #   `input`, `completion_tokens` at `output`.
+#
+# Reasoning tokens need no term of their own: they are part of `completion_tokens` (and of
+# Anthropic's `output_tokens`) and billed as output. (A GPT-5.6 usage would also carry
+# `prompt_tokens_details.cache_write_tokens`, billed at 1.25× input; the models priced here bill
+# no writes, so `cost` leaves them in the input.)
 #
 # Return a `float`. A `usage` that is not a dict raises `TypeError`; a dict in none of these
 # shapes, or Anthropic cache writes with `prices["cache_write"]` None, raises `ValueError` with a
@@ -287,8 +329,9 @@ def cost(usage, prices):
 # %% nbgrader={"grade": true, "grade_id": "cost_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: cost prices the OpenAI shape (cached tokens are part of prompt_tokens), the
 DeepSeek shape (hit + miss), the Anthropic shape (input_tokens excludes cache reads and writes;
-writes at cache_write), the Ollama shape (no cache fields), per million tokens; a usage in no known
-shape is a ValueError."""
+writes at cache_write), the Ollama shape (no cache fields), per million tokens, and reasoning tokens
+once, inside completion_tokens; a usage in no known shape or Anthropic writes without a write price
+is a ValueError, a usage that is not a dict a TypeError."""
 from workbook.checks import fresh
 
 wb = fresh()
@@ -326,6 +369,15 @@ wb.checks.equal(priced(ollama_usage, "an Ollama"), round((3000 * 1.0 + 200 * 5.0
                 "cost(Ollama usage: no cache fields)", hint="prompt_tokens_details may be None: then nothing is cached")
 with wb.checks.raises(ValueError, match="usage", what="cost({'tokens': 5}, prices)"):
     cost({"tokens": 5}, P)
+with wb.checks.raises(TypeError, match="usage|dict", what="cost(None, prices)"):
+    cost(None, P)
+with wb.checks.raises(ValueError, match="cache_write|write", what="cost(Anthropic writes, prices without cache_write)"):
+    cost(anthropic_usage, dict(P, cache_write=None))
+reasoning_usage = {"prompt_tokens": 1000, "completion_tokens": 600, "completion_tokens_details": {"reasoning_tokens": 500},
+                   "prompt_tokens_details": {"cached_tokens": 0}}
+wb.checks.equal(priced(reasoning_usage, "a reasoning model's"), round((1000 * 1.0 + 600 * 5.0) / 1e6, 12),
+                "cost(600 completion tokens, 500 of them reasoning)",
+                hint="reasoning tokens are part of completion_tokens: price completion_tokens once, at output")
 print("cost: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "cost_hidden_tests", "locked": true, "points": 4, "schema_version": 3, "solution": false}
@@ -504,6 +556,10 @@ get = wb.schemas.openai_tools(["get_order"])[0]
 txn = wb.schemas.openai_tools(["txn_sum"])[0]
 with wb.checks.no_raise("layout('Be brief.', [txn_sum, get_order], ...)"):
     got = layout("Be brief.", [txn, get], "Where is A-1001?", T)
+assert isinstance(got, dict) and isinstance(got.get("tools"), list), (
+    f"layout must return {{'messages': [...], 'tools': [...]}} with the tools as a list; got tools="
+    f"{got.get('tools') if isinstance(got, dict) else got!r}. (list.sort() sorts in place and returns None: "
+    "use sorted(tools, key=...))")
 wb.checks.equal(got, {"messages": [{"role": "system", "content": "Be brief."},
                                    {"role": "user", "content": "Current time: 2026-12-01 09:05 UTC\n\nWhere is A-1001?"}],
                       "tools": [get, txn]},
@@ -516,7 +572,12 @@ with wb.checks.no_raise("layout(..., tools in another order, ...)"):
     layout("Be brief.", tools, "Where is A-1001?", T)
 wb.checks.equal(other, got, "layout with the same tools in another order",
                 hint="the same tools must give the same prefix: sort them by name")
-wb.checks.equal(tools, before, "the tools list after layout(...)", hint="return a new list; do not sort the caller's")
+names = [t["function"]["name"] for t in tools]
+assert names == [t["function"]["name"] for t in before], (
+    f"layout(...) changed the caller's list: its tools are now in the order {names}, they were "
+    f"{[t['function']['name'] for t in before]}. Return a new sorted list (sorted(tools, key=...)); "
+    "tools.sort() sorts the caller's own list in place")
+wb.checks.equal(tools, before, "the tools list after layout(...)", hint="return a new list; do not change the caller's")
 
 desk = B.desk()
 client = wb.fake_llm.FakeLLM(desk).client()
@@ -675,16 +736,19 @@ for shape, (model, usages) in shapes.items():
     print(f"{shape:10}{model:18}{len(usages):>6}{paid:>12.6f}{full:>12.6f}{(1 - paid / full if full else 0):>7.0%}")
 
 # %% [markdown]
-# The saving follows the price of a cached token: a tenth on OpenAI and Anthropic, a fiftieth on
-# DeepSeek. Anthropic's first step pays 25% **more** than plain input, to write the cache. Ollama
-# costs nothing per token; its price is your machine's time.
+# The saving follows the price of a cached token: a tenth on OpenAI, a fiftieth on DeepSeek. On
+# Anthropic it would be a tenth too (after a first step that pays 25% **more** than plain input, to
+# write the cache) — but this desk's prefix, some 1,100 tokens, is under Claude Haiku 4.5's
+# 4096-token minimum, so the breakpoint caches nothing and the row saves 0%. On Haiku 4.5 caching
+# pays only for a prefix of 4096 tokens or more; on Sonnet 4.5 (1024) this desk would be cached.
+# Ollama costs nothing per token; its price is your machine's time.
 
 # %% [markdown]
 # ## Part 4 · A budget in money
 #
 # Chapter 06 stopped a run on a **token** budget, checked after each call. Tokens are not money: a
-# cached token costs a tenth, an output token eight times an input one, and the same run costs
-# ten times more on one model than on another. And checking *after* a call means the call that
+# cached token costs a tenth, an output token four to eight times an input one (eight on
+# `gpt-5-mini`), and the same run costs ten times more on one model than on another. And checking *after* a call means the call that
 # crosses the budget has already been paid.
 #
 # A budget you can promise checks **before** each call what that call could cost at most:
@@ -693,7 +757,11 @@ for shape, (model, usages) in shapes.items():
 #   provider use its tokenizer or token-counting endpoint, and keep a margin), priced as if
 #   nothing were cached;
 # - its completion: at most `max_out` tokens, because the request says so
-#   (`max_completion_tokens=max_out`), priced as output.
+#   (`max_completion_tokens=max_out`), priced as output. On a reasoning model that cap counts the
+#   reasoning too ("an upper bound … including visible output tokens and reasoning tokens"), so
+#   the worst case still holds — but a cap the reasoning uses up leaves **nothing** to say: the
+#   reply comes back empty with `finish_reason == "length"`, and you paid for it. Keep `max_out`
+#   well above what the model thinks, or lower its `reasoning_effort`.
 #
 # If what was spent plus that worst case is over the budget, the run stops **without** the call.
 # Afterwards the real usage (with its cached discount) is what you add to what was spent.
@@ -757,8 +825,8 @@ def run_with_money_budget(client, model, messages, tools, impl, budget, cost_of,
 # %% nbgrader={"grade": true, "grade_id": "run_with_money_budget_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: run_with_money_budget finishes the task on a large budget and reports what the real
 calls cost; sends max_completion_tokens=max_out on every call; never spends more than the budget,
-stopping with "STOPPED: budget" before the call that could cross it; a budget of 0 is a
-ValueError."""
+stopping with "STOPPED: budget" before the call that could cross it; stops at max_steps; a budget
+of 0 is a ValueError."""
 from workbook.checks import fresh
 
 wb = fresh()
@@ -808,6 +876,11 @@ wb.checks.equal((result.status, result.steps, len(llm.requests)), ("STOPPED: bud
 with wb.checks.raises(ValueError, match="budget", what="run_with_money_budget(..., budget=0, ...)"):
     run_with_money_budget(wb.fake_llm.FakeLLM(desk).client(max_calls=1), "m", [{"role": "user", "content": "Hi"}],
                     [], {}, 0, price)
+with wb.checks.no_raise("run_with_money_budget(..., max_steps=3)"):
+    limited = run_with_money_budget(wb.fake_llm.FakeLLM(desk).client(max_calls=4), "gpt-5-mini",
+                                    [{"role": "system", "content": B.SYSTEM}, {"role": "user", "content": B.TASK}],
+                                    desk.openai_tools(), wb.shop.Shop().tools(), 1.0, price, max_steps=3)
+wb.checks.equal((limited.status, limited.steps), ("STOPPED: step limit", 3), "(status, steps) of a run with max_steps=3")
 print("run_with_money_budget: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "run_with_money_budget_hidden_tests", "locked": true, "points": 4, "schema_version": 3, "solution": false}
@@ -830,10 +903,10 @@ def start():
     return [{"role": "system", "content": B.SYSTEM}, {"role": "user", "content": B.TASK}]
 
 
-def run(budget, max_out=200, max_steps=10, cost_of=price, messages=None):
+def run(budget, max_out=200, max_steps=10, cost_of=price, messages=None, model="gpt-5-mini"):
     llm = wb.fake_llm.FakeLLM(desk)
     messages = start() if messages is None else messages
-    result = run_with_money_budget(llm.client(max_calls=12), "gpt-5-mini", messages, tools, wb.shop.Shop().tools(),
+    result = run_with_money_budget(llm.client(max_calls=12), model, messages, tools, wb.shop.Shop().tools(),
                              budget, cost_of, max_out=max_out, max_steps=max_steps)
     return result, llm, messages
 
@@ -866,7 +939,7 @@ for k in range(1, 7):  # just enough for the k-th call's worst case: k calls, th
     wb.checks.equal((r.status, r.steps, len(llm.requests)), ("STOPPED: budget", k, k),
                     f"(status, steps, requests) on a budget that covers call {k}'s worst case and no more")
     assert abs(r.spent - sum(actual[:k])) < 1e-12, "spent counts the real calls' costs only"
-r, llm, _ = run(1.0, max_out=50)
+r, llm, _ = run(1.0, max_out=50, model="gpt-5.4")  # reasons only when asked: 50 leaves room to answer
 wb.checks.equal([q.get("max_completion_tokens") for q in llm.requests], [50] * 7, "max_completion_tokens with max_out=50")
 cheap = wb.prices.PRICES["gpt-5-mini"]
 
@@ -915,7 +988,8 @@ for budget in (0.0005, 0.0015, 0.0025, 0.0040, 0.0100):
 #
 # Who decides which kind a question is? Code can (keywords, length), or a model can: one short
 # call to the **cheap** model with a router prompt, answered with one word. The router call costs
-# something too, so it must be small: a short prompt, `max_completion_tokens` of a few tokens.
+# something too, so it must be small: a short prompt, `max_completion_tokens` of a few tokens —
+# and, on a reasoning model, little or no reasoning, because the cap counts the reasoning too.
 # And when the router says anything but a clear "easy" — "Not easy.", "Not sure", an empty
 # reply — the question goes to the strong model: a wrong "hard" costs a few cents, a wrong "easy"
 # costs a wrong answer.
@@ -928,14 +1002,29 @@ for question in [*billing.EASY, *billing.HARD][:4]:
                                       {"role": "user", "content": question}])
     print(f"{reply.choices[0].message.content!r:8} <- {question}")
 
+# The same router call with a cap of 5 tokens: at the default effort the reasoning uses the cap up.
+for effort in (None, "minimal"):
+    reply = FakeLLM(billing.router()).client().chat.completions.create(
+        model="gpt-5-mini", max_completion_tokens=5, **({"reasoning_effort": effort} if effort else {}),
+        messages=[{"role": "system", "content": billing.ROUTER}, {"role": "user", "content": next(iter(billing.EASY))}])
+    print(f"reasoning_effort={effort!s:8} content={reply.choices[0].message.content!r:8} "
+          f"finish_reason={reply.choices[0].finish_reason!r:9} "
+          f"reasoning_tokens={reply.usage.completion_tokens_details.reasoning_tokens}")
+
 # %% [markdown]
-# ## Exercise 4 — `route` (4 points)
+# At the default effort `gpt-5-mini` spends the five tokens thinking and answers nothing, with
+# `finish_reason == "length"`: a router that reads "no word" as "strong" then sends **every**
+# question to the expensive model, silently. `reasoning_effort="minimal"` (on `gpt-5-mini`; it is
+# `"none"` from `gpt-5.1` on, and a model that does not reason ignores it) leaves the cap to the
+# answer.
 #
-# Write `route(client, question, cheap, strong)`. It asks the **cheap** model, once:
+# ## Exercise 4 — `pick_model` (4 points)
+#
+# Write `pick_model(client, question, cheap, strong)`. It asks the **cheap** model, once:
 #
 # ```python
-# client.chat.completions.create(model=cheap, max_completion_tokens=5, messages=[
-#     {"role": "system", "content": ROUTER}, {"role": "user", "content": question}])
+# client.chat.completions.create(model=cheap, max_completion_tokens=5, reasoning_effort="minimal",
+#     messages=[{"role": "system", "content": ROUTER}, {"role": "user", "content": question}])
 # ```
 #
 # and reads the reply's first word (letters only, any case: `" Easy.\n"` reads `easy`): `easy`
@@ -947,22 +1036,24 @@ for question in [*billing.EASY, *billing.HARD][:4]:
 ROUTER = billing.ROUTER
 
 
-# %% nbgrader={"grade": false, "grade_id": "route", "locked": false, "schema_version": 3, "solution": true}
-def route(client, question, cheap, strong):
+# %% nbgrader={"grade": false, "grade_id": "pick_model", "locked": false, "schema_version": 3, "solution": true}
+def pick_model(client, question, cheap, strong):
     """(the model to answer with, the router call's usage): cheap only for a clear 'easy'."""
     ### BEGIN SOLUTION
-    response = client.chat.completions.create(model=cheap, max_completion_tokens=5, messages=[
-        {"role": "system", "content": ROUTER}, {"role": "user", "content": question}])
+    response = client.chat.completions.create(model=cheap, max_completion_tokens=5, reasoning_effort="minimal",
+                                              messages=[{"role": "system", "content": ROUTER},
+                                                        {"role": "user", "content": question}])
     words = re.findall(r"[a-z]+", (response.choices[0].message.content or "").lower())
     chosen = cheap if words[:1] == ["easy"] else strong
     return chosen, response.usage.model_dump()
     ### END SOLUTION
 
 
-# %% nbgrader={"grade": true, "grade_id": "route_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: route asks the cheap model once with the router prompt, picks the cheap model
-for a clear "easy" (any case, with punctuation) and the strong one for "hard", "Not easy." or
-anything unclear, and returns the router call's usage as a dict."""
+# %% nbgrader={"grade": true, "grade_id": "pick_model_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+"""Visible tests: pick_model asks the cheap model once with the router prompt, max_completion_tokens=5
+and reasoning_effort="minimal" (so the shop's router on gpt-5-mini can answer within the cap), picks
+the cheap model for a clear "easy" (any case, with punctuation) and the strong one for "hard",
+"Not easy." or anything unclear, and returns the router call's usage as a dict."""
 from workbook.checks import fresh
 
 wb = fresh()
@@ -971,14 +1062,14 @@ S = wb.scenarios
 
 def routed(reply, question="Do you deliver to Astana?"):
     llm = wb.fake_llm.FakeLLM(S.scripted(reply))
-    with wb.checks.no_raise(f"route(client, {question!r}, 'small', 'large') with the router saying {reply!r}"):
-        out = route(llm.client(max_calls=2), question, "small", "large")
-    assert type(out) is tuple and len(out) == 2, f"route must return (model, usage), got {out!r}"
+    with wb.checks.no_raise(f"pick_model(client, {question!r}, 'small', 'large') with the router saying {reply!r}"):
+        out = pick_model(llm.client(max_calls=2), question, "small", "large")
+    assert type(out) is tuple and len(out) == 2, f"pick_model must return (model, usage), got {out!r}"
     return out, llm
 
 
 (model, usage), llm = routed("easy")
-wb.checks.equal(model, "small", "the model route picks when the router says 'easy'")
+wb.checks.equal(model, "small", "the model pick_model picks when the router says 'easy'")
 wb.checks.equal(len(llm.requests), 1, "router calls per question")
 request = llm.requests[0]
 wb.checks.equal(request["model"], "small", "the model the router call goes to", hint="ask the CHEAP model to classify")
@@ -986,15 +1077,23 @@ wb.checks.equal(request["messages"], [{"role": "system", "content": ROUTER},
                                       {"role": "user", "content": "Do you deliver to Astana?"}], "the router call's messages")
 assert type(usage) is dict and type(usage.get("prompt_tokens")) is int, (
     f"the second item must be the router call's usage as a dict (response.usage.model_dump()), got {usage!r}")
+wb.checks.equal((request.get("max_completion_tokens"), request.get("reasoning_effort")), (5, "minimal"),
+                "(max_completion_tokens, reasoning_effort) of the router call",
+                hint="a tiny cap, and no reasoning to use it up")
+easy = next(iter(wb.scenarios.billing.EASY))
+model, usage = pick_model(wb.fake_llm.FakeLLM(wb.scenarios.billing.router()).client(max_calls=2), easy, "gpt-5-mini", "gpt-5.4")
+wb.checks.equal(model, "gpt-5-mini", f"pick_model({easy!r}) with the shop's router on gpt-5-mini",
+                hint="at its default effort gpt-5-mini spends the 5 tokens reasoning and says nothing: "
+                     "send reasoning_effort='minimal'")
 for reply, want in [(" Easy.\n", "small"), ("EASY", "small"), ("hard", "large"), ("Hard.", "large"),
                     ("Not easy.", "large"), ("Not sure: it could be either.", "large"), ("", "large")]:
     (model, _), _ = routed(reply)
-    wb.checks.equal(model, want, f"the model route picks when the router says {reply!r}",
+    wb.checks.equal(model, want, f"the model pick_model picks when the router says {reply!r}",
                     hint="the first word decides; only a clear 'easy' goes to the cheap model")
-print("route: visible tests passed")
+print("pick_model: visible tests passed")
 
-# %% nbgrader={"grade": true, "grade_id": "route_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
-"""Hidden tests: route with the billing router on every question and an unknown one, the request's
+# %% nbgrader={"grade": true, "grade_id": "pick_model_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+"""Hidden tests: pick_model with the billing router on every question and an unknown one, the request's
 max_completion_tokens, more replies (easy-going, 'easy or hard', digits, None content), and the
 usage matching the response."""
 ### BEGIN HIDDEN TESTS
@@ -1005,20 +1104,20 @@ B = wb.scenarios.billing
 S = wb.scenarios
 for question in [*B.EASY, *B.HARD, "Tell me a joke about lamps."]:
     llm = wb.fake_llm.FakeLLM(B.router())
-    model, usage = route(llm.client(max_calls=2), question, "gpt-5-mini", "gpt-5.4")
+    model, usage = pick_model(llm.client(max_calls=2), question, "gpt-5-mini", "gpt-5.4")
     want = "gpt-5-mini" if question in B.EASY else "gpt-5.4"
-    wb.checks.equal(model, want, f"route({question!r})")
+    wb.checks.equal(model, want, f"pick_model({question!r})")
     wb.checks.equal(llm.requests[0].get("max_completion_tokens"), 5, "max_completion_tokens of the router call")
     wb.checks.equal(usage["prompt_tokens"], wb.fake_llm.prompt_tokens(llm.requests[0]["messages"], None),
                     "the usage's prompt_tokens")
 for reply, want in [("easy-going question", "small"), ("easy or hard? easy", "small"), ("hard, not easy", "large"),
                     ("...", "large"), ("\n\nEasy", "small")]:
     llm = wb.fake_llm.FakeLLM(S.scripted(reply))
-    model, _ = route(llm.client(max_calls=2), "Q?", "small", "large")
-    wb.checks.equal(model, want, f"the model route picks when the router says {reply!r}")
+    model, _ = pick_model(llm.client(max_calls=2), "Q?", "small", "large")
+    wb.checks.equal(model, want, f"the model pick_model picks when the router says {reply!r}")
 llm = wb.fake_llm.FakeLLM(S.scripted(S.call("get_order", order_id="A-1001")))
-model, _ = route(llm.client(max_calls=2), "Q?", "small", "large")
-wb.checks.equal(model, "large", "the model route picks when the router answers with no text")
+model, _ = pick_model(llm.client(max_calls=2), "Q?", "small", "large")
+wb.checks.equal(model, "large", "the model pick_model picks when the router answers with no text")
 ### END HIDDEN TESTS
 
 
@@ -1047,9 +1146,20 @@ def answer_all(choose):
 
 
 router_client = FakeLLM(billing.router()).client()
+
+
+def reasoning_router(client, question):
+    """pick_model's call without reasoning_effort: gpt-5-mini reasons at its default and says nothing."""
+    response = client.chat.completions.create(model="gpt-5-mini", max_completion_tokens=5, messages=[
+        {"role": "system", "content": ROUTER}, {"role": "user", "content": question}])
+    words = re.findall(r"[a-z]+", (response.choices[0].message.content or "").lower())
+    return ("gpt-5-mini" if words[:1] == ["easy"] else "gpt-5.4"), response.usage.model_dump()
+
+
 ways = {"all on gpt-5.4": answer_all(lambda q: ("gpt-5.4", None)),
         "all on gpt-5-mini": answer_all(lambda q: ("gpt-5-mini", None)),
-        "routed": answer_all(lambda q: route(router_client, q, "gpt-5-mini", "gpt-5.4"))}
+        "routed": answer_all(lambda q: pick_model(router_client, q, "gpt-5-mini", "gpt-5.4")),
+        "routed, reasoning left on": answer_all(lambda q: reasoning_router(router_client, q))}
 total = len(billing.EASY) + len(billing.HARD)
 print(f"{'':20}{'US$':>10}{'right':>8}{'vs all strong':>15}")
 for name, (dollars, right) in ways.items():
@@ -1058,7 +1168,10 @@ for name, (dollars, right) in ways.items():
 # %% [markdown]
 # Routing keeps every answer right and pays the strong model only for the three hard questions
 # (plus nine tiny router calls on the cheap one). Sending everything to the cheap model saves more
-# and gets a third of the answers wrong: a saving that costs customers is not a saving. What the router says is cheap to check afterwards
+# and gets a third of the answers wrong: a saving that costs customers is not a saving. The last
+# row is the same router with reasoning left at its default: every router reply is empty
+# (`finish_reason == "length"`), the fail-safe sends every question to the strong model, and the
+# run costs *more* than no routing at all — nothing failed, so only the bill shows it. What the router says is cheap to check afterwards
 # in your logs (chapter 09): a question the small model answered badly is one for the router's
 # examples.
 
@@ -1086,6 +1199,10 @@ for name, (dollars, right) in ways.items():
 #   the request, so the output has no bound) can still cross it.
 # - **A router that fails open.** "Not easy." contains "easy"; an unclear reply must go to the
 #   strong model, and the router call itself belongs in the bill.
+# - **A tiny cap on a reasoning model.** `max_completion_tokens` counts the reasoning: at the default
+#   effort the router's five tokens go on thinking, the reply is empty (`finish_reason ==
+#   "length"`), and every question silently goes to the strong model. Lower the effort
+#   (`reasoning_effort="minimal"`, or `"none"` from `gpt-5.1` on).
 
 # %% [markdown]
 # ## Self-check quiz
@@ -1121,7 +1238,10 @@ if live_enabled():
     except ProviderError as e:  # a set-up problem, explained in one line
         print(e)
     except Exception as e:  # the provider is down or refused: no traceback (and no key) in a cell
-        print(f"The live call failed ({type(e).__name__}): check LLM_PROVIDER, the key and the network.")
+        if getattr(e, "status_code", None) == 400:  # it read the request and refused it: its words say why
+            print(f"The provider refused the request (HTTP 400): {getattr(e, 'message', e)}")
+        else:
+            print(f"The live call failed ({type(e).__name__}): check LLM_PROVIDER, the key and the network.")
 else:
     print(SKIP_HINT)
 

@@ -42,8 +42,8 @@
 # %% [markdown]
 # ## Given code from chapters 03 and 06
 #
-# `AgentResult`, `call_tool`, `tool_message` and `run_agent` are the ones of chapter 17: the loop
-# takes the opening `messages` and appends every turn to them.
+# `AgentResult`, `call_tool`, `tool_message` and `run_agent` are the ones of chapter 06, with the
+# loop taking the opening `messages` and appending every turn to them (as in chapter 15).
 
 # %% nbgrader={"grade": false, "grade_id": "given_chapter_06", "locked": true, "schema_version": 3, "solution": false}
 import json
@@ -123,6 +123,10 @@ print(record["outcome"])
 # and the reply's `usage.prompt_tokens` says the same number after. With a real provider the count
 # before sending is an estimate (a tokenizer such as `tiktoken`, or the last step's usage plus the
 # new messages); the number in `usage` is the truth.
+#
+# The window holds the reply too: `max_completion_tokens` is part of what a request asks for, and
+# on a reasoning model (chapter 15) the reasoning tokens count against the cap and the window
+# like visible output, and are billed as output.
 #
 # Run the task with the plain loop on a window large enough for everything (128 000 tokens) and
 # watch the prompt grow:
@@ -787,7 +791,8 @@ assert all(p <= 1500 for p in run.prompt_tokens), "with threshold 0.5 every step
 # 3000-token window, your loop with trimming only (`keep_all` in place of compaction), your loop
 # with compaction, and your loop with compaction on Ollama's default window, where the plain loop
 # lost the question. "Total" is every prompt token the provider was sent, compaction calls
-# included — the bill of chapter 15 (for the refused run: the requests that were answered).
+# included (for the refused run: the requests that were answered). Tokens are not yet the bill:
+# the next table prices them.
 
 # %%
 def keep_all(messages, client, keep_last):
@@ -823,11 +828,84 @@ for name, *cells in rows:
     print(f"{name:30}" + "".join(f"{c!s:>{w}}" for c, w in zip(cells, (22, 7, 7, 8, 9), strict=True)))
 
 # %% [markdown]
-# Compaction finishes the task inside a window the plain loop cannot, and the bill is smaller, not
-# larger, even though it pays for two extra calls: the largest prompt stays under the threshold
+# Compaction finishes the task inside a window the plain loop cannot, and sends fewer prompt
+# tokens, even though it pays for two extra calls: the largest prompt stays under the threshold
 # instead of growing with every step. On Ollama the same loop never lets the conversation reach
-# the window, so nothing is cut and the question stays. Trimming alone stays legal but forgets, pays for the same
-# lookups again and again, and is stopped by the step limit.
+# the window, so nothing is cut and the question stays. Trimming alone stays legal but forgets,
+# pays for the same lookups again and again, and is stopped by the step limit.
+#
+# ### The bill, with the cache counted
+#
+# Fewer tokens is not the same as less money. Chapter 15's prefix cache bills a token the
+# provider has already seen at a tenth of the price, and the plain loop's growing history is
+# exactly such a prefix: each step resends the previous one plus a little. A compaction
+# **rewrites the head** of the conversation, so the request after it shares almost nothing with
+# the ones before and is billed as fresh input. The same two runs, priced at `gpt-5-mini`'s rates
+# from each reply's `usage` (cached tokens at the cached price), and as they would cost without
+# any cache:
+
+# %%
+from workbook.prices import PRICES
+
+PRICE = PRICES["gpt-5-mini"]
+
+
+class Billed:
+    """A client that keeps the usage of every reply, compaction calls included."""
+
+    def __init__(self, client):
+        self.client, self.usages = client, []
+        self.chat = self  # so that billed.chat.completions.create(...) works
+        self.completions = self
+
+    def create(self, **kwargs):
+        response = self.client.chat.completions.create(**kwargs)
+        self.usages.append(response.usage.model_dump())
+        return response
+
+
+def dollars(usage, cache=True):
+    """US$ of one call at PRICE: chapter 15's cost for the OpenAI shape (no cache: all fresh)."""
+    cached = ((usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0) if cache else 0
+    return ((usage["prompt_tokens"] - cached) * PRICE["input"] + cached * PRICE["cached_input"]
+            + usage["completion_tokens"] * PRICE["output"]) / 1_000_000
+
+
+def bill(compactor=None, window=128_000):
+    """(calls, prompt tokens, US$ with the cache, US$ without) of one run of the long task."""
+    client = Billed(FakeLLM(scenario, context_window=window).client())
+    if compactor is None:
+        run_agent(client, "fake-model", opening(scenario), scenario.openai_tools(), context.IMPL, max_steps=20)
+    else:
+        run_with_budget(client, "fake-model", opening(scenario), scenario.openai_tools(), context.IMPL,
+                        window, compactor, trim_history)
+    usages = client.usages
+    return (len(usages), sum(u["prompt_tokens"] for u in usages), sum(dollars(u) for u in usages),
+            sum(dollars(u, cache=False) for u in usages))
+
+
+bills = {"plain loop, window 128000": bill(), f"compaction, window {WINDOW}": bill(compact, WINDOW)}
+print(f"{'run':30}{'calls':>7}{'prompt':>9}{'US$ cached':>12}{'US$ no cache':>14}")
+for name, (calls, prompt, cached, fresh) in bills.items():
+    print(f"{name:30}{calls:>7}{prompt:>9}{cached:>12.6f}{fresh:>14.6f}")
+(_, _, plain_cost, plain_fresh), (_, _, compact_cost, compact_fresh) = bills.values()
+print(f"compaction vs plain: {compact_cost / plain_cost - 1:+.0%} with the cache, "
+      f"{compact_fresh / plain_fresh - 1:+.0%} without")
+
+# %% [markdown]
+# Without a cache, compaction is the cheaper run. With the cache, the one this course's providers
+# apply, it is the **dearer** one: the plain loop paid a tenth for almost all of its history,
+# while every request after a compaction starts a new prefix at full price (and the compaction
+# calls themselves send the old steps once more). So compaction buys **room** — a task that
+# finishes inside a window the plain loop overflows, and shorter prompts, which also answer
+# faster — and whether it also saves money depends on the cache. Compact rarely (a threshold near
+# the window, not every few steps), keep the head above the summary byte for byte the same, and
+# measure the bill, not the token count. (The fake's model here does not reason; on a reasoning
+# model each compaction call also pays for its reasoning, as output.)
+#
+# The providers also offer compaction and trimming on their side, opt-in: OpenAI's Responses API
+# has `truncation: "auto"` and a compaction endpoint, Anthropic has context editing (clearing old
+# tool results). Chat Completions, as used here, never drops anything for you: it refuses.
 #
 # ## Part 7 · Isolation: a context that never enters yours
 #
@@ -901,7 +979,10 @@ if live_enabled():
     except ProviderError as e:  # a set-up problem, explained in one line
         print(e)
     except Exception as e:  # the provider is down or refused: no traceback (and no key) in a cell
-        print(f"The live call failed ({type(e).__name__}): check LLM_PROVIDER, the key and the network.")
+        if getattr(e, "status_code", None) == 400:  # it read the request and refused it: its words say why
+            print(f"The provider refused the request (HTTP 400): {getattr(e, 'message', e)}")
+        else:
+            print(f"The live call failed ({type(e).__name__}): check LLM_PROVIDER, the key and the network.")
 else:
     print(SKIP_HINT)
 
