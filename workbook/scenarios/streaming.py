@@ -2,7 +2,7 @@
 
     S.streamed(S.taxi_spending(), fragment=1)                 # one character a chunk
     S.streamed(sc, StreamPlan(cut_after=5))                   # the 1st streamed request is cut
-    S.stream_cut(), S.stream_overloaded(), S.stream_stall(), S.stream_incomplete()
+    S.stream_cut(), S.stream_overloaded(), S.stream_stall(), S.stream_incomplete()  # 16 characters a piece
 
 A plan belongs to the n-th *streamed* request the fake serves (`stream_plans[n]`); requests past
 the list get the default (`fragment` characters a piece, no fault). See workbook.engine.streaming.
@@ -41,26 +41,30 @@ def streamed(scenario: Scenario, *plans: StreamPlan, fragment: int | None = 4,
     return StreamedScenario(**fields, stream_plans=tuple(plans), stream_fragment=fragment)
 
 
-def stream_cut(after: int = 5) -> StreamedScenario:
-    return dataclasses.replace(streamed(taxi_spending(), StreamPlan(cut_after=after), name="stream_cut"),
+def stream_cut(after: int = 5, fragment: int | None = 16) -> StreamedScenario:
+    return dataclasses.replace(streamed(taxi_spending(), StreamPlan(fragment, cut_after=after),
+                                        fragment=fragment, name="stream_cut"),
                                description=f"taxi_spending, streamed; the first stream is cut after "
                                f"{after} events (a connection error mid-stream); the retry streams whole.")
 
 
-def stream_overloaded(after: int = 5) -> StreamedScenario:
-    return dataclasses.replace(streamed(taxi_spending(), StreamPlan(error_after=after), name="stream_overloaded"),
+def stream_overloaded(after: int = 5, fragment: int | None = 16) -> StreamedScenario:
+    return dataclasses.replace(streamed(taxi_spending(), StreamPlan(fragment, error_after=after),
+                                        fragment=fragment, name="stream_overloaded"),
                                description=f"taxi_spending, streamed; the first stream sends {after} events "
                                "and then an error event after its 200 (Anthropic overloaded_error).")
 
 
-def stream_stall(after: int = 3) -> StreamedScenario:
-    return dataclasses.replace(streamed(taxi_spending(), StreamPlan(stall_after=after), name="stream_stall"),
+def stream_stall(after: int = 3, fragment: int | None = 16) -> StreamedScenario:
+    return dataclasses.replace(streamed(taxi_spending(), StreamPlan(fragment, stall_after=after),
+                                        fragment=fragment, name="stream_stall"),
                                description=f"taxi_spending, streamed; the first stream stops after {after} "
                                "events and never sends more: the client's read timeout fires.")
 
 
-def stream_incomplete(after: int = 3) -> StreamedScenario:
-    return dataclasses.replace(streamed(taxi_spending(), StreamPlan(incomplete_after=after), name="stream_incomplete"),
+def stream_incomplete(after: int = 2, fragment: int | None = 16) -> StreamedScenario:
+    return dataclasses.replace(streamed(taxi_spending(), StreamPlan(fragment, incomplete_after=after),
+                                        fragment=fragment, name="stream_incomplete"),
                                description=f"taxi_spending, streamed; the first reply stops after {after} "
                                "pieces at its token limit (finish 'length', a half-written tool call).")
 
