@@ -212,7 +212,8 @@ def is_retryable(error):
 
 # %% nbgrader={"grade": true, "grade_id": "is_retryable_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: is_retryable says True for the fake provider's 429 and False for its 400; True
-for a 409 and a timeout (which has no status code); the provider's x-should-retry wins."""
+for a 408, a 409, a 500, a connection error and a timeout (which have no status code); the
+provider's x-should-retry wins both ways; False for an error that is not the API's."""
 import httpx2
 import openai
 
@@ -240,11 +241,21 @@ assert is_retryable(bad_request) is False, (
 REQUEST = httpx2.Request("POST", "https://api.example.invalid/v1/chat/completions")
 conflict = openai.ConflictError("Error code: 409", response=httpx2.Response(409, request=REQUEST), body=None)
 assert is_retryable(conflict) is True, "409 is in the list of statuses worth a retry (408, 409, 429, >= 500)"
+for status, cls in ((408, openai.APIStatusError), (500, openai.InternalServerError)):
+    error = cls(f"Error code: {status}", response=httpx2.Response(status, request=REQUEST), body=None)
+    assert is_retryable(error) is True, f"{status} is in the list of statuses worth a retry (408, 409, 429, >= 500)"
+assert is_retryable(openai.APIConnectionError(request=REQUEST)) is True, (
+    "an APIConnectionError (the network failed; it has no status code) is worth a retry")
 assert is_retryable(openai.APITimeoutError(request=REQUEST)) is True, (
     "an APITimeoutError (an APIConnectionError, with no status code) is worth a retry")
 refused = openai.InternalServerError("Error code: 503", body=None, response=httpx2.Response(
     503, headers={"x-should-retry": "false"}, request=REQUEST))
 assert is_retryable(refused) is False, "a 503 with the header x-should-retry: false must not be retried: obey it"
+invited = openai.BadRequestError("Error code: 400", body=None, response=httpx2.Response(
+    400, headers={"x-should-retry": "true"}, request=REQUEST))
+assert is_retryable(invited) is True, "a 400 with the header x-should-retry: true may be retried: obey it"
+got = is_retryable(ValueError("bad month"))
+assert got is False, f"a ValueError from your own code is a bug, and a retry cannot fix it: expected False, got {got!r}"
 print("is_retryable: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "is_retryable_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
@@ -416,7 +427,8 @@ def retry_delay(attempt, error, rand=random.random):
 # %% nbgrader={"grade": true, "grade_id": "retry_delay_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: without a retry-after, retry_delay doubles from 0.5 s up to 8 s (rand = 0) and is
 up to 25 % shorter with rand = 1; the fake provider's 429 asks for 1 ms, and retry_delay returns
-0.001; a retry-after that is not a number of seconds in range is not used."""
+0.001; a retry-after of 20 s alone is used; a retry-after or retry-after-ms that is not a number of
+seconds in range is not used."""
 import httpx2
 import openai
 
@@ -439,12 +451,17 @@ except openai.RateLimitError as e:
 got = retry_delay(0, timeout, rand=lambda: 1.0)
 assert got == 0.375, f"the jitter: 0.5 * (1 - 0.25 * rand()) with rand() == 1 is 0.375; got {got!r}"
 REQUEST = httpx2.Request("POST", "https://api.example.invalid/v1/chat/completions")
-for value in ("Wed, 21 Oct 2026 07:28:00 GMT", "3600"):
+limited = openai.RateLimitError("Error code: 429", body=None,
+                                response=httpx2.Response(429, headers={"retry-after": "20"}, request=REQUEST))
+got = retry_delay(3, limited, rand=lambda: 0.0)
+assert got == 20.0, f"retry-after: 20 (and no retry-after-ms) means wait 20 s, not the backoff; got {got!r}"
+for headers in ({"retry-after": "Wed, 21 Oct 2026 07:28:00 GMT"}, {"retry-after": "3600"},
+                {"retry-after-ms": "200000"}):
     limited = openai.RateLimitError("Error code: 429", body=None,
-                                    response=httpx2.Response(429, headers={"retry-after": value}, request=REQUEST))
-    with wb.checks.no_raise(f"retry_delay(0, <a 429 with retry-after: {value}>)", hint="ignore a header you cannot use"):
+                                    response=httpx2.Response(429, headers=headers, request=REQUEST))
+    with wb.checks.no_raise(f"retry_delay(0, <a 429 with {headers}>)", hint="ignore a header you cannot use"):
         got = retry_delay(0, limited, rand=lambda: 0.0)
-    assert got == 0.5, f"retry-after: {value!r} is not a number of seconds in (0, 120]: use the backoff, 0.5; got {got!r}"
+    assert got == 0.5, f"{headers} is not a number of seconds in (0, 120]: use the backoff, 0.5; got {got!r}"
 print("retry_delay: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "retry_delay_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
@@ -489,7 +506,7 @@ for r, factor in ((1.0, 0.75), (0.5, 0.875), (0.2, 0.95)):
             f"= {base * factor}, got {got}: is the jitter (1 - 0.25 * rand()) applied?")
 assert close(delay(40, openai.APIConnectionError(request=REQUEST)), 8.0), "the wait is capped at 8 s"
 seeded = random.Random(3)
-waits = {delay(1, openai.APITimeoutError(request=REQUEST), rand=seeded.random) for _ in range(5)}
+waits = {delay(1, openai.APITimeoutError(request=REQUEST), rand=lambda: seeded.random()) for _ in range(5)}
 assert len(waits) == 5 and all(0.75 <= w <= 1.0 for w in waits), (
     f"use the rand you are given: five clients should get five different waits in [0.75, 1.0]; got {waits}")
 
@@ -569,8 +586,9 @@ def create_with_retries(client, *, attempts=4, sleep=time.sleep, retryable=is_re
 
 # %% nbgrader={"grade": true, "grade_id": "create_with_retries_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: create_with_retries gets through two 429s with its own retries (the SDK's are
-switched off), sleeping what `delay` says between attempts, and returns the response; it re-raises
-at once when `retryable` says no, and never sleeps after the last attempt."""
+switched off), asking `retryable` and `delay` about each error it caught and sleeping what `delay`
+says between attempts, sends the request unchanged and returns the response; it re-raises the
+provider's error at once when `retryable` says no, and never sleeps after the last attempt."""
 import openai
 
 from workbook.checks import fresh
@@ -578,19 +596,30 @@ from workbook.checks import fresh
 wb = fresh()
 scenario = wb.scenarios.rate_limited(failures=2)
 llm = wb.fake_llm.FakeLLM(scenario)
-sleeps = []
+sleeps, asked = [], []
+
+
+def note_delay(attempt, error):
+    asked.append((attempt, type(error).__name__, getattr(error, "status_code", None)))
+    return 0.25 * (attempt + 1)
+
+
 response = create_with_retries(
     llm.client(),  # a default client: max_retries=2
-    sleep=sleeps.append, retryable=lambda error: True, delay=lambda attempt, error: 0.25 * (attempt + 1),
-    model="fake-model", messages=[{"role": "user", "content": scenario.question}], tools=scenario.openai_tools())
+    sleep=sleeps.append, retryable=lambda error: True, delay=note_delay,
+    model="fake-model-x", messages=[{"role": "user", "content": scenario.question}], tools=scenario.openai_tools())
 assert sleeps != [] or llm.calls != 3, (
     "the provider got 3 requests but your sleep was never called: the SDK retried by itself. "
     "Call chat.completions.create on client.with_options(max_retries=0)")
 assert llm.calls == 3, f"two 429s, then success: expected 3 requests, the provider got {llm.calls}"
 assert sleeps == [0.25, 0.5], (
     f"sleep(delay(attempt, error)) after each failure, attempt = 0, 1: expected sleeps [0.25, 0.5], got {sleeps}")
+assert asked == [(0, "RateLimitError", 429), (1, "RateLimitError", 429)], (
+    f"call delay(attempt, error) with attempt 0, 1 and the error just caught; it was called with {asked}")
 assert type(response).__name__ == "ChatCompletion" and response.choices[0].finish_reason == "tool_calls", (
     f"return the SDK's response, got {type(response).__name__}")
+assert llm.requests[-1]["model"] == "fake-model-x" and llm.requests[-1]["tools"] == scenario.openai_tools(), (
+    "pass **request to chat.completions.create unchanged (model, messages, tools)")
 
 for retryable, attempts, calls, slept in ((lambda error: False, 4, 1, []), (lambda error: True, 3, 3, [0.25, 0.5])):
     llm, sleeps = wb.fake_llm.FakeLLM(wb.scenarios.rate_limited(failures=5)), []
@@ -660,7 +689,15 @@ llm, out, sleeps, _ = attempt_run(taxi, [{"role": "tool", "tool_call_id": "x", "
 assert isinstance(out, openai.BadRequestError), f"re-raise the 400 itself; got {out!r}"
 assert llm.calls == 1 and sleeps == [], (
     f"a 400 is not retried: expected 1 request and no sleep, got {llm.calls} requests and sleeps {sleeps}")
-assert len(asked_about) == 1 and asked_about[0] is out, "ask retryable(error) about the error you caught"
+def same_error(a, b):
+    """The same provider error, by what it says (an exception that crossed a process is a copy)."""
+    return (type(a) is type(b) and getattr(a, "status_code", None) == getattr(b, "status_code", None)
+            and getattr(a, "message", None) == getattr(b, "message", None))
+
+
+assert len(asked_about) == 1 and same_error(asked_about[0], out), (
+    f"ask retryable(error) about the error you caught, then raise that error; retryable saw {asked_about!r}, "
+    f"the call raised {out!r}")
 
 # retryable decides, even for a 429.
 llm, out, sleeps, _ = attempt_run(wb.scenarios.rate_limited(), retryable=lambda e: False)
@@ -814,7 +851,7 @@ print("what the service saw: ", [r["outcome"] for r in payments.requests])
 # |---|---|
 # | `uuid.uuid4()` per attempt | every retry is a "new" refund: double refunds |
 # | the clock (`time.time()`, today's date) | changes between attempts, or collides for two different refunds made in the same second |
-# | Python's `hash(...)` | differs in every Python process (hash randomisation): a run resumed after a crash (chapter 09) sends a different key |
+# | Python's `hash(...)` | differs in every Python process (hash randomisation): a run resumed after a crash (chapter 09) sends a different key; and it is not unique: `hash(2450) == hash(2450 + 2**61 - 1)` |
 # | an argument the model sends | the model decides, and it can repeat or invent one; keys are the code's job (chapter 07) |
 #
 # Two practical details. Join the parts so that different requests cannot run together: plain
@@ -847,8 +884,8 @@ def idempotency_key(call_id, order_id, amount):
 # %% nbgrader={"grade": true, "grade_id": "idempotency_key_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: idempotency_key returns a short str, the same for the same request (also when the
 clock moves on, and in a process whose hash() differs) and different when the tool call, the
-order or the amount differs (also when the parts would run together, or differ only at the end
-of a long id)."""
+order or the amount differs (also when the parts would run together, differ only at the end of a
+long id, or are two amounts Python's hash() cannot tell apart)."""
 import builtins
 import time
 
@@ -875,12 +912,17 @@ try:
 finally:
     time.time, builtins.hash = real_time, real_hash
 assert later == key, "the key changed with the clock or with hash(): derive it from the request alone (hashlib)"
+assert hash(2450) == hash(2450 + 2**61 - 1)  # hash() of an int is taken modulo 2**61 - 1: it is not unique
+assert idempotency_key("call_abc123", "A-1001", 2450) != idempotency_key("call_abc123", "A-1001", 2450 + 2**61 - 1), (
+    "two different amounts got the same key: Python's hash() is neither stable across processes nor unique "
+    "(hash(2450) == hash(2450 + 2**61 - 1)); hash the request with hashlib")
 print("idempotency_key: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "idempotency_key_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
-"""Hidden tests: idempotency_key does not depend on the clock or on Python's per-process hash(),
-tells apart requests whose parts merely run together, stays within 255 characters for long inputs
-without losing their difference, and is accepted by the payments service."""
+"""Hidden tests: idempotency_key does not depend on the clock or on Python's per-process hash()
+(nor takes two requests that hash() confuses for one), tells apart requests whose parts merely run
+together, stays within 255 characters for long inputs without losing their difference, and is
+accepted by the payments service."""
 ### BEGIN HIDDEN TESTS
 import builtins
 import time
@@ -902,8 +944,7 @@ parts = ("call_7Qd0m2", "A-1001", 2450)
 before = key_of(*parts)
 
 # A year later, and in another process: the same key.
-clocks = {name: getattr(time, name) for name in ("time", "time_ns", "monotonic", "monotonic_ns",
-                                                    "perf_counter", "perf_counter_ns")}
+clocks = {name: getattr(time, name) for name in ("time", "time_ns")}  # the wall clock (what a date comes from)
 year = 365 * 24 * 3600
 try:
     for name, real in clocks.items():
@@ -924,6 +965,12 @@ assert elsewhere == before, (
     "the key changed as it would in another Python process: built-in hash() of a str is randomised per "
     "process; use hashlib (or the parts themselves)")
 assert len({key_of(*parts) for _ in range(20)}) == 1, "the same request must always give the same key"
+for a, b in ((("call_7Qd0m2", "A-1001", 0), ("call_7Qd0m2", "A-1001", 2**61 - 1)),
+             (("call_7Qd0m2", "A-1001", -1), ("call_7Qd0m2", "A-1001", -2))):
+    assert hash(a) == hash(b)  # Python's hash() takes these for one value
+    assert key_of(*a) != key_of(*b), (
+        f"{a} and {b} are different requests but got the same key: Python's hash() is neither stable across "
+        "processes nor unique; use hashlib")
 
 # Parts that run together are still different requests.
 lookalikes = [(("call_1", "A-10", 12), ("call_1", "A-101", 2)),
@@ -1025,7 +1072,9 @@ def make_refund_tool(payments, sleep=time.sleep, attempts=3):
 """Visible tests: after an ambiguous timeout the refund tool retries with the same key, so the
 payment service refunds once and the tool returns its result; the same refund asked for again in a
 new tool call is reported, not paid again; a second partial refund of another amount is made;
-when every attempt times out, the error says the refund may or may not have been made."""
+when every attempt times out, the tool stops after `attempts` requests (sleeping between them, never
+after the last) and its error says the refund may or may not have been made; an error that is not
+a timeout (a refused amount) is not retried and propagates."""
 from workbook.checks import fresh
 
 wb = fresh()
@@ -1057,11 +1106,19 @@ assert [r["amount"] for r in payments.refunds] == [1000, 1450], (
     f"a refund of another amount is another request: the business key is order AND amount, the idempotency key "
     f"comes from call_id, order_id and amount; refunds made: {payments.refunds}, second result {second!r}")
 
-payments = wb.payments.Payments(script=["lost", "lost", "lost"])
-result = make_refund_tool(payments, sleep=lambda seconds: None)("A-1002", 1290, call_id="call_3")
+payments, sleeps = wb.payments.Payments(script=["lost", "lost", "lost", "lost"]), []
+result = make_refund_tool(payments, sleep=sleeps.append)("A-1002", 1290, call_id="call_3")
 assert type(result) is dict and "may" in str(result.get("error", "")).lower(), (
     "when every attempt timed out, return {'error': ...} saying the refund may or may not have been made "
     f"(a timeout is not a failure); got {result!r}")
+assert (len(payments.requests), sleeps) == (3, [0.5, 1.0]), (
+    "attempts=3 by default: 3 requests, sleep(0.5 * 2**attempt) between them and not after the last; "
+    f"the service got {len(payments.requests)} requests, the sleeps were {sleeps}")
+
+payments, sleeps = wb.payments.Payments(), []
+with wb.checks.raises(ValueError, what="refund('A-1001', 0) (the service refuses an amount of 0)"):
+    make_refund_tool(payments, sleep=sleeps.append)("A-1001", 0, call_id="call_0")
+assert sleeps == [], f"only timeouts are retried: a refused request is not; the sleeps were {sleeps}"
 print("make_refund_tool: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "make_refund_tool_hidden_tests", "locked": true, "points": 4, "schema_version": 3, "solution": false}
