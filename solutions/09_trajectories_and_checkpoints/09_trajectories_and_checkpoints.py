@@ -255,8 +255,9 @@ def step_line(step, response, results, ms):
 """Visible tests: step_line describes the first step of refund_then_check: its thought, the
 get_order call, the result preview, the tokens of the model call and the ms given; for a reply
 with two calls it lists both in "calls", pairs results by tool_call_id (they may come in another
-order) and cuts a long result to 200 characters ending in "…"; a final answer has no thought,
-tool, input or result_preview."""
+order) and cuts a long result to 200 characters ending in "…"; arguments that are not JSON stay
+the raw string, a call without a result has no preview, DeepSeek's reasoning_content is the
+thought; a final answer has no thought, tool, input or result_preview."""
 import json
 
 from workbook.checks import fresh
@@ -298,6 +299,20 @@ line = step_line(1, response, [], 3.0)
 got = {k: line.get(k) for k in ("thought", "tool", "input", "result_preview")}
 assert got == {"thought": None, "tool": None, "input": None, "result_preview": None}, (
     f"a final answer is not a thought and has no call: all four are None; got {got}")
+broken = wb.scenarios.broken_json_then_fix()
+response = wb.fake_llm.FakeLLM(broken).client().chat.completions.create(
+    model="fake-model", messages=[{"role": "user", "content": broken.question}], tools=broken.openai_tools())
+raw = response.choices[0].message.tool_calls[0].function.arguments
+line = step_line(1, response, [], 2.0)
+assert (line.get("input"), line.get("result_preview")) == (raw, None), (
+    "arguments that are not valid JSON go into 'input' as the raw string, and a call without a result has "
+    f"result_preview None; got input {line.get('input')!r}, result_preview {line.get('result_preview')!r}")
+thinking = wb.scenarios.deepseek_thinking()
+response = wb.fake_llm.FakeLLM(thinking, dialect="deepseek").client().chat.completions.create(
+    model="fake-model", messages=[{"role": "user", "content": thinking.question}], tools=thinking.openai_tools())
+line = step_line(1, response, [], 1.0)
+assert line.get("thought") == "I need the taxi total for September 2026.", (
+    f"the thought is the reply's reasoning_content when it has one (DeepSeek's); got {line.get('thought')!r}")
 print("step_line: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "step_line_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
@@ -490,9 +505,10 @@ def run_logged(client, model, question, tools, impl, log_path, max_steps=8, syst
 
 # %% nbgrader={"grade": true, "grade_id": "run_logged_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: run_logged answers the taxi question and leaves a trajectory of two step lines and
-a summary line that the workbook's trajectory reader reads without a problem; ms times the model
-call only, not the tools; a run stopped by the step limit ends with a summary line too; when the
-provider fails at step 2, step 1's line is already on disk."""
+a summary line (with the steps' tokens added up) that the workbook's trajectory reader reads
+without a problem; ms times the model call only, not the tools; a run stopped by the step limit,
+or by a reply cut off at its token limit, ends with a summary line too; the system prompt comes
+first; when the provider fails at step 2, step 1's line is already on disk."""
 import openai
 import dataclasses
 import json
@@ -518,6 +534,10 @@ with tempfile.TemporaryDirectory() as folder:
     summary = lines[-1]
     assert (summary.get("status"), summary.get("steps"), summary.get("answer")) == ("done", 2, scenario.answer), (
         f"the summary says how the run ended: status 'done', steps 2, the answer; got {summary}")
+    tin, tout = sum(line.get("tokens_in") or 0 for line in lines[:-1]), sum(line.get("tokens_out") or 0 for line in lines[:-1])
+    assert (summary.get("tokens_in"), summary.get("tokens_out"), summary.get("total_tokens")) == (tin, tout, tin + tout), (
+        f"the summary adds up the steps' tokens: tokens_in {tin}, tokens_out {tout}, total_tokens {tin + tout}; "
+        f"got {summary}")
     traj = wb.trace.read_jsonl(path)
     assert traj.problems == [], f"the trajectory reader found problems: {traj.problems}"
     limited = wb.scenarios.never_finishes()
@@ -528,6 +548,17 @@ with tempfile.TemporaryDirectory() as folder:
     assert result.status == "STOPPED: step limit" and lines and lines[-1].get("type") == "summary", (
         "a run stopped by the step limit must end its trajectory with a summary line too; the last line was "
         f"{lines[-1] if lines else None}")
+    cut = wb.scenarios.cut_off()
+    llm, path = wb.fake_llm.FakeLLM(cut), Path(folder) / "cut.jsonl"
+    result = run_logged(llm.client(), "fake-model", cut.question, cut.openai_tools(), wb.shop.Shop().tools(), path,
+                        system="Be brief.")
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    assert llm.requests[0]["messages"][0] == {"role": "system", "content": "Be brief."}, (
+        f"with system=..., the conversation starts with the system message; sent {llm.requests[0]['messages'][:1]}")
+    assert (result.status, result.answer, lines[-1].get("type"), lines[-1].get("status")) == (
+        "STOPPED: length", None, "summary", "STOPPED: length"), (
+        "a reply without calls whose finish_reason is not 'stop' ends the run with f'STOPPED: {finish_reason}' "
+        f"and a summary line; got {result!r} and last line {lines[-1]}")
 
     now = [0.0]
 
@@ -595,7 +626,7 @@ class Timed:
         return self.client.chat.completions.create(**kwargs)
 
 
-def logged(scenario, impl, folder, max_steps=8, system=None, timed=None, expect_crash=()):
+def logged(scenario, impl, folder, max_steps=8, system=None, timed=None, expect_crash=False):
     llm = wb.fake_llm.FakeLLM(scenario)
     timed = timed or Timed(llm.client())
     timed.client = llm.client()
@@ -606,8 +637,9 @@ def logged(scenario, impl, folder, max_steps=8, system=None, timed=None, expect_
         with wb.checks.no_raise("run_logged"):
             result = run_logged(timed, "fake-model", scenario.question, scenario.openai_tools(), impl, path,
                                 max_steps=max_steps, clock=timed.clock, **kwargs)
-    except expect_crash:  # the crash the test provokes (a BaseException, as a power cut)
-        pass
+    except BaseException as e:  # the crash the test provokes (a BaseException, as a power cut)
+        if not (expect_crash and type(e).__name__ == "Crash"):
+            raise
     if result is not None:
         assert dataclasses.is_dataclass(result), f"run_logged must return an AgentResult, got {result!r}"
     assert path.is_file(), "run_logged must write to log_path"
@@ -676,7 +708,7 @@ with tempfile.TemporaryDirectory() as folder:
     payments = wb.payments.Payments()
     impl = {**wb.shop.Shop().tools(), "refund": lambda order_id, amount: payments.refund(order_id, amount, "k-" + order_id)}
     llm, result, lines, path = logged(wb.scenarios.refund_then_check(crash_on_step=3), impl, folder,
-                                      expect_crash=wb.scenarios.Crash)
+                                      expect_crash=True)
     assert [line.get("type") for line in lines] == ["step", "step"], (
         "the process died during model call 3: the file must already hold the two finished steps (append each "
         f"line when its step is done) and no summary; it held {[line.get('type') for line in lines]}")
@@ -797,14 +829,18 @@ def load_checkpoint(path):
 # %% [markdown]
 # ## Exercise 3 — `save_checkpoint` (3 points)
 #
-# Write `save_checkpoint(path, state)`: save the JSON-able dict `state` to `path` (a `str` or a
-# `Path`) atomically, as described above. After it returns, `path` holds exactly
-# `json.dumps(state)`'s data and no temporary file is left. If serialising fails, the exception
-# propagates, the previous content of `path` is untouched, and no temporary file is left.
+# Write `save_checkpoint(path, state, replace=os.replace)`: save the JSON-able dict `state` to
+# `path` (a `str` or a `Path`) atomically, as described above. After it returns, `path` holds
+# exactly `json.dumps(state)`'s data and no temporary file is left. If serialising fails, the
+# exception propagates, the previous content of `path` is untouched, and no temporary file is left.
+#
+# Make the rename with `replace(temporary, path)`: the parameter is `os.replace` unless a caller
+# passes another function with the same job (the tests pass one that notes each move before it
+# makes it, as chapter 08's tests passed their own `sleep`).
 
 # %% nbgrader={"grade": false, "grade_id": "save_checkpoint", "locked": false, "schema_version": 3, "solution": true}
-def save_checkpoint(path, state):
-    """Write `state` as JSON to `path` atomically: a temporary file in the same folder, then os.replace."""
+def save_checkpoint(path, state, replace=os.replace):
+    """Write `state` as JSON to `path` atomically: a temporary file in the same folder, then replace()."""
     ### BEGIN SOLUTION
     path = Path(path)
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -813,7 +849,7 @@ def save_checkpoint(path, state):
             json.dump(state, f, ensure_ascii=False)
             f.flush()
             os.fsync(f.fileno())  # on disk before it takes the checkpoint's name
-        os.replace(temporary, path)  # atomic: the old checkpoint or the new one, never half of one
+        replace(temporary, path)  # atomic (os.replace): the old checkpoint or the new one, never half of one
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
@@ -824,20 +860,33 @@ def save_checkpoint(path, state):
 # %% nbgrader={"grade": true, "grade_id": "save_checkpoint_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: save_checkpoint writes the state as JSON, overwrites an older checkpoint, leaves no
 temporary file behind (also when writing fails part-way, and the old checkpoint stays), and moves
-the new file into place with os.replace from a temporary file in the checkpoint's folder."""
+the new file into place with replace(temporary, path) from a temporary file in the checkpoint's
+folder."""
 import json
 import os
 import tempfile
 from pathlib import Path
 
+from workbook.checks import fresh
 
-class DiesWhileWritten:
-    """Serialising it raises: a crash in the middle of writing."""
+wb = fresh()
+UNWRITABLE = {("a", "tuple"): "JSON keys are strings: serialising this raises, as a crash part-way would"}
 
-    def __repr__(self):
-        raise RuntimeError("the process died while writing the checkpoint (simulated)")
 
-    __str__ = __repr__
+def mover(folder):
+    """A replace= for save_checkpoint: notes each (source, target) move, then makes it, in `folder` only."""
+    moves = []
+
+    def replace(src, dst):
+        src, dst = Path(os.fsdecode(src)), Path(os.fsdecode(dst))
+        moves.append((src, dst))
+        if src.resolve().parent != Path(folder).resolve() or dst.resolve().parent != Path(folder).resolve():
+            raise AssertionError(
+                f"replace({str(src)!r}, {str(dst)!r}): the temporary file must be in the checkpoint's own folder "
+                "(os.replace is atomic only within one file system)")
+        os.replace(src, dst)
+
+    return replace, moves
 
 
 with tempfile.TemporaryDirectory() as folder:
@@ -852,7 +901,7 @@ with tempfile.TemporaryDirectory() as folder:
     left = sorted(p.name for p in Path(folder).iterdir())
     assert left == ["run.json"], f"only the checkpoint may be left in the folder; found {left}"
     with wb.checks.raises(Exception, what="save_checkpoint of a state that cannot be serialised"):
-        save_checkpoint(path, {"step": 3, "messages": second["messages"] * 100 + [DiesWhileWritten()]})
+        save_checkpoint(path, {"step": 3, "messages": second["messages"] * 100 + [UNWRITABLE]})
     try:
         survived = json.loads(path.read_text(encoding="utf-8"))
     except ValueError:
@@ -862,30 +911,45 @@ with tempfile.TemporaryDirectory() as folder:
     left = sorted(p.name for p in Path(folder).iterdir())
     assert left == ["run.json"], f"after a failed save, delete the temporary file; the folder holds {left}"
 
-    with wb.checks.spy_moves() as moves:
-        save_checkpoint(path, {**second, "step": 4})
+    replace, moves = mover(folder)
+    save_checkpoint(path, {**second, "step": 4}, replace=replace)
     onto = [src for src, dst in moves if dst.resolve() == path.resolve()]
-    assert onto and onto[-1].resolve().parent == path.resolve().parent, (
-        "write a temporary file in the checkpoint's own folder, then os.replace(temporary, path): writing the "
+    assert onto and onto[-1].resolve().parent == path.resolve().parent and onto[-1].resolve() != path.resolve(), (
+        "write a temporary file in the checkpoint's own folder, then replace(temporary, path): writing the "
         f"file directly, or from another folder (file system), is not atomic; moves seen: {moves}")
+    assert json.loads(path.read_text(encoding="utf-8"))["step"] == 4, "after the move, path holds the new state"
+    left = sorted(p.name for p in Path(folder).iterdir())
+    assert left == ["run.json"], f"only the checkpoint may be left in the folder; found {left}"
 print("save_checkpoint: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "save_checkpoint_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 """Hidden tests: when writing fails part-way the old checkpoint survives intact and no temporary file
-is left; the new file is moved into place with os.replace (or os.rename) from a temporary file in
-the same folder; text that is not ASCII survives."""
+is left; the new file is moved into place with replace() from a temporary file in the same folder;
+text that is not ASCII survives."""
 ### BEGIN HIDDEN TESTS
 import json
 import os
 import tempfile
 from pathlib import Path
 
+from workbook.checks import fresh
 
-class DiesWhileWritten:
-    def __repr__(self):
-        raise RuntimeError("the process died while writing the checkpoint (simulated)")
+wb = fresh()
+UNWRITABLE = {("not", "a", "str"): "a key JSON cannot write"}
 
-    __str__ = __repr__
+
+def mover(folder):
+    moves = []
+
+    def replace(src, dst):
+        src, dst = Path(os.fsdecode(src)), Path(os.fsdecode(dst))
+        moves.append((src, dst))
+        if src.resolve().parent != Path(folder).resolve() or dst.resolve().parent != Path(folder).resolve():
+            raise AssertionError(f"the temporary file must be in the checkpoint's own folder (os.replace is atomic "
+                                 f"only within one file system); it was {str(src)!r}")
+        os.replace(src, dst)
+
+    return replace, moves
 
 
 with tempfile.TemporaryDirectory() as folder:
@@ -897,7 +961,7 @@ with tempfile.TemporaryDirectory() as folder:
     assert json.loads(path.read_text(encoding="utf-8")) == good, "text that is not ASCII must survive the round trip"
 
     # A crash part-way: the old checkpoint must survive.
-    broken = {"step": 3, "messages": good["messages"] * 50 + [{"role": "tool", "content": DiesWhileWritten()}]}
+    broken = {"step": 3, "messages": good["messages"] * 50 + [{"role": "tool", "content": UNWRITABLE}]}
     with wb.checks.raises(Exception, what="save_checkpoint of a state that cannot be serialised (it must not "
                           "pretend it worked)"):
         save_checkpoint(path, broken)
@@ -911,10 +975,11 @@ with tempfile.TemporaryDirectory() as folder:
     assert left == ["run.json"], f"after a failed save, delete the temporary file; the folder holds {left}"
 
     # The new file arrives by a rename from the same folder.
-    with wb.checks.spy_moves() as moves:
-        save_checkpoint(path, {**good, "step": 4})
+    replace, moves = mover(folder)
+    with wb.checks.no_raise("save_checkpoint(path, state, replace=...)"):
+        save_checkpoint(path, {**good, "step": 4}, replace=replace)
     onto = [(src, dst) for src, dst in moves if dst.resolve() == path.resolve()]
-    assert onto, ("the checkpoint must be moved into place with os.replace(temporary, path): writing the file "
+    assert onto, ("the checkpoint must be moved into place with replace(temporary, path): writing the file "
                   "directly is not atomic")
     src = onto[-1][0]
     assert src.resolve().parent == path.resolve().parent and src.resolve() != path.resolve(), (
@@ -1026,8 +1091,9 @@ with tempfile.TemporaryDirectory() as folder:
     dying = wb.fake_llm.FakeLLM(wb.scenarios.refund_then_check(crash_on_step=3))
     try:
         run_resumable(dying.client(), "fake-model", healthy.question, healthy.openai_tools(), impl, path)
-    except wb.scenarios.Crash:
-        pass  # the process died
+    except BaseException as e:  # the scenario's Crash: the process died
+        if type(e).__name__ != "Crash":
+            raise
     assert path.is_file(), "after two finished steps there must be a checkpoint at path"
     llm = wb.fake_llm.FakeLLM(healthy)  # a new process: a new client
     result = run_resumable(llm.client(), "fake-model", healthy.question, healthy.openai_tools(), impl, path)
@@ -1099,8 +1165,9 @@ def run(scenario, impl, path, max_steps=8):
                                 "unanswered assistant turn"):
             result = run_resumable(client, "fake-model", scenario.question, scenario.openai_tools(), impl, path,
                                    max_steps=max_steps)
-    except wb.scenarios.Crash:  # the crash the test provokes (a BaseException, as a power cut)
-        pass
+    except BaseException as e:  # the scenario's Crash, which the test provokes (a BaseException, as a power cut)
+        if type(e).__name__ != "Crash":
+            raise
     if result is not None:
         assert dataclasses.is_dataclass(result), f"run_resumable must return an AgentResult, got {result!r}"
     return llm, client, result
@@ -1288,9 +1355,10 @@ def run_with_approval(client, model, question, tools, impl, path, needs_approval
 
 
 # %% nbgrader={"grade": true, "grade_id": "run_with_approval_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: refund_then_check pauses before the refund without making it; resumed with "yes"
-(by a new process), it refunds once and finishes, without asking the model again for the paused
-step; resumed with "no" instead, nothing is refunded."""
+"""Visible tests: refund_then_check pauses before the refund without making it, and stays paused
+when resumed without a decision; resumed with "yes" (by a new process), it refunds once and
+finishes, without asking the model again for the paused step; resumed with "no" instead, nothing
+is refunded and the refund's result is an error observation."""
 import dataclasses
 import json
 import tempfile
@@ -1321,6 +1389,12 @@ with tempfile.TemporaryDirectory() as folder:
     assert saved.get("status") == "paused" and (saved.get("pending") or {}).get("tool") == "refund", (
         "the checkpoint must record the pause (status 'paused') and the pending refund")
     llm = wb.fake_llm.FakeLLM(scenario)
+    again = run_with_approval(llm.client(), "fake-model", scenario.question, scenario.openai_tools(), impl, path,
+                              {"refund"})
+    assert (again.status, llm.calls, payments.refunds) == ("PAUSED: approval needed", 0, []), (
+        "resumed without a decision, the run stays paused: no model call, no tool runs; got "
+        f"{again!r} after {llm.calls} model calls")
+    llm = wb.fake_llm.FakeLLM(scenario)
     done = run_with_approval(llm.client(), "fake-model", scenario.question,
                              scenario.openai_tools(), impl, path, {"refund"}, decision="yes")
     assert (done.answer, done.status, done.steps) == (scenario.answer, "done", 4), (
@@ -1337,6 +1411,11 @@ with tempfile.TemporaryDirectory() as folder:
     run_with_approval(wb.fake_llm.FakeLLM(scenario).client(max_calls=6), "fake-model", scenario.question,
                       scenario.openai_tools(), impl, path, {"refund"}, decision="no", max_steps=4)
     assert payments.refunds == [], f"the customer said no: nothing may be refunded; made {payments.refunds}"
+    declined = [m for m in json.loads(path.read_text(encoding="utf-8"))["messages"]
+                if m.get("role") == "tool" and "error" in json.loads(m["content"])]
+    assert len(declined) == 1 and "approve" in declined[0]["content"], (
+        "the declined call's result is {'error': ...} saying the customer did not approve it; the tool results "
+        f"with an error were {declined}")
 print("run_with_approval: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "run_with_approval_hidden_tests", "locked": true, "points": 4, "schema_version": 3, "solution": false}
