@@ -52,6 +52,7 @@
 # (so a conversation can start with a system prompt) and appending every turn to them.
 
 # %% nbgrader={"grade": false, "grade_id": "given_chapter_06", "locked": true, "schema_version": 3, "solution": false}
+import contextlib
 import datetime
 import json
 import re
@@ -142,9 +143,15 @@ first = FakeLLM(scenario).client().chat.completions.create(
 print(first.function.name, first.function.arguments)
 
 # %% [markdown]
-# The store is one table. `open_memory(path)` opens (or creates) it: a file for memory that
-# outlives the program, `":memory:"` for a test. A row is one fact of one customer, with the day it
+# The store is one table in one SQLite file. `open_memory(path)` opens the file at `path` (and
+# creates it and the table when they are new). A row is one fact of one customer, with the day it
 # was remembered as ISO text (`"2026-11-30"`, which sorts like the dates it names).
+#
+# The functions you write take the file's **path**, not an open connection: each call opens its own
+# connection, commits what it wrote and closes it before it returns, as a web server handling one
+# request at a time does. The file is the memory; no connection outlives a call.
+# `contextlib.closing` closes the connection however the block ends (a `with sqlite3.connect(...)`
+# block alone commits, but does not close).
 
 # %% nbgrader={"grade": false, "grade_id": "given_open_memory", "locked": true, "schema_version": 3, "solution": false}
 SCHEMA = """CREATE TABLE IF NOT EXISTS facts (
@@ -157,8 +164,8 @@ MAX_FACTS = 20  # per customer: the newest are kept
 MAX_FACT_CHARS = 300  # a fact is a sentence, not a transcript
 
 
-def open_memory(path=":memory:"):
-    """A connection to the memory store at `path` (a file, or ":memory:"), the table created."""
+def open_memory(path):
+    """A connection to the memory store in the file at `path`, the table created if it is new."""
     db = sqlite3.connect(path)
     db.execute(SCHEMA)
     return db
@@ -177,10 +184,13 @@ class Calendar:
         self.day += datetime.timedelta(days=days)
 
 
-db = open_memory()
-db.execute("INSERT INTO facts (customer, day, fact) VALUES (?, ?, ?)",
-           ("C-001", "2026-11-30", "Deliveries go to the office reception."))
-print(db.execute("SELECT id, customer, day, fact FROM facts").fetchall())
+# This notebook's memory files go to a fresh temporary folder, never into the repository.
+WORK = Path(tempfile.mkdtemp(prefix="17-memory-"))
+with contextlib.closing(open_memory(WORK / "first.sqlite3")) as db:
+    db.execute("INSERT INTO facts (customer, day, fact) VALUES (?, ?, ?)",
+               ("C-001", "2026-11-30", "Deliveries go to the office reception."))
+    db.commit()
+    print(db.execute("SELECT id, customer, day, fact FROM facts").fetchall())
 
 # %% [markdown]
 # Always pass values as `?` parameters, never by formatting them into the SQL text: a fact is text
@@ -256,8 +266,8 @@ def mask(text):
 
 # %% nbgrader={"grade": true, "grade_id": "mask_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: mask replaces a card number (grouped with spaces, with dashes, or in one run),
-an e-mail and an API key; leaves order ids, amounts, dates and phone numbers alone; raises
-TypeError for text that is not a string."""
+an e-mail and an API key; leaves order ids, amounts, dates and phone numbers alone; masking twice
+changes nothing more; raises TypeError for text that is not a string."""
 from workbook.checks import fresh
 
 wb = fresh()
@@ -279,6 +289,8 @@ wb.checks.equal(masked("my key is sk-proj-AbC123xyz789LmNoPqRs"), "my key is [ke
 keep = "Order A-1001 (2450 KZT) shipped on 2026-11-30; call +7 701 234 5678."
 wb.checks.equal(masked(keep), keep, "mask(text without secrets)",
                 hint="order ids, amounts, dates and phone numbers are not card numbers: a card has 13 to 19 digits")
+once = masked("Card 4111 1111 1111 1111, ann@example.com, sk-proj-AbC123xyz789LmNoPqRs")
+wb.checks.equal(masked(once), once, "mask(mask(text))", hint="masking twice changes nothing more")
 with wb.checks.raises(TypeError, match="text", what="mask(42)"):
     mask(42)
 print("mask: visible tests passed")
@@ -352,7 +364,8 @@ for bad in (None, b"4111111111111111", ["x"]):
 # %% [markdown]
 # ## Exercise 2 — `remember` (4 points)
 #
-# Write `remember(db, customer, fact, today, max_facts=MAX_FACTS)`:
+# Write `remember(path, customer, fact, today, max_facts=MAX_FACTS)`, where `path` is the memory's
+# file. Open it with `open_memory(path)` for this call and close it before you return:
 #
 # 1. `fact` must be a string that is not blank, at most `MAX_FACT_CHARS` characters once masked and
 #    stripped; otherwise raise `ValueError` with a message that names the fact and says what to
@@ -362,16 +375,16 @@ for bad in (None, b"4111111111111111", ["x"]):
 #    insert a row `(customer, today.isoformat(), text)`;
 # 4. keep only this customer's `max_facts` newest rows (newest by `day`, then by `id`); other
 #    customers' rows are never touched;
-# 5. `db.commit()`, and return `{"remembered": text, "date": today.isoformat()}`.
+# 5. `db.commit()`, close the connection, and return `{"remembered": text, "date": today.isoformat()}`.
 #
 # ```python
-# remember(db, "C-001", "Card 4111111111111111 for refunds", datetime.date(2026, 11, 30))
+# remember(path, "C-001", "Card 4111111111111111 for refunds", datetime.date(2026, 11, 30))
 #     -> {"remembered": "Card [card] for refunds", "date": "2026-11-30"}
 # ```
 
 # %% nbgrader={"grade": false, "grade_id": "remember", "locked": false, "schema_version": 3, "solution": true}
-def remember(db, customer, fact, today, max_facts=MAX_FACTS):
-    """Write one masked, dated fact for this customer; keep only their max_facts newest."""
+def remember(path, customer, fact, today, max_facts=MAX_FACTS):
+    """Write one masked, dated fact for this customer to the memory file; keep only their max_facts newest."""
     ### BEGIN SOLUTION
     if not isinstance(fact, str) or not fact.strip():
         raise ValueError(f"the fact {fact!r:.40} is empty: send one short sentence to remember")
@@ -380,87 +393,26 @@ def remember(db, customer, fact, today, max_facts=MAX_FACTS):
         raise ValueError(f"the fact is {len(text)} characters long; remember one short sentence "
                          f"(at most {MAX_FACT_CHARS}), not a transcript")
     day = today.isoformat()
-    found = db.execute("SELECT id FROM facts WHERE customer = ? AND fact = ?", (customer, text)).fetchone()
-    if found:
-        db.execute("UPDATE facts SET day = ? WHERE id = ?", (day, found[0]))
-    else:
-        db.execute("INSERT INTO facts (customer, day, fact) VALUES (?, ?, ?)", (customer, day, text))
-    db.execute("DELETE FROM facts WHERE customer = ? AND id NOT IN (SELECT id FROM facts WHERE "
-               "customer = ? ORDER BY day DESC, id DESC LIMIT ?)", (customer, customer, max_facts))
-    db.commit()
+    with contextlib.closing(open_memory(path)) as db:
+        found = db.execute("SELECT id FROM facts WHERE customer = ? AND fact = ?", (customer, text)).fetchone()
+        if found:
+            db.execute("UPDATE facts SET day = ? WHERE id = ?", (day, found[0]))
+        else:
+            db.execute("INSERT INTO facts (customer, day, fact) VALUES (?, ?, ?)", (customer, day, text))
+        db.execute("DELETE FROM facts WHERE customer = ? AND id NOT IN (SELECT id FROM facts WHERE "
+                   "customer = ? ORDER BY day DESC, id DESC LIMIT ?)", (customer, customer, max_facts))
+        db.commit()
     return {"remembered": text, "date": day}
     ### END SOLUTION
 
 
 # %% nbgrader={"grade": true, "grade_id": "remember_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: remember writes one row (this customer, today's date, the fact) and returns
-{"remembered", "date"}; a card number is masked before it is written; the same fact again moves
-its date instead of adding a row; past max_facts only this customer's oldest facts go; a blank
-fact is a ValueError."""
-import datetime
-import sqlite3
-
-from workbook.checks import fresh
-
-wb = fresh()
-D = datetime.date
-TABLE = ("CREATE TABLE facts (id INTEGER PRIMARY KEY AUTOINCREMENT, customer TEXT NOT NULL, "
-         "day TEXT NOT NULL, fact TEXT NOT NULL)")
-
-
-def store():
-    db = sqlite3.connect(":memory:")
-    db.execute(TABLE)
-    return db
-
-
-def rows(db, customer=None):
-    sql, args = "SELECT customer, day, fact FROM facts ORDER BY id", ()
-    if customer:
-        sql, args = "SELECT customer, day, fact FROM facts WHERE customer = ? ORDER BY id", (customer,)
-    return [tuple(r) for r in db.execute(sql, args).fetchall()]
-
-
-def keep(db, customer, fact, today, **options):
-    with wb.checks.no_raise(f"remember(db, {customer!r}, {fact[:30]!r}, {today})"):
-        return remember(db, customer, fact, today, **options)
-
-
-db = store()
-PREF = "Prefers delivery to the office reception."
-wb.checks.equal(keep(db, "C-001", PREF, D(2026, 11, 30)), {"remembered": PREF, "date": "2026-11-30"},
-                "remember(...) returns")
-wb.checks.equal(rows(db), [("C-001", "2026-11-30", PREF)], "the rows after one remember",
-                hint="insert (customer, today.isoformat(), fact)")
-keep(db, "C-001", "Card 4111111111111111 for refunds.", D(2026, 11, 30))
-stored = rows(db)[-1][2]
-assert "4111111111111111" not in stored and "[card]" in stored, (
-    f"a card number must be masked before it is written: the table holds {stored!r}. Call mask(fact)")
-keep(db, "C-001", PREF, D(2026, 12, 1))
-wb.checks.equal([r for r in rows(db) if r[2] == PREF], [("C-001", "2026-12-01", PREF)],
-                "the rows for a fact remembered twice", hint="the same fact again: update its day, add no row")
-
-db = store()
-keep(db, "C-002", "Likes green tea.", D(2026, 1, 1))
-letters = "abcdefghijklmnopqrstuvwxy"
-for i, letter in enumerate(letters):
-    keep(db, "C-001", f"Fact {letter}.", D(2026, 11, 1) + datetime.timedelta(days=i), max_facts=20)
-mine = rows(db, "C-001")
-assert len(mine) == 20, f"past max_facts=20 keep only the 20 newest facts of the customer; C-001 has {len(mine)}"
-wb.checks.equal([r[2] for r in mine], [f"Fact {x}." for x in letters[5:]], "C-001's facts after 25 remembers",
-                hint="the oldest go, the newest stay")
-wb.checks.equal(rows(db, "C-002"), [("C-002", "2026-01-01", "Likes green tea.")], "another customer's facts",
-                hint="trim this customer's facts only: another customer's memory is not yours to delete")
-with wb.checks.raises(ValueError, match="fact", what="remember(db, 'C-001', '   ', today)"):
-    remember(db, "C-001", "   ", D(2026, 11, 30))
-print("remember: visible tests passed")
-
-# %% nbgrader={"grade": true, "grade_id": "remember_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
-"""Hidden tests: remember strips the fact, refuses non-strings and facts over MAX_FACT_CHARS
-without writing, keeps an older fact when a newer one arrives out of order, commits (a second
-connection sees the row), keeps SQL out of the fact's text, and the same text for two customers
-is two rows."""
-### BEGIN HIDDEN TESTS
+"""Visible tests: remember writes one row to the memory file (this customer, today's date, the
+fact), commits it and returns {"remembered", "date"}; a card number is masked before it is
+written; the same fact again moves its date instead of adding a row; past max_facts only this
+customer's oldest facts go; a blank fact, a fact that is not text and one over MAX_FACT_CHARS are
+a ValueError, and nothing is written."""
+import contextlib
 import datetime
 import sqlite3
 import tempfile
@@ -474,47 +426,143 @@ TABLE = ("CREATE TABLE facts (id INTEGER PRIMARY KEY AUTOINCREMENT, customer TEX
          "day TEXT NOT NULL, fact TEXT NOT NULL)")
 
 
-def rows(db):
-    return [tuple(r) for r in db.execute("SELECT customer, day, fact FROM facts ORDER BY id").fetchall()]
+def opened(path):
+    """The test's own connection to the memory file: bounded work and values, whatever the file holds."""
+    db = sqlite3.connect(path)
+    db.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, 100_000)
+    steps = iter(range(10_000))
+    db.set_progress_handler(lambda: next(steps, None) is None, 1_000)
+    return db
+
+
+def store(folder, name):
+    path = Path(folder) / name
+    with contextlib.closing(opened(path)) as db:
+        db.execute(TABLE)
+        db.commit()
+    return path
+
+
+def rows(path, customer=None):
+    """The rows another connection sees: what remember committed."""
+    sql, args = "SELECT customer, day, fact FROM facts ORDER BY id", ()
+    if customer:
+        sql, args = "SELECT customer, day, fact FROM facts WHERE customer = ? ORDER BY id", (customer,)
+    with contextlib.closing(opened(path)) as db:
+        return [tuple(r) for r in db.execute(sql, args).fetchall()]
+
+
+def keep(path, customer, fact, today, **options):
+    with wb.checks.no_raise(f"remember(path, {customer!r}, {fact[:30]!r}, {today})"):
+        return remember(path, customer, fact, today, **options)
 
 
 with tempfile.TemporaryDirectory() as folder:
-    path = Path(folder) / "memory.sqlite3"
+    path = store(folder, "memory.sqlite3")
+    PREF = "Prefers delivery to the office reception."
+    wb.checks.equal(keep(path, "C-001", PREF, D(2026, 11, 30)), {"remembered": PREF, "date": "2026-11-30"},
+                    "remember(...) returns")
+    wb.checks.equal(rows(path), [("C-001", "2026-11-30", PREF)], "the rows in the file after one remember",
+                    hint="insert (customer, today.isoformat(), fact), then db.commit()")
+    keep(path, "C-001", "Card 4111111111111111 for refunds.", D(2026, 11, 30))
+    stored = rows(path)[-1][2]
+    assert "4111111111111111" not in stored and "[card]" in stored, (
+        f"a card number must be masked before it is written: the table holds {stored!r}. Call mask(fact)")
+    keep(path, "C-001", PREF, D(2026, 12, 1))
+    wb.checks.equal([r for r in rows(path) if r[2] == PREF], [("C-001", "2026-12-01", PREF)],
+                    "the rows for a fact remembered twice", hint="the same fact again: update its day, add no row")
+    before = rows(path)
+    for bad in ("   ", None, "x" * 301):
+        with wb.checks.raises(ValueError, match="fact", what=f"remember(path, 'C-001', {bad!r:.20}, today)"):
+            remember(path, "C-001", bad, D(2026, 11, 30))
+    wb.checks.equal(rows(path), before, "the rows after refused facts",
+                    hint="a blank fact, one that is not text, and one over MAX_FACT_CHARS write nothing")
+
+    path = store(folder, "full.sqlite3")
+    keep(path, "C-002", "Likes green tea.", D(2026, 1, 1))
+    letters = "abcdefghijklmnopqrstuvwxy"
+    for i, letter in enumerate(letters):
+        keep(path, "C-001", f"Fact {letter}.", D(2026, 11, 1) + datetime.timedelta(days=i), max_facts=20)
+    mine = rows(path, "C-001")
+    assert len(mine) == 20, f"past max_facts=20 keep only the 20 newest facts of the customer; C-001 has {len(mine)}"
+    wb.checks.equal([r[2] for r in mine], [f"Fact {x}." for x in letters[5:]], "C-001's facts after 25 remembers",
+                    hint="the oldest go, the newest stay")
+    wb.checks.equal(rows(path, "C-002"), [("C-002", "2026-01-01", "Likes green tea.")], "another customer's facts",
+                    hint="trim this customer's facts only: another customer's memory is not yours to delete")
+print("remember: visible tests passed")
+
+
+# %% nbgrader={"grade": true, "grade_id": "remember_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+"""Hidden tests: remember strips the fact, refuses non-strings and facts over MAX_FACT_CHARS
+without writing, keeps an older fact when a newer one arrives out of order, commits (another
+connection sees the row), keeps SQL out of the fact's text, and the same text for two customers
+is two rows."""
+### BEGIN HIDDEN TESTS
+import contextlib
+import datetime
+import sqlite3
+import tempfile
+from pathlib import Path
+
+from workbook.checks import fresh
+
+wb = fresh()
+D = datetime.date
+TABLE = ("CREATE TABLE facts (id INTEGER PRIMARY KEY AUTOINCREMENT, customer TEXT NOT NULL, "
+         "day TEXT NOT NULL, fact TEXT NOT NULL)")
+
+
+def opened(path):
     db = sqlite3.connect(path)
-    db.execute(TABLE)
-    db.commit()
+    db.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, 100_000)
+    steps = iter(range(10_000))
+    db.set_progress_handler(lambda: next(steps, None) is None, 1_000)
+    return db
+
+
+def store(folder, name):
+    path = Path(folder) / name
+    with contextlib.closing(opened(path)) as db:
+        db.execute(TABLE)
+        db.commit()
+    return path
+
+
+def rows(path):
+    with contextlib.closing(opened(path)) as db:
+        return [tuple(r) for r in db.execute("SELECT customer, day, fact FROM facts ORDER BY id").fetchall()]
+
+
+with tempfile.TemporaryDirectory() as folder:
+    path = store(folder, "memory.sqlite3")
     with wb.checks.no_raise("remember(...)"):
-        out = remember(db, "C-001", "  Prefers evening calls.  \n", D(2026, 11, 30))
+        out = remember(path, "C-001", "  Prefers evening calls.  \n", D(2026, 11, 30))
     wb.checks.equal(out, {"remembered": "Prefers evening calls.", "date": "2026-11-30"}, "remember(a fact with spaces)")
-    other = sqlite3.connect(path)
-    wb.checks.equal(rows(other), [("C-001", "2026-11-30", "Prefers evening calls.")],
-                    "the rows a second connection sees", hint="db.commit() after writing")
-    other.close()
+    wb.checks.equal(rows(path), [("C-001", "2026-11-30", "Prefers evening calls.")],
+                    "the rows another connection sees", hint="db.commit() after writing")
     for bad in (None, 42, "", "x" * 301, ["a fact"]):
-        with wb.checks.raises(ValueError, match=r"\S", what=f"remember(db, 'C-001', {bad!r:.20}, today)"):
-            remember(db, "C-001", bad, D(2026, 11, 30))
-    wb.checks.equal(len(rows(db)), 1, "rows after refused facts", hint="a refused fact writes nothing")
+        with wb.checks.raises(ValueError, match=r"\S", what=f"remember(path, 'C-001', {bad!r:.20}, today)"):
+            remember(path, "C-001", bad, D(2026, 11, 30))
+    wb.checks.equal(len(rows(path)), 1, "rows after refused facts", hint="a refused fact writes nothing")
     sneaky = "x'); DELETE FROM facts; --"
     with wb.checks.no_raise("remember(a fact that looks like SQL)"):
-        remember(db, "C-001", sneaky, D(2026, 11, 30))
-    wb.checks.equal([r[2] for r in rows(db)], ["Prefers evening calls.", sneaky], "facts after a SQL-looking fact",
+        remember(path, "C-001", sneaky, D(2026, 11, 30))
+    wb.checks.equal([r[2] for r in rows(path)], ["Prefers evening calls.", sneaky], "facts after a SQL-looking fact",
                     hint="pass values as ? parameters")
-    db.close()
 
-db = sqlite3.connect(":memory:")
-db.execute(TABLE)
-remember(db, "C-001", "Same words.", D(2026, 11, 30))
-remember(db, "C-002", "Same words.", D(2026, 11, 30))
-wb.checks.equal(rows(db), [("C-001", "2026-11-30", "Same words."), ("C-002", "2026-11-30", "Same words.")],
-                "the same fact for two customers")
-for i in range(3):
-    remember(db, "C-003", f"Fact {'abc'[i]}.", D(2026, 11, 10 + i), max_facts=3)
-remember(db, "C-003", "Fact old.", D(2026, 1, 1), max_facts=3)  # older than everything kept
-wb.checks.equal([r[2] for r in rows(db) if r[0] == "C-003"], ["Fact a.", "Fact b.", "Fact c."],
-                "C-003's facts after an older fact arrives when full", hint="newest by day, then by id")
-out = remember(db, "C-004", "Refunds to card 5555555555554444 please", D(2026, 2, 3), max_facts=1)
-wb.checks.equal(out, {"remembered": "Refunds to card [card] please", "date": "2026-02-03"},
-                "remember(a fact with a card number)", hint="return the masked text, as written")
+    path = store(folder, "more.sqlite3")
+    remember(path, "C-001", "Same words.", D(2026, 11, 30))
+    remember(path, "C-002", "Same words.", D(2026, 11, 30))
+    wb.checks.equal(rows(path), [("C-001", "2026-11-30", "Same words."), ("C-002", "2026-11-30", "Same words.")],
+                    "the same fact for two customers")
+    for i in range(3):
+        remember(path, "C-003", f"Fact {'abc'[i]}.", D(2026, 11, 10 + i), max_facts=3)
+    remember(path, "C-003", "Fact old.", D(2026, 1, 1), max_facts=3)  # older than everything kept
+    wb.checks.equal([r[2] for r in rows(path) if r[0] == "C-003"], ["Fact a.", "Fact b.", "Fact c."],
+                    "C-003's facts after an older fact arrives when full", hint="newest by day, then by id")
+    out = remember(path, "C-004", "Refunds to card 5555555555554444 please", D(2026, 2, 3), max_facts=1)
+    wb.checks.equal(out, {"remembered": "Refunds to card [card] please", "date": "2026-02-03"},
+                    "remember(a fact with a card number)", hint="return the masked text, as written")
 ### END HIDDEN TESTS
 
 
@@ -543,7 +591,8 @@ print([round(s, 3) for s in kb.bm25("delivery", facts)])
 # %% [markdown]
 # ## Exercise 3 — `recall` (4 points)
 #
-# Write `recall(db, customer, query, today, k=3)`. It returns a **list** of at most `k` dicts
+# Write `recall(path, customer, query, today, k=3)` (`path` is the memory's file, opened and closed
+# as in Exercise 2). It returns a **list** of at most `k` dicts
 # `{"date": day, "days_ago": n, "fact": fact}`, best first:
 #
 # - only **this customer's** facts are searched;
@@ -554,19 +603,20 @@ print([round(s, 3) for s in kb.bm25("delivery", facts)])
 #   raises `ValueError`.
 #
 # ```python
-# recall(db, "C-001", "delivery", datetime.date(2026, 11, 30))
+# recall(path, "C-001", "delivery", datetime.date(2026, 11, 30))
 #     -> [{"date": "2026-06-01", "days_ago": 182, "fact": "Deliveries go to the office reception."}]
 # ```
 
 # %% nbgrader={"grade": false, "grade_id": "recall", "locked": false, "schema_version": 3, "solution": true}
-def recall(db, customer, query, today, k=3):
-    """This customer's k facts that best match the query, each with its date and age."""
+def recall(path, customer, query, today, k=3):
+    """This customer's k facts in the memory file that best match the query, each with its date and age."""
     ### BEGIN SOLUTION
     if not isinstance(query, str) or not query.strip():
         raise ValueError(f"the query {query!r:.40} is empty: send a few words to look for")
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 10:
         raise ValueError(f"k must be a whole number from 1 to 10, got {k!r:.20}")
-    found = db.execute("SELECT id, day, fact FROM facts WHERE customer = ?", (customer,)).fetchall()
+    with contextlib.closing(open_memory(path)) as db:
+        found = db.execute("SELECT id, day, fact FROM facts WHERE customer = ?", (customer,)).fetchall()
     scores = kb.bm25(query, [fact for _, _, fact in found])
     ranked = [(score, day, id_, fact) for (id_, day, fact), score in zip(found, scores, strict=True) if score > 0]
     ranked.sort(reverse=True)  # best score first; equal scores: the newer day, then the newer row
@@ -576,40 +626,49 @@ def recall(db, customer, query, today, k=3):
 
 
 # %% nbgrader={"grade": true, "grade_id": "recall_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: recall returns this customer's matching facts as {"date", "days_ago", "fact"},
-ranked by BM25 (not by date), at most k of them, none for a query nothing matches, and never
-another customer's; a blank query is a ValueError."""
+"""Visible tests: recall returns this customer's matching facts from the memory file as {"date",
+"days_ago", "fact"}, ranked by BM25 (not by date; equal scores newest first), at most k of them,
+none for a query nothing matches, and never another customer's; a blank query and a k outside 1 to
+10 are a ValueError."""
+import contextlib
 import datetime
 import sqlite3
+import tempfile
+from pathlib import Path
 
 from workbook.checks import fresh
 
 wb = fresh()
 D = datetime.date
-db = sqlite3.connect(":memory:")
-db.execute("CREATE TABLE facts (id INTEGER PRIMARY KEY AUTOINCREMENT, customer TEXT NOT NULL, "
-           "day TEXT NOT NULL, fact TEXT NOT NULL)")
-db.executemany("INSERT INTO facts (customer, day, fact) VALUES (?, ?, ?)", [
-    ("C-001", "2026-06-01", "Prefers delivery to the office reception."),
-    ("C-001", "2026-11-20", "Asked about the Svet desk lamp warranty."),
-    ("C-001", "2026-11-29", "Likes green tea, bought a lamp once."),
-    ("C-002", "2026-11-29", "Prefers delivery to the neighbour."),
-])
 TODAY = D(2026, 11, 30)
+folder = tempfile.TemporaryDirectory()
+path = Path(folder.name) / "memory.sqlite3"
+with contextlib.closing(sqlite3.connect(path)) as db:
+    db.execute("CREATE TABLE facts (id INTEGER PRIMARY KEY AUTOINCREMENT, customer TEXT NOT NULL, "
+               "day TEXT NOT NULL, fact TEXT NOT NULL)")
+    db.executemany("INSERT INTO facts (customer, day, fact) VALUES (?, ?, ?)", [
+        ("C-001", "2026-06-01", "Prefers delivery to the office reception."),
+        ("C-001", "2026-11-20", "Asked about the Svet desk lamp warranty."),
+        ("C-001", "2026-11-29", "Likes green tea, bought a lamp once."),
+        ("C-002", "2026-11-29", "Prefers delivery to the neighbour."),
+        ("C-001", "2026-11-02", "Order tea on Mondays."),
+        ("C-001", "2026-11-15", "Order tea on Sundays."),
+    ])
+    db.commit()
 
 
 def look(query, **options):
-    with wb.checks.no_raise(f"recall(db, 'C-001', {query!r}, today)"):
-        got = recall(db, "C-001", query, TODAY, **options)
+    with wb.checks.no_raise(f"recall(path, 'C-001', {query!r}, today)"):
+        got = recall(path, "C-001", query, TODAY, **options)
     assert type(got) is list, f"recall must return a list, got {type(got).__name__}: {got!r}"
     return got
 
 
 wb.checks.equal(look("delivery"), [{"date": "2026-06-01", "days_ago": 182,
                                     "fact": "Prefers delivery to the office reception."}],
-                "recall(db, 'C-001', 'delivery', 2026-11-30)",
+                "recall(path, 'C-001', 'delivery', 2026-11-30)",
                 hint="only this customer's facts, each with its date and days_ago = (today - date).days")
-later = recall(db, "C-001", "delivery", D(2027, 1, 1))
+later = recall(path, "C-001", "delivery", D(2027, 1, 1))
 wb.checks.equal(later[0]["days_ago"] if later and type(later[0]) is dict else later, 214,
                 "days_ago of the same fact recalled on 2027-01-01", hint="days_ago counts from the `today` passed in")
 got = look("lamp warranty", k=2)
@@ -617,52 +676,68 @@ wb.checks.equal([f["fact"] for f in got], ["Asked about the Svet desk lamp warra
                                            "Likes green tea, bought a lamp once."],
                 "the facts recall ranks for 'lamp warranty'", hint="best BM25 score first, not the newest first")
 wb.checks.equal(len(look("lamp", k=1)), 1, "len(recall(..., 'lamp', k=1))")
+wb.checks.equal([f["fact"] for f in look("order on")], ["Order tea on Sundays.", "Order tea on Mondays."],
+                "recall for words two facts match equally", hint="equal scores: the newer day first")
 wb.checks.equal(look("passport"), [], "recall for a query nothing matches", hint="leave out facts scoring 0.0")
-with wb.checks.raises(ValueError, match="query", what="recall(db, 'C-001', '  ', today)"):
-    recall(db, "C-001", "  ", TODAY)
+with wb.checks.raises(ValueError, match="query", what="recall(path, 'C-001', '  ', today)"):
+    recall(path, "C-001", "  ", TODAY)
+for bad in (0, 11):
+    with wb.checks.raises(ValueError, match="k", what=f"recall(path, 'C-001', 'tea', today, k={bad})"):
+        recall(path, "C-001", "tea", TODAY, k=bad)
+folder.cleanup()
 print("recall: visible tests passed")
+
 
 # %% nbgrader={"grade": true, "grade_id": "recall_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
 """Hidden tests: recall with k=3 by default, ties newest first, days_ago 0 for today, a query of
 stop words only, another customer that has only non-matching facts, an empty store, bad queries
 and bad k, and plain types."""
 ### BEGIN HIDDEN TESTS
+import contextlib
 import datetime
 import sqlite3
+import tempfile
+from pathlib import Path
 
 from workbook.checks import fresh
 
 wb = fresh()
 D = datetime.date
-db = sqlite3.connect(":memory:")
-db.execute("CREATE TABLE facts (id INTEGER PRIMARY KEY AUTOINCREMENT, customer TEXT NOT NULL, "
-           "day TEXT NOT NULL, fact TEXT NOT NULL)")
 TODAY = D(2026, 12, 1)
+folder = tempfile.TemporaryDirectory()
+path = Path(folder.name) / "memory.sqlite3"
+with contextlib.closing(sqlite3.connect(path)) as db:
+    db.execute("CREATE TABLE facts (id INTEGER PRIMARY KEY AUTOINCREMENT, customer TEXT NOT NULL, "
+               "day TEXT NOT NULL, fact TEXT NOT NULL)")
+    db.commit()
 with wb.checks.no_raise("recall on an empty store"):
-    wb.checks.equal(recall(db, "C-001", "tea", TODAY), [], "recall on an empty store")
-db.executemany("INSERT INTO facts (customer, day, fact) VALUES (?, ?, ?)", [
-    ("C-001", "2026-11-02", "Order tea on Mondays."),
-    ("C-001", "2026-12-01", "Order tea on Fridays."),
-    ("C-001", "2026-11-15", "Order tea on Sundays."),
-    ("C-001", "2026-10-01", "Order tea on Tuesdays."),
-    ("C-009", "2026-12-01", "Wants gift wrapping."),
-])
-got = recall(db, "C-001", "order tea", TODAY)
+    wb.checks.equal(recall(path, "C-001", "tea", TODAY), [], "recall on an empty store")
+with contextlib.closing(sqlite3.connect(path)) as db:
+    db.executemany("INSERT INTO facts (customer, day, fact) VALUES (?, ?, ?)", [
+        ("C-001", "2026-11-02", "Order tea on Mondays."),
+        ("C-001", "2026-12-01", "Order tea on Fridays."),
+        ("C-001", "2026-11-15", "Order tea on Sundays."),
+        ("C-001", "2026-10-01", "Order tea on Tuesdays."),
+        ("C-009", "2026-12-01", "Wants gift wrapping."),
+    ])
+    db.commit()
+got = recall(path, "C-001", "order tea", TODAY)
 wb.checks.equal(got, [{"date": "2026-12-01", "days_ago": 0, "fact": "Order tea on Fridays."},
                       {"date": "2026-11-15", "days_ago": 16, "fact": "Order tea on Sundays."},
                       {"date": "2026-11-02", "days_ago": 29, "fact": "Order tea on Mondays."}],
-                "recall(db, 'C-001', 'order tea', 2026-12-01) with equal scores",
+                "recall(path, 'C-001', 'order tea', 2026-12-01) with equal scores",
                 hint="k=3 by default; equal scores: the newer day first")
-wb.checks.equal(recall(db, "C-001", "the of and", TODAY), [], "recall for stop words only")
-wb.checks.equal(recall(db, "C-001", "gift wrapping", TODAY), [], "recall of words only C-009's facts have")
-wb.checks.equal(recall(db, "C-001", "TUESDAYS", TODAY, k=10),
+wb.checks.equal(recall(path, "C-001", "the of and", TODAY), [], "recall for stop words only")
+wb.checks.equal(recall(path, "C-001", "gift wrapping", TODAY), [], "recall of words only C-009's facts have")
+wb.checks.equal(recall(path, "C-001", "TUESDAYS", TODAY, k=10),
                 [{"date": "2026-10-01", "days_ago": 61, "fact": "Order tea on Tuesdays."}], "recall is case-blind")
 for bad in (None, "", 7):
-    with wb.checks.raises(ValueError, match=r"\S", what=f"recall(db, 'C-001', {bad!r}, today)"):
-        recall(db, "C-001", bad, TODAY)
+    with wb.checks.raises(ValueError, match=r"\S", what=f"recall(path, 'C-001', {bad!r}, today)"):
+        recall(path, "C-001", bad, TODAY)
 for bad in (0, 11, "3", True, 2.5):
     with wb.checks.raises(ValueError, match="k", what=f"recall(..., k={bad!r})"):
-        recall(db, "C-001", "tea", TODAY, k=bad)
+        recall(path, "C-001", "tea", TODAY, k=bad)
+folder.cleanup()
 ### END HIDDEN TESTS
 
 
@@ -674,9 +749,9 @@ for bad in (0, 11, "3", True, 2.5):
 # when the session starts — the same closure trick as chapter 07's `make_file_tools(base)`:
 #
 # ```python
-# def memory_tools(db, customer, clock):
+# def memory_tools(path, customer, clock):
 #     def remember_tool(fact):
-#         return remember(db, customer, fact, clock())
+#         return remember(path, customer, fact, clock())
 #     ...
 # ```
 #
@@ -685,44 +760,51 @@ for bad in (0, 11, "3", True, 2.5):
 # 'customer_id'". Nothing reaches the store. Read the clock **on every call**, not once when the
 # tools are made: a session can run past midnight, and "tomorrow" is the point of memory.
 #
-# **Forgetting.** A customer may ask you to forget something, and data-protection law (the GDPR's
-# right to erasure, Article 17, and its counterparts elsewhere) says you must. `forget(query)`
-# deletes every fact of this customer that shares a word with the query (a BM25 score above 0.0):
-# when in doubt, forgetting deletes rather than keeps.
+# **Forgetting.** A customer may ask you to forget something. Under the GDPR's right to erasure
+# (Article 17) you must then erase their personal data without undue delay when one of the
+# article's grounds applies — among them: the data are no longer needed for the purpose they were
+# kept for, or the customer withdraws the consent they were kept on — unless an exception of
+# Article 17(3) applies, such as a legal duty to keep them (invoices for the tax office) or legal
+# claims. A delivery preference remembered because the customer asked is the plain case. Laws
+# elsewhere give similar rights, each with its own conditions.
+# `forget(query)` deletes every fact of this customer that shares a word with the query (a BM25
+# score above 0.0): when in doubt, forgetting deletes rather than keeps.
 
 # %% [markdown]
 # ## Exercise 4 — `memory_tools` (5 points)
 #
-# Write `memory_tools(db, customer, clock)`. It returns a dict with exactly the keys `"remember"`,
-# `"recall"` and `"forget"`, the **impl** of the three tools:
+# Write `memory_tools(path, customer, clock)` (`path`: the memory's file). It returns a dict with
+# exactly the keys `"remember"`, `"recall"` and `"forget"`, the **impl** of the three tools:
 #
-# - `remember(fact)` returns `remember(db, customer, fact, clock())` (Exercise 2);
-# - `recall(query)` returns `recall(db, customer, query, clock())` (Exercise 3);
-# - `forget(query)` deletes this customer's facts whose `kb.bm25` score for `query` is above 0.0,
-#   commits, and returns `{"forgotten": n}`, the number of facts deleted; a query that is not a
-#   non-blank string raises `ValueError`. Other customers' facts are never touched.
+# - `remember(fact)` returns `remember(path, customer, fact, clock())` (Exercise 2);
+# - `recall(query)` returns `recall(path, customer, query, clock())` (Exercise 3);
+# - `forget(query)` opens the file, deletes this customer's facts whose `kb.bm25` score for `query`
+#   is above 0.0, commits, closes it, and returns `{"forgotten": n}`, the number of facts deleted; a
+#   query that is not a non-blank string raises `ValueError`. Other customers' facts are never
+#   touched.
 #
 # Each takes exactly that one parameter: no `customer_id`, no `**kwargs`. `clock()` returns a
 # `datetime.date`; call it on every tool call.
 
 # %% nbgrader={"grade": false, "grade_id": "memory_tools", "locked": false, "schema_version": 3, "solution": true}
-def memory_tools(db, customer, clock):
-    """The impl of remember / recall / forget for one session: customer and clock bound in."""
+def memory_tools(path, customer, clock):
+    """The impl of remember / recall / forget for one session: memory file, customer and clock bound in."""
     ### BEGIN SOLUTION
     def remember_tool(fact):
-        return remember(db, customer, fact, clock())
+        return remember(path, customer, fact, clock())
 
     def recall_tool(query):
-        return recall(db, customer, query, clock())
+        return recall(path, customer, query, clock())
 
     def forget_tool(query):
         if not isinstance(query, str) or not query.strip():
             raise ValueError(f"the query {query!r:.40} is empty: say what to forget")
-        found = db.execute("SELECT id, fact FROM facts WHERE customer = ?", (customer,)).fetchall()
-        scores = kb.bm25(query, [fact for _, fact in found])
-        gone = [(id_,) for (id_, _), score in zip(found, scores, strict=True) if score > 0]
-        db.executemany("DELETE FROM facts WHERE id = ?", gone)
-        db.commit()
+        with contextlib.closing(open_memory(path)) as db:
+            found = db.execute("SELECT id, fact FROM facts WHERE customer = ?", (customer,)).fetchall()
+            scores = kb.bm25(query, [fact for _, fact in found])
+            gone = [(id_,) for (id_, _), score in zip(found, scores, strict=True) if score > 0]
+            db.executemany("DELETE FROM facts WHERE id = ?", gone)
+            db.commit()
         return {"forgotten": len(gone)}
 
     return {"remember": remember_tool, "recall": recall_tool, "forget": forget_tool}
@@ -730,18 +812,24 @@ def memory_tools(db, customer, clock):
 
 
 # %% nbgrader={"grade": true, "grade_id": "memory_tools_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: memory_tools gives remember / recall / forget bound to the session's customer,
-reading the clock on every call; a customer_id from the model is a TypeError; forget deletes this
-customer's matching facts only and says how many."""
+"""Visible tests: memory_tools gives remember / recall / forget over the memory file, bound to the
+session's customer, reading the clock on every call; a customer_id from the model is a TypeError;
+forget deletes this customer's matching facts only, says how many, and refuses a blank query."""
+import contextlib
 import datetime
 import sqlite3
+import tempfile
+from pathlib import Path
 
 from workbook.checks import fresh
 
 wb = fresh()
-db = sqlite3.connect(":memory:")
-db.execute("CREATE TABLE facts (id INTEGER PRIMARY KEY AUTOINCREMENT, customer TEXT NOT NULL, "
-           "day TEXT NOT NULL, fact TEXT NOT NULL)")
+folder = tempfile.TemporaryDirectory()
+path = Path(folder.name) / "memory.sqlite3"
+with contextlib.closing(sqlite3.connect(path)) as db:
+    db.execute("CREATE TABLE facts (id INTEGER PRIMARY KEY AUTOINCREMENT, customer TEXT NOT NULL, "
+               "day TEXT NOT NULL, fact TEXT NOT NULL)")
+    db.commit()
 today = [datetime.date(2026, 6, 10)]
 
 
@@ -749,9 +837,16 @@ def clock():
     return today[0]
 
 
-with wb.checks.no_raise("memory_tools(db, 'C-001', clock)"):
-    tools = memory_tools(db, "C-001", clock)
-    other = memory_tools(db, "C-002", clock)
+def rows(sql):
+    """What another connection sees in the memory file."""
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        db.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, 100_000)
+        return [tuple(r) for r in db.execute(sql)]
+
+
+with wb.checks.no_raise("memory_tools(path, 'C-001', clock)"):
+    tools = memory_tools(path, "C-001", clock)
+    other = memory_tools(path, "C-002", clock)
 assert type(tools) is dict, f"memory_tools must return a dict, got {type(tools).__name__}"
 wb.checks.equal(sorted(tools), ["forget", "recall", "remember"], "the keys of memory_tools(...)")
 with wb.checks.no_raise("the memory tools", hint="each tool takes one argument: fact or query"):
@@ -760,7 +855,7 @@ with wb.checks.no_raise("the memory tools", hint="each tool takes one argument: 
     tools["remember"](fact="Likes green tea.")
     other["remember"](fact="Prefers delivery to the neighbour.")
     recalled = tools["recall"](query="delivery")
-wb.checks.equal([tuple(r) for r in db.execute("SELECT customer, day FROM facts ORDER BY id")],
+wb.checks.equal(rows("SELECT customer, day FROM facts ORDER BY id"),
                 [("C-001", "2026-06-10"), ("C-001", "2026-06-11"), ("C-002", "2026-06-11")],
                 "(customer, day) of the rows written through the tools",
                 hint="the customer is the session's; call clock() on every tool call, not once")
@@ -770,20 +865,25 @@ for name, args in [("recall", {"query": "delivery", "customer_id": "C-002"}),
                    ("forget", {"query": "delivery", "customer_id": "C-002"})]:
     with wb.checks.raises(TypeError, match="customer_id", what=f"{name}(**{args})"):
         tools[name](**args)
+with wb.checks.raises(ValueError, match=r"\S", what="forget(query='   ')"):
+    tools["forget"](query="   ")
 with wb.checks.no_raise("forget(query='delivery')"):
     out = tools["forget"](query="delivery")
 wb.checks.equal(out, {"forgotten": 1}, "forget(query='delivery')")
-wb.checks.equal([tuple(r) for r in db.execute("SELECT customer, fact FROM facts ORDER BY id")],
+wb.checks.equal(rows("SELECT customer, fact FROM facts ORDER BY id"),
                 [("C-001", "Likes green tea."), ("C-002", "Prefers delivery to the neighbour.")],
                 "the rows after C-001 forgets 'delivery'",
-                hint="delete this customer's facts that match the query, nothing else")
+                hint="delete this customer's facts that match the query (and commit), nothing else")
+folder.cleanup()
 print("memory_tools: visible tests passed")
+
 
 # %% nbgrader={"grade": true, "grade_id": "memory_tools_hidden_tests", "locked": true, "points": 4, "schema_version": 3, "solution": false}
 """Hidden tests: the tools take exactly one parameter each, read the clock once per call, survive
 a new session on the same file a day later, forget nothing when nothing matches, refuse a blank
 query without deleting, commit, and two sessions for one customer share one memory."""
 ### BEGIN HIDDEN TESTS
+import contextlib
 import datetime
 import inspect
 import sqlite3
@@ -803,11 +903,19 @@ def clock():
     return datetime.date(2026, 3, 1) + datetime.timedelta(days=len(ticks))
 
 
+def count(path):
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        steps = iter(range(10_000))
+        db.set_progress_handler(lambda: next(steps, None) is None, 1_000)
+        return db.execute("SELECT COUNT(*) FROM facts").fetchone()[0]
+
+
 with tempfile.TemporaryDirectory() as folder:
     path = Path(folder) / "memory.sqlite3"
-    db = sqlite3.connect(path)
-    db.execute(TABLE)
-    tools = memory_tools(db, "C-007", clock)
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        db.execute(TABLE)
+        db.commit()
+    tools = memory_tools(path, "C-007", clock)
     made = len(ticks)
     for name, param in [("remember", "fact"), ("recall", "query"), ("forget", "query")]:
         wb.checks.equal(list(inspect.signature(tools[name]).parameters), [param], f"the parameters of {name}",
@@ -815,22 +923,16 @@ with tempfile.TemporaryDirectory() as folder:
     tools["remember"](fact="Works night shifts.")
     tools["remember"](fact="Prefers courier delivery.")
     wb.checks.equal(len(ticks) - made, 2, "clock() calls for two remember calls", hint="read the clock once per call")
-    db.close()
-    db = sqlite3.connect(path)  # tomorrow: a new session on the same file
-    later = memory_tools(db, "C-007", clock)
+    later = memory_tools(path, "C-007", clock)  # tomorrow: a new session on the same file
     assert "night shifts" in str(later["recall"](query="night shift")), "a new session must find yesterday's facts"
     wb.checks.equal(later["forget"](query="passport"), {"forgotten": 0}, "forget(a query nothing matches)")
     for bad in ("", "   ", None):
         with wb.checks.raises(ValueError, match=r"\S", what=f"forget(query={bad!r})"):
             later["forget"](query=bad)
-    wb.checks.equal(db.execute("SELECT COUNT(*) FROM facts").fetchone()[0], 2, "rows after refused forgets")
-    second = memory_tools(db, "C-007", clock)
+    wb.checks.equal(count(path), 2, "rows after refused forgets")
+    second = memory_tools(path, "C-007", clock)
     wb.checks.equal(second["forget"](query="courier night"), {"forgotten": 2}, "forget(two matching facts)")
-    check = sqlite3.connect(path)
-    wb.checks.equal(check.execute("SELECT COUNT(*) FROM facts").fetchone()[0], 0,
-                    "rows another connection sees after forget", hint="db.commit() after deleting")
-    check.close()
-    db.close()
+    wb.checks.equal(count(path), 0, "rows another connection sees after forget", hint="db.commit() after deleting")
 with wb.checks.raises(TypeError, match="customer", what="remember(fact=..., customer='C-002')"):
     tools["remember"](fact="x", customer="C-002")
 ### END HIDDEN TESTS
@@ -839,9 +941,9 @@ with wb.checks.raises(TypeError, match="customer", what="remember(fact=..., cust
 # %% [markdown]
 # ## Part 6 · Today, tomorrow, and half a year later
 #
-# The whole thing with the loop. The memory is a file (in a temporary folder here); the program
-# "restarts" between the days — a new connection, a new conversation, an empty `messages` — and
-# the fake clock moves on. Only the file remembers.
+# The whole thing with the loop. The memory is a file (in this notebook's temporary folder); the
+# program "restarts" between the days — a new conversation, an empty `messages` — and the fake
+# clock moves on. Only the file remembers.
 
 # %%
 SYSTEM = ("You are Northwind's support agent. Use remember for lasting preferences the customer "
@@ -849,31 +951,28 @@ SYSTEM = ("You are Northwind's support agent. Use remember for lasting preferenc
           "forget when they ask. Never store card numbers, e-mails or keys.")
 
 
-def conversation(scenario, db, customer, calendar):
-    """One conversation of `customer` with a fresh `messages`, over the memory in `db`."""
+def conversation(scenario, path, customer, calendar):
+    """One conversation of `customer` with a fresh `messages`, over the memory in the file at `path`."""
     messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": scenario.question}]
     result = run_agent(FakeLLM(scenario).client(), "fake-model", messages, scenario.openai_tools(),
-                       memory_tools(db, customer, calendar), max_steps=4)
+                       memory_tools(path, customer, calendar), max_steps=4)
     return result, messages
 
 
-folder = tempfile.TemporaryDirectory()
-memory_file = Path(folder.name) / "memory.sqlite3"
+memory_file = WORK / "memory.sqlite3"
+memory_file.unlink(missing_ok=True)  # running this cell again starts from an empty memory
 calendar = Calendar(datetime.date(2026, 11, 30))
 
-db = open_memory(memory_file)
-result, _ = conversation(scenarios.remembers_preference(), db, "C-001", calendar)
+result, _ = conversation(scenarios.remembers_preference(), memory_file, "C-001", calendar)
 print(calendar(), "|", result.answer)
-db.close()
 
-calendar.advance(1)  # tomorrow: a new process, a new connection, an empty conversation
-db = open_memory(memory_file)
-result, messages = conversation(scenarios.resumes_tomorrow(), db, "C-001", calendar)
+calendar.advance(1)  # tomorrow: a new process, a new conversation, the same file
+result, messages = conversation(scenarios.resumes_tomorrow(), memory_file, "C-001", calendar)
 print(calendar(), "|", messages[2]["tool_calls"][0]["function"]["arguments"], "->", messages[3]["content"])
 print(calendar(), "|", result.answer)
 
 calendar.advance(200)
-result, messages = conversation(scenarios.resumes_tomorrow(), db, "C-001", calendar)
+result, messages = conversation(scenarios.resumes_tomorrow(), memory_file, "C-001", calendar)
 print(calendar(), "|", result.answer)
 
 # %% [markdown]
@@ -884,16 +983,19 @@ print(calendar(), "|", result.answer)
 # only then asks for its own; a model storing a card number stores a label.
 
 # %%
-db.execute("INSERT INTO facts (customer, day, fact) VALUES (?, ?, ?)",
-           ("C-002", "2026-11-30", "Prefers delivery to the neighbour."))
-result, messages = conversation(scenarios.recalls_other_customer(), db, "C-001", calendar)
+with contextlib.closing(open_memory(memory_file)) as db:
+    db.execute("INSERT INTO facts (customer, day, fact) VALUES (?, ?, ?)",
+               ("C-002", "2026-11-30", "Prefers delivery to the neighbour."))
+    db.commit()
+result, messages = conversation(scenarios.recalls_other_customer(), memory_file, "C-001", calendar)
 for m in messages[2:]:
     if m["role"] == "tool":
         print("tool:", m["content"][:110])
 print("answer:", result.answer)
 
-result, messages = conversation(scenarios.stores_card(), db, "C-001", calendar)
-print(db.execute("SELECT customer, day, fact FROM facts WHERE customer = 'C-001'").fetchall())
+result, messages = conversation(scenarios.stores_card(), memory_file, "C-001", calendar)
+with contextlib.closing(open_memory(memory_file)) as db:
+    print(db.execute("SELECT customer, day, fact FROM facts WHERE customer = 'C-001'").fetchall())
 
 # %% [markdown]
 # ## Part 7 · The log is memory too
@@ -903,7 +1005,7 @@ print(db.execute("SELECT customer, day, fact FROM facts WHERE customer = 'C-001'
 # the last conversation, written as it is, one JSON line per message:
 
 # %%
-log = Path(folder.name) / "trajectory.jsonl"
+log = WORK / "trajectory.jsonl"
 log.write_text("".join(json.dumps(m, ensure_ascii=False) + "\n" for m in messages), encoding="utf-8")
 text = log.read_text(encoding="utf-8")
 print(f"the card number appears {text.count(scenarios.memory.CARD)} times, "
@@ -967,8 +1069,8 @@ def scrub(value):
 
 # %% nbgrader={"grade": true, "grade_id": "scrub_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: scrub masks a message's content and the arguments of its tool calls, one level
-down, and a card number stored as a JSON number (the result stays JSON); it keeps other numbers,
-None and booleans, and never changes the message it is given."""
+down, and a card number stored as a JSON number (the result stays JSON); it turns a tuple into a
+list, keeps other numbers, None and booleans, and never changes the message it is given."""
 import copy
 import json
 
@@ -994,6 +1096,8 @@ wb.checks.equal(got, {"role": "tool", "tool_call_id": "call_1", "card": "[card]"
                 "scrub(a message whose card number is a JSON number)",
                 hint="mask values, not the finished line: an int with 13 to 19 digits becomes the string '[card]'")
 json.loads(json.dumps(got))
+wb.checks.equal(scrub({"pair": (f"card {CARD}", 7)}), {"pair": ["card [card]", 7]}, "scrub(a dict holding a tuple)",
+                hint="a list or a tuple becomes a new list of scrubbed items")
 print("scrub: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "scrub_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
@@ -1041,8 +1145,6 @@ text = log.read_text(encoding="utf-8")
 print(f"the card number appears {text.count(scenarios.memory.CARD)} times, "
       f"the e-mail {text.count(scenarios.memory.EMAIL)} times; "
       f"every line is JSON: {all(json.loads(line) for line in text.splitlines())}")
-db.close()
-folder.cleanup()
 
 # %% [markdown]
 # ## Part 8 · A first attempt against yours
@@ -1053,20 +1155,25 @@ folder.cleanup()
 # `memory_tools`.
 
 # %% nbgrader={"grade": false, "grade_id": "given_naive_memory", "locked": true, "schema_version": 3, "solution": false}
-def naive_memory(db, customer, clock):
+def naive_memory(path, customer, clock):
     """A first attempt: the model may name the customer; no masking, no limit, no dates."""
     def remember_tool(fact, customer_id=customer):
-        db.execute("INSERT INTO facts (customer, day, fact) VALUES (?, ?, ?)",
-                   (customer_id, clock().isoformat(), fact))
+        with contextlib.closing(open_memory(path)) as db:
+            db.execute("INSERT INTO facts (customer, day, fact) VALUES (?, ?, ?)",
+                       (customer_id, clock().isoformat(), fact))
+            db.commit()
         return "ok"
 
     def recall_tool(query, customer_id=customer):
-        found = [f for (f,) in db.execute("SELECT fact FROM facts WHERE customer = ?", (customer_id,))]
+        with contextlib.closing(open_memory(path)) as db:
+            found = [f for (f,) in db.execute("SELECT fact FROM facts WHERE customer = ?", (customer_id,))]
         return [f for f, score in zip(found, kb.bm25(query, found), strict=True) if score > 0]
 
     def forget_tool(query, customer_id=customer):
-        gone = db.execute("DELETE FROM facts WHERE customer = ? AND fact LIKE ?", (customer_id, f"%{query}%"))
-        return {"forgotten": gone.rowcount}
+        with contextlib.closing(open_memory(path)) as db:
+            gone = db.execute("DELETE FROM facts WHERE customer = ? AND fact LIKE ?", (customer_id, f"%{query}%")).rowcount
+            db.commit()
+        return {"forgotten": gone}
 
     return {"remember": remember_tool, "recall": recall_tool, "forget": forget_tool}
 
@@ -1074,28 +1181,35 @@ def naive_memory(db, customer, clock):
 # %%
 def compare(make_tools):
     """What one memory implementation lets through, measured on the chapter's scenarios."""
-    db = open_memory()
+    path = WORK / f"compare-{make_tools.__name__}.sqlite3"
+    path.unlink(missing_ok=True)
     calendar = Calendar(datetime.date(2026, 6, 1))
-    db.execute("INSERT INTO facts (customer, day, fact) VALUES (?, ?, ?)",
-               ("C-002", "2026-06-01", "Prefers delivery to the neighbour."))
+    with contextlib.closing(open_memory(path)) as db:
+        db.execute("INSERT INTO facts (customer, day, fact) VALUES (?, ?, ?)",
+                   ("C-002", "2026-06-01", "Prefers delivery to the neighbour."))
+        db.commit()
 
     def talk(scenario):
         messages = [{"role": "user", "content": scenario.question}]
         result = run_agent(FakeLLM(scenario).client(), "fake-model", messages, scenario.openai_tools(),
-                           make_tools(db, "C-001", calendar), max_steps=4)
+                           make_tools(path, "C-001", calendar), max_steps=4)
         return result, messages
+
+    def count(sql):
+        with contextlib.closing(open_memory(path)) as db:
+            return db.execute(sql).fetchone()[0]
 
     _, messages = talk(scenarios.recalls_other_customer())
     leaked = any("neighbour" in (m.get("content") or "") for m in messages if m["role"] == "tool")
     talk(scenarios.stores_card())
-    card = db.execute("SELECT COUNT(*) FROM facts WHERE fact LIKE '%4111%'").fetchone()[0] > 0
+    card = count("SELECT COUNT(*) FROM facts WHERE fact LIKE '%4111%'") > 0
     talk(scenarios.remembers_preference())
     calendar.advance(200)
     stale, _ = talk(scenarios.resumes_tomorrow())
-    tools = make_tools(db, "C-001", calendar)
+    tools = make_tools(path, "C-001", calendar)
     for i in range(100):
         tools["remember"](fact=f"Note number {i} about the order.")
-    rows = db.execute("SELECT COUNT(*) FROM facts WHERE customer = 'C-001'").fetchone()[0]
+    rows = count("SELECT COUNT(*) FROM facts WHERE customer = 'C-001'")
     return {"C-002's fact reached the model": leaked, "card number stored": card,
             "200-day-old fact checked with the customer": "still right" in (stale.answer or ""),
             "C-001's rows after 100 more remembers": rows}
@@ -1161,16 +1275,17 @@ from workbook.providers import SKIP_HINT, ProviderError, live_enabled, make_clie
 if live_enabled():
     try:
         live_client, live_model = make_client()
-        live_db, live_calendar = open_memory(), Calendar(datetime.date(2026, 11, 30))
+        live_path, live_calendar = WORK / "live.sqlite3", Calendar(datetime.date(2026, 11, 30))
         tools = list(scenarios.memory.memory_tools())
         for question in ("Please remember: deliveries go to my office reception. My card is "
                          "4111 1111 1111 1111 if you need it.", "Where should my new order go?"):
             messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": question}]
             live = run_agent(live_client, live_model, messages, tools,
-                             memory_tools(live_db, "C-001", live_calendar), max_steps=4)
+                             memory_tools(live_path, "C-001", live_calendar), max_steps=4)
             print(live_calendar(), "|", live.answer)
             live_calendar.advance(1)
-        print(live_db.execute("SELECT day, fact FROM facts").fetchall())
+        with contextlib.closing(open_memory(live_path)) as live_db:
+            print(live_db.execute("SELECT day, fact FROM facts").fetchall())
     except ProviderError as e:  # a set-up problem, explained in one line
         print(e)
     except Exception as e:  # the provider is down or refused: no traceback (and no key) in a cell
