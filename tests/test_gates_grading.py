@@ -12,6 +12,7 @@ import re
 import pytest
 
 from autograder import feedback_filter, notebooks
+from autograder.settings import WALL_FACTOR
 from tests import gates
 
 pytestmark = pytest.mark.slow
@@ -79,8 +80,11 @@ def test_hostile_submission_gets_the_right_score(graded, sub):
     assert record["status"] == expect.status, f"{sub.student}: status {record['status']}: {record['events']}"
     if expect.tampered and not record.get("judge"):  # the judge never asks the kernel, so undoes nothing
         assert record["tamper"], f"{sub.student}: the grader did not report the tampering it undid"
+    # Bounded, but by the backstop: a busy machine stretches a correct run (kernel start included)
+    # past the notebook's own limit, and that must not fail a gate (issue 26 item 7).
     limit = gates.limits_of(expect)
-    assert record["seconds"] < limit.notebook_timeout + 30, f"{sub.student} took {record['seconds']} s"
+    bound = limit.notebook_timeout * WALL_FACTOR
+    assert record["seconds"] < bound, f"{sub.student} took {record['seconds']} s (backstop {bound} s)"
 
 
 def test_hostile_outputs_stay_small_and_secrets_stay_hidden(graded):
