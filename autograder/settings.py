@@ -35,7 +35,6 @@ WALL_FACTOR = 5  # a busy machine (load 8 per core) stretches a cell's CPU secon
 # before, until their tests are rewritten (issue 24). The pilot keeps the guard's hostile cases.
 NOT_YET_JUDGED = frozenset({
     "00_pilot",  # the guard's own hostile cases run on it
-    "18_mcp_by_hand",  # servers as subprocesses and async context managers in the kernel
 })
 
 

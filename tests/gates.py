@@ -257,9 +257,9 @@ def remember(keys: dict[str, str], records: list[dict]) -> None:
 
 
 FAST_KINDS = ("solution", "stub", "mutant")  # our own code: the fast runner checks them all
-# Chapters whose mutants only the sandboxed pipeline grades: chapter 18's course server runs the
-# notebook's code in a subprocess of its own, which the fast runner's forked prefix does not match.
-PIPELINE_MUTANTS = frozenset({"18_mcp_by_hand"})
+# Chapters whose mutants only the sandboxed pipeline grades (a chapter whose tests the fast
+# runner's forked prefix cannot run as the judge does). None at present.
+PIPELINE_MUTANTS: frozenset[str] = frozenset()
 
 
 def in_pipeline_only(sub) -> bool:
