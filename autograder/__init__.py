@@ -19,6 +19,7 @@ Run `python -m autograder --help` (`__main__`). The modules:
     judge           the judge: test cells run outside the sandbox, calling the kernel over a socket
     caps            bounds on every byte read back from a kernel: per field, per cell, per notebook
     sandbox         the OS sandbox (bubblewrap) around each submission's kernel
+    cgroups         a sandbox's CPU share and process cap (a cgroup where the machine allows one)
     kernel_guard    inside the grading kernel: resource limits, read protection, a cell guard
     proof           test cells run as written and prove they reached their last line
     scoring         test cells scored by the grader's own rule, not nbgrader's

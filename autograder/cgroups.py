@@ -14,7 +14,7 @@ CGROUP = Path("/sys/fs/cgroup")
 def make(name: str, processes: int, cpus: float) -> tuple[str, list[Path]]:
     """A cgroup (v2, else v1 pids + cpu) with pids.max and a CPU quota; ("", []) if none here."""
     quota, made = int(cpus * 100_000), []
-    plans = [("cgroup v2", [(CGROUP, {"pids.max": processes, "cpu.max": f"{quota} 100000", "cpu.weight": 100})]),
+    plans: list[tuple[str, list[tuple[Path, dict[str, object]]]]] = [("cgroup v2", [(CGROUP, {"pids.max": processes, "cpu.max": f"{quota} 100000", "cpu.weight": 100})]),
              ("cgroup v1", [(CGROUP / "pids", {"pids.max": processes}),
                             (CGROUP / "cpu", {"cpu.cfs_period_us": 100_000, "cpu.cfs_quota_us": quota,
                                               "cpu.shares": 1024})])]

@@ -10,7 +10,6 @@ from multiprocessing.connection import wait
 from autograder import cluster as dask_cluster
 from autograder import gradebook, grading, results, sandbox
 from autograder.course import CHAPTER_ID, AutograderError, Course
-from autograder.judge.process import Zygote
 from autograder.progress_line import describe, line
 from autograder.settings import Limits
 
@@ -99,7 +98,6 @@ def _serve(conn, slot: int, grade_one) -> None:
     """A worker process: grade the submissions the parent sends, one at a time, into the
     gradebook of `slot`, until it sends None."""
     grading.quiet()
-    Zygote.warm()  # the judges of this worker's notebooks are forked from it (judge/zygote.py)
     while (task := conn.recv()) is not None:
         course, student, chapter, limits = task
         conn.send(grade_one(course, student, [chapter], limits, slot=slot)[1])

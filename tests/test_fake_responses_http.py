@@ -3,7 +3,6 @@ and the OpenAI Agents SDK's default model (Responses) completing a tool round tr
 
 from __future__ import annotations
 
-import asyncio
 import json
 import urllib.error
 import urllib.request
@@ -14,6 +13,7 @@ import pytest
 from tests.reference_loop import execute, tools_for
 from tests.test_fake_responses import flat, outputs_for
 from workbook.fake_llm import FakeLLM
+from workbook.mcp_servers import run_async
 from workbook.shop import Shop
 
 
@@ -64,7 +64,7 @@ def test_the_agents_sdk_default_model_completes_a_tool_round_trip():
         agent = agents.Agent(name="shop", instructions="You help with orders.", tools=[get_order],
                              model="gpt-4.1-mini")
         config = agents.RunConfig(model_provider=provider, tracing_disabled=True)
-        result = asyncio.run(agents.Runner.run(agent, llm.scenario.question, run_config=config))
+        result = run_async(lambda: agents.Runner.run(agent, llm.scenario.question, run_config=config))
     assert "A-1001" in result.final_output and "A-1002" in result.final_output
     assert len(llm.requests) == 2 and all(isinstance(b["input"], list) for b in llm.requests)
     assert any(i.get("type") == "function_call_output" for i in llm.requests[1]["input"])

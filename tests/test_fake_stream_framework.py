@@ -4,7 +4,6 @@ and on Chat Completions, every model call streamed, its text deltas adding up to
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 import openai
@@ -13,6 +12,7 @@ import pytest
 from tests.reference_loop import execute, tools_for
 from workbook import scenarios as S
 from workbook.fake_llm import FakeLLM
+from workbook.mcp_servers import run_async
 from workbook.shop import Shop
 
 agents = pytest.importorskip("agents")
@@ -42,7 +42,7 @@ def run_streamed(llm, responses: bool):
         return result, deltas, kinds
 
     with llm.serve() as base_url:
-        return asyncio.run(go(base_url))
+        return run_async(lambda: go(base_url))
 
 
 @pytest.mark.parametrize("responses", [True, False], ids=["responses", "chat-completions"])

@@ -2,12 +2,12 @@
 answers have the shapes of the official SDK's own server (started here over stdio), the flags
 the chapter's tests use do what they say, and `exchange_async` shows an SDK server's wire."""
 
-import asyncio
+
 import json
 
 from mcp.server.mcpserver import MCPServer
 
-from workbook.mcp_servers import Chatter, sdk_command, start, toy_command
+from workbook.mcp_servers import Chatter, run_async, sdk_command, start, toy_command
 from workbook.mcp_servers.memory import exchange_async
 
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -93,12 +93,12 @@ def test_exchange_shows_both_eras_of_an_sdk_server():
         """Add two integers."""
         return str(a + b)
 
-    modern = asyncio.run(exchange_async(server, [request(1, "server/discover"), request(
+    modern = run_async(lambda: exchange_async(server, [request(1, "server/discover"), request(
         2, "tools/call", name="add", arguments={"a": 2, "b": 3})]))
     assert [r["id"] for r in modern] == [1, 2]
     assert modern[0]["result"]["supportedVersions"] == ["2026-07-28"]
     assert modern[1]["result"]["content"] == [{"type": "text", "text": "5"}]
-    legacy = asyncio.run(exchange_async(server, [
+    legacy = run_async(lambda: exchange_async(server, [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}},
         {"jsonrpc": "2.0", "method": "notifications/initialized"}, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]))

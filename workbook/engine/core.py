@@ -179,8 +179,8 @@ class Engine:
         if spent.cut:  # the reasoning used the whole cap: nothing is left to say (reasoning.py)
             reply = Reply(text="", finish_reason="length")
             msg = build_message(reply, messages, self.dialect)
-        usage = {"prompt_tokens": prompt, "completion_tokens": spent.completion,
-                 "total_tokens": prompt + spent.completion}
+        usage: dict[str, object] = {"prompt_tokens": prompt, "completion_tokens": spent.completion,
+                                    "total_tokens": prompt + spent.completion}
         usage |= chat_usage(self.dialect, prompt, self.cache.chat(messages, tools, prompt))
         if reasoning.model(body["model"]).reasons and self.dialect == "openai":
             usage["completion_tokens_details"] = {"reasoning_tokens": spent.reasoning, "audio_tokens": 0,

@@ -137,7 +137,9 @@ class Chatter:
     than `period`) keeps reading for `lines * period` seconds; one with a deadline stops at it."""
 
     def __init__(self, period: float = 0.05, lines: int = 300):
-        self.period, self.lines, self.sent, self.stderr, self.returncode = period, lines, [], [], None
+        self.period, self.lines, self.returncode = period, lines, None
+        self.sent: list[dict] = []
+        self.stderr: list[str] = []
         self.read = 0
 
     def send(self, message: dict) -> None:

@@ -13,7 +13,7 @@ other request is support_desk's (extract, write, review, plan, work, combine).
 
 from __future__ import annotations
 
-from workbook.engine.replies import Call, Reply, calls
+from workbook.engine.replies import Call, Fault, Reply, Timeout, calls
 from workbook.engine.turns import Conversation
 from workbook.scenarios.base import Scenario
 from workbook.scenarios.workflows import INTENTS, support_desk
@@ -32,7 +32,7 @@ def routed_class(conv: Conversation) -> str:
 def routing_desk(missing: int = 2, picky: bool = False) -> Scenario:
     desk = support_desk(missing=missing, picky=picky)
 
-    def policy(conv: Conversation) -> Reply:
+    def policy(conv: Conversation) -> Reply | Fault | Timeout:
         if ROUTE_TOOL in conv.tools:
             return calls(Call(ROUTE_TOOL, {"class": routed_class(conv)}))
         return desk.policy(conv)
