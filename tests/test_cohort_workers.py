@@ -49,7 +49,9 @@ def test_a_killed_worker_costs_only_the_submission_it_was_grading(tmp_path, monk
     assert all(r["status"] == "ok" for r in others), [r for r in others if r["status"] != "ok"]
     assert rows[("carol", "02_c")]["pid"] != rows[("carol", "00_a")]["pid"], (
         "the victim's other chapters were graded by a fresh worker")
-    assert len({r["pid"] for r in others}) == 3, "two workers, and one fresh one after the death"
+    # At most the two workers and the one that replaced the dead one. (Two is right too: on a busy
+    # machine one worker and the fresh one can finish every submission before the other starts.)
+    assert len({r["pid"] for r in others}) <= 3, "two workers, and one fresh one after the death"
     for student in set(students) - {VICTIM[0]}:
         assert len({rows[(student, c)]["pid"] for c in chapters}) == 1, f"{student}'s chapters stay with one worker"
     assert sorted(s for _, names in merged for s in names).count("carol") >= 1, merged
