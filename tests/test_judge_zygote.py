@@ -29,7 +29,6 @@ def _run(judge: JudgeProcess, folder, name: str, source: str) -> dict:
 
 
 def test_judges_are_forked_from_one_zygote_and_start_fresh(folder):
-    Zygote.warm()
     first = JudgeProcess()
     zygote = Zygote._current
     assert zygote is not None and zygote.proc.poll() is None
@@ -58,7 +57,7 @@ def test_a_failing_test_fails_in_a_forked_judge(folder):
 
 
 def test_a_dead_zygote_is_replaced(folder):
-    Zygote.warm()
+    JudgeProcess().close()
     old = Zygote._current
     os.kill(old.proc.pid, signal.SIGKILL)
     old.proc.wait(10)

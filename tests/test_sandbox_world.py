@@ -1,11 +1,9 @@
 """The sandbox's world (issue 25, item 1): an unprivileged uid, a minimal /etc, no host folders,
 a size-capped in-memory connection folder, RLIMIT_CPU, a process cap that binds, a CPU share."""
 
-import asyncio
 import os
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -13,6 +11,7 @@ import pytest
 from traitlets.config import Config
 
 from autograder import cgroups, sandbox
+from workbook.mcp_servers import run_async
 
 pytestmark = pytest.mark.skipif(sandbox.bwrap_problem() is not None, reason=str(sandbox.bwrap_problem()))
 PY = sys.executable
@@ -157,30 +156,11 @@ async def _kernel_cell(code: str) -> str:
         assert not box.run.exists()
 
 
-def _in_own_loop(coro):
-    """asyncio.run in a thread of its own: an earlier test in this process may have left a loop running."""
-    box: list = []
-
-    def run():
-        try:
-            box.append((True, asyncio.run(coro)))
-        except BaseException as e:  # noqa: BLE001 - raised again in the test
-            box.append((False, e))
-
-    worker = threading.Thread(target=run)
-    worker.start()
-    worker.join()
-    ok, value = box[0]
-    if not ok:
-        raise value
-    return value
-
-
 def test_a_kernel_starts_imports_the_course_and_cannot_fill_its_connection_folder():
     code = ("import os, openai, anthropic, httpx2, ipykernel, matplotlib\n"
             "print(os.getuid() != 0, sorted(n.split('-')[0] for n in os.listdir('/run/agentloop')))\n"
             "try:\n    with open('/run/agentloop/fill', 'wb') as f:\n"
             "        for _ in range(400):\n            f.write(b'0' * 2**20)\nexcept OSError as e:\n"
             "    print('full', e.errno)\n")
-    out = _in_own_loop(_kernel_cell(code))
+    out = run_async(lambda: _kernel_cell(code), timeout=600)  # a backstop, not a limit
     assert out.split("\n")[:2] == ["True ['ipc', 'ipc', 'ipc', 'ipc', 'ipc']", "full 28"], out

@@ -73,12 +73,6 @@ class Zygote:
         return zygote
 
     @classmethod
-    def warm(cls) -> None:
-        """Start this worker's zygote now, so its imports overlap other work."""
-        with cls._lock:
-            cls._get()
-
-    @classmethod
     def fork(cls) -> Forked | None:
         """A new judge, or None if no zygote can make one (then spawn it plainly)."""
         with cls._lock:
@@ -87,8 +81,9 @@ class Zygote:
             stdout_r, stdout_w = os.pipe()
             try:
                 socket.send_fds(zygote.control, [b"f"], [stdin_r, stdout_w])
-                pid = PID.unpack(_read_exactly(zygote.control, PID.size))[0]
-            except (OSError, ValueError):
+                reply = zygote.control.recv(PID.size, socket.MSG_WAITALL)
+                pid = PID.unpack(reply)[0] if len(reply) == PID.size else -1  # short: it hung up
+            except OSError:
                 pid = -1
             finally:
                 os.close(stdin_r)
@@ -99,16 +94,6 @@ class Zygote:
                 cls._current = None
                 return None
         return Forked(pid, open(stdin_w, "w", buffering=1, encoding="utf-8"), open(stdout_r, encoding="utf-8"))
-
-
-def _read_exactly(sock: socket.socket, n: int) -> bytes:
-    data = b""
-    while len(data) < n:
-        chunk = sock.recv(n - len(data))
-        if not chunk:
-            raise ValueError("the zygote hung up")
-        data += chunk
-    return data
 
 
 class JudgeProcess:
