@@ -30,7 +30,7 @@ def run_items(client, question: str, tools: list, impl: dict, max_steps: int = 8
     nudged = False
     for step in range(1, max_steps + 1):
         kwargs = {"tools": flat(tools)} if tools else {}
-        response = client.responses.create(model="fake-model", input=context, store=False,
+        response = client.responses.create(model="gpt-5-mini", input=context, store=False,
                                            **({"instructions": system} if system else {}), **kwargs)
         context += [o.model_dump(exclude_none=True) for o in response.output]
         calls = [o for o in response.output if o.type == "function_call"]
@@ -83,7 +83,7 @@ def tool_round(llm, **first):
     """Ask two_orders' question; return (client, first response)."""
     client = llm.client(max_retries=0)
     tools = flat(llm.scenario.openai_tools())
-    return client, tools, client.responses.create(model="gpt-4.1-mini", input=llm.scenario.question,
+    return client, tools, client.responses.create(model="gpt-5-mini", input=llm.scenario.question,
                                                   tools=tools, **first)
 
 
@@ -113,7 +113,7 @@ def test_output_items_have_the_wire_shapes():
 def test_a_final_message_carries_output_text_parts_and_the_sdk_joins_them():
     llm = FakeLLM("two_orders")
     client, tools, r = tool_round(llm)
-    final = client.responses.create(model="gpt-4.1-mini", previous_response_id=r.id, tools=tools,
+    final = client.responses.create(model="gpt-5-mini", previous_response_id=r.id, tools=tools,
                                     input=outputs_for(r.output[1:]))
     message = final.output[-1]
     assert message.type == "message" and message.role == "assistant" and message.status == "completed"

@@ -22,9 +22,9 @@ def test_the_sdk_runs_a_tool_round_trip_over_http():
     with llm.serve() as base_url:
         client = openai.OpenAI(base_url=base_url, api_key="k", max_retries=0)
         tools = flat(llm.scenario.openai_tools())
-        r = client.responses.create(model="gpt-4.1-mini", input=llm.scenario.question, tools=tools)
+        r = client.responses.create(model="gpt-5-mini", input=llm.scenario.question, tools=tools)
         calls = [o for o in r.output if o.type == "function_call"]
-        final = client.responses.create(model="gpt-4.1-mini", previous_response_id=r.id, tools=tools,
+        final = client.responses.create(model="gpt-5-mini", previous_response_id=r.id, tools=tools,
                                         input=outputs_for(calls))
         with pytest.raises(openai.BadRequestError, match="No tool output found for function call"):
             client.responses.create(model="m", input=[o.model_dump() for o in r.output], tools=tools)
@@ -62,7 +62,7 @@ def test_the_agents_sdk_default_model_completes_a_tool_round_trip():
         provider = agents.OpenAIProvider(openai_client=client)  # use_responses unset: the default
         assert isinstance(provider.get_model("gpt-4.1-mini"), agents.OpenAIResponsesModel)
         agent = agents.Agent(name="shop", instructions="You help with orders.", tools=[get_order],
-                             model="gpt-4.1-mini")
+                             model="gpt-5-mini")
         config = agents.RunConfig(model_provider=provider, tracing_disabled=True)
         result = run_async(lambda: agents.Runner.run(agent, llm.scenario.question, run_config=config))
     assert "A-1001" in result.final_output and "A-1002" in result.final_output

@@ -104,14 +104,17 @@ def flat_tools(openai_tools):
 # %% [markdown]
 # ## One request, read item by item
 #
-# The question of scenario `two_orders` needs two order look-ups. Look at what comes back:
+# The question of scenario `two_orders` needs two order look-ups. The model is `gpt-5-mini`, a
+# reasoning model: it thinks before it answers, and that thinking comes back as an item. (A model
+# that does not reason, such as `gpt-4.1-mini`, sends no reasoning item; chapter 15 measures what
+# the thinking costs.) Look at what comes back:
 
 # %%
 scenario = scenarios.two_orders()
 llm = FakeLLM(scenario)
 client = llm.client()
 TOOLS = flat_tools(scenario.openai_tools())
-response = client.responses.create(model="gpt-4.1-mini", input=scenario.question, tools=TOOLS)
+response = client.responses.create(model="gpt-5-mini", input=scenario.question, tools=TOOLS)
 for item in response.output:
     print(item.type, item.id, getattr(item, "call_id", ""), getattr(item, "arguments", ""))
 print(repr(response.output_text), response.status, response.usage.input_tokens)
@@ -121,6 +124,8 @@ print(repr(response.output_text), response.status, response.usage.input_tokens)
 # `function_call` items. Each has two ids: `id` (`fc_…`) names the *item*, `call_id` (`call_…`)
 # names the *call*, and a result answers the call:
 # `{"type": "function_call_output", "call_id": ..., "output": "<text>"}`.
+#
+# `usage.output_tokens_details.reasoning_tokens` counts the thinking, billed as output.
 #
 # `response.output_text` is empty here. It is not on the wire at all: it is a property of the
 # SDK's `Response` that joins the `output_text` parts of every `message` item (the raw JSON, in
@@ -133,15 +138,28 @@ print(repr(response.output_text), response.status, response.usage.input_tokens)
 # %% tags=["raises-exception"]
 items = [i.model_dump(exclude_none=True) for i in response.output]
 outputs = [{"type": "function_call_output", "call_id": c["call_id"], "output": "{}"} for c in items[1:]]
-client.responses.create(model="gpt-4.1-mini", tools=TOOLS, store=False,
+client.responses.create(model="gpt-5-mini", tools=TOOLS, store=False,
                         input=[{"role": "user", "content": scenario.question}, *items[1:], *outputs])
 
 # %% [markdown]
 # The other rules, each a 400 with OpenAI's words: a `function_call` without its output ("No tool
 # output found for function call call_…."), an output whose `call_id` matches no call ("No tool call
-# found for function call output with call_id …."), a reasoning item with nothing after it, and
-# Chat Completions shapes (`role: "tool"`, `tool_calls`, tools wrapped in `"function"`), which
-# Responses does not know.
+# found for function call output with call_id …."), a reasoning item with nothing after it ("…
+# was provided without its required following item."), the model's `message` item sent back
+# without the reasoning item before it (the same "required 'reasoning' item" text), one item
+# sent twice ("Duplicate item found with id rs_…."), and Chat Completions shapes (`role:
+# "tool"`, `tool_calls`, tools wrapped in `"function"`), which Responses does not know.
+#
+# One default differs too: a Responses function tool is **strict unless it says `"strict":
+# false`**. Without `strict`, the server turns your schema into a strict one (every object
+# closed, every property required), so an optional argument becomes one the model must fill; with
+# `"strict": true` a schema that is not strict already is a 400 ("Invalid schema for function
+# 'get_order': In context=(), 'additionalProperties' is required to be supplied and to be
+# false."). Chat Completions tools are not strict unless asked. The response lists the tools as
+# the server took them:
+
+# %%
+print(response.tools[0].strict, response.tools[0].parameters)
 
 # %% [markdown]
 # ## Exercise 1 — `run_agent`, the loop on items
@@ -210,7 +228,7 @@ memory, log = [], []
 tools = [{"type": "function", **t["function"]} for t in scenario.openai_tools()]
 with wb.checks.no_raise("run_agent on two_orders", hint="a 400 names the rule: send every output item "
                         "back in order, reasoning included, and answer each call by its call_id"):
-    result = run_agent(llm.client(max_calls=6), "gpt-4.1-mini", scenario.question, tools,
+    result = run_agent(llm.client(max_calls=6), "gpt-5-mini", scenario.question, tools,
                        wb.shop.Shop("C-001").tools(), memory, log=log)
 assert type(result).__name__ == "AgentResult", f"run_agent returns an AgentResult, got {result!r}"
 wb.checks.equal((result.answer, result.status, result.steps), (scenario.answer, "done", 2), "the result")
@@ -227,7 +245,7 @@ silent = wb.scenarios.scripted("", tools=("get_order",), question="Anything?")
 llm = wb.fake_llm.FakeLLM(silent)
 memory = []
 with wb.checks.no_raise("run_agent on a model that says nothing"):
-    result = run_agent(llm.client(max_calls=3), "m", "Anything?", tools, {}, memory)
+    result = run_agent(llm.client(max_calls=3), "gpt-5-mini", "Anything?", tools, {}, memory)
 wb.checks.equal((result.answer, result.status, result.steps), (None, "STOPPED: finished without text", 1),
                 "an empty answer")
 wb.checks.equal(memory, [], "memory after an empty answer")
@@ -247,7 +265,7 @@ def run(scenario, impl, memory, cap=8, dialect="openai", **kwargs):
     tools = [{"type": "function", **t["function"]} for t in scenario.openai_tools()]
     with wb.checks.no_raise("run_agent", hint="send every output item back in order, each call answered "
                             "by its call_id"):
-        r = run_agent(llm.client(max_calls=cap), "gpt-4.1-mini", scenario.question, tools, impl, memory,
+        r = run_agent(llm.client(max_calls=cap), "gpt-5-mini", scenario.question, tools, impl, memory,
                       **kwargs)
     assert type(r).__name__ == "AgentResult", f"run_agent returns an AgentResult, got {r!r}"
     return r, llm
@@ -322,7 +340,7 @@ llm = wb.fake_llm.FakeLLM(scenario)
 sleeps, log = [], []
 tools = [{"type": "function", **t["function"]} for t in scenario.openai_tools()]
 with wb.checks.no_raise("create_response on flaky_server", hint="retry a 500 and a 503"):
-    r = create_response(llm.client(max_retries=0, max_calls=4), model="m", input=scenario.question,
+    r = create_response(llm.client(max_retries=0, max_calls=4), model="gpt-5-mini", input=scenario.question,
                         tools=tools, sleep=sleeps.append, log=log)
 assert r.status == "completed", f"the third attempt answers; got {r!r}"
 wb.checks.equal((llm.calls, sleeps), (3, [1, 2]), "(requests made, sleeps)")
@@ -333,7 +351,7 @@ llm = wb.fake_llm.FakeLLM(wb.scenarios.two_orders())
 sleeps = []
 orphan = [{"type": "function_call_output", "call_id": "call_nobody", "output": "{}"}]
 with wb.checks.raises(openai.BadRequestError, match="No tool call found", what="create_response with a 400"):
-    create_response(llm.client(max_retries=0, max_calls=4), model="m", input=orphan, sleep=sleeps.append)
+    create_response(llm.client(max_retries=0, max_calls=4), model="gpt-5-mini", input=orphan, sleep=sleeps.append)
 wb.checks.equal((llm.calls, sleeps), (1, []), "a 400 is not retried: (requests made, sleeps)")
 print("create_response: visible tests passed")
 
@@ -350,7 +368,7 @@ S = wb.scenarios
 sleeps = []
 llm = wb.fake_llm.FakeLLM(S.rate_limited(failures=2))
 with wb.checks.no_raise("create_response on rate_limited"):
-    r = create_response(llm.client(max_retries=0, max_calls=5), model="m", input="taxi?", sleep=sleeps.append,
+    r = create_response(llm.client(max_retries=0, max_calls=5), model="gpt-5-mini", input="taxi?", sleep=sleeps.append,
                         instructions="Be brief.", store=False)
 wb.checks.equal((llm.calls, sleeps), (3, [1, 2]), "429 twice: (requests, sleeps)")
 assert all(b.get("instructions") == "Be brief." and b.get("store") is False for b in llm.requests), (
@@ -358,19 +376,19 @@ assert all(b.get("instructions") == "Be brief." and b.get("store") is False for 
 sleeps = []
 llm = wb.fake_llm.FakeLLM(S.rate_limited(failures=9))
 with wb.checks.raises(openai.RateLimitError, what="create_response when every attempt fails"):
-    create_response(llm.client(max_retries=0, max_calls=9), model="m", input="taxi?", attempts=4,
+    create_response(llm.client(max_retries=0, max_calls=9), model="gpt-5-mini", input="taxi?", attempts=4,
                     sleep=sleeps.append)
 wb.checks.equal((llm.calls, sleeps), (4, [1, 2, 4]), "attempts=4: (requests, sleeps)")
 sleeps = []
 llm = wb.fake_llm.FakeLLM(S.slow_provider(), hang_seconds=0.01)
 with wb.checks.no_raise("create_response on a timeout"):
-    create_response(llm.client(max_retries=0, max_calls=4), model="m", input="taxi?", sleep=sleeps.append)
+    create_response(llm.client(max_retries=0, max_calls=4), model="gpt-5-mini", input="taxi?", sleep=sleeps.append)
 wb.checks.equal((llm.calls, sleeps), (2, [1]), "a timeout is retried: (requests, sleeps)")
 sleeps = []
 llm = wb.fake_llm.FakeLLM(S.two_orders())
 bare = [{"type": "item_reference", "id": "msg_gone"}]
 with wb.checks.raises(openai.NotFoundError, what="create_response with a 404"):
-    create_response(llm.client(max_retries=0, max_calls=4), model="m", input=bare, sleep=sleeps.append)
+    create_response(llm.client(max_retries=0, max_calls=4), model="gpt-5-mini", input=bare, sleep=sleeps.append)
 wb.checks.equal((llm.calls, sleeps), (1, []), "a 404 is not retried")
 
 
@@ -381,7 +399,7 @@ def broken(conv):
 llm = wb.fake_llm.FakeLLM(S.Scenario("broken", "Fails.", broken, (), None, "?"))
 sleeps = []
 with wb.checks.raises(openai.InternalServerError, what="create_response on x-should-retry: false"):
-    create_response(llm.client(max_retries=0, max_calls=4), model="m", input="?", sleep=sleeps.append)
+    create_response(llm.client(max_retries=0, max_calls=4), model="gpt-5-mini", input="?", sleep=sleeps.append)
 wb.checks.equal((llm.calls, sleeps), (1, []), "x-should-retry: false is not retried")
 ### END HIDDEN TESTS
 
@@ -424,7 +442,7 @@ memory = []
 for question in ("Where are my orders A-1001 and A-1002?", scenario.question):
     memory.append({"role": "user", "content": question})
     for _ in range(3):
-        r = client.responses.create(model="m", input=memory, tools=tools, store=False)
+        r = client.responses.create(model="gpt-5-mini", input=memory, tools=tools, store=False)
         memory += [i.model_dump(exclude_none=True) for i in r.output]
         calls = [i for i in r.output if i.type == "function_call"]
         if not calls:
@@ -437,7 +455,7 @@ assert type(kept) is list, f"trim_memory returns a list, got {type(kept).__name_
 wb.checks.equal(kept, memory[8:], "trim_memory(memory, 9): the tail from the second question")
 wb.checks.equal(memory[8], {"role": "user", "content": scenario.question}, "the setup's second question")
 with wb.checks.no_raise("the trimmed context, sent to the model"):
-    client.responses.create(model="m", input=kept + [{"role": "user", "content": "Thanks!"}], tools=tools,
+    client.responses.create(model="gpt-5-mini", input=kept + [{"role": "user", "content": "Thanks!"}], tools=tools,
                             store=False)
 print("trim_memory: visible tests passed")
 
@@ -548,7 +566,7 @@ scenario = wb.scenarios.two_orders()
 llm = wb.fake_llm.FakeLLM(scenario)
 tools = [{"type": "function", **t["function"]} for t in scenario.openai_tools()]
 with wb.checks.no_raise("chained_agent with your next_request"):
-    result, responses = chained_agent(llm.client(max_calls=6), "m", scenario.question, tools,
+    result, responses = chained_agent(llm.client(max_calls=6), "gpt-5-mini", scenario.question, tools,
                                       wb.shop.Shop("C-001").tools(), "You are Northwind support.", next_request)
 wb.checks.equal((result.answer, result.status), (scenario.answer, "done"), "the chained run")
 second = llm.requests[1]
@@ -577,7 +595,7 @@ scenario = S.deepseek_thinking()
 llm = wb.fake_llm.FakeLLM(scenario)
 tools = [{"type": "function", **t["function"]} for t in scenario.openai_tools()]
 with wb.checks.no_raise("chained_agent on a three-call question"):
-    result, responses = chained_agent(llm.client(max_calls=6), "m", scenario.question, tools,
+    result, responses = chained_agent(llm.client(max_calls=6), "gpt-5-mini", scenario.question, tools,
                                       wb.shop.Shop("C-001").tools(), "Answer briefly.", next_request)
 wb.checks.equal((result.answer, result.status, result.steps), (scenario.answer, "done", 3), "the chain")
 for i, body in enumerate(llm.requests[1:], 1):
@@ -623,10 +641,10 @@ scenario = wb.scenarios.two_orders()
 llm = wb.fake_llm.FakeLLM(scenario)
 client = llm.client(max_calls=4)
 tools = [{"type": "function", **t["function"]} for t in scenario.openai_tools()]
-first = client.responses.create(model="m", input="Где мои заказы A-1001 и A-1002?", tools=tools)
+first = client.responses.create(model="gpt-5-mini", input="Где мои заказы A-1001 и A-1002?", tools=tools)
 outs = [{"type": "function_call_output", "call_id": c.call_id, "output": "{\"status\": \"отправлен\"}"}
         for c in first.output if c.type == "function_call"]
-second = client.responses.create(model="m", input=outs, tools=tools, previous_response_id=first.id)
+second = client.responses.create(model="gpt-5-mini", input=outs, tools=tools, previous_response_id=first.id)
 m = measure(llm.requests, [first, second])
 size = sum(len(json.dumps(b, ensure_ascii=False, separators=(",", ":")).encode()) for b in llm.requests)
 wb.checks.equal(m, {"calls": 2, "bytes_sent": size,
@@ -647,7 +665,7 @@ wb = fresh()
 llm = wb.fake_llm.FakeLLM(wb.scenarios.two_orders())
 client = llm.client(max_calls=4)
 long = "Northwind support: be brief, cite order ids. " * 120
-rs = [client.responses.create(model="m", input="Where is A-1001?", instructions=long) for _ in range(2)]
+rs = [client.responses.create(model="gpt-5-mini", input="Where is A-1001?", instructions=long) for _ in range(2)]
 m = measure(llm.requests, rs)
 assert rs[1].usage.input_tokens_details.cached_tokens > 0, "the setup: the second request hits the cache"
 wb.checks.equal(m["cached_tokens"], rs[1].usage.input_tokens_details.cached_tokens, "cached_tokens")
@@ -668,7 +686,7 @@ def chat_loop(client, question, tools, impl, max_steps=6):
     """Chapter 03's loop on Chat Completions, for the comparison: every reply."""
     messages, replies = [{"role": "user", "content": question}], []
     for _ in range(max_steps):
-        replies.append(client.chat.completions.create(model="gpt-4.1-mini", messages=messages, tools=tools))
+        replies.append(client.chat.completions.create(model="gpt-5-mini", messages=messages, tools=tools))
         message = replies[-1].choices[0].message
         messages.append(message.model_dump(exclude_none=True))
         if not message.tool_calls:
@@ -698,9 +716,9 @@ scenario = scenarios.deepseek_thinking()  # three model calls: two look-ups, the
 chat_llm, stateless_llm, chained_llm = FakeLLM(scenario), FakeLLM(scenario), FakeLLM(scenario)
 replies = chat_loop(chat_llm.client(), scenario.question, scenario.openai_tools(), Shop("C-001").tools())
 stateless, chained = Recorder(stateless_llm.client()), Recorder(chained_llm.client())
-run_agent(stateless, "gpt-4.1-mini", scenario.question, flat_tools(scenario.openai_tools()),
+run_agent(stateless, "gpt-5-mini", scenario.question, flat_tools(scenario.openai_tools()),
           Shop("C-001").tools(), [])
-chained_agent(chained, "gpt-4.1-mini", scenario.question, flat_tools(scenario.openai_tools()),
+chained_agent(chained, "gpt-5-mini", scenario.question, flat_tools(scenario.openai_tools()),
               Shop("C-001").tools(), None, next_request)
 print(f"{'way':<26}{'calls':>6}{'bytes sent':>12}{'input tokens':>14}   bytes per step")
 print(f"{'chat completions (03)':<26}{len(replies):>6}{sum(sizes(chat_llm)):>12}"
@@ -819,7 +837,7 @@ chat = wb.fake_llm.FakeLLM(scenario).client(max_calls=4)
 impl = wb.shop.Shop("C-001").tools()
 messages = [{"role": "system", "content": "You are Northwind support."},
             {"role": "user", "content": scenario.question}]
-reply = chat.chat.completions.create(model="m", messages=messages, tools=scenario.openai_tools())
+reply = chat.chat.completions.create(model="gpt-5-mini", messages=messages, tools=scenario.openai_tools())
 calls = reply.choices[0].message.tool_calls
 messages.append({"role": "assistant", "content": None, "tool_calls": [
     {"id": c.id, "type": "function", "function": {"name": c.function.name, "arguments": c.function.arguments}}
@@ -835,7 +853,7 @@ wb.checks.equal(items[2], {"type": "function_call", "call_id": calls[0].id, "nam
 llm = wb.fake_llm.FakeLLM(scenario)
 tools = [{"type": "function", **t["function"]} for t in scenario.openai_tools()]
 with wb.checks.no_raise("the converted trajectory, sent to the Responses API"):
-    r = llm.client(max_calls=2).responses.create(model="m", input=items, tools=tools, store=False)
+    r = llm.client(max_calls=2).responses.create(model="gpt-5-mini", input=items, tools=tools, store=False)
 wb.checks.equal(r.output_text, scenario.answer, "the Responses face's answer to the converted trajectory")
 wb.checks.equal(to_messages(items), messages, "to_messages(to_items(messages))")
 print("to_items: visible tests passed")
@@ -870,7 +888,7 @@ chat = chat_llm.client(max_calls=8)
 impl = wb.shop.Shop("C-001").tools()
 messages = [{"role": "user", "content": scenario.question}]
 for _ in range(6):
-    msg = chat.chat.completions.create(model="m", messages=messages, tools=scenario.openai_tools()).choices[0].message
+    msg = chat.chat.completions.create(model="gpt-5-mini", messages=messages, tools=scenario.openai_tools()).choices[0].message
     messages.append(msg.model_dump(exclude_none=True))
     if not msg.tool_calls:
         break
@@ -880,7 +898,7 @@ final = messages.pop()
 llm = wb.fake_llm.FakeLLM(scenario)
 tools = [{"type": "function", **t["function"]} for t in scenario.openai_tools()]
 with wb.checks.no_raise("a taxi_spending trajectory, converted and sent to the Responses API"):
-    r = llm.client(max_calls=2).responses.create(model="m", input=to_items(messages), tools=tools, store=False)
+    r = llm.client(max_calls=2).responses.create(model="gpt-5-mini", input=to_items(messages), tools=tools, store=False)
 wb.checks.equal(r.output_text, final["content"], "the same answer on either API")
 def shape(seen):
     return [(m["role"], m.get("content"), [c["id"] for c in m.get("tool_calls") or ()]) for m in seen]
@@ -908,7 +926,8 @@ wb.checks.equal(shape(llm.seen[-1]), shape(chat_llm.seen[-1]), "the conversation
 # - **Re-sending the instructions as an item, or not at all.** With `previous_response_id` a
 #   developer message in `input` is stored and piles up turn after turn; `instructions=` is not
 #   carried over, so send it every time.
-# - **Sending the history again with `previous_response_id`**: the model sees every item twice.
+# - **Sending the history again with `previous_response_id`**: the server holds those items
+#   already, so OpenAI refuses the request: "Duplicate item found with id rs_…".
 # - **Taking `previous_response_id` for free.** The chain is billed as input tokens again;
 #   measure `usage.input_tokens`, not the bytes you sent.
 # - **`role: "tool"` and `"function": {...}` tools on Responses.** Chat Completions shapes: 400

@@ -8,22 +8,28 @@ for any later face (streaming) that sends the same response in pieces.
 
 The rules, each with its source in docs/SOURCES.md ("OpenAI Responses API"):
 
-- Output: the default (openai) model reasons, so each response starts with a `reasoning` item
-  (`rs_…`, `summary: []`, `encrypted_content`), then a `message` item with one `output_text` part
+- Output: a reasoning model (`workbook/engine/reasoning.py`: gpt-5, gpt-5-mini, the o-series...,
+  at its `reasoning.effort`) and DeepSeek start each response with a `reasoning` item (`rs_…`,
+  `summary: []`, `encrypted_content`); then a `message` item with one `output_text` part
   (`annotations: []`) when there is text, then one `function_call` item per call (`fc_…` id,
   `call_…` call id, `arguments` a JSON string). `output_text` is the SDK's property, not a field.
+  A model that does not reason (gpt-4.1-mini, "fake-model") sends no reasoning item.
+- Tools: strict unless `"strict": false` (responses_tools): the response lists them normalized.
 - State: `store` (default true) keeps a response and its whole conversation (the chain's items,
   this input, this output; never `instructions`) in this fake. `previous_response_id` continues
   it: the model sees the stored items, then the new input; an id this fake never stored answers
   400 `previous_response_not_found`. A reasoning item sent back without `encrypted_content`, or an
-  `item_reference`, must name an item of a stored response (else 404).
+  `item_reference`, must name an item of a stored response (else 404). An item id twice in the
+  conversation (the chain's and this input's) is a 400.
 - Usage: `input_tokens` counts the whole conversation the model saw (the chain is billed), by the
   token rule on the conversation as Chat Completions messages (reasoning items cost nothing), with
-  `cached_tokens` by the prefix-cache rule; `output_tokens` = the visible output's tokens (as the
-  chat face counts them) + `reasoning_tokens` (the reasoning text's tokens).
-- `max_output_tokens`: reasoning is spent first; a response that needs more is `incomplete`
-  (`incomplete_details.reason` "max_output_tokens"), keeping its reasoning item and the text that
-  fits, no function calls.
+  `cached_tokens` by the prefix-cache rule; `output_tokens` = the visible output's tokens + the
+  reasoning tokens, counted by `reasoning.spend` as on Chat Completions (DeepSeek: its thought's
+  tokens).
+- `max_output_tokens` caps reasoning and visible output together, by the same rule: reasoning
+  that reaches the cap leaves a response `incomplete` (`incomplete_details.reason`
+  "max_output_tokens") with only its reasoning item; a scenario's reply cut at its limit
+  ("length") is `incomplete` too, with what it said.
 - Dialects: `ollama` (>= 0.13.3) is stateless: it ignores `previous_response_id` silently (the model
   does not see the earlier turn), stores nothing (`store: false`), checks no pairing, never says
   `incomplete`, sends no reasoning item and, when the model calls tools, no message item.
@@ -36,14 +42,14 @@ import base64
 import hashlib
 from collections.abc import Callable
 
+from workbook.engine import reasoning, responses_tools, window
 from workbook.engine import responses_items as items
-from workbook.engine import window
 from workbook.engine.core import CREATED, Outcome, _call_id, to_turn, utf8
 from workbook.engine.errors import openai_error
 from workbook.engine.failures import explain
 from workbook.engine.protocol import ProtocolError, check_ollama
 from workbook.engine.replies import Fault, Reply, Timeout
-from workbook.engine.tokens import compact, prompt_tokens, text_tokens, tokens
+from workbook.engine.tokens import compact, prompt_tokens, tokens
 
 THOUGHT = "The user needs an answer; I will decide the next step."  # as the chat face's deepseek
 INCOMPLETE = {"length": "max_output_tokens", "content_filter": "content_filter"}  # finish -> reason
@@ -140,7 +146,7 @@ class Responses:
         output = response["output"]
         rs = next((o["id"] for o in output if o["type"] == "reasoning"), None)
         for o in output:
-            if o["type"] == "function_call" and rs:
+            if o["type"] in ("function_call", "message") and rs:
                 self.reasoning_of[o["id"]] = rs
         if response["store"]:
             self.stored[response["id"]] = context + output
@@ -162,6 +168,28 @@ def _message(item_id: str, text: str) -> dict:
             "content": [{"type": "output_text", "text": text, "annotations": [], "logprobs": []}]}
 
 
+def effort_of(body: dict) -> str | None:
+    """The request's `reasoning.effort` (None: the model's default)."""
+    return (body.get("reasoning") or {}).get("effort")
+
+
+def spend(body: dict, dialect: str, thought: str, visible: int) -> reasoning.Spend:
+    """A response's output tokens: on openai a reasoning model's hidden reasoning by
+    `reasoning.spend` (the chat face's rule, with `reasoning.effort` and `max_output_tokens`);
+    DeepSeek thinks on every call, its thought's tokens (the chat face's reasoning_content);
+    Ollama's models here do not think."""
+    if dialect == "openai":
+        return reasoning.spend(body["model"], effort_of(body), body.get("max_output_tokens"), visible)
+    return reasoning.Spend(tokens(thought) if dialect == "deepseek" else 0, visible, False)
+
+
+def _effort(body: dict, dialect: str) -> str | None:
+    if dialect == "deepseek":
+        return "medium"
+    model = reasoning.model(body["model"])
+    return (effort_of(body) or model.default) if dialect == "openai" and model.reasons else None
+
+
 def build_response(body: dict, reply: Reply, messages: list[dict], dialect: str, prompt: int,
                    cached: int, seed: str, created: int) -> dict:
     """The response object for `reply`, as OpenAI (or the dialect) sends it (rules: module doc)."""
@@ -172,21 +200,17 @@ def build_response(body: dict, reply: Reply, messages: list[dict], dialect: str,
     text = reply.text
     visible = tokens({"content": text, "tool_calls": [[c["name"], c["arguments"]] for c in calls]})
     thought = reply.thought or THOUGHT
-    reasoning = [] if dialect == "ollama" else [{
+    spent = spend(body, dialect, thought, visible)
+    reasoning_items = [{
         "id": item_id("rs"), "type": "reasoning", "summary": [],
-        "encrypted_content": "gAAAAA" + base64.b64encode(utf8(thought)).decode()}]
-    spent = tokens(thought) if reasoning else 0
-    limit = body.get("max_output_tokens") if dialect != "ollama" else None
+        "encrypted_content": "gAAAAA" + base64.b64encode(utf8(thought)).decode()}] \
+        if spent.reasoning or dialect == "deepseek" else []
     reason = None if dialect == "ollama" else INCOMPLETE.get(reply.finish())
-    if limit is not None and spent + visible > limit:
-        reason, calls = "max_output_tokens", []
-        room = max(limit - spent, 0)
-        text = (text or "")[:room * 4] if room else None
-        visible = text_tokens(len(text)) if text else 0
+    if spent.cut:  # the reasoning used the whole cap: nothing is left to say (reasoning.py)
+        reason, calls, text = "max_output_tokens", [], None
     message = [] if text is None or text == "" or (dialect == "ollama" and calls) \
         else [_message(item_id("msg"), text)]
-    output = reasoning + message + calls
-    out_tokens = visible + spent if limit is None else min(visible + spent, limit)
+    output = reasoning_items + message + calls
     stateful = dialect == "openai"
     return {
         "id": rid, "object": "response", "created_at": created,
@@ -196,15 +220,15 @@ def build_response(body: dict, reply: Reply, messages: list[dict], dialect: str,
         "model": body["model"], "output": output,
         "parallel_tool_calls": body.get("parallel_tool_calls", True),
         "previous_response_id": body.get("previous_response_id") if stateful else None,
-        "reasoning": {"effort": None if dialect == "ollama" else "medium", "summary": None},
+        "reasoning": {"effort": _effort(body, dialect), "summary": None},
         "store": stateful and body.get("store", True) is not False,
         "temperature": body.get("temperature", 1.0), "text": {"format": {"type": "text"}},
         "tool_choice": body.get("tool_choice", "auto"),
-        "tools": [dict({"strict": True}, **t) for t in body.get("tools") or ()],
+        "tools": [responses_tools.echoed(t) for t in body.get("tools") or ()],
         "top_p": body.get("top_p", 1.0), "truncation": "disabled", "metadata": body.get("metadata") or {},
         "usage": {"input_tokens": prompt,
                   "input_tokens_details": {"cached_tokens": 0 if dialect == "ollama" else cached,
                                            "cache_write_tokens": 0},
-                  "output_tokens": out_tokens,
-                  "output_tokens_details": {"reasoning_tokens": spent},
-                  "total_tokens": prompt + out_tokens}}
+                  "output_tokens": spent.completion,
+                  "output_tokens_details": {"reasoning_tokens": spent.reasoning},
+                  "total_tokens": prompt + spent.completion}}

@@ -12,6 +12,7 @@ text, with its source, is listed in docs/SOURCES.md ("OpenAI Responses API").
 from __future__ import annotations
 
 from workbook.engine.protocol import TOOL_NAME, ProtocolError, json_kind
+from workbook.engine.responses_tools import check_strict
 from workbook.engine.turns import text_of
 
 ITEM_TYPES = ("message", "function_call", "function_call_output", "reasoning", "item_reference")
@@ -113,6 +114,10 @@ def _check_tools(tools, choice) -> None:
                 raise ProtocolError(f"Invalid schema for function '{t['name']}': schema must be a JSON "
                                     f"Schema of 'type: \"object\"', got 'type: \"{got}\"'.",
                                     f"tools[{i}].parameters", "invalid_function_parameters")
+            if t.get("strict") is not None and not isinstance(t["strict"], bool):
+                raise _bad_type(f"tools[{i}].strict", "a boolean", t["strict"])
+            if t.get("strict") is True:  # omitted is strict too, but normalized (responses_tools)
+                check_strict(t["name"], params, f"tools[{i}].parameters")
     if choice is not None and choice not in CHOICES and not isinstance(choice, dict):
         raise ProtocolError(f"Invalid value: '{choice}'. Supported values are: 'none', 'auto', and "
                             "'required'.", "tool_choice", "invalid_value")
@@ -136,7 +141,7 @@ def check_request(body) -> None:
         _check_item(item, f"input[{i}]")
     _check_tools(body.get("tools"), body.get("tool_choice"))
     for key, expected, ok in (("instructions", "a string", str), ("previous_response_id", "a string", str),
-                              ("store", "a boolean", bool)):
+                              ("store", "a boolean", bool), ("reasoning", "an object", dict)):
         if body.get(key) is not None and not isinstance(body[key], ok):
             raise _bad_type(key, expected, body[key])
     limit = body.get("max_output_tokens")
@@ -155,10 +160,18 @@ def input_items(value) -> list[dict]:
 
 
 def check_context(context: list[dict], reasoning_of: dict[str, str]) -> None:
-    """The rules on the whole conversation (a chain's earlier items, then this input): a reasoning
-    item comes right before the item it produced, a `function_call` this fake issued after a
-    reasoning item comes after that item (`reasoning_of`: fc id -> rs id), every output answers an
-    earlier call and every call has its output."""
+    """The rules on the whole conversation (a chain's earlier items, then this input): no item id
+    twice, a reasoning item comes right before the item it produced, a `function_call` or `message`
+    this fake issued after a reasoning item comes after that item (`reasoning_of`: fc/msg id -> rs
+    id), every output answers an earlier call and every call has its output."""
+    seen: set[str] = set()
+    for item in context:
+        item_id = item.get("id")
+        if isinstance(item_id, str):
+            if item_id in seen:
+                raise ProtocolError(f"Duplicate item found with id {item_id}. Remove duplicate items from "
+                                    "your input and try again.", "input")
+            seen.add(item_id)
     for i, item in enumerate(context):
         t = kind(item)
         if t == "reasoning":
@@ -167,11 +180,11 @@ def check_context(context: list[dict], reasoning_of: dict[str, str]) -> None:
                     (kind(after) == "message" and after.get("role") != "assistant"):
                 raise ProtocolError(f"Item '{item['id']}' of type 'reasoning' was provided without its "
                                     "required following item.", "input")
-        if t == "function_call" and item.get("id") in reasoning_of:
+        if t in ("function_call", "message") and item.get("id") in reasoning_of:
             rs = reasoning_of[item["id"]]
             if rs not in {c.get("id") for c in context[:i]}:
-                raise ProtocolError(f"Item '{item['id']}' of type 'function_call' was provided without "
-                                    f"its required 'reasoning' item: '{rs}'.", "input")
+                raise ProtocolError(f"Item '{item['id']}' of type '{t}' was provided without its "
+                                    f"required 'reasoning' item: '{rs}'.", "input")
     calls: set[str] = set()
     answered: set[str] = set()
     for item in context:

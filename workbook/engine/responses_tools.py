@@ -1,0 +1,67 @@
+"""Function tools on the Responses API: strict by default.
+
+Chat Completions tools are non-strict unless `"strict": true`. On Responses a function tool is
+strict unless it says `"strict": false` (docs/SOURCES.md, "OpenAI Responses API"):
+
+- `strict` omitted (or null): the schema is normalized into strict mode, every object closed
+  (`additionalProperties: false`) and every property required, which can make an optional
+  argument mandatory. The response echoes the tool as `strict: true` with that schema.
+- `strict: true`: the schema must already be strict: a 400 otherwise, "Invalid schema for function
+  '…': In context=(…), '…' is required to be supplied …", the context being the path to the
+  object at fault (`()` the root, `('properties', 'x')`, `('properties', 'x', 'items')`).
+- `strict: false`: the tool as sent, best effort.
+
+What the fake does not play: a real strict model fills every required argument; the fake's
+scenarios send the arguments they script, whether or not the schema made them required.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from workbook.engine.protocol import ProtocolError
+
+
+def _objects(schema, path: tuple = ()):
+    """(path, schema) of every object schema in `schema`: itself, its properties', its items'."""
+    if not isinstance(schema, dict):
+        return
+    if schema.get("type") == "object" or "properties" in schema:
+        yield path, schema
+    for key, sub in (schema.get("properties") or {}).items() if isinstance(schema.get("properties"), dict) else ():
+        yield from _objects(sub, (*path, "properties", key))
+    if isinstance(schema.get("items"), dict):
+        yield from _objects(schema["items"], (*path, "items"))
+
+
+def check_strict(name: str, schema: dict, where: str) -> None:
+    """A `strict: true` tool's schema, as OpenAI checks it: the first object that is not closed,
+    or whose `required` misses a property, is the 400."""
+    for path, obj in _objects(schema):
+        context = f"Invalid schema for function '{name}': In context={path!r}, "
+        if obj.get("additionalProperties") is not False:
+            raise ProtocolError(context + "'additionalProperties' is required to be supplied and to be "
+                                "false.", where, "invalid_function_parameters")
+        required = obj.get("required") if isinstance(obj.get("required"), list) else []
+        missing = [k for k in obj.get("properties") or {} if k not in required]
+        if missing:
+            raise ProtocolError(context + "'required' is required to be supplied and to be an array "
+                                f"including every key in properties. Missing '{missing[0]}'.", where,
+                                "invalid_function_parameters")
+
+
+def normalized(schema: dict) -> dict:
+    """The schema in strict mode: every object closed, every property required (a copy)."""
+    out = copy.deepcopy(schema)
+    for _, obj in _objects(out):
+        obj["additionalProperties"] = False
+        obj["required"] = list(obj.get("properties") or {})
+    return out
+
+
+def echoed(tool: dict) -> dict:
+    """A function tool as the response lists it: strict unless it said `strict: false`."""
+    if tool.get("strict") is False:
+        return dict(tool)
+    params = tool.get("parameters") or {"type": "object", "properties": {}}
+    return dict(tool, strict=True, parameters=normalized(params))
