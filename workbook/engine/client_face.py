@@ -30,6 +30,7 @@ class FakeLLM:
         self.hang_seconds = hang_seconds  # how long the HTTP face stalls for a scripted timeout
         self._lock = threading.Lock()
         self.stream_state = streaming.StreamState()  # llm.clock, and the streams served
+        self.traceparents: list[str | None] = []  # each HTTP request's W3C traceparent (None: none)
 
     clock = property(lambda self: streaming.state_of(self).clock, doc="the fake's clock (stream_timing)")
     dialect = property(lambda self: self.engine.dialect)
@@ -49,6 +50,7 @@ class FakeLLM:
             if max_calls is not None and len(sent) >= max_calls:
                 raise TooManyCalls(max_calls)  # a BaseException: the SDK's retries let it through
             sent.append(request)
+            self.traceparents.append(request.headers.get("traceparent"))
             api = next((a for a, path in APIS.items() if request.url.path.endswith(path)), None)
             if api is None:
                 return httpx2.Response(404, json=openai_error(
@@ -59,7 +61,7 @@ class FakeLLM:
                 body = request.content.decode("utf-8", "replace")
             # never raises: an error is a 400 or the fake's own 500. A chat request calls handle(body)
             # alone, as before the Messages API came, so a stand-in that overrides it still works.
-            refused = streaming.refusal(body, api)  # a stream no provider sends: a 400, never silence
+            refused = streaming.refusal(body, api, self.requests)  # a stream no provider sends: a 400, never silence
             out = Outcome(*refused) if refused else self.handle(body, api) if api != "chat" else self.handle(body)
             if out.hang:
                 raise httpx2.ReadTimeout("the fake provider did not answer in time", request=request)

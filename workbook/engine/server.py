@@ -53,6 +53,8 @@ def _handler(llm, stop: threading.Event):
                 self.close_connection = True
                 return self._send(400, openai_error(f"Invalid Content-Length: {length!r}"))
             raw = self.rfile.read(int(length))
+            if hasattr(llm, "traceparents"):  # a stand-in provider may keep no such record
+                llm.traceparents.append(self.headers.get("traceparent"))
             path = self.path.rstrip("/")
             if path not in ("/v1/chat/completions", "/v1/messages", "/v1/responses"):
                 return self.do_GET()
@@ -66,7 +68,7 @@ def _handler(llm, stop: threading.Event):
             except (ValueError, RecursionError):
                 body = raw.decode("utf-8", "replace")
             api = {"/v1/messages": "messages", "/v1/responses": "responses"}.get(path, "chat")
-            refused = streaming.refusal(body, api)  # a stream no provider sends: a 400, never silence
+            refused = streaming.refusal(body, api, getattr(llm, "requests", None))  # a stream no provider sends: a 400, never silence
             if refused:
                 return self._send(*refused)
             try:  # the engine never raises; a stand-in provider might

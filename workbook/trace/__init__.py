@@ -8,6 +8,8 @@
     trace.plot_tokens(traj)    # the same as a small matplotlib Figure
     trace.view(traj)           # previous/next through the steps (plain text with WORKBOOK_PLAIN=1)
     trace.sample()             # a recorded run of the weather_and_math scenario
+    trace.spans.tree(traj)     # the same run as OpenTelemetry GenAI spans (spans, genai)
+    from workbook.trace import otel  # OpenTelemetry's SDK: a Recorder of real spans (imports openai)
 
 The file format is described in docs/TRAJECTORY.md.
 """
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from workbook.trace import render
+from workbook.trace import genai, render, spans
 from workbook.trace.messages import from_messages
 from workbook.trace.model import Call, Step, Summary, Trajectory
 from workbook.trace.reader import as_trajectory, read_jsonl
@@ -58,5 +60,5 @@ def sample(name: str = "weather_and_math") -> Trajectory:
 
 
 __all__ = ["SAMPLES", "Call", "Growth", "Step", "Summary", "Table", "Trajectory", "Viewer",
-           "as_trajectory", "from_messages", "plain", "plot_tokens", "read_jsonl", "sample",
-           "samples", "table", "to_html", "token_growth", "view", "viewer"]
+           "as_trajectory", "from_messages", "genai", "plain", "plot_tokens", "read_jsonl", "sample",
+           "samples", "spans", "table", "to_html", "token_growth", "view", "viewer"]
