@@ -4,6 +4,19 @@
                                                            │  test code, asserts, the fake model
     kernel (sandbox) ◀──────── unix socket: calls, data ───┘  and everything the asserts read
 
-`process.JudgeProcess` is the grader's handle on one judge; `remote` is the judge's end of the
-link; `workbook.link` is the link itself and the kernel's end.
+The modules:
+
+    process         the grader's handle on one judge process (start, test, result, close)
+    zygote          a warm process per grading worker that forks a fresh judge per notebook
+    cells           how SafeExecute grades a test cell with the judge (the kernel's one line)
+    runner          the judge process itself: runs test cells, under CPU and clock budgets
+    cpu             CPU time of a process tree, read from /proc
+    watch           a student cell's CPU-time limit
+    remote          the judge's end of the link: JudgeEnd, the test's Namespace, Stop
+    kernel_objects  what the notebook's objects become here: KernelRef, records, named tuples
+    trust           which judge objects the kernel may reach; notebook names the judge replaces
+    sdk_bridge      a fake model's SDK client handed to the kernel, its HTTP answered here
+    scratch         the scratch folder and the sandbox's copy of it, kept in step
+
+`workbook.link` is the link itself and the kernel's end.
 """

@@ -1,5 +1,5 @@
 """What both ends of the link share: objects kept behind handles, the requests that reach them,
-calls with their arguments' identity and state, signatures (exceptions: `errors.py`).
+calls with their arguments' identity and state (signatures: `signatures.py`; exceptions: `errors.py`).
 
 A side keeps every object it hands out as a handle in `objects` (id -> object). The other side
 may only send these requests about one of them:
@@ -21,15 +21,13 @@ import functools
 import inspect
 import itertools
 import threading
-import typing
 
 from workbook.link import codec
 from workbook.link.errors import MAX_MSG, exc_reply, make_exception
+from workbook.link.signatures import signature_data
 
 OPS = frozenset({"call", "getattr", "len", "iter", "next", "repr", "str", "getitem", "contains"})
 MAX_TABLES = 32  # calls whose arguments' state is kept in step
-BUILTIN_TYPES = {t.__name__: t for t in (int, str, float, bool, list, dict, tuple, set, frozenset, bytes,
-                                         object, complex, bytearray)} | {"None": None}
 
 
 def mutable(value) -> bool:
@@ -39,70 +37,6 @@ def mutable(value) -> bool:
 
 def link_error(msg: str) -> dict:
     return {"exc": {"$e": "workbook.link.codec:LinkError", "msg": msg[:MAX_MSG], "mro": ["LinkError", "Exception"]}}
-
-
-def annotation_name(a) -> str:
-    if isinstance(a, str):
-        return a[:200]
-    if a is None or a is type(None):
-        return "None"
-    if isinstance(a, type) and a.__module__ == "builtins":
-        return a.__qualname__
-    return repr(a).replace("typing.", "")[:200]
-
-
-def annotation_from(name, trusted: bool):
-    """A type named by the other side: built-in names always; typing forms only from the judge."""
-    if type(name) is not str:
-        return inspect.Parameter.empty
-    if name in BUILTIN_TYPES:
-        return BUILTIN_TYPES[name]
-    if trusted:
-        try:
-            return eval(name, {"__builtins__": {}}, {**BUILTIN_TYPES, **vars(typing)})  # noqa: S307
-        except Exception:  # noqa: BLE001 - an annotation this side cannot name stays text
-            return name
-    return name
-
-
-def signature_data(fn, encode) -> dict | None:
-    try:
-        sig = inspect.signature(fn)
-    except (TypeError, ValueError):
-        return None
-    params = []
-    for p in list(sig.parameters.values())[:100]:
-        d = {"name": p.name, "kind": int(p.kind)}
-        if p.default is not p.empty:
-            try:
-                d["default"] = encode(p.default)
-            except codec.LinkError:
-                pass
-        if p.annotation is not p.empty:
-            d["ann"] = annotation_name(p.annotation)
-        params.append(d)
-    out = {"params": params}
-    if sig.return_annotation is not sig.empty:
-        out["ret"] = annotation_name(sig.return_annotation)
-    return out
-
-
-def signature_from(data, decode, trusted: bool) -> inspect.Signature | None:
-    if type(data) is not dict or type(data.get("params")) is not list:
-        return None
-    try:
-        params = []
-        for d in data["params"]:
-            kw = {}
-            if "default" in d:
-                kw["default"] = decode(d["default"])
-            if "ann" in d:
-                kw["annotation"] = annotation_from(d["ann"], trusted)
-            params.append(inspect.Parameter(str(d["name"]), inspect._ParameterKind(int(d["kind"])), **kw))
-        ret = annotation_from(data["ret"], trusted) if "ret" in data else inspect.Signature.empty
-        return inspect.Signature(params, return_annotation=ret)
-    except (ValueError, TypeError, KeyError, codec.LinkError):
-        return None
 
 
 class Endpoint:
@@ -316,25 +250,3 @@ def copy_back(target, state) -> None:
         for f in dataclasses.fields(target):
             if hasattr(state, f.name):
                 object.__setattr__(target, f.name, getattr(state, f.name))
-
-
-def function_proxy(call, info: dict, decode, trusted: bool):
-    """A real function that calls the other side: it has the other side's name, docstring and
-    signature, so `inspect.signature`, `inspect.getdoc` and `typing.get_type_hints` work."""
-
-    def proxy(*args, **kwargs):
-        return call(list(args), kwargs)
-
-    name = str(info.get("short", "tool"))
-    proxy.__name__ = name if name.isidentifier() else "tool"
-    proxy.__qualname__ = str(info.get("name", proxy.__name__))
-    proxy.__doc__ = info.get("doc") if isinstance(info.get("doc"), str) else None
-    sig = signature_from(info.get("sig"), decode, trusted)
-    if sig is not None:
-        proxy.__signature__ = sig
-        proxy.__annotations__ = {p.name: p.annotation for p in sig.parameters.values()
-                                 if p.annotation is not p.empty and not isinstance(p.annotation, str)}
-        if sig.return_annotation is not sig.empty and not isinstance(sig.return_annotation, str):
-            proxy.__annotations__["return"] = sig.return_annotation
-    return proxy
-

@@ -24,7 +24,8 @@ import types
 
 from workbook.link import codec
 from workbook.link.channel import Channel, LinkClosed
-from workbook.link.endpoint import Endpoint, function_proxy
+from workbook.link.endpoint import Endpoint
+from workbook.link.signatures import function_proxy
 
 
 def user_namespace() -> dict:

@@ -1,0 +1,160 @@
+"""What the notebook's objects become in the judge: data, or a `KernelRef` that proves nothing.
+
+Data comes back as a copy (a str is a str, a list of dicts a list of dicts); a function, a class
+or any other object comes back as a `KernelRef`, which can only be called or asked for an
+attribute, an item, its length or its next value, all as data again. A `KernelRef` is never
+equal to anything but itself and has no truth value, so a student's object with a lying
+`__eq__`, `__bool__` or `__len__` proves nothing here.
+
+Dataclass instances come back as instances of a judge-side dataclass of the same name and
+fields (`record_type`), so `result.answer`, `dataclasses.asdict(result)`, `type(result) is
+AgentResult` and `==` work; calling that class builds the object in the kernel (its defaults and
+`__post_init__` are the notebook's) and brings it back. Named tuples and pydantic models get a
+judge-side class of their name and fields the same way (data only).
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import typing
+
+import pydantic
+
+from workbook.link import codec
+from workbook.link.signatures import signature_from
+
+_records: dict[tuple[str, tuple[str, ...]], type] = {}
+_tuples: dict[tuple[str, tuple[str, ...]], type] = {}
+_models: dict[tuple[str, tuple[str, ...]], type] = {}
+
+
+class KernelError(Exception):
+    """The kernel broke the link's rules while a test ran (a malformed or oversized reply)."""
+
+
+def pydantic_type(path: str, fields: list) -> type:
+    """A judge-side pydantic model of the notebook's model's name and fields (data only)."""
+    module, qualname = codec.split_path(path)
+    if not all(type(n) is str and n.isidentifier() and not n.startswith("_") for n in fields):
+        raise codec.LinkError("a model field that is not a name")
+    key = (path, tuple(fields))
+    if key not in _models:
+        cls = pydantic.create_model(qualname.split(".")[-1], **{f: (typing.Any, None) for f in fields})
+        cls.__module__ = module
+        _models[key] = cls
+    return _models[key]
+
+
+def named_tuple(path: str, names: list) -> type:
+    """The judge's named tuple class for a kernel one: same name, same fields."""
+    module, qualname = codec.split_path(path)
+    if not all(type(n) is str and n.isidentifier() and not n.startswith("_") for n in names):
+        raise codec.LinkError("a named tuple field that is not a name")
+    key = (path, tuple(names))
+    if key not in _tuples:
+        cls = collections.namedtuple(qualname.split(".")[-1], names)
+        cls.__module__ = module
+        _tuples[key] = cls
+    return _tuples[key]
+
+
+def record_type(path: str, fields: list[str], ctor=None) -> type:
+    """The judge's dataclass for a kernel dataclass `path` ("module:Name") with these fields."""
+    module, qualname = codec.split_path(path)
+    names = tuple(fields)
+    if not all(type(n) is str and n.isidentifier() and not n.startswith("__") for n in names):
+        raise codec.LinkError("a record field that is not a name")
+    key = (path, names)
+    cls = _records.get(key)
+    if cls is None:
+        cls = dataclasses.make_dataclass(qualname.split(".")[-1], list(names), eq=True, repr=True)
+        cls.__module__, cls.__qualname__ = module, qualname
+        original_init = cls.__init__
+
+        def __init__(self, *args, **kwargs):
+            if cls._kernel_ctor is None:  # not looked up in the kernel: the plain dataclass
+                return original_init(self, *args, **kwargs)
+            made = cls._kernel_ctor(*args, **kwargs)
+            if type(made) is not cls:
+                raise KernelError(f"the notebook's {qualname}(...) did not make a {qualname}")
+            for name in names:
+                object.__setattr__(self, name, getattr(made, name))
+
+        cls.__init__ = __init__
+        cls._kernel_ctor = None
+        _records[key] = cls
+    if ctor is not None:
+        cls._kernel_ctor = ctor
+    return cls
+
+
+class KernelRef:
+    """An object in the student's kernel: it can be called and asked for data, nothing more."""
+
+    __slots__ = ("_end", "_hid", "_kind", "_name", "_info")
+
+    def __init__(self, end, hid: int, info: dict):
+        object.__setattr__(self, "_end", end)
+        object.__setattr__(self, "_hid", hid)
+        object.__setattr__(self, "_kind", str(info.get("kind", "object"))[:20])
+        object.__setattr__(self, "_name", str(info.get("name", "object"))[:200])
+        object.__setattr__(self, "_info", info)
+
+    @property
+    def __signature__(self):
+        return signature_from(self._info.get("sig"), self._end.decode, trusted=False)
+
+    @property
+    def __name__(self):
+        return str(self._info.get("short", self._name))
+
+    @property
+    def __doc__(self):
+        doc = self._info.get("doc")
+        return doc if isinstance(doc, str) else None
+
+    def __call__(self, *args, **kwargs):
+        return self._end.call(self._hid, list(args), kwargs)
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return self._end.ask("getattr", self._hid, name=name)
+
+    def __iter__(self):
+        return self if self._kind == "iterator" else self._end.ask("iter", self._hid)
+
+    def __next__(self):
+        return self._end.ask("next", self._hid)
+
+    def __len__(self):
+        n = self._end.ask("len", self._hid)
+        if type(n) is not int or n < 0:
+            raise KernelError(f"len() of the notebook's {self._name} is not a count: {n!r}"[:200])
+        return n
+
+    def __getitem__(self, key):
+        return self._end.ask("getitem", self._hid, arg=key)
+
+    def __contains__(self, item):
+        found = self._end.ask("contains", self._hid, arg=item)
+        if type(found) is not bool:
+            raise KernelError("`in` on a notebook object did not answer True or False")
+        return found
+
+    def __bool__(self):
+        raise TypeError(f"the notebook's {self._name} is an object, not data: a test compares "
+                        "values (its attributes, its result), never the object's own truth")
+
+    def __eq__(self, other):
+        return self is other
+
+    def __hash__(self):
+        return id(self)
+
+    def __repr__(self):
+        return f"<the notebook's {self._kind} {self._name}>"
+
+    def __setattr__(self, name, value):
+        raise TypeError("a test cannot set attributes of an object in the notebook")

@@ -1,0 +1,68 @@
+"""What of the judge the kernel may reach, and which of the notebook's names the judge replaces.
+
+The judge hands the kernel handles only to objects of the test's own code, the workbook and the
+SDKs (`exportable`): never a module, a builtin bound to a module (`os.system`, `time.sleep`,
+`exec`) or a function of the standard library. And when the notebook names a class or function
+of a trusted module (`pydantic.BaseModel`, `json.dumps`, a workbook helper), the judge uses its
+own (`trusted_object`), picked among modules it already imported: kernel data never imports
+anything here.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import sys
+import types
+
+# Names the notebook may take from elsewhere that the judge replaces with its own: exact paths only.
+TRUSTED_NAMES = frozenset({"pydantic:BaseModel", "pydantic.main:BaseModel", "pydantic:ValidationError",
+                           "pydantic_core._pydantic_core:ValidationError", "pydantic:Field",
+                           "pydantic.fields:Field", "pydantic:ConfigDict", "json:dumps", "json:loads",
+                           "dataclasses:dataclass", "dataclasses:field", "dataclasses:asdict"})
+# Objects the judge may hand the kernel as handles come from these modules (or the test's code).
+SAFE_MODULES = frozenset({"workbook", "openai", "anthropic", "httpx2", "threading", "queue", "types",
+                          "__test__", "kernel", "autograder"})
+
+
+def trusted_object(path):
+    """The judge's own object for a notebook name it trusts (TRUSTED_NAMES; or a function or class
+    defined at the top of a workbook module), else None. Nothing is imported and no attribute
+    chain is followed: kernel data only picks among objects the judge already has."""
+    if type(path) is not str or path.count(":") != 1:
+        return None
+    module, _, name = path.partition(":")
+    if path in TRUSTED_NAMES and module in sys.modules:
+        return getattr(sys.modules[module], name, None)
+    if (module == "workbook" or module.startswith("workbook.")) and module in sys.modules and \
+            name.isidentifier() and not name.startswith("_"):
+        obj = vars(sys.modules[module]).get(name)
+        if (inspect.isfunction(obj) or isinstance(obj, type)) and obj.__module__ == module:
+            return obj
+    return None
+
+
+def _module_ok(module) -> bool:
+    return module is None or str(module).split(".")[0] in SAFE_MODULES
+
+
+def exportable(obj) -> bool:
+    """May the kernel hold a handle to this judge object (and so call it, and ask its public
+    attributes)? Modules never; functions, classes and objects of the test's own code, the
+    workbook and the SDKs; methods of those; builtin methods of data the test made. Never a
+    builtin bound to a module (os.system, time.sleep, exec) or a function of the standard library."""
+    if isinstance(obj, types.ModuleType):
+        return False
+    if isinstance(obj, type):
+        return _module_ok(obj.__module__)
+    if isinstance(obj, types.BuiltinFunctionType):  # also builtin methods: __self__ is their object
+        owner = getattr(obj, "__self__", None)
+        return owner is not None and not isinstance(owner, types.ModuleType) and (
+            type(owner).__module__ == "builtins" or _module_ok(type(owner).__module__))
+    if isinstance(obj, types.MethodType):
+        return exportable(obj.__func__) and _module_ok(type(obj.__self__).__module__)
+    if isinstance(obj, types.FunctionType):
+        return _module_ok(obj.__module__)
+    if isinstance(obj, functools.partial):
+        return exportable(obj.func)
+    return _module_ok(type(obj).__module__)
