@@ -8,6 +8,10 @@ from autograder import cohort, collect, export, feedback, sandbox
 from autograder.course import AutograderError, Course
 from autograder.settings import Limits
 
+# The demo's own limits, shorter than `grade`'s (30 s per cell, 300 s per notebook) so dan's
+# infinite loop ends quickly; autograder/README.md states both, and the demo prints them.
+DEMO_CELL_SECONDS, DEMO_NOTEBOOK_SECONDS = 10, 120
+
 
 def demo(course: Course, workers: int = 2, out=print) -> None:
     """Run the whole pipeline in autograder/work/demo/, leaving the real workspace alone."""
@@ -23,8 +27,11 @@ def demo(course: Course, workers: int = 2, out=print) -> None:
     if mode == "none":
         out(f"note: {sandbox.bwrap_problem()}; grading the sample cohort without a sandbox. "
             f"A real cohort needs one: {sandbox.INSTALL_HINT}")
+    out(f"limits: {DEMO_CELL_SECONDS} s per cell, {DEMO_NOTEBOOK_SECONDS} s per notebook (the demo's; "
+        f"`grade` uses {Limits.cell_timeout} s and {Limits.notebook_timeout} s, `--timeout`)")
     cohort.grade(demo_course, workers=workers,
-                 limits=Limits(cell_timeout=10, notebook_timeout=120, sandbox=mode))
+                 limits=Limits(cell_timeout=DEMO_CELL_SECONDS, notebook_timeout=DEMO_NOTEBOOK_SECONDS,
+                               sandbox=mode))
     _show("feedback", feedback.feedback(demo_course, workers), out)
     _show("export", export.export(demo_course), out)
     _show("report", export.report(demo_course), out)

@@ -140,6 +140,10 @@ def grader_notes(meta: dict) -> str:
 WITHHELD = "[output withheld: this cell ran after a hidden test, so it could show what that test did]"
 WITHHELD_HIDDEN = "[output of a hidden test cell withheld; its result and message are above]"
 NOT_SHOWN = "*[a cell after the first hidden test that the grader did not write: not shown]*"
+# Each of the grader's test cells says which kind it is: the judge runs them outside the kernel,
+# so their "In [n]" alone cannot tell a visible test from a hidden one (they often share it).
+VISIBLE_LABEL = "# visible test: the same cell is in your notebook (Validate and make check run it)\n"
+HIDDEN_LABEL = "# hidden test: run only when your notebook is graded; its code is not shown\n"
 CHANGED = ("# (this test cell is not shown: it does not match the chapter's source, which may have\n"
            "# changed since grading; grade again, then make feedback)\n")
 
@@ -168,6 +172,12 @@ def _redact_outputs(cell, secret: set[str]) -> None:
             for mime, value in list(output.data.items()):
                 if isinstance(value, str):
                     output.data[mime] = _redact(value, secret)
+
+
+def _label(cell) -> None:
+    """Start a grader's test cell with what kind of test it is; drop its shared "In [n]"."""
+    cell.source = (HIDDEN_LABEL if HIDDEN.search(cell.source) else VISIBLE_LABEL) + cell.source
+    cell.execution_count = None
 
 
 class HideHiddenTests(NbGraderPreprocessor):
@@ -199,6 +209,8 @@ class HideHiddenTests(NbGraderPreprocessor):
                 _withhold(cell, WITHHELD_HIDDEN, keep_errors=False)
                 after_hidden = True
                 continue
+            if mine and notebooks.is_test(cell):
+                _label(cell)
             if mine and HIDDEN.search(cell.source):
                 cell.source = HIDDEN.sub(PLACEHOLDER, cell.source)
                 _withhold(cell, WITHHELD_HIDDEN, keep_errors=True)

@@ -18,7 +18,7 @@ from workbook import quiz, saved_answers
 from workbook.paths import ROOT
 
 CHAPTERS = ROOT / "chapters"
-DONE = "done ✓"
+DONE = "done ✓ (visible tests passed; hidden tests run when graded)"  # never claims the grade
 
 
 @dataclass(frozen=True)
@@ -124,7 +124,8 @@ def next_step(table: list[Row]) -> str:
     for row in table:
         if row.next != DONE:
             return f"Next: {row.chapter}: {row.next}."
-    return "Every chapter is done: visible tests passed and quizzes right."
+    return ("Every chapter is done: visible tests passed and quizzes right; "
+            "hidden tests run when your notebooks are graded.")
 
 
 def _cells(row: Row) -> tuple[str, str, str, str]:

@@ -281,6 +281,7 @@ for final in (answer, {"final": ""}, {"final": "No tool is needed: your order ha
 # | `ollama` | a local Ollama server | Ollama running, a model pulled |
 # | `deepseek` | DeepSeek's API | `DEEPSEEK_API_KEY` |
 # | `openai` | OpenAI's API | `OPENAI_API_KEY` |
+# | `anthropic` | Anthropic's API (its OpenAI-compatible endpoint) | `ANTHROPIC_API_KEY` |
 #
 # Put the variables in a `.env` file at the repository root (git ignores it) or export them
 # before `make lab`, then restart the kernel. Graded tests ignore `LLM_PROVIDER`: they always use
@@ -307,7 +308,7 @@ if live_enabled():
     except Exception as e:  # the provider is down or refused: no traceback (and no key) in a cell
         print(f"The live call failed ({type(e).__name__}): check LLM_PROVIDER, the key and the network.")
 else:
-    print("Live cell skipped: set LLM_PROVIDER=ollama, deepseek or openai to run it against a real model.")
+    print("Live cell skipped: set LLM_PROVIDER=ollama, deepseek, openai or anthropic to run it against a real model.")
 
 # %% [markdown]
 # ## Where the agent's files live

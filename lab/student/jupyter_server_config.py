@@ -1,0 +1,17 @@
+"""The student's lab (`make lab`, lab/README.md): it opens on chapter 00, and nbgrader's Validate
+dialog says what it knows (custom/custom.css).
+
+Jupyter reads this file from every folder of JUPYTER_CONFIG_PATH, so the paths are made from its
+own place, never from the folder `make lab` was started in.
+"""
+
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIRST_NOTEBOOK = "00_start_here/00_start_here.ipynb"  # relative to chapters/, the lab's root
+
+c = get_config()  # noqa: F821 - provided by traitlets when it loads this file
+c.LabApp.default_url = f"/lab/tree/{FIRST_NOTEBOOK}"  # `jupyter lab` uses its own, not ServerApp's
+# static_custom_path is not a configurable trait; the web app's settings it becomes are.
+c.ServerApp.tornado_settings = {"static_custom_path": [os.path.join(HERE, "custom")]}
+c.LabApp.custom_css = True

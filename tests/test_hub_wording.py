@@ -1,0 +1,95 @@
+"""Words that claim no more than they know (issue 31): the progress table, `make grade`'s limits,
+chapter 00's providers, and feedback's visible and hidden test cells."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbformat.v4 import new_output
+from nbgrader.utils import compute_checksum
+from traitlets.config import Config
+
+from autograder import demo, notebooks
+from autograder.course import Course
+from autograder.feedback_filter import HIDDEN_LABEL, VISIBLE_LABEL, HideHiddenTests
+from autograder.settings import Limits
+from workbook import progress, providers
+
+ROOT = Path(__file__).resolve().parent.parent
+PILOT = ROOT / "tests" / "pilot"
+CHAPTER = "00_pilot"
+HONEST = "visible tests passed; hidden tests run when graded"
+
+
+def test_progress_says_only_the_visible_tests_passed():
+    row = progress.Row("01_one_step", (progress.TestCell("a_tests", "passed"),), 2, 2)
+    assert row.next == progress.DONE and HONEST in row.next
+    table = progress.text([row])
+    assert HONEST in table and "hidden tests run when your notebooks are graded" in table
+    assert progress.next_step([row]).startswith("Every chapter is done")
+
+
+def test_make_grade_states_the_limits_the_readme_states():
+    readme = (ROOT / "autograder" / "README.md").read_text(encoding="utf-8")
+    said = re.search(r"`make grade` runs the whole pipeline on the sample cohort, with the\s+demo's shorter "
+                     r"limits \((\d+) s per cell, (\d+) s per notebook.*?`grade` itself uses (\d+) s and (\d+) s",
+                     readme, re.S)
+    assert said, "autograder/README.md no longer states the demo's limits"
+    assert tuple(map(int, said.groups())) == (demo.DEMO_CELL_SECONDS, demo.DEMO_NOTEBOOK_SECONDS,
+                                              Limits.cell_timeout, Limits.notebook_timeout)
+    assert re.search(rf"^{Limits.cell_timeout} s per cell \(`grade --timeout`\), {Limits.notebook_timeout} s "
+                     "per notebook", readme, re.M), "the Limits section and settings.Limits disagree"
+
+
+def _chapter_00_cells() -> list[str]:
+    nb = nbformat.read(ROOT / "chapters" / "00_start_here" / "00_start_here.ipynb", as_version=4)
+    return [c.source for c in nb.cells]
+
+
+def test_chapter_00_lists_every_live_provider():
+    cells = _chapter_00_cells()
+    table = next(s for s in cells if "| `LLM_PROVIDER` |" in s)
+    rows = set(re.findall(r"^\| `(\w+)`", table, re.M))
+    assert rows == set(providers.PROVIDERS) | {"LLM_PROVIDER"}, rows
+    skip = next(s for s in cells if "Live cell skipped" in s)
+    said = re.search(r"Live cell skipped: set LLM_PROVIDER=([^\"]+?) to run", skip)
+    named = set(re.findall(r"\w+", said.group(1))) - {"or"}
+    assert named == set(providers.PROVIDERS) - {"fake"}, named
+
+
+@pytest.fixture
+def course(tmp_path):
+    shutil.copytree(PILOT / "solutions", tmp_path / "course" / "solutions")
+    return Course(root=tmp_path / "course")
+
+
+def test_feedback_labels_visible_and_hidden_test_cells(course):
+    nb = notebooks.read(course.solution_ipynb(CHAPTER))
+    for cell in nb.cells:
+        meta = notebooks.nbmeta(cell)
+        if meta.get("grade_id"):
+            meta["checksum"] = compute_checksum(cell)
+        if cell.cell_type == "code":
+            cell.execution_count = 7  # the judge ran the tests: the kernel's count never moved
+            cell.outputs = [new_output("stream", name="stdout", text="ran\n")]
+    config = Config()
+    config.CourseDirectory.root = str(course.root)
+    config.CourseDirectory.source_directory = "solutions"
+    resources = {"nbgrader": {"assignment": CHAPTER, "notebook": CHAPTER, "student": "ann"}}
+    out = HideHiddenTests(config=config).preprocess(nb, resources)[0]
+    kinds = {}
+    for cell in out.cells:
+        meta = notebooks.nbmeta(cell)
+        if notebooks.is_test(cell):
+            kinds[meta["grade_id"]] = cell.source.splitlines()[0] + "\n"
+            assert cell.execution_count is None
+        elif cell.cell_type == "code" and not meta.get("solution"):
+            assert not cell.source.startswith(("# visible test", "# hidden test"))
+    hidden = {g for g in kinds if "hidden" in g}
+    assert hidden and len(kinds) > len(hidden)
+    assert {g for g, first in kinds.items() if first == HIDDEN_LABEL} == hidden
+    assert {g for g, first in kinds.items() if first == VISIBLE_LABEL} == set(kinds) - hidden
