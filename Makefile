@@ -24,9 +24,12 @@ lab: venv
 	JUPYTER_CONFIG_PATH="$(CURDIR)/lab/student$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" \
 	$(BIN)/jupyter lab --notebook-dir=chapters --ip=127.0.0.1 --allow-root $(LAB_FLAGS)
 
-# The same folder with every nbgrader tool (Formgrader, Create Assignment, the Nbgrader menu).
+# Every nbgrader tool (Formgrader, Create Assignment, the Nbgrader menu), rooted at the repository
+# so the Formgrader finds the course (lab/instructor/; WORKSPACE=dir shows that graded workspace);
+# PATH has the venv's `alembic`, which nbgrader runs to make a new gradebook.
 lab-instructor: venv
-	$(BIN)/jupyter lab --notebook-dir=chapters --ip=127.0.0.1 --allow-root $(LAB_FLAGS)
+	PATH="$(CURDIR)/$(BIN):$$PATH" AUTOGRADER_WORKSPACE="$(WORKSPACE)" JUPYTER_CONFIG_PATH="$(CURDIR)/lab/instructor$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" \
+	$(BIN)/jupyter lab --notebook-dir=. --ip=127.0.0.1 --allow-root $(LAB_FLAGS)
 
 # CI's command runs the linter first (issue 26): a lint finding fails `make test`.
 test: lint
