@@ -7,12 +7,14 @@ import os
 import queue
 import select
 import socket
+import struct
 import subprocess
 import sys
 import threading
 
 from autograder.course import REPO
-from autograder.judge.zygote import PID
+
+PID = struct.Struct("!q")  # the zygote's reply to a fork request: the new judge's pid (-1: none)
 
 ENV = {"PYTHONPATH": str(REPO), "PYTHONDONTWRITEBYTECODE": "1"}
 

@@ -18,12 +18,10 @@ from __future__ import annotations
 import os
 import signal
 import socket
-import struct
 import sys
 
 import autograder.judge.runner as runner
-
-PID = struct.Struct("!q")
+from autograder.judge.process import PID
 
 
 def _child(fds: list[int], control: socket.socket) -> None:
