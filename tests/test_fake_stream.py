@@ -270,6 +270,24 @@ def test_a_stream_no_provider_sends_is_a_clear_400(face):
                                            stream_options={"include_usage": True})
     with pytest.raises(anthropic.BadRequestError, match="stream: Input should be a valid boolean"):
         f.anthropic().messages.create(**anthropic_kwargs(), extra_body={"stream": "yes"})
+    with pytest.raises(openai.BadRequestError, match="Invalid type for 'stream': expected a boolean"):
+        f.openai().responses.create(model="m", input="hi", extra_body={"stream": 1})
+    assert [b.get("stream") for b in f.llm.requests] == ["yes", None, "yes", 1], "refused, and recorded"
+    assert f.llm.calls == 4 and "stream_options" in f.llm.requests[1]
+
+
+def test_every_streamed_request_is_recorded_whatever_it_is_answered(face):
+    f = face(S.rate_limited(failures=1))
+    with pytest.raises(openai.RateLimitError):
+        list(create(f.openai(), QUESTION, stream=True))
+    with pytest.raises(openai.BadRequestError, match="messages"):
+        f.openai().chat.completions.create(model="m", messages=[], stream=True)
+    with pytest.raises(openai.BadRequestError, match="stream_options"):
+        f.openai().chat.completions.create(model="m", messages=QUESTION, stream=False,
+                                           stream_options={"include_usage": True})
+    list(create(f.openai(), QUESTION, stream=True))
+    assert [(b.get("stream"), len(b.get("messages") or [])) for b in f.llm.requests] == [
+        (True, 1), (True, 0), (False, 1), (True, 1)], "a 429, a 400, a refused stream and a stream"
 
 
 def test_an_error_status_on_a_streamed_request_is_json_before_any_event(face):

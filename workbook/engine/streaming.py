@@ -90,8 +90,16 @@ def wants(body) -> bool:
     return isinstance(body, dict) and body.get("stream") is True
 
 
-def refusal(body, api: str):
-    """(status, error body) for a request that asks for a stream wrongly, else None."""
+def refusal(body, api: str, requests: list | None = None):
+    """(status, error body) for a request that asks for a stream wrongly, else None. A refused
+    body is appended to `requests` (the fake's `llm.requests`), as every other request is."""
+    refused = _refused(body, api)
+    if refused is not None and requests is not None:
+        requests.append(body)
+    return refused
+
+
+def _refused(body, api: str):
     if not isinstance(body, dict):
         return None
     stream = body.get("stream")
