@@ -9,6 +9,7 @@ Run `python -m autograder --help` (`__main__`). The modules:
     notebooks       read, build and normalise notebooks reproducibly (`nbmeta(cell)`)
     release         `release`: solution notebooks from their .py sources, then chapters/
     collect         `collect`: submissions from a folder or an LMS zip into submitted/
+    exchange        `collect --exchange`, `release-feedback`: nbgrader's exchange (a JupyterHub's)
     cohort          `grade`: a cohort in N parallel workers, sharded by student
     grading         one student's submissions, graded inside one worker process
     cluster         `grade --cluster`: one Dask task per submission, the client writes the course

@@ -1,4 +1,4 @@
-"""python -m autograder {release,collect,grade,feedback,export,report,check,demo,sample-cohort}."""
+"""python -m autograder {release,collect,grade,feedback,release-feedback,export,report,check,demo,sample-cohort}."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from autograder.course import REPO, AutograderError, Course
+from autograder.course import COURSE_ID, REPO, AutograderError, Course
 
 WORKSPACE_RULES = """\
 --workspace DIR (given before the command: python -m autograder --workspace DIR collect ...)
@@ -40,7 +40,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="release only this chapter (repeatable; default: every chapter)")
     c = sub.add_parser("collect", help="import submissions from a folder or an LMS zip", epilog=COLLECT_RULES,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    c.add_argument("source", type=Path, help="folder or .zip")
+    c.add_argument("source", type=Path, nargs="?", help="folder or .zip (or --exchange)")
+    c.add_argument("--exchange", type=Path, metavar="DIR",
+                   help="nbgrader's exchange (a JupyterHub's): each student's latest submission (hub/README.md)")
+    c.add_argument("--course-id", default=COURSE_ID, help=f"the exchange's course (default {COURSE_ID})")
     c.add_argument("--skip-bad", action="store_true", help="collect what can be placed, list the rest")
     c.add_argument("--chapter", help="the chapter of an LMS download whose file names name none")
     g = sub.add_parser("grade", help="autograde collected submissions in parallel", epilog=WORKSPACE_RULES,
@@ -56,6 +59,9 @@ def _parser() -> argparse.ArgumentParser:
                         "for --workers processes on this machine")
     g.add_argument("--force", action="store_true",
                    help="with --cluster: grade again what is already graded from the same notebook")
+    x = sub.add_parser("release-feedback", help="put feedback pages in nbgrader's exchange, for Fetch Feedback")
+    x.add_argument("--exchange", type=Path, metavar="DIR", required=True, help="nbgrader's exchange")
+    x.add_argument("--course-id", default=COURSE_ID, help=f"the exchange's course (default {COURSE_ID})")
     f = sub.add_parser("feedback", help="HTML feedback per student and chapter (no hidden tests)")
     f.add_argument("--workers", type=int, default=2)
     e = sub.add_parser("export", help="write grades.csv")
@@ -83,9 +89,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "release":
         from autograder.release import release
         lines = release(course, only=args.chapter)
+    elif args.command == "collect" and args.exchange is not None:
+        from autograder.exchange import collect_exchange
+        if args.source is not None or args.chapter:
+            raise AutograderError("collect takes a folder or zip, or --exchange DIR, not both (nor --chapter)")
+        lines = collect_exchange(course, args.exchange, args.course_id, skip_bad=args.skip_bad)
     elif args.command == "collect":
         from autograder.collect import collect
+        if args.source is None:
+            raise AutograderError("collect needs a folder, a .zip or --exchange DIR")
         lines = collect(course, args.source, skip_bad=args.skip_bad, chapter=args.chapter)
+    elif args.command == "release-feedback":
+        from autograder.exchange import release_feedback
+        lines = release_feedback(course, args.exchange, args.course_id)
     elif args.command == "grade":
         from autograder.cohort import grade
         from autograder.settings import Limits
