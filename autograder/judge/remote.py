@@ -5,9 +5,11 @@ the kernel. What comes back is data or a `KernelRef` (`kernel_objects`); what th
 the kernel is decided by `trust`, and a fake model's client crosses as a real SDK client whose
 HTTP comes back here (`sdk_bridge`).
 
-A notebook's own exception class (`class MCPError(Exception)`) comes back as a judge-side class
-of its name (`errors.foreign_exception`), the very class its raised errors decode to, so
-`checks.raises(MCPError)` runs here as in the kernel.
+An exception class the notebook names, and every exception it raises, become the class
+`exc_classes.find_exception` allows: a built-in or listed standard-library or SDK class itself, a
+workbook class from the test's own `fresh()` copy (`exception_modules`), else one judge-side class
+of its name (a notebook's `class MCPError(Exception)`), so `checks.raises(...)` runs here as in
+the kernel.
 """
 
 from __future__ import annotations
@@ -25,10 +27,11 @@ from autograder.judge.kernel_objects import (
 )
 from autograder.judge.scratch import Mirror, quietly
 from autograder.judge.sdk_bridge import SdkBridge, sdk_kind, sdk_options
-from autograder.judge.trust import exportable, trusted_object
+from autograder.judge.trust import TRUSTED_NAMES, exportable, trusted_object
+from workbook.checks import Fresh
 from workbook.link import codec
 from workbook.link.endpoint import Endpoint, link_error
-from workbook.link.errors import find_exception
+from workbook.link.errors import find_exception, loaded
 
 __all__ = ["JudgeEnd", "KernelError", "KernelRef", "Namespace", "Stop"]
 
@@ -49,6 +52,7 @@ class JudgeEnd(Endpoint):
         self._ids = iter(lambda: secrets.randbits(52), None)  # handle ids nobody can guess
         self.token = ""
         self.mirror: Mirror | None = None  # the scratch folder, when the kernel is in a sandbox
+        self.namespace: dict | None = None  # the test's names (`Namespace`), where its fresh() copies are
 
     def _request(self, msg: dict) -> dict:
         if self.mirror is None:
@@ -70,6 +74,14 @@ class JudgeEnd(Endpoint):
 
     def not_connected(self) -> Exception:
         return KernelError("the notebook's kernel is not connected to the grader")
+
+    def exception_modules(self, name: str) -> list:
+        """Where a workbook exception's class comes from: the test's own `fresh()` copies first
+        (the last one the test's names hold that loaded `name`), then the judge's modules. So
+        `checks.raises(wb.scenarios.Crash)` catches the Crash the notebook let through."""
+        copies = [v for v in list(dict.values(self.namespace or {})) if isinstance(v, Fresh)]
+        found = [vars(c)["_modules"][name] for c in reversed(copies) if name in vars(c).get("_modules", {})]
+        return found + loaded(name)
 
     def lookup(self, name: str):
         return self.decode(self._request({"op": "lookup", "name": name})["ok"])
@@ -106,12 +118,13 @@ class JudgeEnd(Endpoint):
                     raise codec.LinkError("a handle to an object the judge never gave out")
                 obj = self.objects[hid]
                 return obj.client if isinstance(obj, SdkBridge) else obj
-            own = trusted_object(node.get("path"))
-            if own is not None:  # pydantic.BaseModel, json.dumps, a workbook helper: the judge's own
-                self.borrowed[id(own)] = {"$h": hid, "side": "k"}
-                return own
-            if node.get("kind") == "class" and node.get("exc") is True and type(node.get("path")) is str:
-                own = find_exception(node["path"], node.get("mro"))  # a notebook's exception class
+            path = node.get("path")
+            if node.get("kind") == "class" and node.get("exc") is True and type(path) is str and \
+                    path not in TRUSTED_NAMES:  # an exception class: the one its raised errors become
+                own = find_exception(path, node.get("mro"), self.exception_modules)
+            else:  # pydantic.BaseModel, json.dumps, a workbook helper: the judge's own
+                own = trusted_object(path)
+            if own is not None:
                 self.borrowed[id(own)] = {"$h": hid, "side": "k"}
                 return own
             info = {k: node[k] for k in ("kind", "name", "short", "doc", "sig") if k in node}
@@ -166,6 +179,7 @@ class Namespace(dict):
     def __init__(self, end: JudgeEnd):
         super().__init__()
         self.end = end
+        end.namespace = self
         self.from_kernel: set[str] = set()
         self.missing: set[str] = set()
 

@@ -28,12 +28,12 @@ import socket
 import sys
 import tempfile
 import threading
-import time
 import traceback
 
 import anthropic  # noqa: F401  (loaded while the kernel starts, not inside a test's time)
 import openai  # noqa: F401
 
+from autograder.judge.clocks import monotonic, process_time
 from autograder.judge.cpu import tree_cpu
 from autograder.judge.remote import JudgeEnd, KernelError, Namespace, Stop
 from autograder.judge.scratch import Mirror
@@ -72,13 +72,13 @@ class Judge:
                 self.end.mirror = Mirror(cmd["scratch"], cmd["kernel_root"])
 
     def _budget(self):
-        started, kernel0, judge0 = time.monotonic(), tree_cpu(self.kernel_pid), time.process_time()
+        started, kernel0, judge0 = monotonic(), tree_cpu(self.kernel_pid), process_time()
 
         def check():
-            used = tree_cpu(self.kernel_pid) - kernel0 + time.process_time() - judge0
+            used = tree_cpu(self.kernel_pid) - kernel0 + process_time() - judge0
             if used > self.cpu_limit:
                 raise Stop(f"the test ran over its limit of {self.cpu_limit:g} s of CPU time")
-            if time.monotonic() - started > self.wall_limit:
+            if monotonic() - started > self.wall_limit:
                 raise Stop(f"the test ran over {self.wall_limit:g} s by the clock")
             if self.cell_done.is_set() and (self.end.channel is None or self.end.channel.closed):
                 raise Stop("the notebook's kernel stopped answering the grader")
@@ -102,7 +102,7 @@ class Judge:
         grade_id, hidden = str(cmd["grade_id"]), bool(cmd.get("hidden"))
         filename = f"<hidden test {grade_id}>" if hidden else f"<test {grade_id}>"
         self.ns.forget_kernel()
-        started, judge0 = time.monotonic(), time.process_time()
+        started, judge0 = monotonic(), process_time()
         kernel0 = tree_cpu(self.kernel_pid)
         check = self._budget()
         printed = io.StringIO()
@@ -127,8 +127,8 @@ class Judge:
             signal.setitimer(signal.ITIMER_REAL, 0)
             self._hang_up()
         result["stdout"] = printed.getvalue()[:MAX_STDOUT]
-        result["cpu"] = round(tree_cpu(self.kernel_pid) - kernel0 + time.process_time() - judge0, 3)
-        result["wall"] = round(time.monotonic() - started, 3)
+        result["cpu"] = round(tree_cpu(self.kernel_pid) - kernel0 + process_time() - judge0, 3)
+        result["wall"] = round(monotonic() - started, 3)
         return result
 
     def _failure(self, e: BaseException, filename: str, hidden: bool) -> dict:

@@ -4,6 +4,8 @@
     channel      one connection: length-prefixed JSON frames, calls both ways, nested calls
     endpoint     what both ends share: objects behind handles, calls with their arguments' state
     signatures   a function's signature as data, and a real function that calls the other side
-    errors       exceptions as data, and back as exceptions this side can catch
+    errors       exceptions as data (args, SDK bodies), and back as exceptions this side can catch
+    exc_classes  which class an exception's name becomes here: an allow-list, else a stand-in
     kernel_side  the kernel's end: serves the judge while a test cell is judged
+    sqlite_reader  how a test reads a SQLite file the notebook wrote: read-only, immutable, bounded
 """

@@ -12,7 +12,7 @@ None). A few tagged dicts carry the rest:
     {"$nt": "mod:Name", "n": [...], "v": [...]}       a named tuple
     {"$sdk": "openai.types...:Name", "v": {...}}      an openai / anthropic SDK model
     {"$pyd": "mod:Name", "v": {...}}                  any other pydantic model (model_dump)
-    {"$e": "mod:Name", "msg": ..., "status": ..., "headers": ..., "body": ...}  an exception
+    {"$e": "mod:Name", "msg": ..., "args": ..., "status": ..., "body": ...}  an exception (errors.py)
     {"$h": 7, "side": "j" | "k", "kind": ..., ...}    a handle: an object one side keeps
     {"$type": "int"}  a built-in type or exception class (by its name in builtins)
     {"$arg": 3}     "the very object that was part 3 of the call's arguments"
@@ -86,29 +86,23 @@ def is_record(value) -> bool:
                     for c in type(value).__mro__[:-1]))
 
 
-def exception_data(e: BaseException, inner) -> dict:
-    """An exception as data; an SDK error keeps its status, headers and body."""
-    out = {"$e": class_path(e), "msg": _message(e)}
-    response = getattr(e, "response", None)
-    if response is not None and isinstance(getattr(response, "status_code", None), int):
-        out["status"] = response.status_code
-        out["headers"] = [[str(k), str(v)] for k, v in response.headers.items()][:100]
-        out["body"] = inner(getattr(e, "body", None))
-    return out
-
-
-def _message(e: BaseException) -> str:
+def plain_exception(e: BaseException, inner) -> dict:
+    """An exception as the least data: its class and message (`errors.exception_data` says more)."""
     try:
-        return str(getattr(e, "message", None) or e)[:2000]
+        msg = str(e)[:2000]
     except Exception:  # noqa: BLE001 - a str() that raises is still an answer
-        return "<an exception whose message could not be read>"
+        msg = "<an exception whose message could not be read>"
+    return {"$e": class_path(e), "msg": msg}
 
 
 class Encoder:
-    """One value on its way out. `handles(obj)` makes the handle for anything that is not data."""
+    """One value on its way out. `handles(obj)` makes the handle for anything that is not data;
+    `exceptions(e, inner)` the data for an exception."""
 
-    def __init__(self, handles, refs: dict[int, int] | None = None, memo: list | None = None):
+    def __init__(self, handles, refs: dict[int, int] | None = None, memo: list | None = None,
+                 exceptions=plain_exception):
         self.handles, self.refs, self.memo, self.budget = handles, refs or {}, memo, Budget()
+        self.exceptions = exceptions
 
     def __call__(self, value, depth: int = 0):
         self.budget.take()
@@ -132,7 +126,7 @@ class Encoder:
         if kind is datetime.timedelta:
             return {"$dt": "timedelta", "v": value.total_seconds()}
         if isinstance(value, BaseException):
-            return exception_data(value, lambda x: self(x, depth + 1))
+            return self.exceptions(value, lambda x: self(x, depth + 1))
         if isinstance(value, type) and value.__module__ == "builtins" and getattr(builtins, value.__name__, None) is value:
             return {"$type": value.__name__}
         if value is type(None):
@@ -150,7 +144,7 @@ class Encoder:
         if kind is tuple:
             return {"$t": [self(v, deeper) for v in value]}
         if kind in (set, frozenset):
-            return {"$set": [Encoder(self.handles)(v, deeper) for v in value]}
+            return {"$set": [Encoder(self.handles, exceptions=self.exceptions)(v, deeper) for v in value]}
         if kind is dict:
             if all(type(k) is str for k in value):
                 if any(k.startswith("$") for k in value):  # e.g. a JSON schema's "$schema"
@@ -169,8 +163,8 @@ class Encoder:
         return self.handles(value)
 
 
-def encode(value, handles, refs=None, memo=None):
-    return Encoder(handles, refs, memo)(value)
+def encode(value, handles, refs=None, memo=None, exceptions=plain_exception):
+    return Encoder(handles, refs, memo, exceptions)(value)
 
 
 class Decoder:

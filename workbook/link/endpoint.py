@@ -23,7 +23,7 @@ import itertools
 import threading
 
 from workbook.link import codec
-from workbook.link.errors import MAX_MSG, exc_reply, make_exception
+from workbook.link.errors import MAX_MSG, exc_reply, exception_data, loaded, make_exception
 from workbook.link.signatures import signature_data
 
 OPS = frozenset({"call", "getattr", "len", "iter", "next", "repr", "str", "getitem", "contains"})
@@ -97,13 +97,13 @@ class Endpoint:
         return self.export(obj)
 
     def encode(self, value, refs=None, memo=None):
-        return codec.encode(value, self.handle_for, refs, memo)
+        return codec.encode(value, self.handle_for, refs, memo, exception_data)
 
     # -- in -----------------------------------------------------------------------------------
 
     def make(self, tag: str, node: dict, inner):
         if tag == "$e":
-            return make_exception(node, inner)
+            return make_exception(node, inner, modules=self.exception_modules)
         raise codec.LinkError(f"{tag} is not accepted here")
 
     def decode(self, data, nodes=None, made=None):
@@ -130,7 +130,11 @@ class Endpoint:
         return reply
 
     def make_exception(self, exc: dict) -> BaseException:
-        return make_exception(exc, self.decode)
+        return make_exception(exc, self.decode, modules=self.exception_modules)
+
+    def exception_modules(self, name: str) -> list:
+        """Where a workbook exception's class is looked up: this side's own modules."""
+        return loaded(name)
 
     def not_connected(self) -> Exception:
         return codec.LinkError("the other side is not connected")

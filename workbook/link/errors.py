@@ -1,31 +1,108 @@
-"""Exceptions across the link: an exception as data, and back as a class this side can catch.
+"""Exceptions across the link: an exception as data, and back as an exception this side can catch.
 
-An exception of a module both sides share (builtins, the SDKs, httpx2, the workbook) comes back as
-that very class; an SDK error keeps its status, headers and body. An exception class of the other
-side's own code (a notebook's `class MCPError(Exception)`) becomes one class of that name here,
-the same class each time (`foreign_exception`), so a test can name it and catch what was raised.
+Out (`exception_data`): the class's path and message, its `args` and a few attributes when they
+are data (`json.JSONDecodeError`'s `msg`, `doc`, `pos`; an `OSError`'s file names), and for an
+SDK error its status, headers and `body` (JSON data only, at most MAX_BODY bytes of it).
+
+In (`make_exception`): the class is the one `exc_classes.find_exception` allows (a built-in, a
+listed standard-library or SDK class, a workbook class, else a stand-in of its name), built
+again from its arguments when they are plain data, so `except KeyError as e: e.args` and
+`pytest.raises(json.JSONDecodeError)` see what was raised; an SDK error gets a response with its
+status and headers, and its body back.
 """
 
 from __future__ import annotations
 
-import builtins
 import inspect
-import sys
-import threading
+import json
+import math
 import traceback
+
+import httpx2
 
 from workbook.engine.function_face import TooManyCalls
 from workbook.link import codec
+from workbook.link.exc_classes import find_exception, foreign_exception, loaded
+
+__all__ = ["MAX_MSG", "exc_reply", "exception_data", "find_exception", "foreign_exception", "loaded",
+           "make_exception"]
 
 MAX_MSG = 2_000  # characters of an exception's message that cross
-MAX_FOREIGN = 1_000  # foreign exception classes kept (a kernel that invents more only evicts its own)
-EXCEPTION_MODULES = ("builtins", "openai", "anthropic", "httpx2", "httpx", "workbook")
-_foreign: dict[tuple[str, str], type] = {}
-_lock = threading.Lock()
+MAX_BODY = 64_000  # bytes of an SDK error's body (as JSON) that cross
+MAX_DATA = 200_000  # bytes of an exception's args and attributes (as JSON) that cross
+MAX_JSON_DEPTH = 32
+ATTRS = {json.JSONDecodeError: ("msg", "doc", "pos"), OSError: ("filename", "filename2")}
+PLAIN = (str, int, float, bool, type(None), bytes, tuple, list, dict)
+
+
+def _no_handles(obj):
+    raise codec.LinkError(f"{type(obj).__name__} is not data")
+
+
+def _data(value, cap: int = MAX_DATA):
+    """`value` as codec data if it is plain data within `cap` bytes, else None."""
+    try:
+        wire = codec.encode(value, _no_handles)
+        return wire if len(json.dumps(wire)) <= cap else None
+    except (codec.LinkError, TypeError, ValueError, RecursionError):
+        return None
+
+
+def json_body(value, depth: int = 0, budget: list | None = None):
+    """`value` if it is JSON data (dicts with text keys, lists, text, finite numbers, booleans,
+    None) of at most MAX_JSON_DEPTH levels and MAX_BODY bytes, else None."""
+    budget = [MAX_BODY] if budget is None else budget
+    kind = type(value)
+    budget[0] -= len(value) if kind is str else 8
+    if budget[0] < 0 or depth > MAX_JSON_DEPTH:
+        raise ValueError("too big")
+    if value is None or kind in (bool, int, str) or (kind is float and math.isfinite(value)):
+        return value
+    if kind is list:
+        return [json_body(v, depth + 1, budget) for v in value]
+    if kind is dict and all(type(k) is str for k in value):
+        return {k: json_body(v, depth + 1, budget) for k, v in value.items()}
+    raise ValueError("not JSON data")
+
+
+def plain_json(value):
+    try:
+        return json_body(value)
+    except (ValueError, RecursionError):
+        return None
+
+
+def exception_data(e: BaseException, inner=None) -> dict:
+    """An exception as data: its class, message, args and listed attributes when they are data;
+    an SDK error's status, headers and JSON body."""
+    out = {"$e": codec.class_path(e), "msg": _message(e)}
+    args = _data(tuple(e.args)) if type(e.args) is tuple else None
+    if args is not None:
+        out["args"] = args
+    for cls, names in ATTRS.items():
+        if isinstance(e, cls):
+            attrs = _data({n: getattr(e, n, None) for n in names})
+            if attrs is not None:
+                out["attrs"] = attrs
+    response = getattr(e, "response", None)
+    if response is not None and isinstance(getattr(response, "status_code", None), int):
+        out["status"] = response.status_code
+        out["headers"] = [[str(k), str(v)] for k, v in response.headers.items()][:100]
+        out["body"] = _data(plain_json(getattr(e, "body", None)), MAX_BODY)
+    elif "body" in getattr(e, "__dict__", {}):  # an SDK error without a response (APIError)
+        out["body"] = _data(plain_json(e.__dict__["body"]), MAX_BODY)
+    return out
+
+
+def _message(e: BaseException) -> str:
+    try:
+        return str(getattr(e, "message", None) or e)[:MAX_MSG]
+    except Exception:  # noqa: BLE001 - a str() that raises is still an answer
+        return "<an exception whose message could not be read>"
 
 
 def exc_reply(e: BaseException) -> dict:
-    data = codec.exception_data(e, lambda x: None)
+    data = exception_data(e)
     data["mro"] = [c.__name__ for c in type(e).__mro__ if c is not object][:20]
     frames = [f for f in traceback.extract_tb(e.__traceback__) if not f.filename.startswith(LINK_DIR)][-3:]
     data["where"] = [where(f) for f in frames]
@@ -43,72 +120,70 @@ def where(frame) -> str:
     return f"{frame.name} ({name}:{frame.lineno})"[:200]
 
 
-def find_exception(path: str, mro) -> type:
-    """The class an exception names, if it is one of the few modules both sides share; else a
-    class of that name under its nearest built-in base."""
-    module, qualname = codec.split_path(path)
-    if module.split(".")[0] in EXCEPTION_MODULES and module in sys.modules:
-        obj = sys.modules[module]
-        for part in qualname.split("."):
-            obj = getattr(obj, part, None)
-        if isinstance(obj, type) and issubclass(obj, BaseException) and obj not in (SystemExit, KeyboardInterrupt):
-            return obj
-    return foreign_exception(path, mro)
-
-
-def foreign_exception(path: str, mro) -> type:
-    """This side's class for an exception class of the other side's own code (a notebook's
-    `class MCPError(Exception)`): its name, under its nearest built-in base, one class per path
-    and base, so the class a test names and the errors the notebook raises are the same class
-    here (`checks.raises(MCPError)` works in the judge). Data only: nothing of the other side runs."""
-    module, qualname = codec.split_path(path)
-    names = [str(n) for n in mro] if type(mro) is list else []
-    base = next((getattr(builtins, n) for n in names[1:] if isinstance(getattr(builtins, n, None), type)
-                 and issubclass(getattr(builtins, n), BaseException)
-                 and getattr(builtins, n) not in (KeyboardInterrupt, SystemExit, GeneratorExit)), Exception)
-    key = (path, base.__name__)
-    with _lock:
-        cls = _foreign.get(key)
-        if cls is None:
-            if len(_foreign) >= MAX_FOREIGN:
-                _foreign.pop(next(iter(_foreign)))
-            cls = _foreign[key] = type(qualname.split(".")[-1], (base,), {"__module__": module,
-                                                                           "__qualname__": qualname})
-    return cls
-
-
-def make_exception(node: dict, inner, request_url: str = "http://fake-llm.invalid/v1"):
-    """An exception from its data; SDK errors get a response with their status and headers."""
-    err = _build_exception(node, inner, request_url)
+def make_exception(node: dict, inner, request_url: str = "http://fake-llm.invalid/v1", modules=loaded):
+    """An exception from its data; SDK errors get a response with their status and headers.
+    `modules` says where a workbook exception's class is looked up (`exc_classes.find_exception`)."""
+    err = _build_exception(node, inner, request_url, find_exception(node.get("$e"), node.get("mro"), modules))
     where = node.get("where")
     if type(where) is list and where and hasattr(err, "add_note"):
         err.add_note("raised in the notebook: " + " > ".join(str(w)[:200] for w in where[-3:]))
     return err
 
 
-def _build_exception(node: dict, inner, request_url: str):
-    cls = find_exception(node.get("$e"), node.get("mro"))
+def _plain(value) -> bool:
+    """Only data: what a stand-in or a listed class may be built from (never a handle)."""
+    if isinstance(value, (tuple, list)):
+        return all(_plain(v) for v in value)
+    if isinstance(value, dict):
+        return all(_plain(k) and _plain(v) for k, v in value.items())
+    return type(value) in PLAIN
+
+
+def _decoded(node: dict, key: str, inner, kind: type):
+    if key not in node:
+        return None
+    try:
+        value = inner(node[key])
+    except codec.LinkError:
+        return None
+    return value if type(value) is kind and _plain(value) else None
+
+
+def _build_exception(node: dict, inner, request_url: str, cls: type):
     msg = str(node.get("msg", ""))[:MAX_MSG]
     status = node.get("status")
+    args, attrs = _decoded(node, "args", inner, tuple), _decoded(node, "attrs", inner, dict) or {}
     try:
-        params = inspect.signature(cls).parameters
+        params = _parameters(cls)
         if type(status) is int and "response" in params:
-            import httpx2
-
             headers = [(str(k), str(v)) for k, v in node.get("headers", [])][:100]
             response = httpx2.Response(status, headers=headers, request=httpx2.Request("POST", request_url))
-            return cls(msg, response=response, body=inner(node.get("body")))
+            return cls(msg, response=response, body=plain_json(inner(node.get("body"))))
         if "request" in params:
-            import httpx2
-
             kwargs = {"request": httpx2.Request("POST", request_url)}
             if "message" in params:
                 kwargs["message"] = msg
+            if "body" in params and "body" in node:
+                kwargs["body"] = plain_json(inner(node.get("body")))
             return cls(**kwargs)
         if cls is TooManyCalls:
             return TooManyCalls(int(msg.split("more than ")[-1].split()[0]) if "more than " in msg else 0)
-        return cls(msg)
-    except Exception:  # noqa: BLE001 - a class that will not be built from its message
-        err = cls.__new__(cls)
-        BaseException.__init__(err, msg)
+        if issubclass(cls, json.JSONDecodeError) and {"msg", "doc", "pos"} <= set(attrs):
+            return cls(str(attrs["msg"]), str(attrs["doc"]), int(attrs["pos"]))
+        err = cls(*args) if args is not None else cls(msg)
+        if isinstance(err, OSError):
+            for name in ATTRS[OSError]:
+                if type(attrs.get(name)) in (str, bytes, int):
+                    setattr(err, name, attrs[name])
         return err
+    except Exception:  # noqa: BLE001 - a class that will not be built from its data
+        err = cls.__new__(cls)
+        BaseException.__init__(err, *(args if args is not None else (msg,)))
+        return err
+
+
+def _parameters(cls) -> dict:
+    try:
+        return dict(inspect.signature(cls).parameters)
+    except (TypeError, ValueError):
+        return {}

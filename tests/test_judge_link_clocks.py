@@ -1,0 +1,73 @@
+"""The judge's budgets read clocks bound when it started (autograder/judge/clocks.py): a test that
+moves `time.monotonic` or `time.process_time` on (to put the student's world a year later) does
+not stop itself, and a test that really runs over its budget still fails. A judge process runs
+the test; the kernel's end is served from this process, as a kernel's cell would."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+
+import pytest
+
+from autograder.judge import clocks
+from autograder.judge.process import JudgeProcess
+from workbook.link import kernel_side
+
+MOVED = """
+import time
+real = time.{name}
+time.{name} = lambda: real() + 365 * 24 * 3600  # the student's world, a year later
+try:
+    assert slow() == "done"
+finally:
+    time.{name} = real
+"""
+
+
+def slow():
+    """A notebook function that takes longer than the link's poll: the judge checks its budget."""
+    time.sleep(0.5)
+    return "done"
+
+
+@pytest.fixture
+def judge():
+    proc = JudgeProcess()
+    yield proc
+    proc.close()
+
+
+def run(judge: JudgeProcess, folder, name: str, source: str, cpu: float = 20, wall: float = 60) -> dict:
+    sock = str(folder / f"{name}.sock")
+    judge.start(sock, None, None, cpu=cpu, wall=wall)
+    judge.test(name, source, hidden=False, token=name)
+    kernel = threading.Thread(target=kernel_side.serve, args=(sock, name), daemon=True)
+    kernel.start()
+    kernel.join(60)
+    judge.cell_done()
+    return judge.result(60)
+
+
+@pytest.fixture
+def notebook(monkeypatch):
+    monkeypatch.setitem(vars(sys.modules["__main__"]), "slow", slow)
+
+
+@pytest.mark.parametrize("name", ["monotonic", "process_time", "time", "perf_counter"])
+def test_a_test_that_moves_the_clock_does_not_stop_itself(judge, tmp_path, notebook, name):
+    result = run(judge, tmp_path, name, MOVED.format(name=name))
+    assert result["passed"], result
+    assert 0 <= result["wall"] < 60 and 0 <= result["cpu"] < 60, "the judge's own figures use its own clocks"
+
+
+def test_a_test_over_its_time_still_fails(judge, tmp_path, notebook):
+    result = run(judge, tmp_path, "over", "import time\ntime.monotonic = lambda: 0.0\nwhile True:\n    slow()\n",
+                 wall=2)
+    assert not result["passed"] and result["ename"] == "TestStopped", result
+
+
+def test_the_clocks_are_the_time_modules_own():
+    assert (clocks.monotonic, clocks.wall, clocks.perf_counter, clocks.process_time) == (
+        time.monotonic, time.time, time.perf_counter, time.process_time)
