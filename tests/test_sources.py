@@ -93,3 +93,116 @@ def test_the_check_fails_on_an_unlisted_text():
     assert parts == ["Totally new wording for ", WILD, "."]
     assert not pattern(parts).search(SOURCES.read_text(encoding="utf-8"))
     assert pattern(parts).search("Totally new wording for `<x>`.")
+
+
+# ---------------------------------------------------------------- facts the chapters state
+# Beyond the fake's error texts: every model name a chapter names outside its test cells, every
+# price of the price table and every limit the fake enforces must be in docs/SOURCES.md, in an
+# entry (a bullet) that carries the date it was checked, or under a heading that does.
+
+DATE = re.compile(r"\b20\d\d-\d\d-\d\d\b")
+MODEL = re.compile(r"(?<![\w/.-])(gpt-[0-9][\w.]*(?:-[a-z0-9]+)*|o[134](?:-mini|-pro)?|"
+                   r"claude-(?:haiku|sonnet|opus)-\d[\w.-]*|deepseek-[a-z][\w.-]*|"
+                   r"(?:qwen|gemma|llama|phi|mistral)[\d.]*:[\w.]+|gpt-oss:[\w.]+)(?![\w-])")
+CHAPTERS = ROOT / "solutions"
+
+
+def entries(text: str) -> list[tuple[str, str]]:
+    """(heading, bullet) for every top-level bullet of SOURCES.md, its continuation lines joined."""
+    out, heading, bullet = [], "", None
+    for line in text.splitlines():
+        if line.startswith("#"):
+            heading, bullet = line, None
+            continue
+        if line.startswith("- "):
+            bullet = [line]
+            out.append((heading, bullet))
+        elif bullet is not None and line.startswith(" "):
+            bullet.append(line)
+        elif not line.strip():
+            bullet = None
+    return [(h, " ".join(s.strip() for s in b)) for h, b in out]
+
+
+def dated(text: str, found) -> list[str]:
+    """The bullets of `text` for which found(bullet) holds and a date is at hand."""
+    return [b for h, b in entries(text) if found(b) and (DATE.search(b) or DATE.search(h))]
+
+
+def named(name: str):
+    word = re.compile(rf"(?<![\w/.-]){re.escape(name)}(?![\w-]|\.\d)")
+    return lambda bullet: bool(word.search(bullet))
+
+
+def taught_cells(path):
+    """The chapter's cells that are not test cells (a test may name a model that does not exist)."""
+    cells = re.split(r"^# %%", path.read_text(encoding="utf-8"), flags=re.M)
+    return [c for c in cells if '"grade": true' not in c.split("\n", 1)[0]]
+
+
+def stated_models() -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    for path in sorted(CHAPTERS.glob("*/*.py")):
+        for cell in taught_cells(path):
+            for m in MODEL.finditer(cell):
+                found.setdefault(m.group(1), set()).add(path.parent.name)
+    return found
+
+
+def test_the_chapters_name_models_to_check():
+    models = stated_models()
+    assert {"gpt-5-mini", "deepseek-flash", "qwen3:4b", "claude-haiku-4-5"} <= set(models), sorted(models)
+
+
+def test_every_model_a_chapter_names_has_a_dated_entry():
+    text = SOURCES.read_text(encoding="utf-8")
+    missing = [f"{name} ({', '.join(sorted(chapters))})" for name, chapters in sorted(stated_models().items())
+               if not dated(text, named(name))]
+    assert not missing, ("models the chapters name that no dated docs/SOURCES.md entry names (add one, with "
+                         "its source and the day checked):\n" + "\n".join(missing))
+
+
+def test_every_price_has_a_dated_entry():
+    from workbook.prices import PRICES
+
+    text = SOURCES.read_text(encoding="utf-8")
+    section = text.split("## Prices (chapter 15", 1)[1].split("\n## ", 1)[0]
+    for model, row in PRICES.items():
+        if not row["source"].startswith("https://"):
+            continue
+        prices = [row[k] for k in ("input", "cached_input", "output")]
+        bullets = [b for h, b in entries("## Prices (chapter 15" + section) if named(model)(b)]
+        assert bullets, f"{model}: no bullet of the prices section names it"
+        assert any(all(any(f in b for f in (f"{p:.2f}", f"{p:g}", str(p))) for p in prices) for b in bullets), (
+            f"{model}: the prices section does not state {prices} (input, cached input, output) for it")
+        assert row["checked"] in section, f"{model}: its checked day {row['checked']} is not in the section"
+
+
+def forms(n: int) -> list[str]:
+    return [str(n), f"{n:,}", f"{n:_}"]
+
+
+def test_every_limit_the_fake_enforces_has_a_dated_entry():
+    from workbook.engine import caching, protocol, window
+
+    text = SOURCES.read_text(encoding="utf-8")
+    limits = [(f"the {d} window", n, ("context", "window", "maximum")) for d, n in window.WINDOWS.items()]
+    limits += [(f"the cache minimum {n} ({name})", n, ("minimum", "cache"))
+               for name, n in caching.MESSAGES_MINIMUMS]
+    limits += [("the stop strings", protocol.MAX_STOP, ("stop",)),
+               ("a tool name's length", 64, ("tool", "name"))]
+    missing = []
+    for what, n, words in limits:
+        pattern = re.compile(r"(?<![\d,._])(?:" + "|".join(re.escape(f) for f in forms(n)) + r")(?![\d,_]|\.\d)")
+        if not dated(text, lambda b: bool(pattern.search(b)) and any(w in b.lower() for w in words)):
+            missing.append(f"{what}: {n}")
+    assert not missing, "limits the fake enforces that no dated docs/SOURCES.md entry states:\n" + "\n".join(missing)
+
+
+def test_the_fact_checks_fail_on_an_unlisted_fact():
+    text = "## Section, checked 2026-12-02\n\n- `gpt-5-mini` costs 0.25.\n\n## Undated\n\n- `gpt-7` exists.\n"
+    assert dated(text, named("gpt-5-mini")) and not dated(text, named("gpt-7"))
+    assert not dated(text, named("gpt-5")), "gpt-5 is not gpt-5-mini"
+    assert not dated(text, named("gpt-9")), "a name nobody listed"
+    cell = '# %% nbgrader={"grade": true}\nmodel = "gpt-9"\n'
+    assert MODEL.search(cell) and '"grade": true' in cell.split("\n", 1)[0]

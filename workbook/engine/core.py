@@ -11,7 +11,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 
-from workbook.engine import messages_api, reasoning, window
+from workbook.engine import messages_api, reasoning, strict, window
 from workbook.engine.caching import PrefixCache, chat_usage
 from workbook.engine.errors import anthropic_error, openai_error
 from workbook.engine.failures import explain
@@ -101,6 +101,7 @@ class Engine:
                 messages_api.check_request(body)
                 return self._answer_messages(body, turns)
             check_request(body, self.dialect, getattr(self.scenario, "supports_tools", True))
+            strict.check(body.get("tools"), self.dialect)
             if self.dialect == "openai":
                 reasoning.check_request(body)
             return self._answer(body, turns)
@@ -127,7 +128,8 @@ class Engine:
             messages = window.ollama_cut(messages, tools, size)
         window.check_chat(body, prompt_tokens(messages, tools), self.dialect, size)
         turns += [to_turn(m) for m in messages]
-        reply = self._play(messages, turns, tuple(t["function"]["name"] for t in tools or ()))
+        reply = strict.fit(self._play(messages, turns, tuple(t["function"]["name"] for t in tools or ())),
+                           tools, self.dialect)
         if isinstance(reply, Timeout):
             return Outcome(0, None, hang=True)
         if isinstance(reply, Fault):

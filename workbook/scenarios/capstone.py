@@ -2,6 +2,7 @@
 
     scenarios.capstone_lamps()                        # cloud-like, the default
     scenarios.capstone_payment("small", run=3)        # small-local-like, run 3 of an evaluation
+    capstone.fake("cloud-like", "unknown")             # Parts 6-9's tasks: capstone_extra
     capstone.fake("small-local-like", "lamps", run=2)  # a FakeLLM with the matching dialect
 
 Tools: rag_search(query, k), read_file(path), write_note(filename, text), calculate(expression).
@@ -30,6 +31,8 @@ from workbook import schemas
 from workbook.engine.client_face import FakeLLM
 from workbook.engine.replies import Call, Reply, final
 from workbook.engine.turns import number
+from workbook.scenarios import capstone_extra as extra
+from workbook.scenarios.capstone_extra import CUT_QUESTION, UNKNOWN_QUESTION, checklist  # noqa: F401 (capstone.X)
 from workbook.scenarios.base import Scenario
 from workbook.scenarios.capstone_base import (  # the shared pieces
     FEE_ROW,
@@ -195,9 +198,24 @@ def capstone_wander(style: str = "cloud", run: int = 0) -> Scenario:
                      "the knowledge base and never answers; only the step limit stops it.")
 
 
+def capstone_unknown(style: str = "cloud", run: int = 0) -> Scenario:
+    _check(style, run)
+    return _scenario("capstone_unknown", extra.unknown_policy, extra.UNKNOWN_QUESTION,
+                     "Capstone, Part 9: a product the knowledge base lacks; the model says so only "
+                     "when its system prompt tells it to, and invents a warranty otherwise.")
+
+
+def capstone_cut(style: str = "cloud", run: int = 0) -> Scenario:
+    _check(style, run)
+    return _scenario("capstone_cut", extra.cut_policy, extra.CUT_QUESTION,
+                     "Capstone, Part 6: the first reply is a write_note call cut at the token limit "
+                     "(finish_reason length); run anyway, the model then claims the note is saved.")
+
+
 # ---------------------------------------------------------------- making fakes for an evaluation
 
-TASKS = {"lamps": capstone_lamps, "payment": capstone_payment, "wander": capstone_wander}
+TASKS = {"lamps": capstone_lamps, "payment": capstone_payment, "wander": capstone_wander,
+         "unknown": capstone_unknown, "cut": capstone_cut}
 
 
 def _scenario(name: str, policy, question: str, description: str) -> Scenario:
@@ -213,10 +231,11 @@ def _check(style: str, run: int) -> None:
         raise ValueError(f"run must be a whole number >= 0, got {run!r}")
 
 
-def fake(kind: str, task: str, run: int = 0, context_window: int | None = None):
-    """A fresh FakeLLM playing `task` ("lamps", "payment", "wander") as a "cloud-like" model
-    (DeepSeek dialect, its own window by default) or a "small-local-like" one (Ollama dialect, a
-    16k context by default)."""
+def fake(kind: str, task: str, run: int = 0, context_window: int | None = None, dialect: str | None = None):
+    """A fresh FakeLLM playing `task` (one of TASKS) as a "cloud-like" model (DeepSeek dialect, its
+    own window by default) or a "small-local-like" one (Ollama dialect, a 16k context by default).
+    `dialect` serves the same model through another provider's rules (chapter 11's strict-mode
+    experiment: the small model behind a provider that enforces strict schemas)."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {list(KINDS)}, got {kind!r}")
     if task not in TASKS:
@@ -224,5 +243,5 @@ def fake(kind: str, task: str, run: int = 0, context_window: int | None = None):
     style = KINDS[kind]
     if context_window is None and style != "cloud":
         context_window = 16_384
-    return FakeLLM(TASKS[task](style, run), dialect="deepseek" if style == "cloud" else "ollama",
+    return FakeLLM(TASKS[task](style, run), dialect=dialect or ("deepseek" if style == "cloud" else "ollama"),
                    context_window=context_window)

@@ -130,8 +130,10 @@ def _text_call(name: str, args: dict) -> Reply:
 
 def _mistake(outcomes, bad: Call, good: Call, hint: str, thought: str) -> Reply | None:
     """Send `bad` first; after an error mentioning `hint` send `good`; after a vague one give up.
-    None once `good` has been sent: the caller goes on with its plan."""
-    if any(n == good.name and a == good.args for n, a, _ in outcomes):
+    None once `good` has been sent: the caller goes on with its plan. A provider that enforces a
+    strict schema may have sent `bad` fitted to it (engine/strict.py): that counts as `good` when it
+    agrees with `good` wherever it is not null."""
+    if any(n == good.name and _agrees(a, good.args) for n, a, _ in outcomes):
         return None
     tried = [c for n, a, c in outcomes if n == bad.name and a == bad.args]
     if not tried:
@@ -139,3 +141,11 @@ def _mistake(outcomes, bad: Call, good: Call, hint: str, thought: str) -> Reply 
     if hint in tried[-1]:
         return _call(good.name, good.args, thought)
     return final(f"Sorry, the {bad.name} tool did not work for me.")
+
+
+def _agrees(sent, meant: dict) -> bool:
+    """`sent` is `meant`, but for arguments a strict provider filled with null."""
+    if not isinstance(sent, dict) or not isinstance(meant, dict):
+        return False
+    return (all(sent.get(k) in (v, None) for k, v in meant.items())
+            and all(k in meant for k, v in sent.items() if v is not None))
