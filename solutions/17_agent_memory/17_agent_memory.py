@@ -419,6 +419,7 @@ import tempfile
 from pathlib import Path
 
 from workbook.checks import fresh
+from workbook.link.sqlite_reader import read_rows
 
 wb = fresh()
 D = datetime.date
@@ -426,30 +427,20 @@ TABLE = ("CREATE TABLE facts (id INTEGER PRIMARY KEY AUTOINCREMENT, customer TEX
          "day TEXT NOT NULL, fact TEXT NOT NULL)")
 
 
-def opened(path):
-    """The test's own connection to the memory file: bounded work and values, whatever the file holds."""
-    db = sqlite3.connect(path)
-    db.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, 100_000)
-    steps = iter(range(10_000))
-    db.set_progress_handler(lambda: next(steps, None) is None, 1_000)
-    return db
-
-
 def store(folder, name):
     path = Path(folder) / name
-    with contextlib.closing(opened(path)) as db:
+    with contextlib.closing(sqlite3.connect(path)) as db:
         db.execute(TABLE)
         db.commit()
     return path
 
 
 def rows(path, customer=None):
-    """The rows another connection sees: what remember committed."""
+    """The rows another connection sees: what remember committed (read-only, bounded, whatever the file holds)."""
     sql, args = "SELECT customer, day, fact FROM facts ORDER BY id", ()
     if customer:
         sql, args = "SELECT customer, day, fact FROM facts WHERE customer = ? ORDER BY id", (customer,)
-    with contextlib.closing(opened(path)) as db:
-        return [tuple(r) for r in db.execute(sql, args).fetchall()]
+    return read_rows(path, sql, args)
 
 
 def keep(path, customer, fact, today, **options):
@@ -505,6 +496,7 @@ import tempfile
 from pathlib import Path
 
 from workbook.checks import fresh
+from workbook.link.sqlite_reader import read_rows
 
 wb = fresh()
 D = datetime.date
@@ -512,25 +504,16 @@ TABLE = ("CREATE TABLE facts (id INTEGER PRIMARY KEY AUTOINCREMENT, customer TEX
          "day TEXT NOT NULL, fact TEXT NOT NULL)")
 
 
-def opened(path):
-    db = sqlite3.connect(path)
-    db.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, 100_000)
-    steps = iter(range(10_000))
-    db.set_progress_handler(lambda: next(steps, None) is None, 1_000)
-    return db
-
-
 def store(folder, name):
     path = Path(folder) / name
-    with contextlib.closing(opened(path)) as db:
+    with contextlib.closing(sqlite3.connect(path)) as db:
         db.execute(TABLE)
         db.commit()
     return path
 
 
 def rows(path):
-    with contextlib.closing(opened(path)) as db:
-        return [tuple(r) for r in db.execute("SELECT customer, day, fact FROM facts ORDER BY id").fetchall()]
+    return read_rows(path, "SELECT customer, day, fact FROM facts ORDER BY id")
 
 
 with tempfile.TemporaryDirectory() as folder:
@@ -822,6 +805,7 @@ import tempfile
 from pathlib import Path
 
 from workbook.checks import fresh
+from workbook.link.sqlite_reader import read_rows
 
 wb = fresh()
 folder = tempfile.TemporaryDirectory()
@@ -838,10 +822,8 @@ def clock():
 
 
 def rows(sql):
-    """What another connection sees in the memory file."""
-    with contextlib.closing(sqlite3.connect(path)) as db:
-        db.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, 100_000)
-        return [tuple(r) for r in db.execute(sql)]
+    """What another connection sees in the memory file (read-only, bounded)."""
+    return read_rows(path, sql)
 
 
 with wb.checks.no_raise("memory_tools(path, 'C-001', clock)"):
@@ -891,6 +873,7 @@ import tempfile
 from pathlib import Path
 
 from workbook.checks import fresh
+from workbook.link.sqlite_reader import read_rows
 
 wb = fresh()
 TABLE = ("CREATE TABLE facts (id INTEGER PRIMARY KEY AUTOINCREMENT, customer TEXT NOT NULL, "
@@ -904,10 +887,7 @@ def clock():
 
 
 def count(path):
-    with contextlib.closing(sqlite3.connect(path)) as db:
-        steps = iter(range(10_000))
-        db.set_progress_handler(lambda: next(steps, None) is None, 1_000)
-        return db.execute("SELECT COUNT(*) FROM facts").fetchone()[0]
+    return read_rows(path, "SELECT COUNT(*) FROM facts")[0][0]
 
 
 with tempfile.TemporaryDirectory() as folder:

@@ -1,0 +1,130 @@
+"""The one reader tests use for a SQLite file the notebook wrote (workbook/link/sqlite_reader.py):
+it sees committed rows, changes nothing on disk (not even with a hot journal planted next to the
+file), and stops at its bounds (size, links, values, rows, SQLite machine steps) with a
+ValueError, never a hang. Chapter 17's tests read their memory file through it."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from workbook.link import sqlite_reader
+from workbook.link.sqlite_reader import read_only, read_rows
+
+ROOT = Path(__file__).resolve().parent.parent
+TABLE = "CREATE TABLE facts (id INTEGER PRIMARY KEY, customer TEXT, day TEXT, fact TEXT)"
+
+
+def memory(folder: Path, rows=(("C-001", "2026-11-30", "Likes tea."),), name="memory.sqlite3") -> Path:
+    path = folder / name
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        db.execute(TABLE)
+        db.executemany("INSERT INTO facts (customer, day, fact) VALUES (?, ?, ?)", rows)
+        db.commit()
+    return path
+
+
+def snapshot(folder: Path) -> dict:
+    return {p.name: p.read_bytes() for p in folder.iterdir()}
+
+
+def test_it_reads_what_was_committed(tmp_path):
+    path = memory(tmp_path, [("C-001", "2026-11-30", "Likes tea."), ("C-002", "2026-12-01", "Wants a call.")])
+    assert read_rows(path, "SELECT customer, fact FROM facts WHERE customer = ?", ("C-002",)) == [
+        ("C-002", "Wants a call.")]
+    assert read_rows(str(path), "SELECT COUNT(*) FROM facts") == [(2,)]
+
+
+def test_a_planted_hot_journal_is_neither_read_nor_rolled_back(tmp_path):
+    live, left = tmp_path / "live", tmp_path / "left"
+    live.mkdir()
+    left.mkdir()
+    path = memory(live, [("C-001", "2026-11-30", f"Fact {i} " + "x" * 500) for i in range(400)])
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("PRAGMA cache_size = 2")  # the change spills into the file before any commit
+    writer.execute("BEGIN IMMEDIATE")
+    writer.execute("UPDATE facts SET fact = 'gone'")
+    for name in os.listdir(live):  # what a crash in the middle of it leaves behind
+        shutil.copy(live / name, left / name)
+    writer.execute("ROLLBACK")
+    writer.close()
+    assert (left / "memory.sqlite3-journal").exists(), "the copy holds a hot journal"
+    before = snapshot(left)
+    with contextlib.suppress(ValueError):  # the half-written file may not even read: either way
+        read_rows(left / "memory.sqlite3", "SELECT COUNT(*) FROM facts")
+    assert snapshot(left) == before, "reading changed the folder (a journal rolled back, a file made)"
+    with contextlib.closing(sqlite3.connect(left / "memory.sqlite3")) as plain:  # what a plain reader does
+        plain.execute("SELECT COUNT(*) FROM facts").fetchall()
+    assert snapshot(left) != before, "a plain connection rolls the journal back: the check above can fail"
+
+
+def test_it_writes_nothing(tmp_path):
+    path = memory(tmp_path)
+    before = snapshot(tmp_path)
+    for sql in ("INSERT INTO facts (customer, day, fact) VALUES ('C-9', 'd', 'f')", "DELETE FROM facts",
+                "ATTACH DATABASE 'other.sqlite3' AS other", "PRAGMA query_only = OFF"):
+        with contextlib.suppress(ValueError):
+            read_rows(path, sql)
+    assert snapshot(tmp_path) == before and read_rows(path, "SELECT COUNT(*) FROM facts") == [(1,)]
+
+
+def test_a_query_that_never_ends_is_stopped_by_counting_steps(tmp_path):
+    path = tmp_path / "memory.sqlite3"
+    with contextlib.closing(sqlite3.connect(path)) as db:  # the student's file: facts is a view, forever
+        db.execute("CREATE VIEW facts AS WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n) "
+                   "SELECT 'C-001' AS customer, '2026-11-30' AS day, 'f' AS fact FROM n")
+    with pytest.raises(ValueError, match="steps of SQLite's machine"):
+        read_rows(path, "SELECT COUNT(*) FROM facts")
+    with pytest.raises(ValueError, match="more than 5 rows"):
+        read_rows(path, "SELECT customer FROM facts", max_rows=5)
+
+
+def test_a_value_over_the_bound_is_refused(tmp_path):
+    path = memory(tmp_path, [("C-001", "2026-11-30", "y" * (sqlite_reader.MAX_VALUE + 1))])
+    with pytest.raises(ValueError, match="too big"):
+        read_rows(path, "SELECT fact FROM facts")
+
+
+def test_only_a_regular_file_of_bounded_size_is_opened(tmp_path):
+    path = memory(tmp_path)
+    link = tmp_path / "link.sqlite3"
+    link.symlink_to(path)
+    with pytest.raises(ValueError, match="not a regular file"):
+        read_rows(link, "SELECT 1")
+    with pytest.raises(ValueError, match="not a regular file"):
+        read_rows(tmp_path, "SELECT 1")
+    with pytest.raises(ValueError, match="did not write it"):
+        read_rows(tmp_path / "missing.sqlite3", "SELECT 1")
+    big = tmp_path / "big.sqlite3"
+    with open(big, "wb") as f:
+        f.truncate(sqlite_reader.MAX_BYTES + 1)
+    with pytest.raises(ValueError, match="more than a test reads"):
+        read_rows(big, "SELECT 1")
+    junk = tmp_path / "junk.sqlite3"
+    junk.write_bytes(b"not a database at all" * 100)
+    with pytest.raises(ValueError, match="not a SQLite file"):
+        read_rows(junk, "SELECT * FROM facts")
+
+
+def test_the_connection_is_closed_after_its_block(tmp_path):
+    with read_only(memory(tmp_path)) as db:
+        assert db.execute("PRAGMA query_only").fetchone() == (1,)
+    with pytest.raises(sqlite3.ProgrammingError):
+        db.execute("SELECT 1")
+
+
+def test_chapter_17s_tests_read_their_memory_through_the_one_reader():
+    source = (ROOT / "solutions" / "17_agent_memory" / "17_agent_memory.py").read_text(encoding="utf-8")
+    cells = source.split("\n# %%")
+    tests = [c for c in cells if c.startswith(' nbgrader={"grade": true')]
+    readers = [c.split('"grade_id": "')[1].split('"')[0] for c in tests if "SELECT" in c]
+    assert readers, "chapter 17 has tests that read the memory file"
+    for cell, grade_id in ((c, c.split('"grade_id": "')[1].split('"')[0]) for c in tests):
+        if "SELECT" in cell:
+            assert "read_rows(" in cell and "set_progress_handler" not in cell, (
+                f"{grade_id} reads the memory file with a reader of its own, not sqlite_reader.read_rows")
