@@ -40,3 +40,11 @@ Run `python -m autograder --help` (`__main__`). The modules:
 
 The quality gates' plan and cache live next to the tests, in tests/gates.py.
 """
+
+import sys
+
+# jsonschema (under nbformat and nbgrader) imports rfc3987_syntax, when it is installed, for the
+# "iri" string formats only, and that module compiles a grammar at import: 3-4 s of CPU in every
+# grading worker, judge and fast-runner process. No schema the autograder validates uses those
+# formats, so its processes go without it (jsonschema then skips the "iri" checks).
+sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
