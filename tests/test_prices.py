@@ -5,8 +5,8 @@ import re
 
 import pytest
 
-from workbook.paths import ROOT
 import workbook.prices as prices_module
+from workbook.paths import ROOT
 from workbook.prices import PRICES
 from workbook.providers import PROVIDERS
 

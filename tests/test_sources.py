@@ -194,7 +194,7 @@ def test_every_limit_the_fake_enforces_has_a_dated_entry():
     missing = []
     for what, n, words in limits:
         pattern = re.compile(r"(?<![\d,._])(?:" + "|".join(re.escape(f) for f in forms(n)) + r")(?![\d,_]|\.\d)")
-        if not dated(text, lambda b: bool(pattern.search(b)) and any(w in b.lower() for w in words)):
+        if not dated(text, lambda b, p=pattern, ws=words: bool(p.search(b)) and any(w in b.lower() for w in ws)):
             missing.append(f"{what}: {n}")
     assert not missing, "limits the fake enforces that no dated docs/SOURCES.md entry states:\n" + "\n".join(missing)
 

@@ -31,7 +31,7 @@ from workbook.engine.replies import Call, Reply
 
 ENFORCING = ("openai", "deepseek")  # dialects whose providers enforce strict schemas
 EMPTY = {"string": "", "integer": 0, "number": 0, "boolean": False, "array": [], "object": {}}
-JSON_TYPES = {"string": str, "integer": int, "number": (int, float), "boolean": bool,
+JSON_TYPES: dict[str, type | tuple[type, ...]] = {"string": str, "integer": int, "number": (int, float), "boolean": bool,
               "array": list, "object": dict, "null": type(None)}
 
 
@@ -84,9 +84,10 @@ def _types(schema: dict) -> list[str]:
 
 
 def _takes(schema: dict, value) -> bool:
-    types = [JSON_TYPES[k] for k in _types(schema) if k in JSON_TYPES]
-    return not types or (isinstance(value, tuple(types)) and not (isinstance(value, bool)
-                                                                  and bool not in types))
+    kinds = [k for k in _types(schema) if k in JSON_TYPES]
+    if isinstance(value, bool):
+        return not kinds or "boolean" in kinds
+    return not kinds or any(isinstance(value, JSON_TYPES[k]) for k in kinds)
 
 
 def _fitted(call: Call, schema: dict) -> Call:

@@ -32,7 +32,6 @@ from workbook.engine.client_face import FakeLLM
 from workbook.engine.replies import Call, Reply, final
 from workbook.engine.turns import number
 from workbook.scenarios import capstone_extra as extra
-from workbook.scenarios.capstone_extra import CUT_QUESTION, UNKNOWN_QUESTION, checklist  # noqa: F401 (capstone.X)
 from workbook.scenarios.base import Scenario
 from workbook.scenarios.capstone_base import (  # the shared pieces
     FEE_ROW,
@@ -53,6 +52,7 @@ from workbook.scenarios.capstone_base import (  # the shared pieces
     _ok,
     _text_call,
 )
+from workbook.scenarios.capstone_extra import CUT_QUESTION, UNKNOWN_QUESTION, checklist  # noqa: F401 (capstone.X)
 
 
 def capstone_lamps(style: str = "cloud", run: int = 0) -> Scenario:

@@ -143,7 +143,7 @@ def _mistake(outcomes, bad: Call, good: Call, hint: str, thought: str) -> Reply 
     return final(f"Sorry, the {bad.name} tool did not work for me.")
 
 
-def _agrees(sent, meant: dict) -> bool:
+def _agrees(sent, meant) -> bool:
     """`sent` is `meant`, but for arguments a strict provider filled with null."""
     if not isinstance(sent, dict) or not isinstance(meant, dict):
         return False

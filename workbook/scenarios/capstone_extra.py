@@ -64,7 +64,7 @@ def checklist(system, tool_names) -> dict[str, bool]:
 
 def says_not_found(system: str | None) -> bool:
     """A model follows the 'say it is not found, do not invent' rule only when its prompt has it."""
-    return bool(system) and all(re.search(p, system.lower()) for p in CHECKS["not found"])
+    return isinstance(system, str) and all(re.search(p, system.lower()) for p in CHECKS["not found"])
 
 
 def unknown_policy(conv) -> Reply:
