@@ -859,10 +859,14 @@ wb.checks.equal(to_messages(items), messages, "to_messages(to_items(messages))")
 print("to_items: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "to_items_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
-"""Hidden tests: text parts, an assistant turn with text and calls, a developer message, and a
-capstone-sized trajectory replayed on both APIs to the same answer."""
+"""Hidden tests: text parts, an assistant turn with text and calls, a developer message, a
+taxi_spending trajectory, and the capstone's trajectories (chapter 11: both kinds of model, their
+scripted failures) replayed on both APIs to the same reply."""
 ### BEGIN HIDDEN TESTS
+import ast
+import inspect
 import json
+import operator
 
 from workbook.checks import fresh
 
@@ -905,6 +909,84 @@ def shape(seen):
 
 
 wb.checks.equal(shape(llm.seen[-1]), shape(chat_llm.seen[-1]), "the conversation the model saw, on either API")
+OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
+
+
+def capstone_tools():
+    """Working tools for the capstone's tasks (chapter 11); a wrong argument name is an error
+    that names the right ones, as chapter 11's execute says it."""
+    def rag_search(query, k=4):
+        return "\n\n".join(f"[{h.source} § {h.section}]\n{h.text}" for h in wb.kb.search(query, k))
+
+    def read_file(path):
+        found = {p.relative_to(wb.paths.AGENT_FILES).as_posix(): p for p in wb.paths.AGENT_FILES.rglob("*.md")}
+        return found[path].read_text(encoding="utf-8") if path in found else f"no such file: {path}"
+
+    def write_note(filename, text):
+        return f"saved out/{filename} ({len(text)} chars)"
+
+    def calculate(expression):
+        def ev(node):
+            if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
+                return node.value
+            if isinstance(node, ast.BinOp) and type(node.op) in OPS:
+                return OPS[type(node.op)](ev(node.left), ev(node.right))
+            raise ValueError("only + - * / on numbers")
+        return ev(ast.parse(expression, mode="eval").body)
+
+    return {f.__name__: f for f in (rag_search, read_file, write_note, calculate)}
+
+
+def observe(impl, call):
+    fn = impl[call.function.name]
+    try:
+        args = json.loads(call.function.arguments)
+        if set(args) - set(inspect.signature(fn).parameters):
+            raise TypeError(f"bad arguments for {call.function.name}: expected "
+                            f"{', '.join(inspect.signature(fn).parameters)}")
+        return json.dumps(fn(**args), ensure_ascii=False)
+    except Exception as e:
+        return json.dumps({"error": f"{type(e).__name__}: {e}"})
+
+
+def capstone_trajectory(kind, task, run, steps=8):
+    """A capstone run on Chat Completions, up to its answer or `steps` calls: the messages the model
+    was sent last (the answer left out), text tool calls nudged once as chapter 11's loop does."""
+    llm = wb.scenarios.capstone.fake(kind, task, run)
+    client, impl, nudged = llm.client(max_calls=steps), capstone_tools(), False
+    messages = [{"role": "system", "content": "Archived pages hold old rules; never present them as current."},
+                {"role": "user", "content": llm.scenario.question}]
+    for _ in range(steps):
+        msg = client.chat.completions.create(model="m", messages=messages,
+                                             tools=llm.scenario.openai_tools()).choices[0].message
+        if not msg.tool_calls and ("<tool_call>" not in (msg.content or "") or nudged):
+            return messages
+        messages.append(msg.model_dump(exclude_none=True))
+        if msg.tool_calls:
+            messages += [{"role": "tool", "tool_call_id": c.id, "content": observe(impl, c)} for c in msg.tool_calls]
+        else:
+            nudged = True
+            messages.append({"role": "user", "content": "Call the tool through tool_calls."})
+    return messages
+
+
+for kind, task, run in (("cloud-like", "lamps", 0), ("cloud-like", "payment", 0), ("cloud-like", "wander", 0),
+                        ("small-local-like", "lamps", 0), ("small-local-like", "lamps", 3),
+                        ("small-local-like", "payment", 0), ("small-local-like", "wander", 0)):
+    messages = capstone_trajectory(kind, task, run)
+    chat_llm, llm = wb.scenarios.capstone.fake(kind, task, run), wb.scenarios.capstone.fake(kind, task, run)
+    tools = llm.scenario.openai_tools()
+    want = chat_llm.client(max_calls=1).chat.completions.create(model="m", messages=messages,
+                                                                 tools=tools).choices[0].message
+    what = f"the capstone's {task} trajectory ({kind}, run {run}), converted"
+    with wb.checks.no_raise(f"{what} and sent to the Responses API",
+                            hint="every call needs its output, by call_id, after it"):
+        r = llm.client(max_calls=1).responses.create(model="m", input=to_items(messages), store=False,
+                                                     tools=[{"type": "function", **t["function"]} for t in tools])
+    got = [(o.name, o.arguments) for o in r.output if o.type == "function_call"]
+    wb.checks.equal((r.output_text or None, got), (want.content or None, [
+        (c.function.name, c.function.arguments) for c in want.tool_calls or ()]), f"the reply to {what}")
+    wb.checks.equal(shape(llm.seen[-1]), shape(chat_llm.seen[-1]), f"what the model saw of {what}")
 ### END HIDDEN TESTS
 
 # %% [markdown]
