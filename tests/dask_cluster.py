@@ -41,7 +41,7 @@ class Cluster:
                 time.sleep(0.2)
         self.workers = [self._start(f"worker{i}", [
             str(DASK), "worker", self.address, "--nthreads", "1", "--nworkers", "1", "--host", "127.0.0.1",
-            "--no-dashboard", "--local-directory", "."]) for i in range(workers)]
+            "--name", f"worker{i}", "--no-dashboard", "--local-directory", "."]) for i in range(workers)]
         with Client(self.address, timeout="600s") as client:
             while True:
                 try:
@@ -60,6 +60,14 @@ class Cluster:
                                 stdin=subprocess.DEVNULL, start_new_session=True)
         self.procs.append(proc)
         return proc
+
+    def holders(self) -> dict[int, int]:
+        """Index in `workers` -> how many tasks the scheduler has given it (running or queued),
+        for the workers that hold any. The scheduler answers from its own state."""
+        with Client(self.address, timeout="600s", set_as_default=False) as client:
+            names = {address: w["name"] for address, w in client.scheduler_info()["workers"].items()}
+            return {int(names[address].removeprefix("worker")): len(keys)
+                    for address, keys in client.processing().items() if keys and address in names}
 
     def kill(self, proc: subprocess.Popen) -> None:
         """SIGKILL a whole process group: the nanny, its worker, the kernels it started."""

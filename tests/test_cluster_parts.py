@@ -4,7 +4,6 @@ import io
 import json
 import sqlite3
 import threading
-import time
 
 import pytest
 
@@ -106,13 +105,15 @@ def test_a_bad_address_is_a_clear_error(address):
 
 
 RELEASE = threading.Event()
+GAVE_UP: list[str] = []  # stuck tasks that stopped waiting on their own (the run had not ended them)
 
 
 def _stuck_or_failing(task, template):
     """A worker's grading: ben's raises, anyone else's never returns until the test ends."""
     if task.student == "ben":
         raise ValueError("boom")
-    RELEASE.wait(60)
+    if not RELEASE.wait(600):  # a backstop only: the run's deadline ends the task long before
+        GAVE_UP.append(task.student)
     return {}
 
 
@@ -128,50 +129,49 @@ def _stuck_course(tmp_path, students):
 
 def _grade_in_process(monkeypatch, course, todo, **cluster_kw):
     """cluster.grade on an in-process LocalCluster (no nanny: a stuck worker cannot be restarted,
-    the harder case), with a 3-second deadline; returns (records by student, seconds taken)."""
+    the harder case), with a 3-second deadline; returns the records by student. The run must end
+    while its stuck tasks are still stuck (an observed state, not a guess of how long it takes)."""
     from dask.distributed import Client, LocalCluster
 
     RELEASE.clear()
+    GAVE_UP.clear()
     local = LocalCluster(processes=False, dashboard_address=None, **cluster_kw)
     monkeypatch.setattr(cluster_task, "run", _stuck_or_failing)
     monkeypatch.setattr(cluster, "_connect", lambda address, workers: (Client(local), None))
     monkeypatch.setattr(cluster, "deadline", lambda limits: 3.0)
     monkeypatch.setattr(cluster, "POLL", 0.5)
     monkeypatch.setattr(gradebook, "template", lambda course: b"")
-    started = time.monotonic()
     try:
         records = cluster.grade(course, "tcp://unused:1", todo, Limits(sandbox="none"), {},
                                 out=io.StringIO())
+        assert not GAVE_UP, f"the run waited for its stuck tasks {GAVE_UP} instead of ending them"
     finally:
         RELEASE.set()
         local.close()
     saved = {json.loads(p.read_text())["student"] for p in course.results.glob("*/*.json")}
     assert saved == set(todo), saved
-    return {r["student"]: r for r in records}, time.monotonic() - started
+    return {r["student"]: r for r in records}
 
 
 def test_a_stuck_task_is_cancelled_at_its_deadline_and_a_failed_one_is_a_row(tmp_path, monkeypatch):
     """One task never returns (a grading step hung outside the kernel's watchdog), one raises: the
-    run ends with an error row for each, in about the deadline, not never."""
+    run ends at the deadline with an error row for each, while the stuck task still waits."""
     course, todo = _stuck_course(tmp_path, ["ada", "ben"])
-    by, took = _grade_in_process(monkeypatch, course, todo, n_workers=1, threads_per_worker=2)
+    by = _grade_in_process(monkeypatch, course, todo, n_workers=1, threads_per_worker=2)
     assert by["ada"]["status"] == "error" and "made no progress for 3 s" in by["ada"]["message"]
     assert by["ben"]["status"] == "error" and "ValueError: boom" in by["ben"]["message"]
-    assert took < 20, took
 
 
 def test_tasks_queued_behind_a_stuck_task_end_too(tmp_path, monkeypatch):
     """One thread, two stuck tasks: the second never starts while the first holds the thread; the
     run still ends, each with its row."""
     course, todo = _stuck_course(tmp_path, ["ada", "cy"])
-    by, took = _grade_in_process(monkeypatch, course, todo, n_workers=1, threads_per_worker=1)
+    by = _grade_in_process(monkeypatch, course, todo, n_workers=1, threads_per_worker=1)
     assert {r["status"] for r in by.values()} == {"error"}
     assert all("run the same command again" in r["message"] for r in by.values()), by
-    assert took < 25, took
 
 
 def test_with_no_worker_at_all_the_run_still_ends(tmp_path, monkeypatch):
     course, todo = _stuck_course(tmp_path, ["ada"])
-    by, took = _grade_in_process(monkeypatch, course, todo, n_workers=0)
+    by = _grade_in_process(monkeypatch, course, todo, n_workers=0)
     assert "no worker graded anything" in by["ada"]["message"]
-    assert took < 20, took
