@@ -44,6 +44,7 @@ def sandbox_mode() -> str:
 
 SANDBOX = sandbox_mode()
 PILOT = Course(root=REPO / "tests" / "pilot")
+PILOT_CHAPTER = "00_pilot"
 GATE_LIMITS = Limits(cell_timeout=30, notebook_timeout=300, sandbox=SANDBOX)
 MUTANT_LIMITS = Limits(cell_timeout=10, notebook_timeout=120, sandbox=SANDBOX)  # a mutant may loop forever
 HOSTILE_LIMITS = Limits(cell_timeout=10, notebook_timeout=120, sandbox=SANDBOX)
@@ -257,19 +258,27 @@ def remember(keys: dict[str, str], records: list[dict]) -> None:
 
 
 FAST_KINDS = ("solution", "stub", "mutant")  # our own code: the fast runner checks them all
-# Chapters whose mutants only the sandboxed pipeline grades (a chapter whose tests the fast
-# runner's forked prefix cannot run as the judge does). None at present.
-PIPELINE_MUTANTS: frozenset[str] = frozenset()
+# What the pipeline grades of a chapter in place of its solution and its stub, to prove the fast
+# runner equal to it: noisy_without_tests is the solution (stderr noise in its answer cells, its
+# test cells deleted: the grader puts them back), cheats_everywhere answers what the stub leaves.
+STAND_INS = {"solution": "noisy_without_tests", "stub": "cheats_everywhere"}
 
 
-def in_pipeline_only(sub) -> bool:
-    return sub.kind == "mutant" and sub.chapter in PIPELINE_MUTANTS
+def in_pipeline(sub: Submission) -> bool:
+    """What the sandboxed pipeline grades: every hostile case, and the pilot's solution and stub
+    (the feedback gates read their pages); GATES_REAL=all adds every solution, stub and mutant.
+    Elsewhere a chapter's STAND_INS are its solution and stub in the pipeline: graded once, not
+    twice (each end-to-end run costs seconds of CPU)."""
+    if os.environ.get("GATES_REAL") == "all":
+        return True
+    return sub.kind == "hostile" or (sub.kind in ("solution", "stub") and sub.chapter == PILOT_CHAPTER)
 
 
-def real_kinds() -> tuple[str, ...]:
-    """What the sandboxed pipeline grades: hostile cases, and per chapter the solution and the stub
-    (to prove the fast runner equal to it); GATES_REAL=all adds every mutant."""
-    return ("solution", "stub", "hostile") + (("mutant",) if os.environ.get("GATES_REAL") == "all" else ())
+def stand_in(sub: Submission) -> str:
+    """The pipeline's student that a fast-runner solution or stub is compared with."""
+    if in_pipeline(sub):
+        return sub.student
+    return Submission(sub.chapter, "hostile", STAND_INS[sub.kind]).student
 
 
 def fast_jobs(gate: Course, todo: list[Submission], limits_for: dict[str, Limits]) -> dict[str, dict]:
