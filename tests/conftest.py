@@ -51,8 +51,9 @@ def graded(tmp_path_factory):
     """student -> result record, for every gate submission; also the gate course and timing.
 
     Solutions, stubs and mutants (our own code) are run by the fast trusted runner
-    (tests/fast_runner.py: records in "fast"); the sandboxed pipeline grades every hostile case and
-    each chapter's solution and stub, which proves the fast runner equal to it on every chapter.
+    (tests/fast_runner.py: records in "fast"); the sandboxed pipeline grades every hostile case, and a
+    chapter's two chapter cases stand for its solution and stub there (gates.STAND_INS): that
+    proves the fast runner equal to the pipeline on every chapter.
     "records" holds the pipeline's record where it graded a submission, else the fast runner's.
     Results are cached across runs (gates.CACHE, GATES_CACHE=0 to ignore it), keyed by the
     submission, its chapter, the code the grading imports and the installed versions.
@@ -70,11 +71,10 @@ def graded(tmp_path_factory):
     env = gates.environment_key()
     use_cache = os.environ.get("GATES_CACHE") != "0"
 
-    fast = [s for s in plan if s.kind in gates.FAST_KINDS and not gates.in_pipeline_only(s)]
+    fast = [s for s in plan if s.kind in gates.FAST_KINDS]
     fast_keys = {s.student: gates.cache_key(env, gate, s, limits_for[s.student], "fast") for s in fast}
     fast_reuse = gates.cached(fast_keys) if use_cache else {}
-    real = ([s for s in plan if s.kind in gates.real_kinds() or gates.in_pipeline_only(s)]
-            if os.environ.get("GATES_PIPELINE") != "0" else [])
+    real = [s for s in plan if gates.in_pipeline(s)] if os.environ.get("GATES_PIPELINE") != "0" else []
     keys = {s.student: gates.cache_key(env, gate, s, limits_for[s.student]) for s in real}
     reuse = gates.cached(keys) if use_cache else {}
     todo = sorted(s for s in keys if s not in reuse or s in always)
