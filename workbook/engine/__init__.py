@@ -7,8 +7,7 @@ tests/test_layering.py):
     reading             how a scenario reads a tool result's fields, as tolerant as a model
     replies, turns      what a scenario returns and what it reads
     failures            the fake's own 500 when a scenario cannot go on, in the student's terms
-    protocol, messages_api, responses_items, reasoning      the request rules: Chat Completions, Anthropic's Messages API, OpenAI's Responses items, reasoning models
-    strict              strict tool schemas: refused when strict mode cannot enforce them, calls fitted to them
+    protocol, messages_api, responses_tools, responses_items, reasoning, strict      the request rules: Chat Completions, Anthropic's Messages API, OpenAI's Responses tools and items, reasoning models, strict tool schemas (refused when strict mode cannot enforce them, calls fitted to them)
     window, caching     the context window (each provider's overflow) and the prefix-cache rule
     core, responses_api     the engine (dialects, one request in, one out); the Responses API on it
     stream_timing       the fake's clock for streamed replies, and how text is cut into pieces

@@ -11,8 +11,8 @@ the request is read and nothing changes. (docs/SOURCES.md, "Strict tool schemas"
 What the fake does, in the `openai` and `deepseek` dialects (Chat Completions only):
 
 - `check(tools, dialect)`: the first rule a strict tool breaks is a 400, in OpenAI's words
-  (`invalid_function_parameters`); the fake uses the same text for DeepSeek, whose own is not
-  known here.
+  (`invalid_function_parameters`; the same check as the Responses API's, `responses_tools`); the
+  fake uses the same text for DeepSeek, whose own is not known here.
 - `fit(reply, tools, dialect)`: the fake's own rule, since its scripted model wrote the call
   before the schema could guide it. A key the schema lacks goes to the first required key the call
   lacks whose type takes the value (the model meant it), or is dropped; a required key still
@@ -26,8 +26,8 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from workbook.engine.protocol import ProtocolError
 from workbook.engine.replies import Call, Reply
+from workbook.engine.responses_tools import check_strict
 
 ENFORCING = ("openai", "deepseek")  # dialects whose providers enforce strict schemas
 EMPTY = {"string": "", "integer": 0, "number": 0, "boolean": False, "array": [], "object": {}}
@@ -42,40 +42,17 @@ def _strict_tools(tools) -> dict[str, dict]:
             and t["function"].get("strict") is True}
 
 
-def _problem(schema: dict, where: tuple) -> str | None:
-    """The first rule of strict mode `schema` breaks, in OpenAI's words after the function's name."""
-    if not isinstance(schema, dict):
-        return None
-    if schema.get("type") == "object" or "properties" in schema:
-        if schema.get("additionalProperties") is not False:
-            return (f"In context={where!r}, 'additionalProperties' is required to be supplied and "
-                    "to be false.")
-        props = schema.get("properties") or {}
-        required = schema.get("required")
-        missing = [k for k in props if not isinstance(required, list) or k not in required]
-        if missing:
-            return (f"In context={where!r}, 'required' is required to be supplied and to be an "
-                    f"array including every key in properties. Missing '{missing[0]}'.")
-        for name, sub in props.items():
-            found = _problem(sub, (*where, "properties", name))
-            if found:
-                return found
-    if isinstance(schema.get("items"), dict):
-        return _problem(schema["items"], (*where, "items"))
-    return None
-
-
 def check(tools, dialect: str) -> None:
-    """Refuse, as the provider would, a strict tool whose schema strict mode cannot enforce."""
+    """Refuse, as the provider would, a strict tool whose schema strict mode cannot enforce (the rule
+    and the texts are the Responses API's, `responses_tools.check_strict`; the param is
+    `tools[i].function.parameters` on Chat Completions)."""
     if dialect not in ENFORCING or not isinstance(tools, list):
         return
     for i, t in enumerate(tools):
         fn = t.get("function") if isinstance(t, dict) else None
         if isinstance(fn, dict) and fn.get("strict") is True:
-            found = _problem(fn.get("parameters") or {"type": "object"}, ())
-            if found:
-                raise ProtocolError(f"Invalid schema for function '{fn.get('name')}': {found}",
-                                    f"tools[{i}].function.parameters", "invalid_function_parameters")
+            check_strict(str(fn.get("name")), fn.get("parameters") or {"type": "object"},
+                         f"tools[{i}].function.parameters")
 
 
 def _types(schema: dict) -> list[str]:
