@@ -123,3 +123,17 @@ def test_messages_in_the_conventions_shape_and_back():
     assert parts[3] == {"role": "tool", "parts": [{"type": "tool_call_response", "id": "call_1",
                                                    "response": "{\"ok\": true}"}]}
     assert spans.from_parts(parts) == messages
+
+
+def test_checked_takes_only_plain_span_dicts():
+    good = spans.from_trajectory(trace.sample("two_orders"))
+    assert spans.checked(good) is good
+    bad = [dict(good[0], start_ns=1.5)]
+    with pytest.raises(AssertionError, match="start_ns"):
+        spans.checked(bad, "spans")
+    with pytest.raises(AssertionError, match="list"):
+        spans.checked(tuple(good))
+    with pytest.raises(AssertionError, match="plain data"):
+        spans.checked([dict(good[0], attributes={"x": {"nested": 1}})])
+    with pytest.raises(AssertionError, match="fields"):
+        spans.checked([{k: v for k, v in good[0].items() if k != "events"}])

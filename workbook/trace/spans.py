@@ -9,6 +9,7 @@ A span is a dict (what `otel.as_dict` makes of an SDK span): name, trace_id (32 
 (16 hex), parent_id (16 hex or None), kind, start_ns, end_ns, attributes, status ("UNSET", "OK"
 or "ERROR"), status_description and events. One step of a trajectory is one `chat {model}` span
 whose children are the `execute_tool {name}` spans of its reply; a run is an `invoke_agent` span.
+Messages go in the conventions' shape (`to_parts`, `from_parts`: workbook.trace.parts).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import json
 
 from workbook.trace import genai
 from workbook.trace.model import Call, Step, Summary, Trajectory
+from workbook.trace.parts import from_parts, to_parts
 from workbook.trace.reader import as_trajectory
 
 EPOCH_NS = 1_767_225_600_000_000_000  # 2026-01-01T00:00:00Z: where a converted trajectory starts
@@ -42,6 +44,38 @@ def span(name, trace_id, span_id, parent_id=None, *, kind="INTERNAL", start_ns=0
             "events": [dict(e) for e in events]}
 
 
+_FIELDS = {"name": (str,), "trace_id": (str,), "span_id": (str,), "parent_id": (str, type(None)),
+           "kind": (str,), "start_ns": (int,), "end_ns": (int,), "attributes": (dict,),
+           "status": (str,), "status_description": (str, type(None)), "events": (list,)}
+_VALUES = (str, bool, int, float)
+
+
+def _fail(message: str) -> AssertionError:
+    return AssertionError(message)
+
+
+def checked(found, what: str = "the spans") -> list[dict]:
+    """Spans read back from a recorder, checked to be plain span dicts (for test cells): a list of
+    dicts with exactly the span fields, each of its plain type, attribute values plain data.
+    Anything else is an AssertionError naming `what`."""
+    if type(found) is not list:
+        raise _fail(f"{what} must be a list of span dicts, got {type(found).__name__}")
+    for i, s in enumerate(found):
+        if type(s) is not dict or set(s) != set(_FIELDS):
+            raise _fail(f"{what}[{i}] must be a span dict with the fields {sorted(_FIELDS)}")
+        for key, types in _FIELDS.items():
+            if type(s[key]) not in types:
+                raise _fail(f"{what}[{i}][{key!r}] must be {' or '.join(t.__name__ for t in types)}, "
+                            f"got {type(s[key]).__name__}")
+        for key, value in s["attributes"].items():
+            items = value if type(value) is list else [value]
+            if type(key) is not str or not all(type(v) in _VALUES for v in items):
+                raise _fail(f"{what}[{i}]: attribute {key!r} is not plain data: {value!r}"[:300])
+        if not all(type(e) is dict and type(e.get("name")) is str for e in s["events"]):
+            raise _fail(f"{what}[{i}]: each event must be a dict with a name")
+    return found
+
+
 def ms(s: dict) -> float:
     """A span's duration in milliseconds."""
     return (s["end_ns"] - s["start_ns"]) / 1e6
@@ -58,51 +92,6 @@ def roots(spans: list[dict]) -> list[dict]:
     known = {(s["trace_id"], s["span_id"]) for s in spans}
     return sorted((s for s in spans if (s["trace_id"], s["parent_id"]) not in known),
                   key=lambda s: s["start_ns"])
-
-
-# ---- the conventions' message shape (gen_ai.input.messages / gen_ai.output.messages) ----------
-
-def to_parts(messages: list[dict]) -> list[dict]:
-    """Chat Completions messages in the conventions' shape: a role and a list of typed parts."""
-    out = []
-    for m in messages:
-        parts = []
-        if m.get("role") == "tool":
-            parts.append({"type": "tool_call_response", "id": m.get("tool_call_id"), "response": m.get("content")})
-        elif "content" in m:  # kept even when null: a message without the key comes back without it
-            parts.append({"type": "text", "content": m["content"]})
-        if m.get("reasoning_content") is not None:  # DeepSeek's thinking, a part of its own
-            parts.append({"type": "reasoning", "content": m["reasoning_content"]})
-        for c in m.get("tool_calls") or []:
-            fn = c.get("function") or {}
-            parts.append({"type": "tool_call", "id": c.get("id"), "name": fn.get("name"),
-                          "arguments": fn.get("arguments")})
-        out.append({"role": m.get("role"), "parts": parts})
-    return out
-
-
-def from_parts(messages: list[dict]) -> list[dict]:
-    """The conventions' messages back as Chat Completions messages (to_parts undone)."""
-    out = []
-    for m in messages:
-        parts = m.get("parts") or []
-        if m.get("role") == "tool" and parts and parts[0].get("type") == "tool_call_response":
-            out.append({"role": "tool", "tool_call_id": parts[0].get("id"), "content": parts[0].get("response")})
-            continue
-        msg = {"role": m.get("role")}
-        texts = [p.get("content") for p in parts if p.get("type") == "text"]
-        thinking = [p.get("content") for p in parts if p.get("type") == "reasoning"]
-        calls = [{"id": p.get("id"), "type": "function",
-                  "function": {"name": p.get("name"), "arguments": p.get("arguments")}}
-                 for p in parts if p.get("type") == "tool_call"]
-        if texts:
-            msg["content"] = texts[0]
-        if thinking:
-            msg["reasoning_content"] = thinking[0]
-        if calls:
-            msg["tool_calls"] = calls
-        out.append(msg)
-    return out
 
 
 # ---- the span tree ----------------------------------------------------------------------------
@@ -285,3 +274,7 @@ def to_trajectory(spans: list[dict]) -> Trajectory:
     summary = Summary(root["attributes"].get(genai.STOP_STATUS), len(steps), tin, tout, tin + tout,
                       from_parts(answer)[0].get("content") if answer else None)
     return Trajectory(steps, summary, source=root["name"])
+
+
+__all__ = ["EPOCH_NS", "Tree", "checked", "children", "from_parts", "from_trajectory", "ms", "roots",
+           "span", "to_parts", "to_trajectory", "tree"]
