@@ -18,7 +18,7 @@ COPIES = {
                                     "11_capstone", "12_workflow_or_agent",
                                     "13_react_and_plan_execute", "17_agent_memory",
                                     "18_mcp_by_hand", "19_attack_your_own_agent",
-                                    "16_context_engineering", "21_responses_api"]),
+                                    "16_context_engineering", "21_responses_api", "23_traces"]),
     "call_tool": ("06_limits", ["13_react_and_plan_execute", "17_agent_memory", "18_mcp_by_hand",
                                 "19_attack_your_own_agent", "15_why_the_bill_grows",
                                 "16_context_engineering", "21_responses_api"]),
@@ -35,6 +35,7 @@ COPIES = {
     "rag_search": ("11_capstone", ["18_mcp_by_hand"]),
     "make_file_tools": ("07_what_code_decides", ["11_capstone"]),
     "step_line": ("09_trajectories_and_checkpoints", ["11_capstone"]),
+    "mask": ("17_agent_memory", ["23_traces"]),
 }
 
 
