@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import socket
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -98,7 +99,39 @@ def _handler(llm, stop: threading.Event):
 
 
 class Server(ThreadingHTTPServer):
+    """One thread per connection, and a list of them: a client keeps its connection open between
+    requests (keep-alive), so a connection's thread would outlive `serve` until the client is
+    garbage-collected; `close_connections` ends them when the server stops."""
+
     daemon_threads = True
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._lock = threading.Lock()
+        self._open: dict[socket.socket, threading.Thread] = {}
+
+    def process_request(self, request, client_address):
+        thread = threading.Thread(target=self.process_request_thread, args=(request, client_address),
+                                  name="fake-llm-connection", daemon=True)
+        with self._lock:
+            self._open[request] = thread
+        thread.start()
+
+    def shutdown_request(self, request):
+        with self._lock:
+            self._open.pop(request, None)
+        super().shutdown_request(request)
+
+    def close_connections(self, wait: float = 5.0) -> None:
+        """Hang up every open connection (its thread sees the end of the stream) and let the threads
+        finish; a client's next request on that connection reconnects."""
+        with self._lock:
+            open_now = list(self._open.items())
+        for sock, _ in open_now:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+        for _, thread in open_now:
+            thread.join(wait)
 
     def handle_error(self, request, client_address):
         """A connection that broke (the client gave up, say): one log line, never a traceback."""
@@ -120,4 +153,5 @@ def serve(llm, port: int = 0):
     finally:
         stop.set()
         server.shutdown()
+        server.close_connections()
         server.server_close()
