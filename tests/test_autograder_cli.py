@@ -148,17 +148,19 @@ def test_cli_errors_are_one_line_not_tracebacks(course, tmp_path):
 
 
 @pytest.mark.slow
-def test_check_exit_codes(course, tmp_path):
+def test_check_exit_codes(course, tmp_path, capsys):
+    """`check`'s exit code is main's return value (`sys.exit(main())`; the process itself is
+    proved by the test above and by test_make_check), so it runs here, without a CLI start."""
     solved = variants.save(variants.solved(course, CHAPTER), tmp_path / "solved" / f"{CHAPTER}.ipynb")
-    done = _cli("check", solved)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "All 3 test cell(s) passed." in done.stdout
+    code, out = main(["check", str(solved)]), capsys.readouterr().out
+    assert code == 0, out
+    assert "All 3 test cell(s) passed." in out
     stub = variants.stub(course, CHAPTER)
     next(c for c in stub.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "add_tests").source = "pass"
     stub_path = variants.save(stub, tmp_path / "stub" / f"{CHAPTER}.ipynb")
-    done = _cli("check", stub_path)
-    assert done.returncode == 1
-    assert "TODO  parse_reply_tests: not answered yet" in done.stdout
-    assert "hidden tests, run when your notebook is graded" in done.stdout
-    assert "you edited the locked cell 'add_tests'" in done.stdout
+    code, out = main(["check", str(stub_path)]), capsys.readouterr().out
+    assert code == 1, out
+    assert "TODO  parse_reply_tests: not answered yet" in out
+    assert "hidden tests, run when your notebook is graded" in out
+    assert "you edited the locked cell 'add_tests'" in out
     assert json.loads(stub_path.read_text())["cells"], "check must not modify the notebook"
