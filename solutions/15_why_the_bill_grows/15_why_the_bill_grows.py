@@ -262,9 +262,11 @@ for model, p in PRICES.items():
 # On Anthropic a cached read costs a tenth, but writing the cache costs a quarter **more** than
 # plain input (the 5-minute cache; a 1-hour write, `"ttl": "1h"`, costs twice the input price,
 # reported in `usage.cache_creation.ephemeral_1h_input_tokens`): caching pays once the prefix is
-# read back at least once. The table's `cache_write` is the 5-minute price, and so is `cost`'s
-# below. An output token costs 8× an input one on `gpt-5-mini`, 6× on `gpt-5.4`, 5× on the Claude
-# models and 4× on `deepseek-flash`.
+# read back at least once. The table's `cache_write` is the 5-minute price (each row's
+# `cache_write_1h` holds the 1-hour one), and so is `cost`'s below. An output token costs 8× an
+# input one on `gpt-5-mini`, 6× on `gpt-5.4`, 5× on the Claude models and 4× on `deepseek-flash`.
+# (`claude-sonnet-4-5` retired on 2026-11-30: its row prices old logs and the fake's demo above,
+# not a live call.)
 
 # %% [markdown]
 # ## Exercise 1 — `cost` (5 points)
