@@ -131,3 +131,18 @@ def test_deepseek_reasons_on_every_model_and_ollama_never():
     assert r.output[0].type == "reasoning" and r.usage.output_tokens_details.reasoning_tokens > 0
     o = tool_round(FakeLLM("two_orders", dialect="ollama"))[2]
     assert o.usage.output_tokens_details.reasoning_tokens == 0 and o.output[0].type == "function_call"
+
+
+def test_a_strict_tools_calls_fit_its_schema_as_on_chat_completions():
+    closed = {"type": "object", "additionalProperties": False, "required": ["order_id", "note"],
+              "properties": {"order_id": {"type": "string"}, "note": {"type": ["string", "null"]}}}
+    tools = [{"type": "function", "name": "get_order", "parameters": closed, "strict": True}]
+    for dialect in ("openai", "deepseek"):
+        llm = FakeLLM("two_orders", dialect=dialect)
+        r = llm.client(max_retries=0).responses.create(model="gpt-5-mini", input=llm.scenario.question, tools=tools)
+        args = [o.arguments for o in r.output if o.type == "function_call"]
+        assert args and all(a.endswith('"note": null}') for a in args), (dialect, args)
+    llm = FakeLLM("two_orders")
+    r = llm.client(max_retries=0).responses.create(model="gpt-5-mini", input=llm.scenario.question,
+                                                    tools=[dict(tools[0], strict=None)])
+    assert all("note" not in o.arguments for o in r.output if o.type == "function_call"), "omitted: as scripted"

@@ -42,7 +42,7 @@ import base64
 import hashlib
 from collections.abc import Callable
 
-from workbook.engine import reasoning, responses_tools, window
+from workbook.engine import reasoning, responses_tools, strict, window
 from workbook.engine import responses_items as items
 from workbook.engine.core import CREATED, Outcome, _call_id, to_turn, utf8
 from workbook.engine.errors import openai_error
@@ -128,6 +128,10 @@ class Responses:
             raise ProtocolError(TOO_LONG, "input", "context_length_exceeded")
         turns += [to_turn(m) for m in messages]
         reply = engine._play(messages, turns, tuple(t["function"]["name"] for t in tools or ()))
+        # a "strict": true tool's calls fit its schema, as on Chat Completions (strict.fit); a tool
+        # that omits strict is strict too, but its scripted calls are left as they are (responses_tools)
+        reply = strict.fit(reply, [{"function": t} for t in body.get("tools") or () if t.get("strict") is True],
+                           engine.dialect)
         if isinstance(reply, Timeout):
             return Outcome(0, None, hang=True)
         if isinstance(reply, Fault):

@@ -11,8 +11,9 @@ strict unless it says `"strict": false` (docs/SOURCES.md, "OpenAI Responses API"
   object at fault (`()` the root, `('properties', 'x')`, `('properties', 'x', 'items')`).
 - `strict: false`: the tool as sent, best effort.
 
-What the fake does not play: a real strict model fills every required argument; the fake's
-scenarios send the arguments they script, whether or not the schema made them required.
+A `strict: true` tool's calls are fitted to its schema as on Chat Completions (`strict.fit`).
+What the fake does not play: a real model under a normalized schema fills every argument it made
+required; the fake's scenarios send the arguments they script for a tool that omits `strict`.
 """
 
 from __future__ import annotations
