@@ -54,6 +54,14 @@ def cells_of(nb, source_nb) -> list[dict]:
     return out
 
 
+def through_last_test(cells: list[dict]) -> list[dict]:
+    """The cells up to the last test cell: what runs after it (the quiz, a live cell, what to read
+    next) cannot change a score, so a variant whose gates read scores only need not run it (about
+    a second of CPU per mutant: the quiz imports its widgets in every fork)."""
+    last = max((i for i, c in enumerate(cells) if c["graded"]), default=len(cells) - 1)
+    return cells[:last + 1]
+
+
 # ---------------------------------------------------------------- inside the chapter process
 
 

@@ -39,3 +39,10 @@ def test_variants_score_as_a_full_run_would():
     assert rec["loops"]["status"] == "timeout" and "CPU time" in str(rec["loops"]["events"])
     assert rec["dies"]["status"] == "dead_kernel" and "not run" in rec["dies"]["tests"]["b_tests"]["error"]
     assert "AssertionError" in rec["wrong_a"]["tests"]["a_tests"]["error"]
+
+
+def test_a_scored_variant_stops_at_the_last_test_cell():
+    """What follows the last test cell (a quiz, a live cell) cannot change a score: mutants skip it."""
+    tail = [*BASE, _cell(5, "print('the quiz')"), _cell(6, "raise SystemExit")]
+    assert [c["index"] for c in fast_runner.through_last_test(tail)] == [0, 1, 2, 3, 4]
+    assert fast_runner.through_last_test(BASE[:2]) == BASE[:2], "no test cell: every cell runs"
