@@ -129,3 +129,14 @@ def test_an_incomplete_stream_ends_incomplete_and_the_helper_refuses_it(client_o
             client_of(FakeLLM(asks(4, S.StreamPlan(incomplete_after=5)))).responses.stream(
                 model="gpt-5-mini", input="How much on taxis?", tools=TOOLS) as stream:
         stream.get_final_response()
+
+
+def test_each_piece_arrives_at_its_time_on_the_fakes_clock():
+    """First token 200 ms + 1 ms a prompt token, then 5 ms a character: each delta when its
+    characters are done, as on Chat Completions (the deltas once all came at the end)."""
+    llm = FakeLLM(S.streamed(S.scripted("abcdefgh"), fragment=4))
+    seen = [(llm.clock.ms, e) for e in llm.client().responses.create(model="gpt-5-mini", input="hi", stream=True)]
+    first = 200 + seen[-1][1].response.usage.input_tokens
+    deltas = [(ms, e.delta) for ms, e in seen if e.type == "response.output_text.delta"]
+    assert deltas == [(first + 20, "abcd"), (first + 40, "efgh")]
+    assert seen[0][0] == first and seen[-1][0] == first + 40

@@ -53,15 +53,14 @@ def events(response: dict, fragment: int | None, stop_after: int | None = None) 
     def room() -> bool:
         return stop_after is None or sent[0] < stop_after
 
-    def pieces(text: str) -> list[str]:
-        kept = []
+    def pieces(text: str):
+        """Each piece that fits, the clock moved past it before its event is emitted."""
         for p in timing.pieces(text, fragment):
             if not room():
-                break
+                return
             clock.send(p)
             sent[0] += 1
-            kept.append(p)
-        return kept
+            yield p
 
     emit("response.created", response=_pending(response))
     emit("response.in_progress", response=_pending(response))
