@@ -127,6 +127,12 @@ def _load(course: Course) -> dict:
         raise AutograderError(f"{path} is not JSON ({e}): collect from the exchange again") from None
 
 
+def _own(path: Path, owner: os.stat_result) -> None:
+    """Give what root made in the exchange to the course folder's owner."""
+    if os.geteuid() == 0 and (os.stat(path).st_uid, os.stat(path).st_gid) != (owner.st_uid, owner.st_gid):
+        os.chown(path, owner.st_uid, owner.st_gid)
+
+
 def release_feedback(course: Course, exchange: Path, course_id: str = COURSE_ID) -> list[str]:
     """Copy each collected submission's feedback page to the exchange, named as nbgrader's Fetch
     Feedback looks for it; return the lines to print."""
@@ -137,6 +143,8 @@ def release_feedback(course: Course, exchange: Path, course_id: str = COURSE_ID)
     dest = Path(exchange) / course_id / "feedback"
     dest.mkdir(mode=FEEDBACK_DIR_MODE, exist_ok=True)
     os.chmod(dest, FEEDBACK_DIR_MODE)
+    owner = os.stat(dest.parent)  # the instructor's, who released the chapter: root keeps nothing
+    _own(dest, owner)
     lines, released = [], 0
     for key, record in sorted(records.items()):
         student, chapter = key.split("/")
@@ -151,6 +159,7 @@ def release_feedback(course: Course, exchange: Path, course_id: str = COURSE_ID)
         tmp = dest / f".{name}.tmp"
         shutil.copyfile(page, tmp)
         os.chmod(tmp, PAGE_MODE)
+        _own(tmp, owner)
         os.replace(tmp, dest / name)  # a student fetching now gets the old page or the new, whole
         released += 1
         lines.append(f"{student:20} {chapter:24} -> feedback/{name}")
