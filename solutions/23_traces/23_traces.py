@@ -822,13 +822,13 @@ print("only yours:", sorted(set(yours) - set(theirs)))
 #
 # ## Part 6 · The trace in Phoenix (optional)
 #
-# Arize Phoenix is a trace viewer that runs on your machine: no account, nothing sent out. Install
-# the extra and start it in a terminal (README, "Traces in Phoenix"):
+# Arize Phoenix is a trace viewer that runs on your machine: no account, nothing sent out. It
+# lives in a venv of its own (its pins clash with the course's), the course's venv needs only the
+# OTLP exporter; the README's "Traces in Phoenix" has the commands. Start it in a terminal:
 #
 # ```bash
-# .venv/bin/pip install -e '.[traces]'
 # PHOENIX_HOST=127.0.0.1 PHOENIX_PORT=6006 PHOENIX_TELEMETRY_ENABLED=false \
-#   PHOENIX_ALLOW_EXTERNAL_RESOURCES=false .venv/bin/phoenix serve     # http://127.0.0.1:6006
+#   PHOENIX_ALLOW_EXTERNAL_RESOURCES=false ~/.venv-phoenix/bin/phoenix serve   # http://127.0.0.1:6006
 # ```
 #
 # Then set `WORKBOOK_PHOENIX=1` for this notebook and run the cell: `otel.send` sends the spans
