@@ -23,16 +23,19 @@
 # **Learning goals.** After this chapter you can
 # - accumulate a streamed Chat Completions reply into the message `create` returns: tool calls
 #   keyed by `index`, arguments joined per call, the usage chunk with empty `choices`;
-# - do the same for Anthropic's Messages events (block `index`, `partial_json`);
+# - do the same for Anthropic's Messages events (block `index`, `partial_json`) and for the
+#   Responses API's typed events (`output_text.delta`, argument deltas keyed by their item,
+#   `response.completed`), saying at every moment what has arrived and which calls are whole;
 # - show text as it comes, measure the time to the first token, and stop early on a budget,
 #   closing the stream;
 # - keep the loop safe when a stream fails mid-way: never run a tool call from a half-received
 #   reply, retry the whole call only when nothing was acted on.
 #
-# **Time:** about 75 minutes.
+# **Time:** about 90 minutes.
 #
 # **Builds on:** 03 · The OpenAI wire format (the loop, the assistant turn, tool messages),
-# 04 · Parallel tool calls (several calls in one reply), 06 · Limits (budgets, a clock passed in).
+# 04 · Parallel tool calls (several calls in one reply), 06 · Limits (budgets, a clock passed in),
+# 21 · The Responses API (items, `call_id`, flat tools).
 # What you need from them is restated below as given code.
 
 # %% [markdown]
@@ -427,6 +430,210 @@ for reply, fragment in ((tool_reply, 1), (tool_reply, None), (S.Reply(text="Only
 ### END HIDDEN TESTS
 
 # %% [markdown]
+# ## Part 2b · The Responses API's events (chapter 21)
+#
+# The Responses API streams **typed events** too, each frame an `event:` line and a `data:` line
+# whose JSON repeats the `type`, every event with a `sequence_number` counting from 0 and no
+# `[DONE]` at the end. A reply is `response.created` and `response.in_progress` (the response,
+# still empty), then for each output item, in order, `response.output_item.added` … `.done`, and
+# last `response.completed` with the whole response and its usage (`response.incomplete` when it
+# ran out of tokens). Inside an item:
+#
+# - a `message`: `content_part.added`, then `response.output_text.delta` pieces, then
+#   `output_text.done` and `content_part.done`;
+# - a `function_call`: the added item carries `call_id` and `name` and `arguments: ""`; then
+#   `response.function_call_arguments.delta` pieces, which name the item (`item_id`,
+#   `output_index`) but **not the `call_id`**; then `function_call_arguments.done`.
+#
+# A reasoning model's `reasoning` item comes first, added and done with nothing in between:
+
+# %%
+FLAT_TOOLS = [{"type": "function", **t["function"]} for t in TOOLS]  # Responses tools are flat (chapter 21)
+llm = FakeLLM(scenarios.two_calls_streamed(fragment=6))
+for event in llm.client().responses.create(model="gpt-5-mini", input=QUESTION, tools=FLAT_TOOLS, stream=True):
+    item = getattr(event, "item", None)
+    print(event.sequence_number, event.type, getattr(event, "output_index", ""),
+          f"{item.type} {getattr(item, 'call_id', '')}" if item is not None else repr(getattr(event, "delta", ""))[:24])
+
+# %% [markdown]
+# So the **`output_index`** (or the `item_id`) is the key that ties the pieces of one call
+# together, as `index` did for Chat Completions chunks. An item is finished at its
+# `output_item.done`, whose `status` says whether it is whole: a reply that hit its token limit
+# ends with `response.incomplete`, and the call it was writing is done with `status:
+# "incomplete"` and half its arguments. `response.completed` is the only end after which every
+# call can be run.
+
+# %% [markdown]
+# ## Exercise 3 — `accumulate_responses` (3 points)
+#
+# A stream is read while it arrives, so the accumulator must say what has arrived *so far*: a
+# display shows the text as it comes, and a loop must know which calls are whole. Write
+# `accumulate_responses(events)`: it takes the events of a streamed Responses reply, or the first
+# ones of it (the SDK's event objects; events you do not know are skipped), and returns a dict
+#
+# ```python
+# {"text": str, "calls": [{"call_id", "name", "arguments", "complete"}, ...], "status": str | None,
+#  "usage": {"input_tokens": int, "output_tokens": int} | None}
+# ```
+#
+# - `text`: every `response.output_text.delta` piece, joined in order;
+# - `calls`: one dict per `function_call` item, in `output_index` order: `call_id` and `name` from
+#   its `response.output_item.added`, `arguments` the item's `function_call_arguments.delta`
+#   pieces joined (a string: never parse a piece), `complete` True once the item's
+#   `response.output_item.done` arrived with `item.status == "completed"`;
+# - `status` and `usage` from the end event (`response.completed`, `response.incomplete` or
+#   `response.failed`): its `response.status` and `response.usage`'s `input_tokens` and
+#   `output_tokens`; both `None` until it arrives.
+
+# %% nbgrader={"grade": false, "grade_id": "accumulate_responses", "locked": false, "schema_version": 3, "solution": true}
+def accumulate_responses(events):
+    """A streamed Responses reply put back together, from the events that have arrived."""
+    ### BEGIN SOLUTION
+    calls = {}
+    out = {"text": "", "calls": [], "status": None, "usage": None}
+    for event in events:
+        kind = event.type
+        if kind == "response.output_item.added" and event.item.type == "function_call":
+            calls[event.output_index] = {"call_id": event.item.call_id, "name": event.item.name,
+                                         "arguments": "", "complete": False}
+        elif kind == "response.output_text.delta":
+            out["text"] += event.delta
+        elif kind == "response.function_call_arguments.delta":
+            calls[event.output_index]["arguments"] += event.delta
+        elif kind == "response.output_item.done" and event.output_index in calls:
+            calls[event.output_index]["complete"] = event.item.status == "completed"
+        elif kind in ("response.completed", "response.incomplete", "response.failed"):
+            out["status"] = event.response.status
+            usage = event.response.usage
+            out["usage"] = None if usage is None else {"input_tokens": usage.input_tokens,
+                                                       "output_tokens": usage.output_tokens}
+    out["calls"] = [calls[i] for i in sorted(calls)]
+    return out
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "accumulate_responses_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+"""Visible tests: accumulate_responses rebuilds the text and both calls of a streamed reply (the
+usage and status of the response create gives), says what a stream cut short holds so far (half
+the second call's arguments, not complete, no status), routes argument pieces by their item when
+two calls stream side by side, and marks the call of an incomplete reply not complete."""
+from workbook.checks import fresh
+
+wb = fresh()
+S = wb.scenarios
+question = "How much did I spend on taxis in September 2026?"
+reply = S.Reply(text="Checking both.", calls=(S.Call("txn_sum", {"category": "taxi", "month": "2026-09"}),
+                                              S.Call("txn_sum", {"category": "food", "month": "2026-09"})))
+scenario = S.streamed(S.scripted(reply, tools=("txn_sum",)), fragment=5)
+flat = [{"type": "function", **t["function"]} for t in scenario.openai_tools()]
+kwargs = dict(model="gpt-5-mini", input=question, tools=flat)
+events = list(wb.fake_llm.FakeLLM(scenario).client().responses.create(stream=True, **kwargs))
+whole = wb.fake_llm.FakeLLM(scenario).client().responses.create(**kwargs)
+calls = [{"call_id": o.call_id, "name": o.name, "arguments": o.arguments, "complete": True}
+         for o in whole.output if o.type == "function_call"]
+usage = {"input_tokens": whole.usage.input_tokens, "output_tokens": whole.usage.output_tokens}
+with wb.checks.no_raise("accumulate_responses(events)", hint="join the argument pieces as text; parse nothing"):
+    got = accumulate_responses(events)
+wb.checks.equal(got, {"text": whole.output_text, "calls": calls, "status": "completed", "usage": usage},
+                "the accumulated reply")
+
+second = whole.output[-1].id  # the second call's item
+at = next(i for i, e in enumerate(events) if e.type == "response.function_call_arguments.delta" and e.item_id == second)
+cut = events[:at + 2]  # the stream, up to the second call's first two argument pieces
+pieces = "".join(e.delta for e in cut if e.type == "response.function_call_arguments.delta" and e.item_id == second)
+with wb.checks.no_raise("accumulate_responses on the first events of a stream"):
+    got = accumulate_responses(cut)
+wb.checks.equal(got, {"text": whole.output_text, "status": None, "usage": None, "calls": [
+    calls[0], dict(calls[1], arguments=pieces, complete=False)]}, "what a stream cut short holds so far",
+    "say what arrived: the text and the pieces so far, the second call not complete, no status yet")
+
+deltas = [e for e in events if e.type == "response.function_call_arguments.delta"]
+ones = [e for e in deltas if e.item_id == whole.output[-2].id]
+twos = [e for e in deltas if e.item_id == whole.output[-1].id]
+rest = [e for e in events if e.type != "response.function_call_arguments.delta"
+        and not (e.type in ("response.output_item.done", "response.function_call_arguments.done")
+                 and getattr(e, "output_index", -1) >= len(whole.output) - 2)]
+added = [i for i, e in enumerate(rest) if e.type == "response.output_item.added"][-1]
+ends = [e for e in events if e.type in ("response.output_item.done", "response.function_call_arguments.done")
+        and e.output_index >= len(whole.output) - 2]
+side_by_side = rest[:added + 1] + [e for pair in zip(ones, twos) for e in pair] + ones[len(twos):] + \
+    twos[len(ones):] + ends + rest[added + 1:]
+with wb.checks.no_raise("accumulate_responses on two calls streamed side by side"):
+    got = accumulate_responses(side_by_side)
+wb.checks.equal(got["calls"], calls, "two calls streamed side by side",
+                "route each argument piece by its output_index (or item_id), not to the latest call")
+
+short = S.streamed(S.scripted(S.Reply(text="Checking.", calls=(S.Call("txn_sum", {"category": "taxi",
+                                                                                   "month": "2026-09"}),)),
+                              tools=("txn_sum",)), S.StreamPlan(fragment=4, incomplete_after=4))
+events = list(wb.fake_llm.FakeLLM(short).client().responses.create(stream=True, **kwargs))
+with wb.checks.no_raise("accumulate_responses on a reply that ran out of tokens"):
+    got = accumulate_responses(events)
+wb.checks.equal((got["status"], got["text"], [c["complete"] for c in got["calls"]]),
+                ("incomplete", "Checking.", [False]), "the status, text and calls of an incomplete reply",
+                "a call is complete only when its output_item.done says status 'completed'")
+wb.checks.equal(got["usage"], {"input_tokens": events[-1].response.usage.input_tokens,
+                               "output_tokens": events[-1].response.usage.output_tokens}, "its usage")
+print("accumulate_responses: visible tests passed")
+
+# %% nbgrader={"grade": true, "grade_id": "accumulate_responses_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+"""Hidden tests: every fragment size, one-character pieces of non-ASCII text and arguments, a
+model that does not reason, a call with no arguments, a text-only reply, every prefix of a
+stream, the HTTP face, and the events of another dialect."""
+### BEGIN HIDDEN TESTS
+import openai
+
+from workbook.checks import fresh
+
+wb = fresh()
+S = wb.scenarios
+question = "How much did I spend on taxis in September 2026?"
+tool_reply = S.Reply(text="Смотрю ✓ \"q\"", calls=(S.Call("txn_sum", {"category": "такси ✓ \"q\"", "month": "2026-09"}),
+                                                   S.Call("get_order", {})))
+
+
+def expected(response):
+    return {"text": response.output_text, "status": response.status,
+            "calls": [{"call_id": o.call_id, "name": o.name, "arguments": o.arguments, "complete": True}
+                      for o in response.output if o.type == "function_call"],
+            "usage": {"input_tokens": response.usage.input_tokens, "output_tokens": response.usage.output_tokens}}
+
+
+for reply, fragment, model, dialect in ((tool_reply, 1, "gpt-5-mini", "openai"), (tool_reply, None, "gpt-4.1-mini", "openai"),
+                                        (S.Reply(text="Only text: 5 000 ₸."), 3, "gpt-5-mini", "openai"),
+                                        (tool_reply, 2, "qwen3:4b", "ollama"), (tool_reply, 7, "deepseek-flash", "deepseek")):
+    scenario = S.streamed(S.scripted(reply, tools=("txn_sum", "get_order")), fragment=fragment)
+    kwargs = dict(model=model, input=question, tools=[{"type": "function", **t["function"]} for t in scenario.openai_tools()])
+    events = list(wb.fake_llm.FakeLLM(scenario, dialect).client().responses.create(stream=True, **kwargs))
+    whole = wb.fake_llm.FakeLLM(scenario, dialect).client().responses.create(**kwargs)
+    with wb.checks.no_raise(f"accumulate_responses ({model}, fragment={fragment})"):
+        got = accumulate_responses(events)
+    wb.checks.equal(got, expected(whole), f"the accumulated reply ({model} on {dialect}, fragment={fragment})")
+
+scenario = S.streamed(S.scripted(tool_reply, tools=("txn_sum", "get_order")), fragment=3)
+kwargs = dict(model="gpt-5-mini", input=question, tools=[{"type": "function", **t["function"]} for t in scenario.openai_tools()])
+events = list(wb.fake_llm.FakeLLM(scenario).client().responses.create(stream=True, **kwargs))
+final = expected(events[-1].response)
+for n in range(len(events)):
+    got = accumulate_responses(events[:n])
+    text = "".join(e.delta for e in events[:n] if e.type == "response.output_text.delta")
+    assert got["text"] == text, f"after {n} events the text so far is {text!r}, got {got['text']!r}"
+    done = {e.output_index for e in events[:n] if e.type == "response.output_item.done"}
+    added = [e for e in events[:n] if e.type == "response.output_item.added" and e.item.type == "function_call"]
+    wb.checks.equal([(c["call_id"], c["complete"]) for c in got["calls"]],
+                    [(e.item.call_id, e.output_index in done) for e in added], f"the calls after {n} events")
+    if n < len(events):
+        wb.checks.equal((got["status"], got["usage"]), (None, None), f"status and usage after {n} events")
+    for c, want in zip(got["calls"], final["calls"]):
+        assert want["arguments"].startswith(c["arguments"]), f"after {n} events: {c['arguments']!r} is not a start of {want['arguments']!r}"
+wb.checks.equal(accumulate_responses(events), final, "the whole stream")
+
+with wb.fake_llm.FakeLLM(scenario).serve() as url:
+    events = list(openai.OpenAI(base_url=url, api_key="k", max_retries=0).responses.create(stream=True, **kwargs))
+wb.checks.equal(accumulate_responses(events), final, "the same stream over HTTP")
+### END HIDDEN TESTS
+
+# %% [markdown]
 # ## Part 3 · Show it as it comes, and measure it
 #
 # Streaming is for people: the customer reads the first words while the rest is written. Two
@@ -448,7 +655,7 @@ for reply, fragment in ((tool_reply, 1), (tool_reply, None), (S.Reply(text="Only
 # generating — and billing. Record what happened honestly: `"STOPPED: budget"`, not `"done"`.
 
 # %% [markdown]
-# ## Exercise 3 — `watch` (4 points)
+# ## Exercise 4 — `watch` (4 points)
 #
 # Write `watch(client, model, messages, show, clock, max_chars=None)`:
 #
@@ -582,7 +789,7 @@ wb.checks.equal((got.text, got.status), ("Your taxi spending in Sept", "STOPPED:
 # %% [markdown]
 # ### Streamed or not: the latency table
 #
-# The same reply, four ways: each API, streamed and not, timed on the fake's clock. Streaming
+# The same reply, six ways: each API, streamed and not, timed on the fake's clock. Streaming
 # does not make the reply faster — the total is the same — it makes the *first words* arrive
 # sooner.
 
@@ -601,6 +808,14 @@ def timed(api, streamed_call):
             if first is None and chunk.choices and chunk.choices[0].delta.content:
                 first = llm.clock()
         return first, llm.clock()
+    if api == "responses":
+        if not streamed_call:
+            llm.client().responses.create(model="gpt-5-mini", input=QUESTION)
+            return llm.clock(), llm.clock()
+        for event in llm.client().responses.create(model="gpt-5-mini", input=QUESTION, stream=True):
+            if first is None and event.type == "response.output_text.delta":
+                first = llm.clock()
+        return first, llm.clock()
     claude = llm.anthropic_client()
     if not streamed_call:
         claude.messages.create(model="claude-fake", max_tokens=500, messages=messages)
@@ -612,7 +827,7 @@ def timed(api, streamed_call):
 
 
 print(f"{'API':18} {'call':10} {'first token':>12} {'total':>8}")
-for api, label in (("chat", "Chat Completions"), ("messages", "Messages")):
+for api, label in (("chat", "Chat Completions"), ("messages", "Messages"), ("responses", "Responses")):
     for streamed_call in (False, True):
         first, total = timed(api, streamed_call)
         print(f"{label:18} {'streamed' if streamed_call else 'whole':10} {first:>10.3f} s {total:>6.3f} s")
@@ -652,6 +867,9 @@ def first_failure(name, api):
         if api == "chat":
             stream = llm.client(max_retries=2, timeout=0.5).chat.completions.create(
                 model="fake-model", messages=messages, tools=TOOLS, stream=True)
+        elif api == "responses":
+            stream = llm.client(max_retries=2, timeout=0.5).responses.create(
+                model="gpt-5-mini", input=QUESTION, tools=FLAT_TOOLS, stream=True)
         else:
             stream = llm.anthropic_client(max_retries=2, timeout=0.5).messages.create(
                 model="claude-fake", max_tokens=500, messages=messages, tools=anthropic_tools(TOOLS), stream=True)
@@ -664,14 +882,16 @@ def first_failure(name, api):
 
 
 for name in ("stream_cut", "stream_overloaded", "stream_stall"):
-    for api in ("chat", "messages"):
+    for api in ("chat", "messages", "responses"):
         print(f"{name:18} {api:9} {first_failure(name, api)}")
 
 # %% [markdown]
 # Note the anthropic SDK's error event: an `APIStatusError` whose `status_code` is **200** —
 # not an `OverloadedError`, and not retried. A connection cut mid-stream reaches your code as
 # the HTTP library's `httpx2.RemoteProtocolError` from the anthropic SDK, and as
-# `openai.APIConnectionError` from the openai SDK.
+# `openai.APIConnectionError` from the openai SDK, on Chat Completions and Responses alike. The
+# Responses `error` event (nested: `{"type": "error", "error": {...}}`) makes the openai SDK raise
+# `openai.APIError` in the middle of the loop, as a Chat Completions error chunk does.
 #
 # What the loop must do:
 #
@@ -689,7 +909,7 @@ for name in ("stream_cut", "stream_overloaded", "stream_stall"):
 # (`LengthFinishReasonError`), so it never hands you half a reply.
 
 # %% [markdown]
-# ## Exercise 4 — `run_agent_streaming` (4 points)
+# ## Exercise 5 — `run_agent_streaming` (4 points)
 #
 # Write `run_agent_streaming(client, model, question, tools, impl, max_steps=8, retries=2)`,
 # chapter 03's loop where every model call streams:
@@ -881,6 +1101,10 @@ wb.checks.equal((r.answer, r.status, r.steps, llm.calls), (None, "STOPPED: step 
 # - **`chunk.choices[0]` on every chunk.** The usage chunk has `choices == []`: `IndexError`.
 # - **Routing an Anthropic delta to the latest block** instead of its `index`.
 # - **Adding `output_tokens`.** `message_delta` carries the total so far.
+# - **Waiting for `response.completed` to show anything.** Then the Responses stream is a slow
+#   `create`; the text and the calls so far are in the deltas.
+# - **Taking a Responses call as whole at `function_call_arguments.done`.** A reply that ran out
+#   of tokens still ends its call, with `status: "incomplete"` on its `output_item.done`.
 # - **Showing the text at the end.** Then streaming buys nothing: the first token is shown when
 #   the last arrives.
 # - **Reading on after the budget.** Leave the loop and close the stream, or the provider goes on
