@@ -9,6 +9,7 @@ from pathlib import Path
 import nbformat
 from nbformat.reader import NotJSONError
 
+from autograder import includes
 from autograder.course import AutograderError
 
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
@@ -103,11 +104,13 @@ def normalise(nb) -> nbformat.NotebookNode:
 
 
 def from_py(path: Path) -> nbformat.NotebookNode:
-    """Build the notebook for a jupytext py:percent chapter source."""
+    """Build the notebook for a jupytext py:percent chapter source, its `#@include` lines
+    expanded (autograder/includes.py)."""
     import jupytext
 
+    text = includes.expand_file(path)  # a missing or ambiguous source stops here, saying which
     try:
-        nb = jupytext.read(path, fmt="py:percent")
+        nb = jupytext.reads(text, fmt="py:percent")
     except Exception as e:
         raise AutograderError(f"cannot read {path} as a py:percent notebook: {e}") from None
     return normalise(nbformat.from_dict(json.loads(nbformat.writes(nb, version=4))))

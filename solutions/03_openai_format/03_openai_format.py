@@ -56,13 +56,7 @@ from workbook.fake_llm import FakeLLM
 from workbook.shop import SCHEMAS, Shop
 
 
-@dataclass
-class AgentResult:
-    """How a run ended."""
-
-    answer: str | None  # the model's final text; None when the run was stopped
-    status: str  # "done", or a stop status such as "STOPPED: step limit"
-    steps: int  # how many times the model was called
+#@include 02_the_loop AgentResult
 
 
 def call_tool(impl, name, args):

@@ -62,24 +62,10 @@ from workbook.fake_llm import FakeLLM
 from workbook.shop import SCHEMAS, Shop
 
 
-@dataclass
-class AgentResult:
-    """How a run ended."""
-
-    answer: str | None  # the model's final text; None when the run was stopped
-    status: str  # "done", or a stop status such as "STOPPED: step limit"
-    steps: int  # how many times the model was called
+#@include 02_the_loop AgentResult
 
 
-def call_tool(impl, name, args):
-    """Run impl[name](**args): the result, or {"error": ...} for an unknown tool or any exception."""
-    fn = impl.get(name)
-    if fn is None:
-        return {"error": f"unknown tool {name!r}; available tools: {', '.join(sorted(impl))}"}
-    try:
-        return fn(**args)
-    except Exception as e:  # a failing tool is news for the model, not a crash
-        return {"error": f"{type(e).__name__}: {e}"}
+#@include 03_openai_format call_tool
 
 
 def execute(name, arguments, impl):
@@ -318,11 +304,7 @@ from workbook.checks import fresh
 wb = fresh()
 
 
-def tool_calls(*pairs):
-    S = wb.scenarios
-    asks = S.scripted(S.calls(*(S.Call(name, args) for name, args in pairs)))
-    return wb.fake_llm.FakeLLM(asks).client().chat.completions.create(
-        model="fake-model", messages=[{"role": "user", "content": "go"}]).choices[0].message.tool_calls
+#@include 04_parallel_calls tool_calls
 
 
 def plan(calls, read_only):
@@ -455,12 +437,7 @@ from workbook.checks import fresh
 wb = fresh()
 
 
-def tool_calls(*pairs):
-    """Real SDK tool calls: a scripted fake model that asks for exactly these (name, args) in one reply."""
-    S = wb.scenarios
-    asks = S.scripted(S.calls(*(S.Call(name, args) for name, args in pairs)))
-    return wb.fake_llm.FakeLLM(asks).client().chat.completions.create(
-        model="fake-model", messages=[{"role": "user", "content": "go"}]).choices[0].message.tool_calls
+#@include 04_parallel_calls tool_calls
 
 
 probe = wb.checks.Overlap(2)  # reads that run together: each starts while the other is running
@@ -544,11 +521,7 @@ from workbook.checks import fresh
 wb = fresh()
 
 
-def tool_calls(*pairs):
-    S = wb.scenarios
-    asks = S.scripted(S.calls(*(S.Call(name, args) for name, args in pairs)))
-    return wb.fake_llm.FakeLLM(asks).client().chat.completions.create(
-        model="fake-model", messages=[{"role": "user", "content": "go"}]).choices[0].message.tool_calls
+#@include 04_parallel_calls tool_calls
 
 
 def run(batches, impl):

@@ -70,18 +70,10 @@ from workbook.paths import AGENT_FILES
 from workbook.shop import SCHEMAS, Shop
 
 
-def error_observation(text):
-    """A failure as the model reads it: the JSON text {"error": text}."""
-    return json.dumps({"error": text}, ensure_ascii=False)
+#@include 05_errors_are_observations error_observation
 
 
-@dataclass
-class AgentResult:
-    """How a run ended."""
-
-    answer: str | None  # the model's final text; None when the run was stopped
-    status: str  # "done", or a stop status such as "STOPPED: step limit"
-    steps: int  # how many times the model was called
+#@include 02_the_loop AgentResult
 
 
 def run_agent(client, model, question, tools, run_call, max_steps=8):

@@ -70,13 +70,7 @@ from workbook.payments import Payments, PaymentTimeout
 from workbook.shop import Shop
 
 
-@dataclass
-class AgentResult:
-    """How a run ended."""
-
-    answer: str | None  # the model's final text; None when the run was stopped
-    status: str  # "done", or a stop status such as "STOPPED: step limit"
-    steps: int  # how many times the model was called
+#@include 02_the_loop AgentResult
 
 
 def call_tool(impl, name, args, call_id=None):

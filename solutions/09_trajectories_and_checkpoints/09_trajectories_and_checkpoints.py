@@ -73,19 +73,7 @@ class AgentResult:
     steps: int  # how many times the model was called
 
 
-def call_tool(impl, name, args, call_id=None):
-    """Run impl[name](**args), adding call_id= for tools that declare it: the result or {"error": ...}."""
-    fn = impl.get(name)
-    if fn is None:
-        return {"error": f"unknown tool {name!r}; available tools: {', '.join(sorted(impl))}"}
-    if "call_id" in args:
-        return {"error": "'call_id' is not an argument you can send: the code sets it"}
-    try:
-        if "call_id" in inspect.signature(fn).parameters:
-            return fn(**args, call_id=call_id)
-        return fn(**args)
-    except Exception as e:  # a failing tool is news for the model, not a crash
-        return {"error": f"{type(e).__name__}: {e}"}
+#@include 08_retries_and_idempotency call_tool
 
 
 def tool_message(call, impl):

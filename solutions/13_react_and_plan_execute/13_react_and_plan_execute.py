@@ -64,36 +64,13 @@ from workbook.fake_llm import FakeLLM
 from workbook.shop import Shop
 
 
-@dataclass
-class AgentResult:
-    """How a run ended."""
-
-    answer: str | None  # the model's final text; None when the run was stopped
-    status: str  # "done", or a stop status such as "STOPPED: step limit"
-    steps: int  # how many times the model was called
+#@include 02_the_loop AgentResult
 
 
-def call_tool(impl, name, args):
-    """Run impl[name](**args): the result, or {"error": ...} for an unknown tool or any exception."""
-    fn = impl.get(name)
-    if fn is None:
-        return {"error": f"unknown tool {name!r}; available tools: {', '.join(sorted(impl))}"}
-    try:
-        return fn(**args)
-    except Exception as e:  # a failing tool is news for the model, not a crash
-        return {"error": f"{type(e).__name__}: {e}"}
+#@include 03_openai_format call_tool
 
 
-def tool_message(call, impl):
-    """Run one tool call from the SDK; its `tool` message, content as JSON text."""
-    try:
-        args = json.loads(call.function.arguments)
-    except json.JSONDecodeError as e:
-        result = {"error": f"arguments are not valid JSON ({e}); send one JSON object"}
-    else:
-        result = call_tool(impl, call.function.name, args)
-    return {"role": "tool", "tool_call_id": call.id,
-            "content": json.dumps(result, ensure_ascii=False, default=str)}
+#@include 06_limits tool_message
 
 
 def run_agent(client, model, question, tools, impl, max_steps=8, max_tokens=60_000,

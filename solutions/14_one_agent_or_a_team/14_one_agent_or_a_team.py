@@ -63,53 +63,16 @@ from workbook.fake_llm import FakeLLM
 from workbook.scenarios.teams import ORCHESTRATOR, SOLO, TEAM, Desk, ask_tool, tool_schema, transfer_tool
 
 
-@dataclass
-class AgentResult:
-    """How a run ended."""
-
-    answer: str | None  # the model's final text; None when the run was stopped
-    status: str  # "done", or a stop status such as "STOPPED: step limit"
-    steps: int  # how many times the model was called
+#@include 02_the_loop AgentResult
 
 
-def error_observation(text):
-    """A failure as the model reads it: the JSON text {"error": text}."""
-    return json.dumps({"error": text}, ensure_ascii=False)
+#@include 05_errors_are_observations error_observation
 
 
-def args_model(fn):
-    """A pydantic model of fn's arguments: each parameter with its type and default, nothing else."""
-    hints = typing.get_type_hints(fn)
-    fields = {}
-    for p in inspect.signature(fn).parameters.values():
-        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-            continue
-        default = ... if p.default is p.empty else p.default  # ... means "required"
-        fields[p.name] = (hints.get(p.name, typing.Any), default)
-    name = getattr(fn, "__name__", "tool")
-    return create_model(f"{name}_args", __config__=ConfigDict(extra="forbid"), **fields)
+#@include 05_errors_are_observations args_model
 
 
-def execute(name, raw_args, impl):
-    """One tool call -> the text of its tool message: the JSON result, or an error observation {"error": ...}."""
-    fn = impl.get(name)
-    if fn is None:
-        return error_observation(f"unknown tool {name!r}. Available tools: {', '.join(sorted(impl))}.")
-    try:
-        args = json.loads(raw_args or "{}")
-    except json.JSONDecodeError as e:
-        return error_observation(f"the arguments of {name} are not valid JSON ({e}). Send one JSON object.")
-    try:
-        validated = args_model(fn).model_validate(args)
-    except ValidationError as e:
-        problems = "; ".join(f"{'.'.join(map(str, err['loc']))}: {err['msg']}" if err["loc"] else err["msg"]
-                             for err in e.errors())
-        return error_observation(f"bad arguments for {name}: {problems}. Fix them and call {name} again.")
-    try:
-        result = fn(**validated.model_dump())
-    except Exception as e:  # whatever the tool does, the loop goes on
-        return error_observation(f"{name} failed: {type(e).__name__}: {e}")
-    return json.dumps(result, ensure_ascii=False, default=str)
+#@include 05_errors_are_observations execute
 
 
 def run_agent(client, model, messages, tools, impl, max_steps=8):

@@ -56,36 +56,13 @@ from workbook.fake_llm import FakeLLM, prompt_tokens
 from workbook.scenarios import context
 
 
-@dataclass
-class AgentResult:
-    """How a run ended."""
-
-    answer: str | None  # the model's final text; None when the run was stopped
-    status: str  # "done", or a stop status such as "STOPPED: step limit"
-    steps: int  # how many times the model was called
+#@include 02_the_loop AgentResult
 
 
-def call_tool(impl, name, args):
-    """Run impl[name](**args): the result, or {"error": ...} for an unknown tool or any exception."""
-    fn = impl.get(name)
-    if fn is None:
-        return {"error": f"unknown tool {name!r}; available tools: {', '.join(sorted(impl))}"}
-    try:
-        return fn(**args)
-    except Exception as e:  # a failing tool is news for the model, not a crash
-        return {"error": f"{type(e).__name__}: {e}"}
+#@include 03_openai_format call_tool
 
 
-def tool_message(call, impl):
-    """Run one tool call from the SDK; its `tool` message, content as JSON text."""
-    try:
-        args = json.loads(call.function.arguments)
-    except json.JSONDecodeError as e:
-        result = {"error": f"arguments are not valid JSON ({e}); send one JSON object"}
-    else:
-        result = call_tool(impl, call.function.name, args)
-    return {"role": "tool", "tool_call_id": call.id,
-            "content": json.dumps(result, ensure_ascii=False, default=str)}
+#@include 06_limits tool_message
 
 
 def run_agent(client, model, messages, tools, impl, max_steps=8):
@@ -752,11 +729,7 @@ def nothing(messages, client, keep_last):
     return list(messages)
 
 
-def drop_oldest(messages, budget, tools=None):
-    out = list(messages)
-    while count(out, tools) > budget:
-        del out[2:4]
-    return out
+#@include 16_context_engineering drop_oldest
 
 
 llm = wb.fake_llm.FakeLLM(scenario, context_window=2000)

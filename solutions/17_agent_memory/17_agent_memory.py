@@ -65,49 +65,16 @@ from workbook import kb, scenarios
 from workbook.fake_llm import FakeLLM
 
 
-@dataclass
-class AgentResult:
-    """How a run ended."""
-
-    answer: str | None  # the model's final text; None when the run was stopped
-    status: str  # "done", or a stop status such as "STOPPED: step limit"
-    steps: int  # how many times the model was called
+#@include 02_the_loop AgentResult
 
 
-def call_tool(impl, name, args):
-    """Run impl[name](**args): the result, or {"error": ...} for an unknown tool or any exception."""
-    fn = impl.get(name)
-    if fn is None:
-        return {"error": f"unknown tool {name!r}; available tools: {', '.join(sorted(impl))}"}
-    try:
-        return fn(**args)
-    except Exception as e:  # a failing tool is news for the model, not a crash
-        return {"error": f"{type(e).__name__}: {e}"}
+#@include 03_openai_format call_tool
 
 
-def tool_message(call, impl):
-    """Run one tool call from the SDK; its `tool` message, content as JSON text."""
-    try:
-        args = json.loads(call.function.arguments)
-    except json.JSONDecodeError as e:
-        result = {"error": f"arguments are not valid JSON ({e}); send one JSON object"}
-    else:
-        result = call_tool(impl, call.function.name, args)
-    return {"role": "tool", "tool_call_id": call.id,
-            "content": json.dumps(result, ensure_ascii=False, default=str)}
+#@include 06_limits tool_message
 
 
-def run_agent(client, model, messages, tools, impl, max_steps=8):
-    """Chapter 03's loop on the messages given; every turn is appended to `messages`."""
-    for step in range(1, max_steps + 1):
-        response = client.chat.completions.create(model=model, messages=messages, tools=tools)
-        message = response.choices[0].message
-        messages.append(message.model_dump(exclude_none=True))
-        if not message.tool_calls:
-            return AgentResult(message.content, "done", step)
-        for call in message.tool_calls:
-            messages.append(tool_message(call, impl))
-    return AgentResult(None, "STOPPED: step limit", max_steps)
+#@include 16_context_engineering run_agent
 
 
 # %% [markdown]
@@ -305,11 +272,7 @@ from workbook.checks import fresh
 wb = fresh()
 
 
-def masked(text):
-    with wb.checks.no_raise(f"mask({text[:40]!r})"):
-        got = mask(text)
-    assert type(got) is str, f"mask must return a str, got {type(got).__name__}: {got!r}"
-    return got
+#@include 17_agent_memory masked
 
 
 for text, want in [
@@ -504,12 +467,7 @@ TABLE = ("CREATE TABLE facts (id INTEGER PRIMARY KEY AUTOINCREMENT, customer TEX
          "day TEXT NOT NULL, fact TEXT NOT NULL)")
 
 
-def store(folder, name):
-    path = Path(folder) / name
-    with contextlib.closing(sqlite3.connect(path)) as db:
-        db.execute(TABLE)
-        db.commit()
-    return path
+#@include 17_agent_memory store
 
 
 def rows(path):

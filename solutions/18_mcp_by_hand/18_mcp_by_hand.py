@@ -99,72 +99,16 @@ from workbook.paths import AGENT_FILES
 logging.getLogger().addHandler(logging.NullHandler())
 
 
-@dataclass
-class AgentResult:
-    """How a run ended."""
-
-    answer: str | None  # the model's final text; None when the run was stopped
-    status: str  # "done", or a stop status such as "STOPPED: step limit"
-    steps: int  # how many times the model was called
+#@include 02_the_loop AgentResult
 
 
-def call_tool(impl, name, args):
-    """Run impl[name](**args): the result, or {"error": ...} for an unknown tool or any exception."""
-    fn = impl.get(name)
-    if fn is None:
-        return {"error": f"unknown tool {name!r}; available tools: {', '.join(sorted(impl))}"}
-    try:
-        return fn(**args)
-    except Exception as e:  # a failing tool is news for the model, not a crash
-        return {"error": f"{type(e).__name__}: {e}"}
+#@include 03_openai_format call_tool
 
 
-def tool_message(call, impl):
-    """Run one tool call from the SDK; its `tool` message, content as JSON text."""
-    try:
-        args = json.loads(call.function.arguments)
-    except json.JSONDecodeError as e:
-        result = {"error": f"arguments are not valid JSON ({e}); send one JSON object"}
-    else:
-        result = call_tool(impl, call.function.name, args)
-    return {"role": "tool", "tool_call_id": call.id,
-            "content": json.dumps(result, ensure_ascii=False, default=str)}
+#@include 06_limits tool_message
 
 
-def run_agent(client, model, question, tools, impl, max_steps=8, max_tokens=60_000,
-              timeout_s=120.0, max_result_chars=4_000, clock=time.monotonic):
-    """The loop with limits: answer, stop status, and the model calls made."""
-    messages = [{"role": "user", "content": question}]
-    started, tokens, seen = clock(), 0, Counter()
-    for step in range(1, max_steps + 1):
-        if clock() - started >= timeout_s:
-            return AgentResult(None, "STOPPED: timeout", step - 1)
-        response = client.chat.completions.create(model=model, messages=messages, tools=tools)
-        tokens += response.usage.total_tokens
-        choice = response.choices[0]
-        message = choice.message
-        messages.append(message.model_dump(exclude_none=True))
-        if choice.finish_reason not in ("stop", "tool_calls"):
-            return AgentResult(None, f"STOPPED: {choice.finish_reason}", step)
-        if not message.tool_calls:
-            return AgentResult(message.content, "done", step)
-        if tokens > max_tokens:
-            return AgentResult(None, "STOPPED: token budget", step)
-        for call in message.tool_calls:
-            try:
-                key = (call.function.name, json.dumps(json.loads(call.function.arguments), sort_keys=True))
-            except ValueError:
-                key = (call.function.name, call.function.arguments)
-            seen[key] += 1
-            if seen[key] >= 3:
-                return AgentResult(None, "STOPPED: loop", step)
-            tool_msg = tool_message(call, impl)
-            content = tool_msg["content"]
-            if len(content) > max_result_chars:
-                content = (f"{content[:max_result_chars]}\n[truncated] cut "
-                           f"{len(content) - max_result_chars} of {len(content)} characters")
-            messages.append({**tool_msg, "content": content})
-    return AgentResult(None, "STOPPED: step limit", max_steps)
+#@include 13_react_and_plan_execute run_agent
 
 READABLE = {".md", ".txt", ".json"}  # suffixes read_file accepts
 MAX_READ = 20_000  # characters read_file returns at most
@@ -174,63 +118,11 @@ MAX_VALUE = 10**100  # largest |number| calculate accepts, literal or intermedia
 MAX_HIT = 1_000  # characters of one hit's text that rag_search returns
 
 
-def read_file(base, path):
-    """Text of a .md/.txt/.json file inside the folder `base` (at most MAX_READ characters); refusals raise."""
-    root = Path(base).resolve()
-    target = (root / path).resolve()
-    if not target.is_relative_to(root):
-        raise PermissionError(f"{path!r} is outside the agent's folder")
-    if target.suffix not in READABLE:
-        raise PermissionError(f"{path!r}: only {', '.join(sorted(READABLE))} files may be read")
-    if not target.is_file():
-        raise FileNotFoundError(f"no file {path!r} in the agent's folder")
-    with open(target, encoding="utf-8", errors="replace") as f:
-        text = f.read(MAX_READ + 1)
-    return text if len(text) <= MAX_READ else text[:MAX_READ] + "\n[truncated]"
+#@include 07_what_code_decides read_file
 
-def calculate(expression):
-    """The value of an arithmetic expression (numbers, + - * / **, unary -); refusals raise ValueError."""
-    operators = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-                 ast.Div: operator.truediv, ast.Pow: operator.pow}
-    if not isinstance(expression, str) or len(expression) > MAX_LENGTH:
-        raise ValueError(f"the expression must be a string of at most {MAX_LENGTH} characters")
-    try:
-        tree = ast.parse(expression.strip(), mode="eval")
-    except SyntaxError:
-        raise ValueError(f"not an arithmetic expression: {expression!r}") from None
+#@include 07_what_code_decides calculate
 
-    def checked(x):
-        if isinstance(x, complex) or not abs(x) <= MAX_VALUE:
-            raise ValueError(f"numbers must be real and at most {MAX_VALUE:.0e} in size")
-        return x
-
-    def value(node):
-        if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-            return checked(node.value)
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-            return -value(node.operand)
-        if isinstance(node, ast.BinOp) and type(node.op) in operators:
-            left, right = value(node.left), value(node.right)
-            if isinstance(node.op, ast.Pow) and abs(right) > MAX_EXPONENT:
-                raise ValueError(f"exponents are limited to {MAX_EXPONENT}; got {right}")
-            try:
-                return checked(operators[type(node.op)](left, right))
-            except OverflowError:
-                raise ValueError("the result is too large") from None
-        raise ValueError(f"not allowed in a calculation: {type(node).__name__}")
-
-    return value(tree.body)
-
-def rag_search(query: str, k: int = 4) -> str:
-    """Search the shop's knowledge base: the best k sections (at most 8), each with its source."""
-    hits = kb.search(query, k)
-    if not hits:
-        return f"No results for {query!r} in the knowledge base."
-    blocks = []
-    for hit in hits:
-        text = hit.text if len(hit.text) <= MAX_HIT else hit.text[:MAX_HIT] + "\n[truncated]"
-        blocks.append(f"[{hit.source} § {hit.section}]\n{text}")
-    return "\n\n".join(blocks)
+#@include 11_capstone rag_search
 
 PROTOCOL_VERSION = "2025-11-25"  # the legacy (handshake) revision this client asks for
 SUPPORTED_VERSIONS = ("2025-06-18", "2025-11-25")  # revisions it can speak if the server answers with one
