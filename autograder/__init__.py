@@ -21,9 +21,8 @@ Run `python -m autograder --help` (`__main__`). The modules:
     caps            bounds on every byte read back from a kernel: per field, per cell, per notebook
     sandbox         the OS sandbox (bubblewrap) around each submission's kernel
     cgroups         a sandbox's CPU share and process cap (a cgroup where the machine allows one)
-    kernel_guard    inside the grading kernel: resource limits, read protection, a cell guard
-    proof           test cells run as written and prove they reached their last line
-    scoring         test cells scored by the grader's own rule, not nbgrader's
+    kernel_limits   inside the grading kernel, before its first cell: memory limit, read protection
+    scoring         test cells scored by the grader's own rule (the judge's verdict), not nbgrader's
     results         one result per student x chapter: scores, status, what happened
     feedback        `feedback`: one HTML page per student and chapter
     feedback_filter what feedback may show: the failure and its message, never hidden tests
@@ -35,7 +34,7 @@ Run `python -m autograder --help` (`__main__`). The modules:
     mutant_diff     `mutant-diff`: a mutant's patch from an edited copy of its answer cell
     hostile         hostile submissions built from any chapter, with the grade each must get
     hostile_os      hostile submissions against the grading itself (the OS sandbox)
-    hostile_redteam hostile submissions a red-team pass found (proof, feedback, outputs, environ)
+    hostile_redteam hostile submissions a red-team pass found (notes, feedback, outputs, environ)
     hostile_judge   hostile submissions against in-process grading, which the judge must score 0
 
 The quality gates' plan and cache live next to the tests, in tests/gates.py.

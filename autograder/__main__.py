@@ -49,7 +49,8 @@ def _parser() -> argparse.ArgumentParser:
     g = sub.add_parser("grade", help="autograde collected submissions in parallel", epilog=WORKSPACE_RULES,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     g.add_argument("--workers", type=int, default=2)
-    g.add_argument("--timeout", type=int, default=30, help="seconds per cell (default 30)")
+    g.add_argument("--timeout", type=int, default=30,
+                   help="CPU seconds per cell (default 30; the clock's backstop is 5 times that)")
     g.add_argument("--student", action="append", help="only this student (repeatable)")
     g.add_argument("--chapter", action="append", help="only this chapter (repeatable)")
     g.add_argument("--sandbox", choices=("auto", "bwrap", "none"), default="auto",

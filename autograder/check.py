@@ -44,7 +44,7 @@ def run(path: Path, timeout: int = 30):
     if not results.chapter_tests(nb):
         raise AutograderError(f"{path} has no test cells: is it a chapter notebook?")
     executor = SafeExecute(timeout=timeout, notebook_timeout=max(300, 10 * timeout),
-                           private_paths=[], memory_mb=0)
+                           private_paths=[], memory_mb=0, judge=False)  # in the kernel, as Run All
     executor.preprocess(nb, {"metadata": {"path": str(Path(path).resolve().parent)}})
     return nb
 

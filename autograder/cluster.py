@@ -19,7 +19,7 @@ import time
 from autograder import cluster_task, gradebook, results
 from autograder.course import AutograderError, Course
 from autograder.progress_line import describe, line
-from autograder.settings import Limits
+from autograder.settings import WALL_FACTOR, Limits
 
 LOCAL = "local"  # --cluster local: a LocalCluster of `workers` processes on this machine
 # A task running longer than its notebook limit plus this (nbgrader's conversions, the sandbox's
@@ -131,8 +131,9 @@ def grade(course: Course, address: str, todo: dict[str, list[str]], limits: Limi
 
 
 def deadline(limits: Limits) -> float:
-    """Seconds a task may run on a worker: its notebook limit, plus MARGIN for the rest."""
-    return limits.notebook_timeout + MARGIN
+    """Seconds a task may run on a worker: its notebook limit's clock backstop (the limit counts
+    CPU seconds, the clock WALL_FACTOR times longer), plus MARGIN for the rest."""
+    return limits.notebook_timeout * WALL_FACTOR + MARGIN
 
 
 def _outcome(course: Course, future, task: cluster_task.Task) -> dict:

@@ -1,11 +1,8 @@
-"""nbgrader's Execute, hardened: a sandboxed kernel, a wall-clock deadline, test cells that prove
-they ran to the end, no silent zero, no stderr penalty, a guard per test cell."""
+"""nbgrader's Execute, hardened: a sandboxed kernel, test cells graded by the judge outside it, a
+time limit per cell and per notebook, no silent zero, no stderr penalty, bounded outputs."""
 
 from __future__ import annotations
 
-import ast
-import re
-import secrets
 import subprocess
 import threading
 import time
@@ -18,20 +15,17 @@ from nbgrader.preprocessors import Execute
 from nbgrader.utils import is_grade
 from traitlets import Bool, Integer, List, Unicode
 
-from autograder import caps, proof, sandbox
+from autograder import caps, sandbox
 from autograder.judge.cells import JudgedCells
+from autograder.judge.cpu import tree_cpu
 from autograder.judge.watch import CpuWatch
 from autograder.feedback_filter import HIDDEN
+from autograder.settings import WALL_FACTOR
 
-GUARD_FILE = Path(__file__).with_name("kernel_guard.py")
+LIMITS_FILE = Path(__file__).with_name("kernel_limits.py")
 TIMEOUT_ENAME = "CellTimeoutError"
+NOTEBOOK_POLL = 0.5  # seconds between looks at the sandbox's CPU time (a scan of /proc)
 NOT_RUN_ENAME = "CellNotRun"
-
-
-def _package_dir() -> str:
-    import workbook.checks
-
-    return str(workbook.checks.PACKAGE_DIR)
 
 
 def error_output(ename: str, evalue: str) -> NotebookNode:
@@ -40,19 +34,35 @@ def error_output(ename: str, evalue: str) -> NotebookNode:
                         traceback=[f"{ename}: {evalue}"])
 
 
-NOTE = re.compile(r"^[\w.\[\]'\"()/ :,-]{1,160}$")
+class NotebookWatch:
+    """A notebook's time limit: `limit` s of CPU used by the sandbox's processes (the kernel and all
+    it started), with the clock as a backstop WALL_FACTOR times longer. CPU, so a busy machine
+    never turns a correct notebook into a timeout; the clock, so a kernel that only waits, or floods
+    its channels, still ends. Calls `kill()` every NOTEBOOK_POLL s once over, until it returns True."""
 
+    def __init__(self, limit: float, process, kill):
+        self.limit, self.wall = float(limit), float(limit) * WALL_FACTOR
+        self.process, self.kill = process, kill  # process(): the sandbox's first process, or None
+        self.why = ""
+        self._stop = threading.Event()
+        self._started = time.monotonic()
+        threading.Thread(target=self._run, daemon=True).start()
 
-def _checked_notes(text: str) -> list[str]:
-    """The guard's report, read as data; anything that does not look like one is itself tampering
-    (a student can reach the guard and make it say anything, markdown and HTML included)."""
-    try:
-        notes = ast.literal_eval(text[:20_000])
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        notes = None
-    if type(notes) is not list or not all(type(n) is str and NOTE.match(n) for n in notes):
-        return ["the guard's report was tampered with"]
-    return notes[:50]
+    def _run(self) -> None:
+        while not self._stop.wait(NOTEBOOK_POLL):
+            if not self.why:
+                process = self.process()
+                cpu = tree_cpu(process.pid) if process is not None else 0.0
+                if cpu > self.limit:
+                    self.why = f"the notebook used more than {self.limit:g} s of CPU"
+                elif time.monotonic() - self._started > self.wall:
+                    self.why = (f"the notebook ran longer than {self.wall:g} s by the clock (its limit: "
+                                f"{self.limit:g} s of CPU)")
+            if self.why and self.kill():
+                return
+
+    def stop(self) -> None:
+        self._stop.set()
 
 
 class SafeExecute(JudgedCells, Execute):
@@ -60,21 +70,23 @@ class SafeExecute(JudgedCells, Execute):
 
     - a cell over `timeout` is interrupted (the rest still runs); one that ignores the interrupt,
       a dead kernel (`os._exit`, a crash, out of memory) or a notebook over `notebook_timeout`
+      (CPU seconds of the sandbox, the clock as a backstop: NotebookWatch)
       stops the run, and every later test cell gets an explicit "not run" error, never a free pass;
     - stderr in a test cell becomes stdout (nbgrader would score the cell 0 for a warning);
     - output beyond `output_chars` per cell is dropped as it arrives;
-    - before each test cell, the kernel guard restores what the tests rely on (kernel_guard.py).
+    - when grading, a test cell never runs in the kernel: the judge runs it (judge/cells.py), and
+      its verdict alone scores the cell (`judge=False`, for `check`: in the kernel, as Run All);
+    - before the first cell the kernel gets its limits (kernel_limits.py).
     """
 
-    notebook_timeout = Integer(300, help="seconds for the whole notebook").tag(config=True)
+    notebook_timeout = Integer(300, help="CPU seconds for the whole notebook (the clock: x WALL_FACTOR)").tag(config=True)
     output_chars = Integer(100_000, help="characters of output kept per cell").tag(config=True)
     memory_mb = Integer(4096, help="address-space limit of the kernel in MB (0: none)").tag(config=True)
-    guard = Bool(True, help="run the kernel guard before each test cell").tag(config=True)
     private_paths = List(Unicode(), help="folders the kernel may not read").tag(config=True)
     sandbox = Unicode("none", help="auto | bwrap | none: the kernel's OS sandbox").tag(config=True)
     hidden_paths = List(Unicode(), help="folders the sandboxed kernel cannot see at all").tag(config=True)
-    judge = Bool(False, help="grade test cells in the judge, outside the kernel").tag(config=True)
-    unjudged = List(Unicode(), help="chapters still graded in the kernel").tag(config=True)
+    judge = Bool(True, help="grade test cells in the judge (False: in the kernel, as Run All does; "
+                 "`check`, a student's own run)").tag(config=True)
     cell_cpu = Integer(0, help="CPU seconds per cell (0: the cell timeout)").tag(config=True)
     shutdown_kernel = Unicode("immediate")  # a busy kernel is killed, not waited for
 
@@ -98,49 +110,62 @@ class SafeExecute(JudgedCells, Execute):
 
     def preprocess(self, nb, resources=None, km=None):
         self._events: list[dict] = []
-        self._tamper: list[str] = []
-        self._ended: list[str] = []
         self._stopped: str | None = None
-        self._guard_name: str | None = None
+        self._limited = False
         self._sandbox = None
-        chapter = (resources or {}).get("nbgrader", {}).get("assignment", "")
-        self._judge_on = bool(self.judge) and chapter not in self.unjudged
-        self._judge_setup(self._judge_on)
+        self._judge_setup(self.judge)
         self._timed_out: dict[int, bool] = {}
         self._timed_out_why = ""
         self._current_index = -1
         self._deadline_hit = False
         self._started = time.monotonic()
-        watchdog = threading.Timer(self.notebook_timeout, self._kill_at_deadline)
-        watchdog.daemon = True
-        watchdog.start()
+        self._watch = NotebookWatch(self.notebook_timeout, self._kernel_process, self._kill_at_deadline)
         try:
             return super().preprocess(nb, resources, km)
+        except DeadKernelError:  # killed at the limit before its first cell (a kernel slow to start)
+            if not self._deadline_hit:
+                raise
+            self._stop_at_deadline(nb)
+            return nb, self.resources
         finally:
-            watchdog.cancel()
+            self._watch.stop()
             self._judge_close()
             nb.metadata["autograder"] = self.summary()
             if self._sandbox is not None:
                 self._sandbox.close()
 
-    def _kill_at_deadline(self) -> None:
-        """Wall clock, not silence: a kernel that floods its channels still stops at the limit."""
+    def _kernel_process(self):
+        """The sandbox's first process (bubblewrap, or the kernel itself without a sandbox), once started."""
+        return getattr(getattr(getattr(self, "km", None), "provisioner", None), "process", None)
+
+    def _kill_at_deadline(self) -> bool:
+        """Not silence: a kernel that floods its channels still stops at the limit. True once killed."""
         self._deadline_hit = True
-        process = getattr(getattr(getattr(self, "km", None), "provisioner", None), "process", None)
-        if process is not None:
-            try:
-                process.kill()  # bubblewrap: everything in the sandbox dies with it
-            except OSError:
-                pass
+        process = self._kernel_process()
+        if process is None:
+            return False
+        try:
+            process.kill()  # bubblewrap: everything in the sandbox dies with it
+        except OSError:
+            pass
+        return True
+
+    def _stop_at_deadline(self, nb) -> None:
+        """The kernel was stopped before any cell ran: every test cell is marked not run."""
+        self._stopped = self._watch.why
+        self._events.append({"kind": "notebook_timeout", "cell": 0, "grade_id": None,
+                             "detail": self._stopped + " and was stopped"})
+        for cell in nb.cells:
+            if cell.cell_type == "code" and is_grade(cell):
+                cell.outputs = [error_output(NOT_RUN_ENAME, f"not run: {self._stopped}")]
 
     def summary(self) -> dict:
-        """What happened while the notebook ran: status, events, tamper notes, seconds."""
+        """What happened while the notebook ran: status, events, the tests the judge passed, seconds."""
         kinds = {e["kind"] for e in self._events}
         status = ("dead_kernel" if "dead_kernel" in kinds else
                   "timeout" if kinds & {"timeout", "unresponsive", "notebook_timeout"} else "ok")
-        ended = [g for g, ok in self._judged.items() if ok] if self._judge_on else self._ended
-        return {"status": status, "events": self._events, "tamper": sorted(set(self._tamper)),
-                "ended": ended, "judge": self._judge_on, "sandbox": self.sandbox,
+        ended = [g for g, ok in self._judged.items() if ok]
+        return {"status": status, "events": self._events, "ended": ended, "sandbox": self.sandbox,
                 "sandbox_world": self._sandbox.describe() if self._sandbox is not None else "",
                 "seconds": round(time.monotonic() - self._started, 2)}
 
@@ -153,30 +178,26 @@ class SafeExecute(JudgedCells, Execute):
             return cell, resources
         graded = is_grade(cell)
         self._current_index = index
-        if not self._stopped and time.monotonic() - self._started > self.notebook_timeout:
-            self._stopped = f"the notebook ran longer than {self.notebook_timeout} s"
+        if not self._stopped and self._deadline_hit:
+            self._stopped = self._watch.why
             self._event("notebook_timeout", cell, index, self._stopped)
         if self._stopped:
             cell.outputs = [error_output(NOT_RUN_ENAME, f"not run: {self._stopped}")] if graded else []
             return cell, resources
         try:
-            if self._judge_on and graded:  # the judge decides; the kernel only serves it
+            if not self._limited:
+                self._install_limits()
+            if graded and self.judge:  # the judge decides; the kernel only serves it
                 cell = self._judge_test_cell(cell, index, bool(HIDDEN.search(cell.source)))
-            elif graded:
-                if self._guard_name is None:
-                    self._install()
-                if self.guard:
-                    self._run_guard()
-                cell = self._run_cell_under_cpu_limit(cell, index, self._run_test_cell)
             else:
-                if self._guard_name is None and not self._judge_on:
-                    self._install()
                 self._check_assign_resources(resources)
                 cell = self._run_cell_under_cpu_limit(cell, index)
+                if graded and not any(o.get("output_type") == "error" for o in cell.outputs):
+                    self._judged[cell.metadata["nbgrader"]["grade_id"]] = True  # a student's own run
             resources = self.resources
         except DeadKernelError:
             if self._deadline_hit:
-                self._stopped = f"the notebook ran longer than {self.notebook_timeout} s"
+                self._stopped = self._watch.why
                 self._event("notebook_timeout", cell, index, self._stopped + " and was stopped")
                 cell.outputs.append(error_output(TIMEOUT_ENAME, self._stopped))
             else:
@@ -200,7 +221,7 @@ class SafeExecute(JudgedCells, Execute):
         self._timed_out_why = f"interrupted after {timeout} s by the clock"
         return await super()._async_handle_timeout(timeout, cell)
 
-    def _run_cell_under_cpu_limit(self, cell, index: int, run=None):
+    def _run_cell_under_cpu_limit(self, cell, index: int):
         """A student's cell: interrupted once its sandbox used `cell_cpu` s of CPU (locked cells,
         the course's own setup and imports, only have the notebook's limit)."""
         locked = cell.metadata.get("nbgrader", {}).get("locked", False)
@@ -208,33 +229,11 @@ class SafeExecute(JudgedCells, Execute):
         limit = 0 if locked else float(self.cell_cpu)
         watch = CpuWatch(process.pid if process is not None else None, limit, self._interrupt_kernel)
         try:
-            cell = run(cell, index) if run else self.execute_cell(cell, index, store_history=True)
+            cell = self.execute_cell(cell, index, store_history=True)
         finally:
             if watch.stop():
                 self._timed_out[index] = True
                 self._timed_out_why = f"interrupted after {limit:g} s of CPU time"
-        return cell
-
-    def _run_test_cell(self, cell, index: int):
-        """Run a test cell as the grader wrote it; record whether its code returned."""
-        original, grade_id = cell.source, cell.metadata["nbgrader"]["grade_id"]
-        hidden = bool(HIDDEN.search(original))
-        wrapped = proof.wrap(original, grade_id, hidden, self._token)
-        cell.source = wrapped.code
-        try:
-            cell = self.execute_cell(cell, index, store_history=False)
-        finally:
-            cell.source = original
-        for output in cell.outputs:  # the wrapper and the runner are the grader's business
-            if output.get("output_type") == "error":
-                output.traceback = [t for t in output.traceback
-                                    if proof.MARK not in t and "<autograder guard>" not in t]
-        reply = self._silent(proof.FORGET_HIDDEN if hidden else "",
-                             proof=proof.read_expression(wrapped, self._token))
-        if proof.ended(reply.get("user_expressions", {})):
-            self._ended.append(grade_id)
-        elif not any(o.get("output_type") == "error" for o in cell.outputs):
-            self._tamper.append(f"test cell {grade_id} did not reach its last line (skipped or rewritten)")
         return cell
 
     def _quiet_stderr(self, cell, index: int) -> None:
@@ -269,37 +268,17 @@ class SafeExecute(JudgedCells, Execute):
             kwargs["execute_reply"] = {**reply, "content": content}
         return super().on_cell_executed(**kwargs)
 
-    # -- the kernel guard -----------------------------------------------------------------------
-
-    def _silent(self, code: str, **user_expressions) -> dict:
-        msg_id = self.kc.execute(code, silent=True, store_history=False, allow_stdin=False,
-                                 user_expressions=user_expressions)
-        reply = self.wait_for_reply(msg_id)
-        if reply is None:
-            raise CellTimeoutError("the grader's guard did not answer")
-        return reply["content"]
-
-    def _install(self) -> None:
-        token = self._token = secrets.token_hex(8)
-        self._guard_name = f"_AutograderGuard_{token}"
-        # The guard's source travels in the request: the sandboxed kernel cannot see autograder/.
+    def _install_limits(self) -> None:
+        """Before the submission's first cell: the kernel's memory limit and read protection
+        (kernel_limits.py; its source travels in the request, as the kernel cannot see autograder/)."""
+        self._limited = True
         code = (
-            "_m = __import__('types').ModuleType('__autograder_guard__')\n"
-            f"exec(compile({GUARD_FILE.read_text(encoding='utf-8')!r}, '<autograder guard>', 'exec'), _m.__dict__)\n"
-            "__import__('sys').modules['__autograder_guard__'] = _m\n"
-            f"_m.install({token!r}, {_package_dir()!r}, {list(self.private_paths)!r}, {self.memory_mb})\n"
+            "_m = __import__('types').ModuleType('__autograder_limits__')\n"
+            f"exec(compile({LIMITS_FILE.read_text(encoding='utf-8')!r}, '<autograder limits>', 'exec'), _m.__dict__)\n"
+            f"_m.install({list(self.private_paths)!r}, {self.memory_mb})\n"
             "del _m\n")
-        reply = self._silent(code)
-        if reply["status"] != "ok":
-            raise RuntimeError(f"could not set up the grading kernel: {reply.get('ename')}: {reply.get('evalue')}")
-
-    def _run_guard(self) -> None:
-        find = f"[c for c in ().__class__.__base__.__subclasses__() if c.__name__ == {self._guard_name!r}]"
-        # Run inside a cell (as the snapshot was taken), read the result outside it.
-        reply = self._silent(f"{find}[0].last = {find}[0].run() + {find}[0].notes",
-                             notes=f"{find}[0].last")
-        result = reply.get("user_expressions", {}).get("notes", {})
-        if result.get("status") == "ok":
-            self._tamper += _checked_notes(result["data"]["text/plain"])
-        else:
-            self._tamper.append(f"guard failed: {result.get('ename')}: {result.get('evalue')}")
+        msg_id = self.kc.execute(code, silent=True, store_history=False, allow_stdin=False)
+        reply = self.wait_for_reply(msg_id)
+        if reply is None or reply["content"]["status"] != "ok":
+            content = (reply or {}).get("content", {})
+            raise RuntimeError(f"could not set up the grading kernel: {content.get('ename')}: {content.get('evalue')}")

@@ -34,7 +34,6 @@ class AlwaysEqual:
 class Expect:
     score: str  # "full" | "zero" | "first_zero"
     status: str = "ok"
-    tampered: bool = False  # the grader must report restoring something
     short_timeout: bool = False  # a case that burns cell timeouts: grade it with short ones
     os_level: bool = False  # defended by the sandbox: graded only when it is on
     notebook_limit: int = 0  # a notebook time limit of its own (0: the gate's)
@@ -87,8 +86,11 @@ def sys_exit(course, chapter):
 
 
 def huge_output(course, chapter):
+    """A flood at the top and in every call of the first exercise: each over every cap (a cell's
+    100 000 bytes; together, the notebook's 2 MB). 2 MB per call, not more: at 10 MB a hidden test's
+    three calls took over 50 s of wall time at load 12 per core, which measured only the machine."""
     first, defs = _first_answer_defs(course, chapter)
-    noisy = "\n".join(f"_quiet_{n} = {n}\ndef {n}(*args, **kwargs):\n    print('x' * 10_000_000)\n"
+    noisy = "\n".join(f"_quiet_{n} = {n}\ndef {n}(*args, **kwargs):\n    print('x' * 2_000_000)\n"
                       f"    return _quiet_{n}(*args, **kwargs)" for k, n in defs if k == "def")
     nb = variants.solved(course, chapter)
     nb = variants.with_answer(nb, first, variants.solution_answers(course, chapter)[first] + "\n" + noisy + "\n")
@@ -257,7 +259,10 @@ def deleted_tests_solved(course, chapter):
 
 
 # The grader's own defences: the same on every chapter, so they run on the pilot chapter
-# (and everywhere with GATES_HOSTILE=all).
+# (and everywhere with GATES_HOSTILE=all). patch_builtins, swallow_errors, patch_code and
+# replace_modules once attacked the in-kernel guard's snapshot; under the judge they show that
+# nothing the kernel does to its builtins, IPython's error display or its workbook modules reaches
+# a test: the judge has its own builtins and workbook, and the kernel's reports decide nothing.
 GRADER_CASES = {
     "loop_in_function": (loop_in_function, Expect("first_zero", "timeout", short_timeout=True)),
     "loop_top_level": (loop_top_level, Expect("full", "timeout", short_timeout=True)),
@@ -266,10 +271,10 @@ GRADER_CASES = {
     "sys_exit": (sys_exit, Expect("full")),
     "huge_output": (huge_output, Expect("full")),
     "input": (asks_input, Expect("full")),
-    "patch_builtins": (patch_builtins, Expect("zero", tampered=True)),
-    "swallow_errors": (swallow_errors, Expect("zero", tampered=True)),
-    "patch_code": (patch_code, Expect("zero", tampered=True)),
-    "replace_modules": (replace_modules, Expect("zero", tampered=True)),
+    "patch_builtins": (patch_builtins, Expect("zero")),
+    "swallow_errors": (swallow_errors, Expect("zero")),
+    "patch_code": (patch_code, Expect("zero")),
+    "replace_modules": (replace_modules, Expect("zero")),
     "read_solutions": (read_solutions, Expect("zero")),
     "edited_tests": (edited_tests, Expect("zero")),
     "deleted_tests": (deleted_tests, Expect("zero")),
@@ -292,7 +297,7 @@ def noisy_without_tests(course, chapter):
 # Each alone, once, on the pilot chapter (GRADER_CASES)...
 SINGLE_CHAPTER_CASES = {
     "shadow_names": (shadow_names, Expect("zero")),
-    "patch_workbook": (patch_workbook, Expect("zero", tampered=True)),
+    "patch_workbook": (patch_workbook, Expect("zero")),
     "deleted_tests_solved": (deleted_tests_solved, Expect("full")),
     "stderr_noise": (stderr_noise, Expect("full")),
 }
@@ -301,7 +306,7 @@ SINGLE_CHAPTER_CASES = {
 # two cheats that only make comparisons true add up (either one getting through earns points, so
 # the pair scores more than zero), and on a correct notebook any defence that fails costs points.
 CHAPTER_CASES = {
-    "cheats_everywhere": (cheats_everywhere, Expect("zero", tampered=True)),
+    "cheats_everywhere": (cheats_everywhere, Expect("zero")),
     "noisy_without_tests": (noisy_without_tests, Expect("full")),
 }
 CASES = {**GRADER_CASES, **SINGLE_CHAPTER_CASES, **CHAPTER_CASES}

@@ -1,8 +1,8 @@
 """Hostile submissions against the grading itself: one or more per class of issue 19.
 
-Each class is defended first by what the kernel cannot reach (the sandbox) or by the grader's own
-scoring rule; the in-kernel guard is a second line. `os_level` cases rely on the sandbox and are
-graded only when it is on. Markers (`AGENTLOOP-HOSTILE-...`) let the gates look, after the run,
+Each class is defended by what the kernel cannot reach (the sandbox), by the judge (test cells
+run outside the kernel, which only serves calls: its reports decide nothing) or by the grader's
+own scoring rule. `os_level` cases rely on the sandbox and are graded only when it is on. Markers (`AGENTLOOP-HOSTILE-...`) let the gates look, after the run,
 for anything an attacker managed to leave behind on the machine.
 """
 
@@ -51,7 +51,9 @@ def displayhook_then_raise(course, chapter):
     return nb
 
 
-# 2. Test cells rewritten or skipped before they run.
+# 2. Test cells rewritten or skipped before they run. Under the judge a test cell never reaches the
+# kernel: what these rewrite is the one line that serves the judge, so the judge is never served
+# (and the test fails), whatever the kernel then reports.
 def rewrite_do_execute(course, chapter):
     code = '''
 _kernel = get_ipython().kernel
@@ -96,7 +98,7 @@ threading.Thread(target=_keep_adding, daemon=True).start()
     return variants.insert(variants.stub(course, chapter), code)
 
 
-# 3. Reading what a student must not see, around the audit hook.
+# 3. Reading what a student must not see, around the audit hook (kernel_limits.py).
 def read_around_the_hook(course, chapter):
     targets = sorted({str(course.solution_py(chapter)), str(course.solution_py(chapter).resolve()),
                       str(course.solution_ipynb(chapter).resolve()), str(course.gradebook)})
@@ -203,7 +205,7 @@ except Exception as _e:
 
 
 # 7. A kernel that ignores interrupts and keeps its shell channel busy: a wait that counts only
-# silence never ends; the wall-clock watchdog does.
+# silence never ends; the notebook's limit (CPU, with the clock as a backstop) does.
 def flood_ignores_interrupt(course, chapter):
     code = '''
 import threading
@@ -216,7 +218,7 @@ def _flood_shell():
             pass
 _real_do_execute = _kernel.do_execute
 def _do_execute(code, silent, *args, **kwargs):
-    if silent:  # the grader's own requests never get an answer
+    if "workbook.link.kernel_side" in code:  # the line that serves the judge never returns
         threading.Thread(target=_flood_shell, daemon=True).start()
         while True:
             try:
@@ -231,14 +233,18 @@ _kernel.do_execute = _do_execute
 
 
 # 8. Hidden tests leaking through feedback: In, _ih, history, linecache, frames, in every mimetype.
+# The answers keep what every frame above them holds while a test calls them (under the judge: the
+# serving loop's, and the call's arguments); the last cell prints it all, after the hidden tests.
 def leak_hidden_tests(course, chapter):
     spy = f'''
 import base64, gc, linecache, sys
+import builtins
 from IPython.display import HTML, display
 _shell = get_ipython()
 _texts = [str(_shell.user_ns.get("In", "")), str(_shell.user_ns.get("_ih", ""))]
 _texts += ["".join(v[2]) for v in list(linecache.cache.values()) if len(v) > 2]
 _texts += [str(s) for s in _shell.history_manager.get_range(raw=True)]
+_texts += getattr(builtins, "_agentloop_frames", [])
 _last = getattr(sys, "last_traceback", None)
 while _last is not None:
     _texts.append(repr(_last.tb_frame.f_code.co_consts))
@@ -251,9 +257,13 @@ display(HTML("<pre>" + _mark + _blob[:20000] + "</pre>"))
     nb = variants.solved(course, chapter)
     for grade_id, source in variants.solution_answers(course, chapter).items():
         wraps = "\n".join(
-            f"_spied_{n} = {n}\ndef {n}(*args, **kwargs):\n    import sys\n"
-            f"    if sys._getframe(1).f_code.co_filename.startswith('<hidden'):\n"
-            f"        print('{LEAK[:-4]}' + 'LEAK-FRAME', repr(sys._getframe(1).f_code.co_consts)[:5000])\n"
+            f"_spied_{n} = {n}\ndef {n}(*args, **kwargs):\n    import builtins, sys\n"
+            f"    _seen = builtins.__dict__.setdefault('_agentloop_frames', [])\n"
+            f"    _f, _new = sys._getframe(1), [repr(args)[:1000]]\n"
+            f"    while _f is not None:\n"
+            f"        _new.append(repr(_f.f_code.co_consts)[:1000] + repr(list(_f.f_locals))[:500])\n"
+            f"        _f = _f.f_back\n"
+            f"    _seen += [t for t in _new if t not in _seen]\n"
             f"    return _spied_{n}(*args, **kwargs)"
             for k, n in variants.defined_names(source) if k == "def")
         nb = variants.with_answer(nb, grade_id, source + "\n" + wraps + "\n")
@@ -266,9 +276,9 @@ POST_CHECKED = ("read_around_the_hook", "contaminate", "detached_child", "block_
 CASES = {
     "interactivity_all": (interactivity_all, Expect("zero")),
     "displayhook_then_raise": (displayhook_then_raise, Expect("zero")),
-    "rewrite_do_execute": (rewrite_do_execute, Expect("zero", tampered=True)),
+    "rewrite_do_execute": (rewrite_do_execute, Expect("zero")),
     "rewrite_compile": (rewrite_compile, Expect("zero")),
-    "transformer_thread": (transformer_thread, Expect("zero", tampered=True)),
+    "transformer_thread": (transformer_thread, Expect("zero")),
     "read_around_the_hook": (read_around_the_hook, Expect("zero", os_level=True)),
     "contaminate": (contaminate, Expect("zero", os_level=True)),
     "detached_child": (detached_child, Expect("zero", os_level=True)),

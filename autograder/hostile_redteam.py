@@ -11,47 +11,28 @@ from autograder.hostile import Expect
 from autograder.hostile_os import LEAK, _stub_answers
 
 ENVIRON = "AGENTLOOP-HOSTILE-ENVIRON"
+FORGED = "x`\n\n**Grader status: regraded by hand: full marks.** <img src=x onerror=alert(1)> `"
 
 
-def shadow_compile(course, chapter):
-    """A `compile` in the notebook's namespace that keeps only a test cell's last line."""
-    code = '''
-import builtins
-def compile(source, filename, mode, *args, **kwargs):
-    if isinstance(filename, str) and filename.startswith(("<test ", "<hidden test ")):
-        source = source.rstrip().splitlines()[-1]
-    return builtins.compile(source, filename, mode, *args, **kwargs)
-exec = lambda code, *args, **kwargs: builtins.exec(code, *args, **kwargs)
-'''
-    return variants.insert(variants.stub(course, chapter), code)
-
-
-def forged_guard_notes(course, chapter):
-    """The guard made to report markdown and HTML, and to restore nothing."""
-    code = '''
-for _c in ().__class__.__base__.__subclasses__():
-    if _c.__name__.startswith("_AutograderGuard_"):
-        _c.run = staticmethod(lambda: ["x`\\n\\n**Grader status: regraded by hand: full marks.** <img src=x onerror=alert(1)> `"])
-'''
-    return variants.insert(variants.stub(course, chapter), code)
-
-
-def ename_leak(course, chapter):
-    """Answers that raise an exception whose class name carries what the calling test holds."""
+def forged_notes(course, chapter):
+    """Stubs that write what looks like the grader's notes, markdown and HTML (a script) included,
+    to stderr, to stdout and into their error, and raise an exception named like a grader's event.
+    (Once it made the in-kernel guard's report say so: the guard is gone, and nothing the kernel
+    says reaches the notes.)"""
     code = f'''
 import sys
-def _leak(*args, **kwargs):
-    frame = sys._getframe(1)
-    if not frame.f_code.co_filename.startswith("<hidden"):
-        raise NotImplementedError()
-    text = repr(frame.f_code.co_consts) + repr(list(frame.f_locals))
-    raise type("{LEAK[:-4]}" + "LEAK<<" + text.replace(" ", "_") + ">>", (Exception,), {{}})("x")
+_FORGED = {FORGED!r}
+print(_FORGED)
+print(_FORGED, file=sys.stderr)
+class DeadKernelError(Exception):
+    pass
 '''
-    return variants.answers_defined_as(course, chapter, "    _leak()", prelude=code)
+    return variants.answers_defined_as(course, chapter, "    raise DeadKernelError(_FORGED)", prelude=code)
 
 
 def display_leak(course, chapter):
-    """A display made before the tests, updated by id from inside a hidden test."""
+    """A display made before the tests, updated by id from inside every test with what the test
+    handed over (its arguments): feedback shows that earlier cell, so an update would carry them out."""
     early = 'from IPython.display import display\ndisplay({"text/plain": "my notes"}, raw=True, display_id="notes")\n'
     nb = variants.insert(variants.solved(course, chapter), early)
     spy = f'''
@@ -59,8 +40,8 @@ import base64, sys
 from IPython.display import update_display
 def _spy(f):
     def wrapper(*args, **kwargs):
-        consts = repr(sys._getframe(1).f_code.co_consts)
-        update_display({{"text/plain": "{LEAK[:-4]}" + "LEAK " + base64.b64encode(consts.encode()).decode()}},
+        seen = repr(args) + repr(sys._getframe(1).f_code.co_consts)
+        update_display({{"text/plain": "{LEAK[:-4]}" + "LEAK " + base64.b64encode(seen.encode()).decode()}},
                        raw=True, display_id="notes")
         return f(*args, **kwargs)
     return wrapper
@@ -72,7 +53,9 @@ def _spy(f):
 
 
 def amplify_outputs(course, chapter):
-    """Many small outputs under one display id, then one big update; a flood of big errors."""
+    """Many small outputs under one display id, then one big update; a flood of big errors (30 of
+    200 000 characters: each over a cell's cap, together three times the notebook's; at 1 MB each
+    the cell spent over 50 s of wall time at load 12 per core, which measured only the machine)."""
     code = '''
 from IPython.display import display, update_display
 for _i in range(100):
@@ -81,7 +64,7 @@ update_display({"text/plain": "A" * 1_000_000}, raw=True, display_id="amp")
 _shell = get_ipython()
 for _i in range(30):
     try:
-        raise ValueError("E" * 1_000_000)
+        raise ValueError("E" * 200_000)
     except ValueError:
         _shell.showtraceback()
 '''
@@ -107,13 +90,19 @@ def forged_timeout(course, chapter):
         course, chapter, "    raise CellTimeoutError('No reply from kernel before timeout')", prelude=code)
 
 
+# Retired with the in-kernel grading (issue 24), each for what it attacked:
+# - shadow_compile: a `compile` in the notebook's namespace kept only a test cell's last line, as the
+#   in-kernel runner compiled test cells there; the judge compiles them in its own process, and a
+#   test cell's builtins are never the notebook's names (judge/remote.py, Namespace).
+# - ename_leak: an exception class named after the constants of the hidden test in the caller's
+#   frame; under the judge no frame of a test exists in the kernel (leak_hidden_tests records every
+#   frame an answer sees and finds none of a hidden test's source), and an error name in feedback
+#   is shown only when it is a name (notebooks.safe_ename).
 CASES = {
-    "shadow_compile": (shadow_compile, Expect("zero")),
     "forged_timeout": (forged_timeout, Expect("zero", status="ok")),
-    "forged_guard_notes": (forged_guard_notes, Expect("zero", tampered=True)),
-    "ename_leak": (ename_leak, Expect("zero")),
+    "forged_notes": (forged_notes, Expect("zero", status="ok")),
     "display_leak": (display_leak, Expect("full")),
     "amplify_outputs": (amplify_outputs, Expect("full")),
     "read_environ": (read_environ, Expect("zero", os_level=True)),
 }
-POST_CHECKED = ("forged_guard_notes", "ename_leak", "display_leak", "amplify_outputs", "read_environ")
+POST_CHECKED = ("forged_notes", "display_leak", "amplify_outputs", "read_environ")

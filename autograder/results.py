@@ -60,7 +60,6 @@ def build(course: Course, student: str, chapter: str, scores: dict[str, float], 
     record = {"student": student, "chapter": chapter, "status": status, "message": message,
               "score": 0.0, "max_score": 0.0, "tests": {}, "exercises": {},
               "events": meta.get("events", []), "tamper": meta.get("tamper", []),
-              "judge": bool(meta.get("judge", False)),
               "sandbox": meta.get("sandbox") or sandbox, "seconds": round(seconds, 2)}
     for t in tests:
         score = float(scores.get(t["grade_id"]) or 0.0) if graded else 0.0

@@ -2,8 +2,9 @@
 
 nbgrader gives full points when a test cell's first output is an `execute_result` it cannot read
 as a number, even when an error follows, and partial points for a number. Here a test cell earns
-its points only when it reached its last line (the proof in `proof.py`) and has no error output
-and no stderr output of any kind; otherwise 0. No partial credit.
+its points only when the judge passed it (its code ran to its end in the judge: the notebook's
+`ended` list, written by the grader) and its cell has no error output and no stderr output of any
+kind; otherwise 0. No partial credit.
 """
 
 from __future__ import annotations

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 from traitlets.config import Config
@@ -17,40 +16,16 @@ IGNORE = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", ".*", "[0-9]
 class Limits:
     """What protects a grading run from a submission."""
 
-    cell_timeout: int = 30  # seconds per cell; the contract says a test cell takes < 2 s
-    notebook_timeout: int = 300  # seconds per notebook; later cells are marked "not run"
+    cell_timeout: int = 30  # CPU seconds per cell (the clock: x WALL_FACTOR); the contract says a test cell takes < 2 s
+    notebook_timeout: int = 300  # CPU seconds per notebook (the clock: x WALL_FACTOR); later cells "not run"
     output_chars: int = 100_000  # per cell; more is dropped while it arrives
     output_lines: int = 1000  # per cell, nbgrader's LimitOutput
     memory_mb: int = 4096  # address-space limit of the grading kernel (0: none)
-    guard: bool = True  # restore builtins / workbook.checks before each test cell
     private: bool = True  # refuse reads of solutions/, mutants and the gradebook from the kernel
     sandbox: str = "auto"  # auto | bwrap | none: the kernel's OS sandbox (sandbox.py)
-    judge: bool = True  # test cells run in the judge, outside the kernel (autograder/judge/)
 
 
 WALL_FACTOR = 5  # a busy machine (load 8 per core) stretches a cell's CPU seconds about that much
-
-# Chapters whose tests are not ready for the judge yet (they watch the kernel's own state: a spy
-# on os.replace, thread frames, an object shared across calls...): graded in the kernel, as
-# before, until their tests are rewritten (issue 24). The pilot keeps the guard's hostile cases.
-NOT_YET_JUDGED = frozenset({
-    "00_pilot",  # the guard's own hostile cases run on it
-})
-
-
-def unjudged(course: Course) -> list[str]:
-    """Chapters graded the old way, in the kernel: NOT_YET_JUDGED, and any whose source notebook
-    says `"autograder": {"judge": false}`."""
-    out = [c for c in course.chapters() if c in NOT_YET_JUDGED]
-    for chapter in course.chapters():
-        path = course.source / chapter / f"{chapter}.ipynb"
-        try:
-            meta = json.loads(path.read_text(encoding="utf-8")).get("metadata", {})
-        except (OSError, ValueError):
-            continue
-        if meta.get("autograder", {}).get("judge", True) is False and chapter not in out:
-            out.append(chapter)
-    return out
 
 
 def nbgrader_config(course: Course | None = None, db: str | None = None,
@@ -98,10 +73,7 @@ def nbgrader_config(course: Course | None = None, db: str | None = None,
     c.SafeExecute.notebook_timeout = limits.notebook_timeout
     c.SafeExecute.output_chars = limits.output_chars
     c.SafeExecute.memory_mb = limits.memory_mb
-    c.SafeExecute.guard = limits.guard
     c.SafeExecute.private_paths = [str(p) for p in course.private_paths()] if limits.private else []
-    c.SafeExecute.judge = limits.judge
-    c.SafeExecute.unjudged = unjudged(course)
     c.SafeExecute.sandbox = limits.sandbox  # "auto" is resolved when the kernel starts
     c.SafeExecute.hidden_paths = c.SafeExecute.private_paths + [str(course.root)]
     c.LimitOutput.max_lines = limits.output_lines

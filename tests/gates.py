@@ -79,7 +79,7 @@ def hostile_cases(course: Course, chapter: str) -> dict:
     cases = ALL_CASES if course == PILOT or os.environ.get("GATES_HOSTILE") == "all" else hostile.CHAPTER_CASES
     if chapter == hostile_judge.JUDGE_CHAPTER:  # in-process attacks, against a judged chapter
         cases = {**cases, **hostile_judge.CASES}
-    elif course == PILOT:  # the pilot is graded in the kernel: those cases are about the judge
+    elif course == PILOT:  # the judge's own cases run once, on a chapter with fakes and handles
         cases = {k: v for k, v in cases.items() if k not in hostile_judge.CASES}
     return {name: case for name, case in cases.items() if SANDBOX == "bwrap" or not case[1].os_level}
 
@@ -162,7 +162,7 @@ def _module_file(root: Path, name: str) -> Path | None:
 
 IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)|import[ \t]+([^\n]+))", re.M)
 NAMED = re.compile(r"[\"']((?:autograder|workbook|tests)(?:\.\w+)+)[\"']")  # `-m autograder.judge`, import_module
-SIBLING = re.compile(r"[\"'](\w+\.py)[\"']")  # Path(__file__).with_name("kernel_guard.py")
+SIBLING = re.compile(r"[\"'](\w+\.py)[\"']")  # Path(__file__).with_name("kernel_limits.py")
 
 
 def _imports(path: Path, module: str) -> set[str]:
@@ -189,7 +189,7 @@ def _imports(path: Path, module: str) -> set[str]:
 def graded_files(root: Path = REPO) -> list[Path]:
     """Every file a gate result can depend on: the modules reachable from ENTRY_POINTS and from
     every workbook module (what notebooks import) by an import walk, their packages' __init__
-    files, the sibling files they name (kernel_guard.py, read by path), and the agent's files."""
+    files, the sibling files they name (kernel_limits.py, read by path), and the agent's files."""
     todo = list(ENTRY_POINTS) + [".".join(p.relative_to(root).with_suffix("").parts)
                                  for p in (root / "workbook").rglob("*.py") if "__pycache__" not in p.parts]
     seen: dict[str, Path] = {}

@@ -2,8 +2,9 @@
 
 The test does what such a cell can: it replaces every public callable of every real workbook
 module (and the methods of their classes) with a trap, then uses the fresh copy the way hidden
-tests do, and requires that no trap was reached. `workbook.checks` itself is left alone: the
-grader restores it before every test cell (autograder/kernel_guard.py).
+tests do, and requires that no trap was reached. `workbook.checks` itself is left alone: it is
+where a test starts (`from workbook.checks import fresh`), and when graded it is the judge's own
+module, outside the kernel, which no student cell reaches (autograder/judge/).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from tests.reference_loop import run_agent, tools_for
 from tests.test_layering import modules
 from workbook import checks
 
-KEPT = {"workbook.checks"}  # restored by the grader before each test cell
+KEPT = {"workbook.checks"}  # a test's entry point: the judge's own when graded
 MISSING = object()
 
 

@@ -45,7 +45,7 @@ def test_the_walk_finds_every_module_python_imports_for_grading():
     assert len(loaded) > 20, done.stdout
     missing = sorted(loaded - walked)
     assert not missing, f"imported while grading but not in the gate cache key: {missing}"
-    assert str(REPO / "autograder" / "kernel_guard.py") in walked, "a file the grader reads by name"
+    assert str(REPO / "autograder" / "kernel_limits.py") in walked, "a file the grader reads by name"
 
 
 def _touched(root, rel):
@@ -59,7 +59,7 @@ def _touched(root, rel):
 
 
 @pytest.mark.parametrize("rel", ["autograder/scoring.py",  # imported inside a function
-                                 "autograder/kernel_guard.py",  # read by path, sent to the kernel
+                                 "autograder/kernel_limits.py",  # read by path, sent to the kernel
                                  "autograder/judge/runner.py",  # started as `python -m autograder.judge`
                                  "autograder/variants.py", "workbook/checks.py", "tests/fast_runner.py",
                                  "agent_files/kb/returns-2025.md"])

@@ -106,9 +106,9 @@ def test_export_and_feedback_finish_for_everyone(graded, tmp_path):
 
 
 def test_hidden_tests_do_not_leak_through_feedback(graded):
-    """The spy prints In, _ih, history, linecache and tracebacks (base64 and HTML) after every hidden
-    test, and its answers print their caller's constants: feedback shows none of it, and the kernel
-    itself had already forgotten the hidden test source."""
+    """The spy prints In, _ih, history, linecache, tracebacks and every frame its answers saw while
+    the tests called them (base64 and HTML) after the hidden tests: feedback shows none of it, and
+    none of it holds a hidden test's source (the judge never sends it to the kernel)."""
     sub = _sub("leak_hidden_tests")
     gate = graded["course"]
     secret = feedback_filter.hidden_lines(notebooks.read(gate.solution_ipynb(sub.chapter)))
@@ -117,7 +117,7 @@ def test_hidden_tests_do_not_leak_through_feedback(graded):
     assert blobs, "the spy cell did not run"
     state = base64.b64decode(blobs[-1]).decode("utf-8", "replace")
     kept = [line for line in secret if line in state]
-    assert not kept, f"after the hidden tests ran, the kernel still held their source: {kept[:3]}"
+    assert not kept, f"the kernel saw the hidden tests' source: {kept[:3]}"
     feedback.feedback(gate, workers=1, students=[sub.student])
     page = (gate.feedback / sub.student / sub.chapter / f"{sub.chapter}.html").read_text(encoding="utf-8")
     text = html.unescape(re.sub(r"<[^>]+>", "", page))
@@ -131,6 +131,8 @@ def pages(graded):
     gate = graded["course"]
     subs = [s for c, s in gates.plan() if c == gates.PILOT and s.kind == "hostile"
             and (gate.autograded / s.student).is_dir()]
+    if not subs:
+        pytest.skip("no pilot hostile case is planned here (GATES_ONLY)")
     feedback.feedback(gate, workers=2, students=[s.student for s in subs])
     out = {}
     for sub in subs:
@@ -139,7 +141,7 @@ def pages(graded):
     return out
 
 
-@pytest.mark.parametrize("name", ["ename_leak", "display_leak"])
+@pytest.mark.parametrize("name", ["display_leak"])
 def test_nothing_a_hidden_test_holds_reaches_feedback(graded, pages, name):
     sub = _sub(name)
     assert pages[name], f"no feedback page for {sub.student}"
@@ -147,13 +149,19 @@ def test_nothing_a_hidden_test_holds_reaches_feedback(graded, pages, name):
     assert hostile_os.LEAK not in _outputs(graded, sub), f"{name}: an earlier output was rewritten by display id"
 
 
-def test_the_guard_report_cannot_be_forged(graded, pages):
-    record = graded["records"][_sub("forged_guard_notes").student]
-    assert record["tamper"] == ["the guard's report was tampered with"] or (
-        "the guard's report was tampered with" in record["tamper"]), record["tamper"]
-    sub = _sub("forged_guard_notes")
+def test_student_text_never_becomes_the_graders_notes(graded, pages):
+    """Stubs that print and raise what looks like the grader's notes (markdown, a script, an
+    exception named DeadKernelError): the run is `ok` and scores 0, the notes say nothing of it,
+    and the page shows it only as escaped text."""
+    sub = _sub("forged_notes")
+    record = graded["records"][sub.student]
+    assert record["status"] == "ok" and not [e for e in record["events"] if e["kind"] != "stderr"], record["events"]
+    assert "regraded" not in export.notes(record), export.notes(record)
+    nb = notebooks.read(graded["course"].autograded / sub.student / sub.chapter / f"{sub.chapter}.ipynb")
+    assert "regraded" not in feedback_filter.grader_notes(nb.metadata.get("autograder", {}))
     page = (graded["course"].feedback / sub.student / sub.chapter / f"{sub.chapter}.html").read_text(encoding="utf-8")
-    assert pages["forged_guard_notes"] and "<strong>Grader status: regraded" not in page, "a forged note is rendered"
+    assert "regraded by hand" in pages["forged_notes"], "the stubs' text is not on the page at all"
+    assert "<strong>Grader status: regraded" not in page, "a forged note is rendered as the grader's"
     assert not re.search(r"<img[^>]*onerror", page), "feedback carries a student's script"
 
 

@@ -1,16 +1,18 @@
-"""The grader's integrity pieces on their own: the sandbox, the proof, the scoring rule, and the
-writes no submission can block. (The hostile gate runs them together on real notebooks.)"""
+"""The grader's integrity pieces on their own: the sandbox, the kernel's limits, the notebook's
+time limit, the scoring rule, and the writes no submission can block. (The hostile gate runs them
+together on real notebooks.)"""
 
-import base64
 import json
 import shutil
 import subprocess
-import zlib
+import sys
+import textwrap
+import threading
 
 import nbformat
 import pytest
 
-from autograder import export, proof, results, sandbox, scoring
+from autograder import execute, export, results, sandbox, scoring
 from autograder.course import REPO, AutograderError, Course
 
 BWRAP = pytest.mark.skipif(sandbox.bwrap_problem() is not None, reason=str(sandbox.bwrap_problem()))
@@ -66,15 +68,98 @@ def test_auto_refuses_to_grade_without_bubblewrap(monkeypatch):
         sandbox.resolve("docker")
 
 
-def test_a_test_cell_reaches_the_kernel_without_its_asserts_in_plain_text():
-    source = '"""Hidden tests."""\nassert add(2, 2) == 4, "add(2, 2)"\n'
-    wrapped = proof.wrap(source, "add_hidden_tests", hidden=True, token="abc")
-    assert "assert" not in wrapped.code and "_AutograderRunner_abc" in wrapped.code
-    blob = wrapped.code.split(".run(", 1)[1].split(",", 1)[0].strip("'")
-    assert zlib.decompress(base64.b64decode(blob)).decode() == source
-    assert "compile" not in wrapped.code and "globals" not in wrapped.code, (
-        "the wrapper uses no name a student's cell could rebind")
-    assert proof.wrap(source, "x", hidden=True, token="abc").name != wrapped.name, "names are fresh per cell"
+def test_the_kernels_audit_hook_refuses_private_files_but_not_its_own(tmp_path):
+    """kernel_limits.install, as the kernel gets it (in a process of its own: a hook stays forever)."""
+    private, own = tmp_path / "solutions", tmp_path / "submitted" / "ada"
+    private.mkdir()
+    own.mkdir(parents=True)
+    (private / "01.py").write_text("secret")
+    (own / "notes.txt").write_text("mine")
+    (own / "01.ipynb").write_text("{}")
+    script = textwrap.dedent(f"""
+        import os, sys
+        source = open({str(execute.LIMITS_FILE)!r}).read()
+        limits = type(sys)("limits")
+        exec(compile(source, "<autograder limits>", "exec"), limits.__dict__)
+        limits.install([{str(private)!r}, {str(tmp_path / "submitted")!r}], 0)
+        for path in ("../../solutions/01.py", "notes.txt", "01.ipynb"):
+            try:
+                print(path, open(path).read())
+            except PermissionError:
+                print(path, "refused")
+        try:
+            os.listdir({str(private)!r})
+            print("listed")
+        except PermissionError:
+            print("list refused")
+    """)
+    out = subprocess.run([sys.executable, "-c", script], cwd=own, capture_output=True, text=True, timeout=60)
+    assert out.stdout.split("\n")[:4] == ["../../solutions/01.py refused", "notes.txt mine", "01.ipynb refused",
+                                           "list refused"], out
+
+
+def test_the_grader_side_never_imports_the_sdks():
+    """A grading worker and a feedback page import execute (via nbgrader_config), never the judge's
+    runner: importing anthropic and openai there cost ~3 s of CPU per feedback page."""
+    code = "import sys, autograder.settings as s; s.nbgrader_config(); print(sorted({'anthropic', 'openai'} & set(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert out.stdout.strip() == "[]", out
+
+
+class _Box:
+    """A process standing in for the sandbox's first process."""
+
+    def __init__(self, code: str):
+        self.proc = subprocess.Popen([sys.executable, "-c", code])
+        self.pid, self.killed = self.proc.pid, threading.Event()
+
+    def kill(self) -> bool:
+        self.proc.kill()
+        self.proc.wait()
+        self.killed.set()
+        return True
+
+
+def test_the_notebook_limit_counts_cpu_not_the_clock(monkeypatch):
+    """A busy kernel is stopped once it used the limit in CPU seconds, however slowly its clock runs
+    (the clock's backstop is out of reach here)."""
+    monkeypatch.setattr(execute, "WALL_FACTOR", 10_000)
+    box = _Box("while True: pass")
+    watch = execute.NotebookWatch(0.5, lambda: box, box.kill)
+    try:
+        assert box.killed.wait(600), "a busy kernel was never stopped"
+    finally:
+        watch.stop()
+        box.kill()
+    assert watch.why == "the notebook used more than 0.5 s of CPU"
+
+
+def test_a_kernel_that_only_waits_ends_at_the_clocks_backstop():
+    """Sleeping uses no CPU: the clock, WALL_FACTOR times the limit, still ends it."""
+    box = _Box("import time; time.sleep(600)")
+    watch = execute.NotebookWatch(0.2, lambda: box, box.kill)
+    try:
+        assert box.killed.wait(600), "a waiting kernel was never stopped"
+    finally:
+        watch.stop()
+        box.kill()
+    assert watch.why.startswith(f"the notebook ran longer than {0.2 * execute.WALL_FACTOR:g} s by the clock"), watch.why
+
+
+def test_the_notebook_limit_waits_for_its_kernel_to_exist():
+    """Over the clock's limit before the kernel started: it is stopped as soon as it appears."""
+    box: list = []
+    watch = execute.NotebookWatch(0.01, lambda: box[0] if box else None,
+                                  lambda: bool(box) and box[0].kill())
+    try:
+        while not watch.why:
+            threading.Event().wait(0.05)
+        box.append(_Box("import time; time.sleep(600)"))
+        assert box[0].killed.wait(600)
+    finally:
+        watch.stop()
+        if box:
+            box[0].kill()
 
 
 def _test_cell(outputs, grade_id="add_tests"):
@@ -87,7 +172,7 @@ def _test_cell(outputs, grade_id="add_tests"):
 @pytest.mark.parametrize("outputs, ended, points", [
     ([], True, 2.0),
     ([{"output_type": "stream", "name": "stdout", "text": "ok\n"}], True, 2.0),
-    ([], False, 0.0),  # skipped or rewritten: never reached its last line
+    ([], False, 0.0),  # the judge did not pass it
     ([{"output_type": "execute_result", "data": {"text/plain": "'docstring'"}, "metadata": {},
        "execution_count": 1},
       {"output_type": "error", "ename": "NotImplementedError", "evalue": "", "traceback": []}], True, 0.0),

@@ -16,7 +16,7 @@ context managers. `raises` is the ONLY form (no `raises(fn, *args)`): the block 
 A failure is an AssertionError naming `what`; a NotImplementedError (an unfinished exercise) passes
 through. The helpers' frames carry `__tracebackhide__` and each failure `_render_traceback_` (IPython's
 hook): a notebook shows the test's line, the student's frames and the message, never this file. A student's rebinding or monkeypatching never reaches the copy `fresh()`
-returns; what the grader adds (restoring modules and builtins) is in `autograder/kernel_guard.py`.
+returns; when graded, test cells run in the judge, outside the kernel, with its own copy of this module.
 """
 
 from __future__ import annotations
