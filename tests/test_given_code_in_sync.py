@@ -16,7 +16,7 @@ from workbook.paths import ROOT
 # and 13's run_agent (06's solution carries a maintainers' comment). This file goes when they do.
 COPIES = {
     "AgentResult": ("02_the_loop", ["09_trajectories_and_checkpoints", "11_capstone",
-                                    "21_responses_api", "23_traces"]),
+                                    "21_responses_api"]),
     "call_tool": ("03_openai_format", ["21_responses_api"]),
     "run_agent": ("06_limits", ["13_react_and_plan_execute"]),
     "error_observation": ("05_errors_are_observations", ["11_capstone"]),
@@ -25,7 +25,6 @@ COPIES = {
     "calculate": ("07_what_code_decides", ["11_capstone"]),
     "make_file_tools": ("07_what_code_decides", ["11_capstone"]),
     "step_line": ("09_trajectories_and_checkpoints", ["11_capstone"]),
-    "mask": ("17_agent_memory", ["23_traces"]),
 }
 
 

@@ -65,32 +65,13 @@ from workbook.shop import Shop
 from workbook.trace import genai, otel, spans
 
 
-@dataclass
-class AgentResult:
-    """How a run ended."""
-
-    answer: str | None  # the model's final text; None when the run was stopped
-    status: str  # "done", or a stop status such as "STOPPED: step limit"
-    steps: int  # how many times the model was called
+#@include 02_the_loop AgentResult
 
 
-def assistant_turn(message):
-    """The assistant message to append, from a reply's message."""
-    turn = {"role": "assistant", "content": message.content}
-    if message.tool_calls:
-        turn["tool_calls"] = [{"id": c.id, "type": "function",
-                               "function": {"name": c.function.name, "arguments": c.function.arguments}}
-                              for c in message.tool_calls]
-    return turn
+#@include 22_streaming assistant_turn
 
 
-def mask(text):
-    """The text with card numbers, e-mails and API keys replaced by [card], [email] and [key]."""
-    if not isinstance(text, str):
-        raise TypeError(f"mask needs text (a str), got {type(text).__name__}")
-    text = re.sub(r"\bsk-[A-Za-z0-9_-]{16,}", "[key]", text)
-    text = re.sub(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+", "[email]", text)
-    return re.sub(r"\b(?:\d[ -]?){12,18}\d\b", "[card]", text)
+#@include 17_agent_memory mask
 
 
 def inside(name, fn, *args, **kwargs):
