@@ -74,14 +74,44 @@ def test_it_writes_nothing(tmp_path):
 
 
 def test_a_query_that_never_ends_is_stopped_by_counting_steps(tmp_path):
-    path = tmp_path / "memory.sqlite3"
-    with contextlib.closing(sqlite3.connect(path)) as db:  # the student's file: facts is a view, forever
-        db.execute("CREATE VIEW facts AS WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n) "
-                   "SELECT 'C-001' AS customer, '2026-11-30' AS day, 'f' AS fact FROM n")
+    path = memory(tmp_path)
+    endless = "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n) "
     with pytest.raises(ValueError, match="steps of SQLite's machine"):
-        read_rows(path, "SELECT COUNT(*) FROM facts")
+        read_rows(path, endless + "SELECT COUNT(*) FROM n")
     with pytest.raises(ValueError, match="more than 5 rows"):
-        read_rows(path, "SELECT customer FROM facts", max_rows=5)
+        read_rows(path, endless + "SELECT x FROM n", max_rows=5)
+
+
+@pytest.mark.parametrize("schema", [
+    "CREATE VIEW facts AS WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n) "
+    "SELECT 'C-001' AS customer, '2026-11-30' AS day, 'f' AS fact FROM n",
+    "CREATE TABLE facts (id INTEGER PRIMARY KEY, customer TEXT, day TEXT, fact TEXT); "
+    "CREATE TRIGGER t AFTER INSERT ON facts BEGIN DELETE FROM facts; END",
+    "CREATE TABLE facts (id INTEGER PRIMARY KEY, customer TEXT, day TEXT, fact AS (zeroblob(99000)))",
+])
+def test_a_file_whose_schema_runs_its_own_sql_is_refused(tmp_path, schema):
+    path = tmp_path / "memory.sqlite3"
+    with contextlib.closing(sqlite3.connect(path)) as db:  # the student's file: SQL of its own
+        db.executescript(schema)
+    with pytest.raises(ValueError, match="reads only"):
+        read_rows(path, "SELECT fact FROM facts")
+
+
+def test_what_one_call_returns_is_bounded_in_bytes_and_rows(tmp_path):
+    fact = "z" * 90_000  # under MAX_VALUE each; together far over MAX_TOTAL
+    path = memory(tmp_path, [("C-001", "2026-11-30", fact)] * 60)
+    with pytest.raises(ValueError, match="bytes"):
+        read_rows(path, "SELECT fact FROM facts ORDER BY day")
+    assert len(read_rows(path, "SELECT fact FROM facts LIMIT 40")) == 40
+    many = memory(tmp_path, [("C-001", "d", "f")] * (sqlite_reader.MAX_ROWS + 1), name="many.sqlite3")
+    with pytest.raises(ValueError, match="rows"):
+        read_rows(many, "SELECT id FROM facts")
+
+
+def test_a_sort_spills_to_memory_never_to_disk(tmp_path):
+    with read_only(memory(tmp_path)) as db:
+        assert db.execute("PRAGMA temp_store").fetchone() == (2,)
+        assert db.execute("PRAGMA hard_heap_limit").fetchone()[0] == sqlite_reader.MAX_HEAP
 
 
 def test_a_value_over_the_bound_is_refused(tmp_path):
