@@ -4,6 +4,9 @@ store, and obeyed in a later session.
 `Memory` is chapter 17's store (the same `facts` table, one customer's dated facts, `remember`
 and `recall` as chapter 17's tools return them), without its masking, trimming and forgetting.
 It lives here so that a test holds it: what the asserts read never comes from the notebook.
+A file's store is read as tests read any file the notebook could have rewritten, through
+`workbook.link.sqlite_reader` (read-only, tables only, bounded), and written on a connection
+with the same bounds: a notebook that swaps the file for a recursive view cannot hang the judge.
 
     memory = Memory(today=datetime.date(2026, 12, 1))   # ":memory:", or a file that outlives it
     memory.tools()                                      # {"remember": ..., "recall": ...}
@@ -28,6 +31,7 @@ import sqlite3
 from workbook import kb
 from workbook.engine.replies import Reply, call, final
 from workbook.engine.turns import Conversation
+from workbook.link.sqlite_reader import bound, read_rows
 from workbook.scenarios.attacks import POISONED_FACT, _obey, attack_tools  # noqa: F401 (POISONED_FACT: the fact it saves)
 from workbook.scenarios.base import Scenario
 from workbook.scenarios.memory import memory_tools
@@ -50,9 +54,16 @@ class Memory:
 
     def __init__(self, path: str = ":memory:", customer: str = "C-001",
                  today: datetime.date = datetime.date(2026, 12, 1)):
-        self._db = sqlite3.connect(str(path), check_same_thread=False)
+        self.path = str(path)
+        self._db = bound(sqlite3.connect(self.path, check_same_thread=False))
         self._db.execute(SCHEMA)
+        self._db.commit()
         self.customer, self.today = customer, today
+
+    def _rows(self, sql: str, params: tuple) -> list[tuple]:
+        if self.path == ":memory:":  # only this connection can reach it
+            return self._db.execute(sql, params).fetchall()
+        return read_rows(self.path, sql, params)
 
     def remember(self, fact: str) -> dict:
         """Save one short fact about the customer for later conversations."""
@@ -66,7 +77,7 @@ class Memory:
 
     def recall(self, query: str) -> list[dict]:
         """The customer's facts that best match the query: [{"date", "days_ago", "fact"}], at most 3."""
-        rows = self._db.execute("SELECT id, day, fact FROM facts WHERE customer = ?", (self.customer,)).fetchall()
+        rows = self._rows("SELECT id, day, fact FROM facts WHERE customer = ?", (self.customer,))
         scores = kb.bm25(query, [fact for _, _, fact in rows])
         ranked = sorted(((s, day, i, fact) for (i, day, fact), s in zip(rows, scores, strict=True) if s > 0),
                         reverse=True)
@@ -79,8 +90,7 @@ class Memory:
 
     def facts(self) -> list[tuple[str, str]]:
         """Every (day, fact) of this customer, oldest first: what the asserts read."""
-        return self._db.execute("SELECT day, fact FROM facts WHERE customer = ? ORDER BY id",
-                                (self.customer,)).fetchall()
+        return self._rows("SELECT day, fact FROM facts WHERE customer = ? ORDER BY id", (self.customer,))
 
     def advance(self, days: int = 1) -> None:
         self.today += datetime.timedelta(days=days)
