@@ -13,9 +13,12 @@ import sys
 import threading
 
 from autograder.course import REPO
+from autograder.judge.clocks import monotonic
 
 PID = struct.Struct("!q")  # the zygote's reply to a fork request: the new judge's pid (-1: none)
 
+DIED = ("the judge process ended before its verdict: it is ended when the test makes it pass its own "
+        "bounds (its memory, or the test's CPU time in the judge; autograder/judge/limits.py)")
 ENV = {"PYTHONPATH": str(REPO), "PYTHONDONTWRITEBYTECODE": "1"}
 
 
@@ -107,6 +110,7 @@ class JudgeProcess:
         self.proc = Zygote.fork() or spawn_plain()
         self.results: queue.Queue = queue.Queue()
         self.dead = False
+        self.pending: str | None = None  # the grade_id of the test whose verdict is awaited
         threading.Thread(target=self._read, daemon=True).start()
         self.wall = 0.0
 
@@ -133,19 +137,26 @@ class JudgeProcess:
         except (BrokenPipeError, ValueError, OSError):
             pass
 
-    def _expect(self, op: str, timeout: float) -> dict:
+    def _expect(self, op: str, timeout: float, grade_id: str | None = None) -> dict:
         if self.dead:
             raise RuntimeError("the judge stopped earlier in this notebook")
-        try:
-            msg = self.results.get(timeout=timeout)
-        except queue.Empty:
-            raise RuntimeError(f"the judge did not answer in {timeout:g} s") from None
-        if msg is None or msg.get("op") != op:
-            self.dead = True
-            raise RuntimeError("the judge stopped")
-        return msg
+        deadline = monotonic() + timeout
+        while True:
+            try:
+                msg = self.results.get(timeout=max(0.0, deadline - monotonic()))
+            except queue.Empty:
+                self.dead = True  # a judge past every deadline is ended: no late verdict can land
+                self.proc.kill()
+                raise RuntimeError(f"the judge did not answer in {timeout:g} s (it was stopped)") from None
+            if msg is None or msg.get("op") != op:
+                self.dead = True
+                raise RuntimeError(DIED)
+            if grade_id is None or msg.get("grade_id") == grade_id:
+                return msg
+            # a verdict on another test (one given up on earlier): never this test's
 
     def test(self, grade_id: str, source: str, hidden: bool, token: str) -> None:
+        self.pending = str(grade_id)
         self._send({"op": "test", "grade_id": grade_id, "source": source, "hidden": hidden, "token": token})
 
     def cell_done(self) -> None:
@@ -153,7 +164,7 @@ class JudgeProcess:
 
     def result(self, timeout: float) -> dict:
         """The verdict on the last test (after the kernel's cell ended)."""
-        return self._expect("result", timeout)
+        return self._expect("result", timeout, self.pending)
 
     def close(self) -> None:
         self._send({"op": "quit"})

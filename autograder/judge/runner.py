@@ -35,6 +35,7 @@ import openai  # noqa: F401
 
 from autograder.judge.clocks import monotonic, process_time
 from autograder.judge.cpu import tree_cpu
+from autograder.judge.limits import MEMORY, limit_cpu, limit_process
 from autograder.judge.remote import JudgeEnd, KernelError, Namespace, Stop
 from autograder.judge.scratch import Mirror
 from workbook.link.channel import Channel, LinkClosed
@@ -112,6 +113,7 @@ class Judge:
             lines = str(cmd["source"]).splitlines(True)
             linecache.cache[filename] = (len(cmd["source"]), None, lines, filename)
         self.end.token = str(cmd.get("token", ""))
+        limit_cpu(self.cpu_limit)  # the backstop: past it the kernel ends this judge (limits.py)
         signal.signal(signal.SIGALRM, _alarm)
         signal.setitimer(signal.ITIMER_REAL, self.wall_limit)  # also while this thread serves a call
         try:
@@ -138,6 +140,9 @@ class Judge:
             ename, evalue = "KernelGone", f"the notebook's kernel stopped answering the grader ({e})"
         elif isinstance(e, KernelError):
             ename, evalue = "KernelError", str(e)
+        elif isinstance(e, MemoryError):
+            ename, evalue = "JudgeMemoryError", (f"the test made the judge need more than its {MEMORY >> 20} MB "
+                                                 "of memory (the notebook's objects or files are too big)")
         else:
             ename, evalue = type(e).__name__, str(e)
         ename = ename if ename.isidentifier() else "Error"
@@ -163,6 +168,7 @@ class Judge:
 
 
 def main() -> None:
+    limit_process()
     out = os.fdopen(os.dup(1), "w", buffering=1)
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
