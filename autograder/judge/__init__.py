@@ -10,6 +10,7 @@ The modules:
     zygote          a warm process per grading worker that forks a fresh judge per notebook
     cells           how SafeExecute grades a test cell with the judge (the kernel's one line)
     runner          the judge process itself: runs test cells, under CPU and clock budgets
+    limits          the judge process's own bounds: address space, file size, CPU per test
     clocks          the clocks the judge reads, bound when it starts (a test may patch time.*)
     cpu             CPU time of a process tree, read from /proc
     watch           a student cell's CPU-time limit
