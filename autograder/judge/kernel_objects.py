@@ -11,6 +11,11 @@ fields (`record_type`), so `result.answer`, `dataclasses.asdict(result)`, `type(
 AgentResult` and `==` work; calling that class builds the object in the kernel (its defaults and
 `__post_init__` are the notebook's) and brings it back. Named tuples and pydantic models get a
 judge-side class of their name and fields the same way (data only).
+
+Bounded: a class has at most MAX_FIELDS fields (counted before anything is built: the red team's
+named tuple of 400,000 fields, or `make_dataclass` with 50,000, is quadratic work in C), and each
+cache holds at most MAX_CLASSES classes for the judge's notebook; past either bound the reply is
+refused with a LinkError saying which.
 """
 
 from __future__ import annotations
@@ -24,6 +29,9 @@ import pydantic
 from workbook.link import codec
 from workbook.link.signatures import signature_from
 
+MAX_FIELDS = 1_000  # fields of one record, named tuple or model class
+MAX_CLASSES = 256  # classes of each kind one judge (one notebook) makes
+
 _records: dict[tuple[str, tuple[str, ...]], type] = {}
 _tuples: dict[tuple[str, tuple[str, ...]], type] = {}
 _models: dict[tuple[str, tuple[str, ...]], type] = {}
@@ -33,13 +41,28 @@ class KernelError(Exception):
     """The kernel broke the link's rules while a test ran (a malformed or oversized reply)."""
 
 
+def _names(kind: str, names, private: str) -> tuple[str, ...]:
+    """The field names of a class the kernel describes, checked (count first, then each name)."""
+    if type(names) not in (list, tuple) or len(names) > MAX_FIELDS:
+        count = len(names) if type(names) in (list, tuple) else "no list of"
+        raise codec.LinkError(f"a {kind} with {count} fields: the judge makes classes of at most {MAX_FIELDS}")
+    if not all(type(n) is str and n.isidentifier() and not n.startswith(private) for n in names):
+        raise codec.LinkError(f"a {kind} field that is not a name")
+    return tuple(names)
+
+
+def _room(cache: dict, kind: str) -> None:
+    if len(cache) >= MAX_CLASSES:
+        raise codec.LinkError(f"the notebook's objects needed more than {MAX_CLASSES} {kind} classes "
+                              "(one per name and set of fields): the judge makes no more")
+
+
 def pydantic_type(path: str, fields: list) -> type:
     """A judge-side pydantic model of the notebook's model's name and fields (data only)."""
     module, qualname = codec.split_path(path)
-    if not all(type(n) is str and n.isidentifier() and not n.startswith("_") for n in fields):
-        raise codec.LinkError("a model field that is not a name")
-    key = (path, tuple(fields))
+    key = (path, _names("pydantic model", fields, "_"))
     if key not in _models:
+        _room(_models, "pydantic model")
         cls = pydantic.create_model(qualname.split(".")[-1], **{f: (typing.Any, None) for f in fields})
         cls.__module__ = module
         _models[key] = cls
@@ -49,10 +72,9 @@ def pydantic_type(path: str, fields: list) -> type:
 def named_tuple(path: str, names: list) -> type:
     """The judge's named tuple class for a kernel one: same name, same fields."""
     module, qualname = codec.split_path(path)
-    if not all(type(n) is str and n.isidentifier() and not n.startswith("_") for n in names):
-        raise codec.LinkError("a named tuple field that is not a name")
-    key = (path, tuple(names))
+    key = (path, _names("named tuple", names, "_"))
     if key not in _tuples:
+        _room(_tuples, "named tuple")
         cls = collections.namedtuple(qualname.split(".")[-1], names)
         cls.__module__ = module
         _tuples[key] = cls
@@ -62,12 +84,11 @@ def named_tuple(path: str, names: list) -> type:
 def record_type(path: str, fields: list[str], ctor=None) -> type:
     """The judge's dataclass for a kernel dataclass `path` ("module:Name") with these fields."""
     module, qualname = codec.split_path(path)
-    names = tuple(fields)
-    if not all(type(n) is str and n.isidentifier() and not n.startswith("__") for n in names):
-        raise codec.LinkError("a record field that is not a name")
+    names = _names("record", fields, "__")
     key = (path, names)
     cls = _records.get(key)
     if cls is None:
+        _room(_records, "record")
         cls = dataclasses.make_dataclass(qualname.split(".")[-1], list(names), eq=True, repr=True)
         cls.__module__, cls.__qualname__ = module, qualname
         original_init = cls.__init__
