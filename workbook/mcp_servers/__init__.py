@@ -27,6 +27,8 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+MAX_SENT = 10_000  # messages one connection sends (its `sent` keeps each)
+MAX_SENT_BYTES = 8_000_000  # characters of JSON one connection sends, all messages together
 TOY = HERE / "toy_server.py"
 SDK = HERE / "sdk_server.py"
 
@@ -50,7 +52,10 @@ class Connection:
     """A server subprocess and its pipes: send() a message, read_line(timeout) a line.
 
     A reader thread moves stdout lines into a queue, so every read can be bounded in time.
-    `max_sends` (tests): the (N+1)-th send raises TooManyMessages instead of looping forever."""
+    `max_sends` (tests): the (N+1)-th send raises TooManyMessages instead of looping forever.
+    Bounded whoever holds it (when graded, the student's client, through the link): at most
+    MAX_SENT messages and MAX_SENT_BYTES of JSON in all (past them a send is refused and `sent`
+    does not grow); the line queue is private (`_lines`: the link hands out no `_` name)."""
 
     def __init__(self, command: list[str], max_sends: int | None = None):
         self.max_sends = max_sends
@@ -58,12 +63,12 @@ class Connection:
             raise TypeError(f"command must be a non-empty list of strings, not {command!r}")
         self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True, encoding="utf-8", bufsize=1)
-        self.lines: queue.Queue[str] = queue.Queue()
+        self._lines: queue.Queue[str] = queue.Queue()
         self.stderr: list[str] = []  # the server's log lines (stderr is where logs belong)
         self.sent: list[dict] = []   # every message sent, in order
-        self._eof = False
+        self._eof, self._sent_bytes = False, 0
         self.spoke = threading.Event()  # the server wrote its first line to stderr (or exited)
-        threading.Thread(target=self._pump, args=(self.proc.stdout, self.lines.put), daemon=True).start()
+        threading.Thread(target=self._pump, args=(self.proc.stdout, self._lines.put), daemon=True).start()
         threading.Thread(target=self._pump, args=(self.proc.stderr, self._log), daemon=True).start()
 
     def _log(self, line: str) -> None:
@@ -82,7 +87,13 @@ class Connection:
         if self.max_sends is not None and len(self.sent) >= self.max_sends:
             raise TooManyMessages(f"the client sent more than {self.max_sends} messages: "
                                   "does it stop when the server repeats itself?")
+        if len(self.sent) >= MAX_SENT:
+            raise TooManyMessages(f"the client sent more than {MAX_SENT} messages on one connection")
         text = json.dumps(message)
+        if self._sent_bytes + len(text) > MAX_SENT_BYTES:
+            raise ValueError(f"a message of {len(text)} characters: one connection sends at most "
+                             f"{MAX_SENT_BYTES} in all (JSON-RPC messages are small)")
+        self._sent_bytes += len(text)
         self.sent.append(json.loads(text))
         try:
             self.proc.stdin.write(text + "\n")
@@ -100,7 +111,7 @@ class Connection:
         if self._eof:
             return ""
         try:
-            line = self.lines.get(timeout=max(timeout, 0))
+            line = self._lines.get(timeout=max(timeout, 0))
         except queue.Empty:
             return None
         self._eof = line == ""
