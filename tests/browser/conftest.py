@@ -8,6 +8,7 @@ import pytest
 
 from tests.browser.jupyter import (
     ARTIFACTS,
+    BACKSTOP_S,
     CHROMIUM,
     CHROMIUM_ARGS,
     JupyterServer,
@@ -42,7 +43,7 @@ def browser():
         pytest.fail(f"the browser tests cannot run: {reason}")
     from playwright.sync_api import expect, sync_playwright
 
-    expect.set_options(timeout=60_000)  # assertions wait as long as the page's own actions
+    expect.set_options(timeout=BACKSTOP_S * 1000)  # assertions wait as long as the page's own actions
 
     with sync_playwright() as pw:
         chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -57,7 +58,7 @@ def page(browser, request):
     """A fresh browser context per test; a failing test leaves a screenshot in test-artifacts/."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     pg = context.new_page()
-    pg.set_default_timeout(60_000)  # a kernel start and "Run All" on a busy 2-core CI machine
+    pg.set_default_timeout(BACKSTOP_S * 1000)  # a kernel start and "Run All" at any load
     try:
         yield pg
     finally:

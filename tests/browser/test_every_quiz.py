@@ -15,13 +15,13 @@ from contextlib import contextmanager
 import nbformat
 import pytest
 
-from tests.browser.jupyter import ARTIFACTS, skip_reason
+from tests.browser.jupyter import ARTIFACTS, BACKSTOP_S, TEST_BACKSTOP_S, skip_reason
 from workbook import quiz
 
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(skip_reason() is not None, reason=f"browser tests: {skip_reason()}"),
-    pytest.mark.timeout(300),
+    pytest.mark.timeout(TEST_BACKSTOP_S),
 ]
 NOTEBOOK = "every_quiz.ipynb"
 TRACKER = "lab/api/settings/@jupyterlab/notebook-extension:tracker"
@@ -33,7 +33,7 @@ def _settings(jupyter, raw: str | None = None) -> str:
     request = urllib.request.Request(jupyter.url(TRACKER), data=data, method="GET" if raw is None else "PUT",
                                      headers={"Authorization": f"token {jupyter.token}",
                                               "Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=30) as reply:
+    with urllib.request.urlopen(request, timeout=BACKSTOP_S) as reply:
         return json.loads(reply.read() or b"{}").get("raw", "{}")
 
 
@@ -68,7 +68,7 @@ def _show_every_quiz(page, chapters) -> None:
     page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
     page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
     widgets = page.locator(".jupyter-widgets.wb-quiz")
-    expect(widgets).to_have_count(len(chapters), timeout=120_000)
+    expect(widgets).to_have_count(len(chapters))
     ARTIFACTS.mkdir(exist_ok=True)
     for n, chapter in enumerate(chapters):
         questions = quiz.load(chapter)

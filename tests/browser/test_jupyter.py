@@ -14,6 +14,7 @@ import pytest
 from tests.browser.jupyter import (
     ARTIFACTS,
     CHAPTER,
+    TEST_BACKSTOP_S,
     VIEWER_NOTEBOOK,
     chapter_missing,
     skip_reason,
@@ -23,7 +24,7 @@ from workbook import quiz
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(skip_reason() is not None, reason=f"browser tests: {skip_reason()}"),
-    pytest.mark.timeout(240),
+    pytest.mark.timeout(TEST_BACKSTOP_S),
 ]
 # Each open gets a new Lab workspace, so no tab restored from an earlier test takes the focus.
 UIS = {"lab": "lab/workspaces/{ws}/tree/{path}", "notebook7": "notebooks/{path}"}

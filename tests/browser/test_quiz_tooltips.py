@@ -12,12 +12,12 @@ import uuid
 import nbformat
 import pytest
 
-from tests.browser.jupyter import ARTIFACTS, skip_reason
+from tests.browser.jupyter import ARTIFACTS, TEST_BACKSTOP_S, skip_reason
 
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(skip_reason() is not None, reason=f"browser tests: {skip_reason()}"),
-    pytest.mark.timeout(300),
+    pytest.mark.timeout(TEST_BACKSTOP_S),
 ]
 CHAPTER = "20_evaluating_an_agent"  # options with `code` and apostrophes
 # What the browser would show on hover at (x, y): the title of the element hit, or of its nearest
@@ -39,7 +39,7 @@ def test_quiz_options_show_no_raw_html_on_hover_and_tick_on_a_click(page, jupyte
     page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
     page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
     options = page.locator(".wb-quiz .widget-checkbox")
-    expect(options.first).to_be_visible(timeout=120_000)
+    expect(options.first).to_be_visible()
     raw = " ".join(options.nth(i).locator("label > span").get_attribute("title") or "" for i in range(options.count()))
     assert "<code>" in raw or "&#x27;" in raw or "&quot;" in raw, (
         f"the check of the check: ipywidgets still puts raw HTML in the title ({raw!r})")

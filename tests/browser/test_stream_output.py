@@ -10,12 +10,12 @@ import uuid
 import nbformat
 import pytest
 
-from tests.browser.jupyter import ARTIFACTS, skip_reason
+from tests.browser.jupyter import ARTIFACTS, TEST_BACKSTOP_S, skip_reason
 
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(skip_reason() is not None, reason=f"browser tests: {skip_reason()}"),
-    pytest.mark.timeout(300),
+    pytest.mark.timeout(TEST_BACKSTOP_S),
 ]
 NOTEBOOK = "stream_output.ipynb"
 TEXT = "Your taxi spending in September 2026 was 9900 KZT over 2 rides. Want a breakdown by week?"
@@ -50,9 +50,9 @@ def test_a_streamed_reply_renders_in_an_output_widget(page, jupyter):
     page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
     page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
     widget = page.locator(".jupyter-widgets.widget-output").first
-    expect(widget).to_contain_text(TEXT, timeout=120_000)
+    expect(widget).to_contain_text(TEXT)
     expect(page.locator(".jp-OutputArea-output", has_text=f"{-(-len(TEXT) // 3)} pieces")).to_have_count(1)
-    expect(page.locator(".jupyter-widgets.wb-quiz")).to_have_count(1, timeout=120_000)
+    expect(page.locator(".jupyter-widgets.wb-quiz")).to_have_count(1)
     assert page.locator(".jp-RenderedText[data-mime-type='application/vnd.jupyter.stderr']").count() == 0
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "stream-output.png"), full_page=True)

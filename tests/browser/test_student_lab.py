@@ -17,13 +17,21 @@ import uuid
 import nbformat
 import pytest
 
-from tests.browser.jupyter import ARTIFACTS, CHAPTERS, ROOT, JupyterServer, skip_reason
+from tests.browser.jupyter import (
+    ARTIFACTS,
+    BACKSTOP_S,
+    CHAPTERS,
+    ROOT,
+    TEST_BACKSTOP_S,
+    JupyterServer,
+    skip_reason,
+)
 from workbook import quiz
 
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(skip_reason() is not None, reason=f"browser tests: {skip_reason()}"),
-    pytest.mark.timeout(300),
+    pytest.mark.timeout(TEST_BACKSTOP_S),
 ]
 RELEASED = "02_the_loop"  # opened untouched: must not be marked unsaved
 FINISHED = "00_start_here"  # its visible tests get saved results, for the progress view
@@ -123,13 +131,13 @@ def test_student_lab_shows_validate_and_no_instructor_tools(page, lab):
     # Validate works without an nbgrader_config.py warning (the stubs fail their tests).
     validate.click()
     dialog = page.locator(".jp-Dialog")
-    expect(dialog).to_contain_text("NotImplementedError", timeout=120_000)
+    expect(dialog).to_contain_text("NotImplementedError")
     shot(page, "validate")
     assert "No nbgrader_config.py" not in lab.log.read_text(encoding="utf-8", errors="replace")
     assert lab.proc.poll() is None
     for path in ("formgrader", "assignments"):  # the instructor's and the exchange's handlers
         with pytest.raises(urllib.error.HTTPError, match="404"):
-            urllib.request.urlopen(lab.url(path), timeout=10)
+            urllib.request.urlopen(lab.url(path), timeout=BACKSTOP_S)
 
 
 def test_quiz_options_render_code_and_wrap_beside_their_box(page, lab):

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.jupyter import ARTIFACTS, skip_reason
+from tests.browser.jupyter import ARTIFACTS, TEST_BACKSTOP_S, skip_reason
 from tests.browser.test_jupyter import STDERR, expect, open_notebook, run_all
 
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(skip_reason() is not None, reason=f"browser tests: {skip_reason()}"),
-    pytest.mark.timeout(240),
+    pytest.mark.timeout(TEST_BACKSTOP_S),
 ]
 CHAPTER = "00_start_here"
 
@@ -37,7 +37,7 @@ def test_an_untouched_chapter_00_speaks_kindly(page, jupyter):
     hidden = cells.filter(has_text="Hidden tests: first_reply")
     hidden.locator(".jp-InputPrompt").click()
     page.keyboard.press("Shift+Enter")
-    expect(hidden.locator(".jp-InputPrompt")).to_contain_text("[", timeout=30_000)
+    expect(hidden.locator(".jp-InputPrompt")).to_contain_text("[")
     page.wait_for_function("() => !document.querySelector('.jp-Notebook .jp-mod-selected .jp-InputPrompt')"
                            "?.textContent.includes('*')")
     expect(hidden.locator(".jp-InputPrompt")).not_to_contain_text("[ ]")
