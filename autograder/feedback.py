@@ -1,12 +1,16 @@
 """`feedback`: one HTML page per student and chapter, without the hidden tests' code.
 
-Each page is made in a process of its own with a deadline (PAGE_SECONDS from the moment it starts
-rendering); a page that fails or runs past its deadline is killed and listed, and every other page
-is still written.
+Each page is made in a process of its own with a deadline: PAGE_SECONDS of CPU time (RLIMIT_CPU),
+and a wall-clock backstop WALL_FACTOR times that for a page that blocks without computing, counted
+from the moment it starts rendering; a page that fails or runs past either is killed and listed, and
+every other page is still written. A busy machine stretches the clock, not the CPU a page uses.
 """
 
 from __future__ import annotations
 
+import math
+import resource
+import signal
 import time
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
@@ -14,8 +18,9 @@ from multiprocessing.connection import wait
 from autograder import results
 from autograder.course import AutograderError, Course
 from autograder.grading import pool_context
+from autograder.settings import WALL_FACTOR
 
-PAGE_SECONDS = 60.0  # per page, once its process has started; past it the process is killed
+PAGE_SECONDS = 60.0  # CPU seconds per page (a page costs ~1.5); past them the process is killed
 START_SECONDS = 120.0  # for a page's process to start (imports on a busy machine), before that
 
 
@@ -32,9 +37,13 @@ def render_page(course: Course, student: str, chapter: str) -> str:
     return str(course.feedback / student / chapter / f"{chapter}.html")
 
 
-def _child(conn, render, course: Course, student: str, chapter: str) -> None:
-    """In the page's own process: say it started, then send the page's path or why it failed."""
+def _child(conn, render, course: Course, student: str, chapter: str, cpu: float = PAGE_SECONDS) -> None:
+    """In the page's own process: say it started, then send the page's path or why it failed.
+    The kernel ends it with SIGXCPU once it has used `cpu` more seconds of CPU."""
     try:
+        used = resource.getrusage(resource.RUSAGE_SELF)
+        soft = math.ceil(used.ru_utime + used.ru_stime + max(cpu, 0.01))
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 5))
         conn.send(("started", ""))
         conn.send(("ok", str(render(course, student, chapter))))
     except BaseException as e:  # noqa: BLE001 - whatever happens, the parent hears of it
@@ -61,7 +70,7 @@ def _read(page: _Page, deadline: float) -> None:
         while page.conn.poll():
             kind, text = page.conn.recv()
             if kind == "started":
-                page.started, page.due = True, time.monotonic() + deadline
+                page.started, page.due = True, time.monotonic() + deadline * WALL_FACTOR
             else:
                 page.outcome = (kind, text)
     except (EOFError, OSError):
@@ -73,8 +82,12 @@ def _finish(page: _Page, deadline: float) -> str:
     if page.outcome is None and page.process.is_alive():
         page.process.kill()
         page.process.join()
-        where = f"after {deadline:g} s" if page.started else f"its process did not start in {START_SECONDS:g} s"
-        text = f"FAILED (timed out {where}; its process was killed)"
+        where = (f"no page after {deadline * WALL_FACTOR:g} s of waiting" if page.started else
+                 f"its process did not start in {START_SECONDS:g} s")
+        text = f"FAILED (timed out: {where}; its process was killed)"
+    elif page.outcome is None and page.process.exitcode in (-signal.SIGXCPU, -signal.SIGKILL):
+        page.process.join()
+        text = f"FAILED (over its {deadline:g} s of CPU time; its process was killed)"
     elif page.outcome is None:
         page.process.join()
         text = f"FAILED: the page's process ended without a page (exit code {page.process.exitcode})"
@@ -98,7 +111,8 @@ def run_pages(course: Course, todo: list[tuple[str, str]], workers: int = 2,
         while waiting and len(running) < max(1, workers):
             student, chapter = waiting.pop(0)
             here, there = ctx.Pipe(duplex=False)
-            process = ctx.Process(target=_child, args=(there, render, course, student, chapter), daemon=True)
+            process = ctx.Process(target=_child, args=(there, render, course, student, chapter, deadline),
+                                  daemon=True)
             process.start()
             there.close()
             running.append(_Page(student, chapter, process, here, time.monotonic() + START_SECONDS))

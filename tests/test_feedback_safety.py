@@ -18,6 +18,7 @@ from traitlets.config import Config
 from autograder import feedback, notebooks
 from autograder.course import REPO, Course
 from autograder.feedback_filter import HIDDEN, NOT_SHOWN, HideHiddenTests, hidden_lines
+from autograder.settings import WALL_FACTOR
 
 PILOT = REPO / "tests" / "pilot"
 CHAPTER = "00_pilot"
@@ -147,6 +148,9 @@ def render_or_hang(course, student, chapter):
             time.sleep(3600)
     if student == "boom":
         raise RuntimeError("boom")
+    if student == "spin":
+        while True:
+            pass
     page = course.feedback / student / chapter / f"{chapter}.html"
     page.parent.mkdir(parents=True, exist_ok=True)
     page.write_text("<html>ok</html>")
@@ -154,10 +158,12 @@ def render_or_hang(course, student, chapter):
 
 
 def test_a_page_that_hangs_is_killed_and_the_others_are_written(course):
+    """A page that blocks is stopped by the clock's backstop (WALL_FACTOR x its CPU seconds), one that
+    computes forever by its CPU time, whatever the machine's load."""
     todo = [("ann", CHAPTER), ("hang", CHAPTER), ("boom", CHAPTER), ("bob", CHAPTER)]
     lines = feedback.run_pages(course, todo, workers=2, deadline=0.5, render=render_or_hang)
     assert len(lines) == 4
-    assert "FAILED (timed out after 0.5 s; its process was killed)" in lines[1], lines
+    assert f"FAILED (timed out: no page after {0.5 * WALL_FACTOR:g} s of waiting; its process was killed)" in lines[1], lines
     assert "FAILED: RuntimeError: boom" in lines[2], lines
     for line in (lines[0], lines[3]):
         assert "FAILED" not in line and Path(line.split()[-1]).read_text() == "<html>ok</html>"
@@ -166,3 +172,16 @@ def test_a_page_that_hangs_is_killed_and_the_others_are_written(course):
         for _ in range(100):  # the kill has been waited for; the process table may lag a little
             os.kill(pid, 0)
             time.sleep(0.05)
+
+
+def test_a_page_that_computes_forever_is_stopped_by_its_cpu_time(course):
+    """RLIMIT_CPU ends the page's process, however long the busy machine makes that take."""
+    ctx = feedback.pool_context()
+    here, there = ctx.Pipe(duplex=False)
+    process = ctx.Process(target=feedback._child, args=(there, render_or_hang, course, "spin", CHAPTER, 0.5))
+    process.start()
+    there.close()
+    process.join(600)  # a backstop for a broken limit only: the verdict is the exit code
+    assert process.exitcode == -signal.SIGXCPU, process.exitcode
+    page = feedback._Page("spin", CHAPTER, process, here, due=0.0, started=True)
+    assert "FAILED (over its 0.5 s of CPU time; its process was killed)" in feedback._finish(page, 0.5)
