@@ -66,6 +66,8 @@ def graded(tmp_path_factory):
     plan = [s for _, s in pairs]
     workers = int(os.environ.get("GATES_WORKERS", "2"))
     always = {s.student for s in plan if s.kind == "stub" or s.name in gates.ALWAYS_GRADED}
+    # what may be cached as a timeout: hostile cases meant to time out, mutants that loop
+    timeouts = frozenset(s.student for s in plan if s.kind == "mutant" or (s.expect and s.expect.status == "timeout"))
     gate = gates.gate_course(tmp_path_factory.mktemp("gates") / "course")
     limits_for = gates.build(gate, pairs)
     env = gates.environment_key()
@@ -97,13 +99,13 @@ def graded(tmp_path_factory):
         if todo:
             records = cohort.grade(gate, workers=workers, limits=gates.GATE_LIMITS, limits_for=limits_for,
                                    students=todo, out=log)
-            gates.remember(keys, records)
+            gates.remember(keys, records, timeouts)
         seconds = time.monotonic() - started
     finally:
         runner.join()
     if failed:
         raise failed[0]
-    gates.remember(fast_keys, fast_records)
+    gates.remember(fast_keys, fast_records, timeouts)
     fast_seconds = fast_seconds[0]
     print(f"\ngates: fast runner ran {len(fast_records)} notebooks in {fast_seconds:.0f} s "
           f"({len(fast_reuse)} from the cache); the pipeline graded {len(records)} in {seconds:.0f} s "

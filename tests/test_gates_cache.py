@@ -91,3 +91,12 @@ def test_a_module_becomes_part_of_the_key_when_graded_code_imports_it(copy, key)
 def test_the_key_names_every_installed_distribution():
     names = {line.split("==")[0] for line in gates.installed()}
     assert {"nbgrader", "nbclient", "ipykernel", "openai", "anthropic", "pytest"} <= names, names
+
+
+def test_a_timeout_is_cached_only_where_it_is_meant(tmp_path, monkeypatch):
+    """A clock backstop reached on a busy machine must not stand for every later run."""
+    monkeypatch.setattr(gates, "CACHE", tmp_path)
+    records = [{"student": s, "status": status} for s, status in
+               [("ok", "ok"), ("slow", "timeout"), ("loops", "timeout"), ("broke", "error")]]
+    gates.remember({r["student"]: r["student"] for r in records}, records, frozenset({"loops"}))
+    assert sorted(p.stem for p in tmp_path.glob("*.json")) == ["loops", "ok"]
