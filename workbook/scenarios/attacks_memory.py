@@ -5,7 +5,7 @@ store, and obeyed in a later session.
 and `recall` as chapter 17's tools return them), without its masking, trimming and forgetting.
 It lives here so that a test holds it: what the asserts read never comes from the notebook.
 A file's store is read as tests read any file the notebook could have rewritten, through
-`workbook.link.sqlite_reader` (read-only, tables only, bounded), and written on a connection
+`workbook.sqlite_reader` (read-only, tables only, bounded), and written on a connection
 with the same bounds: a notebook that swaps the file for a recursive view cannot hang the judge.
 
     memory = Memory(today=datetime.date(2026, 12, 1))   # ":memory:", or a file that outlives it
@@ -31,7 +31,7 @@ import sqlite3
 from workbook import kb
 from workbook.engine.replies import Reply, call, final
 from workbook.engine.turns import Conversation
-from workbook.link.sqlite_reader import bound, read_rows
+from workbook.sqlite_reader import bound, read_rows
 from workbook.scenarios.attacks import POISONED_FACT, _obey, attack_tools  # noqa: F401 (POISONED_FACT: the fact it saves)
 from workbook.scenarios.base import Scenario
 from workbook.scenarios.memory import memory_tools
