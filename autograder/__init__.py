@@ -7,6 +7,7 @@ Run `python -m autograder --help` (`__main__`). The modules:
     nbgrader_config for plain `nbgrader ...` commands run from this folder
     nbgrader_run    one nbgrader converter in-process, its log captured, errors readable
     notebooks       read, build and normalise notebooks reproducibly (`nbmeta(cell)`)
+    includes        `#@include NN_chapter name` in a chapter's source: given code from the chapter that writes it
     release         `release`: solution notebooks from their .py sources, then chapters/
     collect         `collect`: submissions from a folder or an LMS zip into submitted/
     exchange        `collect --exchange`, `release-feedback`: nbgrader's exchange (a JupyterHub's)
