@@ -31,10 +31,10 @@ import sqlite3
 from workbook import kb
 from workbook.engine.replies import Reply, call, final
 from workbook.engine.turns import Conversation
-from workbook.sqlite_reader import bound, read_rows
 from workbook.scenarios.attacks import POISONED_FACT, _obey, attack_tools  # noqa: F401 (POISONED_FACT: the fact it saves)
 from workbook.scenarios.base import Scenario
 from workbook.scenarios.memory import memory_tools
+from workbook.sqlite_reader import bound, read_rows
 
 SCHEMA = """CREATE TABLE IF NOT EXISTS facts (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
