@@ -2,6 +2,7 @@
 
 import io
 import os
+import socket
 import sys
 import threading
 import time
@@ -115,3 +116,19 @@ def graded(tmp_path_factory):
     return {"course": gate, "records": by_fast | by_real, "fast": by_fast, "real": by_real,
             "seconds": seconds, "fast_seconds": fast_seconds, "log": log, "graded": len(records),
             "fast_graded": len(fast_records)}
+
+
+@pytest.fixture
+def ends():
+    """The two ends of a judge's link over a socketpair, in this process (tests of the link)."""
+    from autograder.judge.remote import JudgeEnd
+    from workbook.link.channel import Channel
+    from workbook.link.kernel_side import KernelEnd
+
+    judge_sock, kernel_sock = socket.socketpair()
+    judge, kernel = JudgeEnd(), KernelEnd()
+    judge.channel = Channel(judge_sock, judge.serve, orphans="thread")
+    kernel.channel = Channel(kernel_sock, kernel.serve, orphans="thread")
+    yield judge, kernel
+    judge.channel.close()
+    kernel.channel.close()

@@ -5,33 +5,12 @@ queue is private now (the link hands out no `_` name) and what one connection se
 
 from __future__ import annotations
 
-import socket
-
 import pytest
 
 import workbook.mcp_servers as mcp
-from autograder.judge.remote import JudgeEnd, KernelRef
-from workbook.link.channel import Channel
+from tests.judge_ends import in_kernel
 from workbook.link.codec import LinkError
-from workbook.link.kernel_side import KernelEnd
 from workbook.mcp_servers import start, toy_command
-
-
-@pytest.fixture
-def ends():
-    judge_sock, kernel_sock = socket.socketpair()
-    judge, kernel = JudgeEnd(), KernelEnd()
-    judge.channel = Channel(judge_sock, judge.serve, orphans="thread")
-    kernel.channel = Channel(kernel_sock, kernel.serve, orphans="thread")
-    yield judge, kernel
-    judge.channel.close()
-    kernel.channel.close()
-
-
-def kernel_function(judge: JudgeEnd, kernel: KernelEnd, fn) -> KernelRef:
-    ref = judge.decode(kernel.encode(fn))
-    assert isinstance(ref, KernelRef)
-    return ref
 
 
 def reach_queue(conn):
@@ -49,7 +28,7 @@ def reach_queue(conn):
 def test_the_kernel_cannot_reach_the_line_queue(ends):
     judge, kernel = ends
     with start(toy_command("--lenient")) as conn:
-        got = kernel_function(judge, kernel, reach_queue)(conn)
+        got = in_kernel(judge, kernel, reach_queue)(conn)
         assert got[0].startswith("refused lines") and got[1].startswith("refused _lines"), got
         assert conn._lines.qsize() == 0, "nothing was put in the judge's queue"
 
@@ -65,7 +44,7 @@ def test_what_one_connection_sends_is_capped(ends, monkeypatch):
 
     with start(toy_command("--lenient")) as conn:
         with pytest.raises(ValueError, match="at most"):
-            kernel_function(judge, kernel, flood)(conn)
+            in_kernel(judge, kernel, flood)(conn)
         assert len(conn.sent) == 1, "the refused message is not kept"
         for n in range(4):
             conn.send({"jsonrpc": "2.0", "id": n + 3, "method": "ping"})

@@ -7,7 +7,6 @@ in this process over a socket pair, as the judge and a kernel do."""
 from __future__ import annotations
 
 import json
-import socket
 import sqlite3
 import subprocess
 
@@ -15,32 +14,14 @@ import httpx2
 import openai
 import pytest
 
-from autograder.judge.remote import JudgeEnd, KernelRef, Namespace, Stop
+from autograder.judge.remote import Namespace, Stop
+from tests.judge_ends import in_kernel
 from workbook.checks import fresh
 from workbook.engine.function_face import TooManyCalls
 from workbook.link import exc_classes
-from workbook.link.channel import Channel
-from workbook.link.kernel_side import KernelEnd
 from workbook.scenarios import Crash
 
 REQUEST = httpx2.Request("POST", "http://fake-llm.invalid/v1/chat/completions")
-
-
-@pytest.fixture
-def ends():
-    judge_sock, kernel_sock = socket.socketpair()
-    judge, kernel = JudgeEnd(), KernelEnd()
-    judge.channel = Channel(judge_sock, judge.serve, orphans="thread")
-    kernel.channel = Channel(kernel_sock, kernel.serve, orphans="thread")
-    yield judge, kernel
-    judge.channel.close()
-    kernel.channel.close()
-
-
-def in_kernel(judge, kernel, fn) -> KernelRef:
-    ref = judge.decode(kernel.encode(fn))
-    assert isinstance(ref, KernelRef)
-    return ref
 
 
 def raiser(error):

@@ -9,33 +9,12 @@ asserts read. The two ends run in this process over a socket pair, as the judge 
 from __future__ import annotations
 
 import json
-import socket
 
 import pytest
 
-from autograder.judge.remote import JudgeEnd, KernelRef
-from workbook.link.channel import Channel
+from tests.judge_ends import in_kernel
 from workbook.link.codec import LinkError
-from workbook.link.kernel_side import KernelEnd
 from workbook.mcp_servers import start, toy_command
-
-
-@pytest.fixture
-def ends():
-    judge_sock, kernel_sock = socket.socketpair()
-    judge, kernel = JudgeEnd(), KernelEnd()
-    judge.channel = Channel(judge_sock, judge.serve, orphans="thread")
-    kernel.channel = Channel(kernel_sock, kernel.serve, orphans="thread")
-    yield judge, kernel
-    judge.channel.close()
-    kernel.channel.close()
-
-
-def kernel_function(judge: JudgeEnd, kernel: KernelEnd, fn) -> KernelRef:
-    """`fn` as the judge sees a function of the notebook: a KernelRef."""
-    ref = judge.decode(kernel.encode(fn))
-    assert isinstance(ref, KernelRef)
-    return ref
 
 
 def client(conn):
@@ -53,7 +32,7 @@ def client(conn):
 def test_a_connection_crosses_but_not_its_subprocess(ends):
     judge, kernel = ends
     with start(toy_command("--lenient")) as conn:
-        out = kernel_function(judge, kernel, client)(conn)
+        out = in_kernel(judge, kernel, client)(conn)
         assert out["reply"] == {"jsonrpc": "2.0", "id": 1, "result": {}}
         assert out["sent"] == [{"jsonrpc": "2.0", "id": 1, "method": "ping"}]
         assert out["returncode"] is None
@@ -72,7 +51,7 @@ def test_a_kernel_cannot_lift_the_send_limit(ends):
 
     with start(toy_command("--lenient"), max_sends=3) as conn:
         with pytest.raises(BaseException, match="more than 3 messages"):
-            kernel_function(judge, kernel, flood)(conn)
+            in_kernel(judge, kernel, flood)(conn)
         assert len(conn.sent) == 3
 
 
@@ -99,8 +78,8 @@ def test_a_notebook_exception_class_is_one_class_in_the_judge(ends):
     assert cls is not MCPError, "the judge's class is made from data, never the kernel's object"
     assert judge.decode(kernel.encode(MCPError)) is cls, "the same class each time it is looked up"
     with pytest.raises(cls, match="refused: no"):  # what checks.raises(MCPError) needs
-        kernel_function(judge, kernel, refuse)("no")
-    same = kernel_function(judge, kernel, lambda c: c is MCPError)
+        in_kernel(judge, kernel, refuse)("no")
+    same = in_kernel(judge, kernel, lambda c: c is MCPError)
     assert same(cls) is True, "handed back, the class is the kernel's own again"
 
 

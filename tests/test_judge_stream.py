@@ -5,35 +5,14 @@ early is recorded as closed early. The two ends run in this process over a socke
 
 from __future__ import annotations
 
-import socket
-
 import pytest
 
-from autograder.judge.remote import JudgeEnd, KernelRef
+from tests.judge_ends import in_kernel
 from workbook import scenarios as S
 from workbook.fake_llm import FakeLLM, anthropic_tools
-from workbook.link.channel import Channel
-from workbook.link.kernel_side import KernelEnd
 
 QUESTION = [{"role": "user", "content": "How much did I spend on taxis in September 2026?"}]
 TOOLS = S.taxi_spending().openai_tools()
-
-
-@pytest.fixture
-def ends():
-    judge_sock, kernel_sock = socket.socketpair()
-    judge, kernel = JudgeEnd(), KernelEnd()
-    judge.channel = Channel(judge_sock, judge.serve, orphans="thread")
-    kernel.channel = Channel(kernel_sock, kernel.serve, orphans="thread")
-    yield judge, kernel
-    judge.channel.close()
-    kernel.channel.close()
-
-
-def in_kernel(judge, kernel, fn) -> KernelRef:
-    ref = judge.decode(kernel.encode(fn))
-    assert isinstance(ref, KernelRef)
-    return ref
 
 
 def read_chat(client, clock):
