@@ -17,6 +17,7 @@ from __future__ import annotations
 import builtins
 import secrets
 import sys
+import threading
 
 from autograder.judge.kernel_objects import (
     KernelError,
@@ -52,19 +53,31 @@ class JudgeEnd(Endpoint):
         self._ids = iter(lambda: secrets.randbits(52), None)  # handle ids nobody can guess
         self.token = ""
         self.mirror: Mirror | None = None  # the scratch folder, when the kernel is in a sandbox
+        self._calls, self._calls_lock = 0, threading.Lock()  # the test's calls into the kernel now
         self.namespace: dict | None = None  # the test's names (`Namespace`), where its fresh() copies are
 
     def _request(self, msg: dict) -> dict:
         if self.mirror is None:
             return super()._request(msg)
-        quietly(self.mirror.to_kernel)
+        with self._calls_lock:
+            self._calls += 1
         try:
-            return super()._request(msg)
+            quietly(self.mirror.to_kernel)
+            try:
+                return super()._request(msg)
+            finally:
+                quietly(self.mirror.from_kernel)
         finally:
-            quietly(self.mirror.from_kernel)
+            with self._calls_lock:
+                self._calls -= 1
 
     def serve(self, item: dict) -> dict:
-        if self.mirror is None:
+        """The kernel calls the judge. The scratch folder is copied around it only while the test
+        waits in a call of its own: at any other time (the kernel's hello as the test starts, a
+        kernel thread's call) the test may be writing files, and a copy would race it."""
+        with self._calls_lock:
+            waiting = self._calls > 0
+        if self.mirror is None or not waiting:
             return super().serve(item)
         quietly(self.mirror.from_kernel)
         try:

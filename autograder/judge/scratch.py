@@ -12,12 +12,16 @@ Copying out never follows anything the kernel made: the sandbox's folder is reac
 point into the grader's world), and only regular files and folders come out, each at most
 FILE_CAP bytes, at most ENTRY_CAP of them. Copying in may carry the judge's own symlinks (tests
 make them to check that a student's code refuses them).
+
+One copy runs at a time (a lock): two at once (a test's call and the kernel's call on another
+thread) could copy a half-written file either way, or remove what the other just made.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+import threading
 
 FILE_CAP = 16 << 20
 TOTAL_CAP = 64 << 20
@@ -71,6 +75,7 @@ class Mirror:
         self.path, self.root = os.path.abspath(path), root
         self.judge_state: dict[str, tuple] = {}
         self.kernel_state: dict[str, tuple] = {}
+        self.lock = threading.Lock()
         fd = self._kernel_dir(create=True)
         os.fchmod(fd, 0o777)
         os.close(fd)
@@ -154,6 +159,15 @@ class Mirror:
 
     def to_kernel(self) -> None:
         """Copy into the sandbox what the judge's side changed since the last time."""
+        with self.lock:
+            self._to_kernel()
+
+    def from_kernel(self) -> None:
+        """Copy out of the sandbox what the kernel changed since the last time."""
+        with self.lock:
+            self._from_kernel()
+
+    def _to_kernel(self) -> None:
         now = self._judge_walk()
         if now == self.judge_state:
             return
@@ -171,8 +185,7 @@ class Mirror:
             os.close(root)
         self.judge_state = now
 
-    def from_kernel(self) -> None:
-        """Copy out of the sandbox what the kernel changed since the last time."""
+    def _from_kernel(self) -> None:
         root = self._kernel_dir()
         try:
             now: dict = {}
