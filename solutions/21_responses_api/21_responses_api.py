@@ -64,36 +64,13 @@ from workbook.fake_llm import FakeLLM
 from workbook.shop import Shop
 
 
-@dataclass
-class AgentResult:
-    """How a run ended."""
-
-    answer: str | None  # the model's final text; None when the run was stopped
-    status: str  # "done", or a stop status such as "STOPPED: step limit"
-    steps: int  # how many times the model was called
+#@include 02_the_loop AgentResult
 
 
-def call_tool(impl, name, args):
-    """Run impl[name](**args): the result, or {"error": ...} for an unknown tool or any exception."""
-    fn = impl.get(name)
-    if fn is None:
-        return {"error": f"unknown tool {name!r}; available tools: {', '.join(sorted(impl))}"}
-    try:
-        return fn(**args)
-    except Exception as e:  # a failing tool is news for the model, not a crash
-        return {"error": f"{type(e).__name__}: {e}"}
+#@include 03_openai_format call_tool
 
 
-def is_retryable(error):
-    """True when a failed model call is worth trying again (chapter 08)."""
-    if isinstance(error, openai.APIConnectionError):  # includes APITimeoutError
-        return True
-    if isinstance(error, openai.APIStatusError):
-        should = error.response.headers.get("x-should-retry")
-        if should in ("true", "false"):
-            return should == "true"
-        return error.status_code in (408, 409, 429) or error.status_code >= 500
-    return False
+#@include 08_retries_and_idempotency is_retryable
 
 
 def flat_tools(openai_tools):
