@@ -21,7 +21,8 @@ Which names reason (docs/SOURCES.md, "Reasoning models"):
   (no reasoning unless asked); refuse `stop`;
 - gpt-5.5 and later: default "none"; accept `stop`;
 - gpt-5-chat-latest, gpt-5.x-chat and every other name (gpt-4o, "fake-model", ...): not reasoning
-  models; `reasoning_effort` is ignored.
+  models; `reasoning_effort` is ignored on Chat Completions, and `reasoning.effort` is a 400 on the
+  Responses API (`check_responses`).
 
 `spend` is the one place the counts are made, for every face that reports them (Chat
 Completions' `completion_tokens_details.reasoning_tokens`, the Responses API's
@@ -80,7 +81,10 @@ def model(name) -> Model:
 
 
 def _listed(values: tuple[str, ...]) -> str:
+    """OpenAI's list of supported values: 'a'; 'a' and 'b'; 'a', 'b', and 'c'."""
     quoted = [f"'{v}'" for v in values]
+    if len(quoted) < 3:
+        return " and ".join(quoted)
     return ", ".join(quoted[:-1]) + f", and {quoted[-1]}"
 
 
@@ -97,6 +101,23 @@ def check_request(body: dict) -> None:
         shown = "null" if value is None else f"'{value}'"
         raise ProtocolError(f"Unsupported value: 'reasoning_effort' does not support {shown} with this "
                             f"model. Supported values are: {_listed(m.efforts)}.", "reasoning_effort",
+                            "unsupported_value")
+
+
+def check_responses(body: dict) -> None:
+    """The Responses API's `reasoning.effort` 400s (the openai dialect): on a model that does not
+    reason, the parameter itself; on one that does, a value it does not take (its own wording,
+    not Chat Completions'). A null or absent effort is the model's default."""
+    effort = (body.get("reasoning") or {}).get("effort")
+    if effort is None:
+        return
+    m = model(body["model"])
+    if not m.reasons:
+        raise ProtocolError("Unsupported parameter: 'reasoning.effort' is not supported with this model.",
+                            "reasoning.effort", "unsupported_parameter")
+    if effort not in m.efforts:
+        raise ProtocolError(f"Unsupported value: '{effort}' is not supported with the '{body['model']}' "
+                            f"model. Supported values are: {_listed(m.efforts)}.", "reasoning.effort",
                             "unsupported_value")
 
 

@@ -13,7 +13,9 @@ The rules, each with its source in docs/SOURCES.md ("OpenAI Responses API"):
   `summary: []`, `encrypted_content`); then a `message` item with one `output_text` part
   (`annotations: []`) when there is text, then one `function_call` item per call (`fc_…` id,
   `call_…` call id, `arguments` a JSON string). `output_text` is the SDK's property, not a field.
-  A model that does not reason (gpt-4.1-mini, "fake-model") sends no reasoning item.
+  A model that does not reason (gpt-4.1-mini, "fake-model") sends no reasoning item; given a
+  `reasoning.effort` it answers 400, as a reasoning model does for an effort it does not take
+  (`reasoning.check_responses`; openai dialect only).
 - Tools: strict unless `"strict": false` (responses_tools): the response lists them normalized.
 - State: `store` (default true) keeps a response and its whole conversation (the chain's items,
   this input, this output; never `instructions`) in this fake. `previous_response_id` continues
@@ -80,6 +82,8 @@ class Responses:
         turns: list = []
         try:
             items.check_request(body)
+            if engine.dialect == "openai":
+                reasoning.check_responses(body)
             return self._answer(body, turns)
         except ProtocolError as e:
             return Outcome(e.status, e.body())

@@ -144,6 +144,9 @@ def check_request(body) -> None:
                               ("store", "a boolean", bool), ("reasoning", "an object", dict)):
         if body.get(key) is not None and not isinstance(body[key], ok):
             raise _bad_type(key, expected, body[key])
+    effort = (body.get("reasoning") or {}).get("effort")
+    if effort is not None and not isinstance(effort, str):
+        raise _bad_type("reasoning.effort", "a string", effort)
     limit = body.get("max_output_tokens")
     if limit is not None:
         if not isinstance(limit, int) or isinstance(limit, bool):
