@@ -55,9 +55,13 @@ def browser():
 
 @pytest.fixture
 def page(browser, request):
-    """A fresh browser context per test; a failing test leaves a screenshot in test-artifacts/."""
+    """A fresh browser context per test; a failing test leaves a screenshot in test-artifacts/, and
+    the page's console warnings and errors beside it."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     pg = context.new_page()
+    said: list[str] = []
+    pg.on("console", lambda m: said.append(f"{m.type}: {m.text}"[:2000]) if m.type in ("error", "warning") else None)
+    pg.on("pageerror", lambda e: said.append(f"pageerror: {e}"[:2000]))
     pg.set_default_timeout(BACKSTOP_S * 1000)  # a kernel start and "Run All" at any load
     try:
         yield pg
@@ -67,6 +71,7 @@ def page(browser, request):
             ARTIFACTS.mkdir(exist_ok=True)
             name = re.sub(r"[^\w.-]+", "_", request.node.name)
             pg.screenshot(path=str(ARTIFACTS / f"FAILED-{name}.png"), full_page=True)
+            (ARTIFACTS / f"FAILED-{name}.console.txt").write_text("\n".join(said[-300:]), encoding="utf-8")
         context.close()
 
 
