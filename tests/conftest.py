@@ -61,7 +61,7 @@ def graded(tmp_path_factory):
     Submissions whose notebooks or side effects a test reads afterwards are graded on every run.
     """
     from autograder import cohort
-    from tests import gates
+    from tests import cell_deps, gates
 
     pairs = gates.plan()
     plan = [s for _, s in pairs]
@@ -75,7 +75,8 @@ def graded(tmp_path_factory):
     use_cache = os.environ.get("GATES_CACHE") != "0"
 
     fast = [s for s in plan if s.kind in gates.FAST_KINDS]
-    fast_keys = {s.student: gates.cache_key(env, gate, s, limits_for[s.student], "fast") for s in fast}
+    kind = "fast" if cell_deps.enabled() else "fast-every-cell"  # GATES_DEPS=0 never reads a skip's result
+    fast_keys = {s.student: gates.cache_key(env, gate, s, limits_for[s.student], kind) for s in fast}
     fast_reuse = gates.cached(fast_keys) if use_cache else {}
     real = [s for s in plan if gates.in_pipeline(s)] if os.environ.get("GATES_PIPELINE") != "0" else []
     keys = {s.student: gates.cache_key(env, gate, s, limits_for[s.student]) for s in real}

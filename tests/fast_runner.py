@@ -158,12 +158,17 @@ def _restore(root: Path, snapshot: Path) -> None:
         shutil.copytree(snapshot / name, root / name, symlinks=True)
 
 
-def _child(shell, cells: list[dict], start: int, limit: float, budget: float, w: int) -> None:
-    """In the forked child: run `cells[start:]`, one JSON line per cell on fd `w`, then exit."""
+def _child(shell, cells: list[dict], start: int, limit: float, budget: float, w: int,
+           skip: frozenset = frozenset()) -> None:
+    """In the forked child: run `cells[start:]` (a position in `skip` only says so), one JSON line
+    per cell on fd `w`, then exit."""
     os.setpgid(0, 0)
-    for cell in cells[start:]:
+    for position, cell in enumerate(cells[start:], start):
         if budget <= 0:
             break
+        if position in skip:
+            os.write(w, (json.dumps({"index": cell["index"], "skipped": True}) + "\n").encode())
+            continue
         step = run_cell(shell, cell, min(limit, budget))
         budget -= step["cpu"]
         os.write(w, (json.dumps(step) + "\n").encode())
@@ -171,7 +176,7 @@ def _child(shell, cells: list[dict], start: int, limit: float, budget: float, w:
     os._exit(0)
 
 
-def fork_run(shell, cells, start, limit, budget, root: Path) -> tuple[list[dict], str]:
+def fork_run(shell, cells, start, limit, budget, root: Path, skip=frozenset()) -> tuple[list[dict], str]:
     """Run a variant from `start` in a forked child; its steps and how it ended (ok | dead | hung)."""
     snapshot = Path(tempfile.mkdtemp(dir=root.parent))
     for name in ("home", "tmp", "out"):
@@ -181,7 +186,7 @@ def fork_run(shell, cells, start, limit, budget, root: Path) -> tuple[list[dict]
     if pid == 0:
         os.close(r)
         try:
-            _child(shell, cells, start, limit, budget, w)
+            _child(shell, cells, start, limit, budget, w, skip)
         finally:
             os._exit(1)
     os.close(w)
@@ -287,17 +292,30 @@ def run_job(job: dict, out: Path) -> None:
             elif threading.active_count() > 1:
                 done[student] = {"ending": "retry"}
             else:
-                steps, ending = fork_run(shell, v["cells"], i, v["cell_limit"], v["notebook_limit"] - used, root)
+                steps, ending = fork_run(shell, v["cells"], i, v["cell_limit"], v["notebook_limit"] - used, root,
+                                         frozenset(v.get("skip", ())))
                 done[student] = {"steps": prefix + steps, "ending": ending}
             with open(out, "a", encoding="utf-8") as f:
                 f.write(json.dumps({"student": student, "at": round(time.monotonic() - t0, 2),
                                     "fork": i, **done[student]}) + "\n")
         if i < len(base):
             prefix.append(run_cell(shell, base[i], job["base_limit"]))
+    with open(out, "a", encoding="utf-8") as f:  # what a variant's skipped cells are given
+        f.write(json.dumps({"base": True, "steps": prefix}) + "\n")
     shutil.rmtree(root.parent, ignore_errors=True)
 
 
 # ---------------------------------------------------------------- in the test process
+
+
+def fill_skipped(outcome: dict, base_steps: list[dict]) -> dict:
+    """A variant's skipped cells (cell_deps) take the solution's steps for the same cells; with no
+    solution's step (its run died) a skipped cell stays not run."""
+    if not any(s.get("skipped") for s in outcome.get("steps", [])):
+        return outcome
+    by_index = {s["index"]: s for s in base_steps}
+    steps = [by_index.get(s["index"], s) if s.get("skipped") else s for s in outcome["steps"]]
+    return {**outcome, "steps": [s for s in steps if not s.get("skipped")]}
 
 
 def record(student: str, chapter: str, tests: list[dict], cells: list[dict], outcome: dict, seconds: float) -> dict:

@@ -31,7 +31,7 @@ from autograder import (
 )
 from autograder.course import REPO, Course
 from autograder.settings import Limits
-from tests import fast_runner
+from tests import cell_deps, fast_runner
 
 
 def sandbox_mode() -> str:
@@ -296,11 +296,16 @@ def fast_jobs(gate: Course, todo: list[Submission], limits_for: dict[str, Limits
         job, limits = jobs[sub.chapter], limits_for[sub.student]
         nb = notebooks.read(gate.submitted / sub.student / sub.chapter / f"{sub.chapter}.ipynb")
         cells = fast_runner.cells_of(nb, job["source"])
+        variant = {"cells": cells, "cell_limit": limits.cell_timeout, "notebook_limit": limits.notebook_timeout}
         if sub.kind == "mutant" and not in_pipeline(sub):  # its gates read scores only
-            cells = fast_runner.through_last_test(cells)
-        job["variants"][sub.student] = {"cells": cells,
-                                        "cell_limit": limits.cell_timeout,
-                                        "notebook_limit": limits.notebook_timeout}
+            variant["cells"] = cells = fast_runner.through_last_test(cells)
+            if cell_deps.enabled():
+                base = [c["source"] for c in job["base"]]
+                start = next((i for i, (a, b) in enumerate(zip(cells, job["base"], strict=False)) if a != b),
+                             min(len(cells), len(base)))
+                run = cell_deps.must_run(base, [c["source"] for c in cells], [c["graded"] for c in cells], start)
+                variant["skip"] = [i for i in range(start, len(cells)) if i not in run]
+        job["variants"][sub.student] = variant
     return jobs
 
 
@@ -313,15 +318,18 @@ def fast_grade(gate: Course, todo: list[Submission], limits_for: dict[str, Limit
     for job in jobs.values():
         del job["source"]
     records, started = [], time.monotonic()
+    base_steps: dict[str, list[dict]] = {}  # per chapter: the solved notebook's steps (skipped cells take them)
     for attempt in range(2):
         found = fast_runner.grade(jobs, workers=workers)
         retry: dict[str, dict] = {}
         for chapter, outcomes in found.items():
             seen = set()
+            base_steps.setdefault(chapter, next((o["steps"] for o in outcomes if o.get("base")), []))
             for outcome in outcomes:
                 student = outcome.get("student")
                 if student is None:
                     continue
+                outcome = fast_runner.fill_skipped(outcome, base_steps[chapter])
                 seen.add(student)
                 if outcome["ending"] == "retry" and attempt == 0:
                     retry.setdefault(chapter, {**jobs[chapter], "base": [], "variants": {}})

@@ -61,7 +61,7 @@ def _touched(root, rel):
 @pytest.mark.parametrize("rel", ["autograder/scoring.py",  # imported inside a function
                                  "autograder/kernel_limits.py",  # read by path, sent to the kernel
                                  "autograder/judge/runner.py",  # started as `python -m autograder.judge`
-                                 "autograder/variants.py", "workbook/checks.py", "tests/fast_runner.py",
+                                 "autograder/variants.py", "workbook/checks.py", "tests/fast_runner.py", "tests/cell_deps.py",
                                  "agent_files/kb/returns-2025.md"])
 def test_a_change_to_a_graded_file_changes_the_key(copy, key, rel):
     if not (copy / rel).is_file():

@@ -28,7 +28,8 @@ def test_variants_score_as_a_full_run_would():
                 "loops": _with(3, "while True:\n    pass"), "dies": _with(3, "import os\nos._exit(3)"),
                 "wrong_a": _with(1, "def a():\n    return 0")}
     job = {"chapter": "00_tiny", "base_limit": 2, "base": BASE, "variants": variants}
-    found = {o["student"]: o for o in fast_runner.grade({"00_tiny": job}, workers=1)["00_tiny"]}
+    lines = fast_runner.grade({"00_tiny": job}, workers=1)["00_tiny"]
+    found = {o["student"]: o for o in lines if "student" in o}
     rec = {s: fast_runner.record(s, "00_tiny", TESTS, variants[s]["cells"], found[s], 0.0) for s in variants}
     scores = {s: {t: v["score"] for t, v in r["tests"].items()} for s, r in rec.items()}
     assert scores == {"same": {"a_tests": 1.0, "b_tests": 2.0}, "wrong_b": {"a_tests": 1.0, "b_tests": 0.0},
@@ -39,6 +40,21 @@ def test_variants_score_as_a_full_run_would():
     assert rec["loops"]["status"] == "timeout" and "CPU time" in str(rec["loops"]["events"])
     assert rec["dies"]["status"] == "dead_kernel" and "not run" in rec["dies"]["tests"]["b_tests"]["error"]
     assert "AssertionError" in rec["wrong_a"]["tests"]["a_tests"]["error"]
+    base = next(o for o in lines if o.get("base"))
+    assert [s["index"] for s in base["steps"]] == [0, 1, 2, 3, 4], "the solved notebook's own steps come last"
+
+
+def test_a_skipped_test_cell_is_scored_with_the_solved_notebooks_verdict():
+    """cell_deps: a variant's clean test cells are not run; they take the solution's steps."""
+    wrong_b = _with(3, "def b():\n    return 3")
+    wrong_b["skip"] = [4]  # (a wrong claim, so the test can tell a skip from a run)
+    job = {"chapter": "00_tiny", "base_limit": 2, "base": BASE, "variants": {"wrong_b": wrong_b}}
+    lines = fast_runner.grade({"00_tiny": job}, workers=1)["00_tiny"]
+    outcome = next(o for o in lines if o.get("student") == "wrong_b")
+    assert [s.get("skipped", False) for s in outcome["steps"]] == [False, False, False, False, True]
+    filled = fast_runner.fill_skipped(outcome, next(o for o in lines if o.get("base"))["steps"])
+    rec = fast_runner.record("wrong_b", "00_tiny", TESTS, wrong_b["cells"], filled, 0.0)
+    assert rec["tests"]["b_tests"]["score"] == 2.0, "the skipped cell took the solution's verdict"
 
 
 def test_a_scored_variant_stops_at_the_last_test_cell():
