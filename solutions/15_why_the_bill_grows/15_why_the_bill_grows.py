@@ -49,6 +49,7 @@
 
 # %% nbgrader={"grade": false, "grade_id": "given_chapter_06", "locked": true, "schema_version": 3, "solution": false}
 import datetime
+import itertools
 import json
 import re
 from dataclasses import dataclass, field
@@ -168,9 +169,11 @@ print(prompt_tokens(messages[:2], desk.openai_tools()), "tokens in the first req
 # - **DeepSeek** caches repeated prefixes automatically.
 # - **Anthropic** caches at `cache_control` breakpoints: on the blocks you mark, or, with one
 #   `cache_control` at the top level of the request (automatic caching), at the last block. A
-#   prefix shorter than the **model's minimum** is not cached at all, silently: 1024 tokens on
-#   Claude Sonnet 4.5, 4096 on Claude Haiku 4.5 and Opus 4.5. A breakpoint lives 5 minutes
-#   (`"ttl": "1h"` for an hour, at a dearer write).
+#   prefix shorter than the **model's minimum** is not cached at all, silently: the minimum is
+#   set per model, **4096 tokens on Claude Haiku 4.5** (the course's Claude model, a legacy model
+#   that is still served) and on Opus 4.5, 1024 or less on others (docs/SOURCES.md lists them).
+#   A breakpoint lives 5 minutes; `"cache_control": {"type": "ephemeral", "ttl": "1h"}` keeps it
+#   an hour, at a dearer write, and the usage says which TTL each written token went to.
 #
 # The fake follows each Claude model's minimum, and uses 1024 on the other faces.
 #
@@ -198,14 +201,46 @@ import anthropic  # noqa: F401 (imported once, here: the Messages API face below
 
 claude = FakeLLM(desk).anthropic_client()
 
+# %% [markdown]
+# The desk's prompt (tools and system prompt) is some 1,100 tokens: under Claude Haiku 4.5's
+# 4096-token minimum. A real desk often sends much more before the question: a catalogue, a
+# handbook, many tools. Here is the shop's catalogue, 216 variants, generated so it is the same on
+# every run, appended to the system prompt:
+
 # %%
-system = [{"type": "text", "text": billing.SYSTEM, "cache_control": {"type": "ephemeral"}}]
-for model in ("claude-sonnet-4-5", "claude-haiku-4-5"):
+ITEMS = {"Svet desk lamp": 12990, "Svet floor lamp": 24990, "Aral kettle": 9990, "Tien teapot": 6490,
+         "green tea, 100 g": 2490, "black tea, 100 g": 2190, "Steppe mug": 1990, "Altai blanket": 18990,
+         "Kok cushion": 5990, "Medeu backpack": 15990, "Issyk water bottle": 3990, "Baikonur notebook": 1490}
+
+
+def rule_of(item):
+    if "lamp" in item or "kettle" in item:
+        return "12-month warranty, repaired or replaced"
+    return "no return once opened" if "tea," in item else "returns within 14 days, unused"
+
+
+variants = itertools.product(ITEMS.items(), ("white", "black", "green", "sand", "blue", "red"), ("S", "M", "L"))
+CATALOGUE = "\n".join(f"- N-{n:03d} {item}, {colour}, size {size}: {price + 500 * 'SML'.index(size)} KZT; "
+                      f"{rule_of(item)}" for n, ((item, price), colour, size) in enumerate(variants, 1))
+WITH_CATALOGUE = f"{billing.SYSTEM}\n## Catalogue\n{CATALOGUE}\n"
+print(CATALOGUE[:250], "...")
+
+# %% [markdown]
+# Each prompt twice on `claude-haiku-4-5`, with one breakpoint after the system prompt:
+
+# %%
+def ask_claude(client, text, ttl=None, model="claude-haiku-4-5"):
+    """One desk question on the Messages API, with a cache breakpoint after the system prompt."""
+    mark = {"type": "ephemeral"} | ({"ttl": ttl} if ttl else {})
+    return client.messages.create(model=model, max_tokens=300, system=[{"type": "text", "text": text, "cache_control": mark}],
+                                  tools=anthropic_tools(desk.openai_tools()),
+                                  messages=[{"role": "user", "content": question}]).usage.model_dump()
+
+
+for name, text in (("desk prompt", billing.SYSTEM), ("with catalogue", WITH_CATALOGUE)):
     for _ in range(2):
-        usage = claude.messages.create(model=model, max_tokens=300, system=system,
-                                       tools=anthropic_tools(desk.openai_tools()),
-                                       messages=[{"role": "user", "content": question}]).usage.model_dump()
-        print(f"{model:18}", {k: v for k, v in usage.items() if v is not None and k != "cache_creation"})
+        usage = ask_claude(claude, text)
+        print(f"{name:15}", {k: v for k, v in usage.items() if v is not None and k != "cache_creation"})
 
 # %% [markdown]
 # Read them carefully, because each one counts differently:
@@ -214,19 +249,27 @@ for model in ("claude-sonnet-4-5", "claude-haiku-4-5"):
 # |---|---|---|---|
 # | OpenAI | `prompt_tokens` (all of them) | `prompt_tokens_details.cached_tokens`, **part of** `prompt_tokens` | `prompt_tokens_details.cache_write_tokens` (GPT-5.6 and later; free before) |
 # | DeepSeek | `prompt_tokens` = hit + miss | `prompt_cache_hit_tokens`; the rest is `prompt_cache_miss_tokens` | — |
-# | Anthropic | `input_tokens` + `cache_read_input_tokens` + `cache_creation_input_tokens` | `cache_read_input_tokens`, **not part of** `input_tokens` | `cache_creation_input_tokens` |
+# | Anthropic | `input_tokens` + `cache_read_input_tokens` + `cache_creation_input_tokens` | `cache_read_input_tokens`, **not part of** `input_tokens` | `cache_creation_input_tokens`, split by TTL in `cache_creation` |
 # | Ollama | `prompt_tokens` | no cache fields at all | — |
 #
-# Anthropic's `input_tokens` is only the part **after** the last cache breakpoint: the first call
-# above writes the tools and the system prompt to the cache (`cache_creation_input_tokens`) and
+# The desk's 1,100-token prefix is under `claude-haiku-4-5`'s 4096-token minimum: both calls cache
+# nothing and pay full price for every token, with no error to say so — check the cache fields,
+# not the breakpoint you sent. With the catalogue the prefix is over 5,000 tokens, and
+# Anthropic's `input_tokens` becomes only the part **after** the last cache breakpoint: the first
+# call writes the tools and the system prompt to the cache (`cache_creation_input_tokens`) and
 # counts only the question as `input_tokens`; the second reads the same tokens back
-# (`cache_read_input_tokens`). On `claude-haiku-4-5` the same 1,100-token prefix is under the
-# model's 4096-token minimum: both calls cache nothing and pay full price for every token, with
-# no error to say so — check the cache fields, not the breakpoint you sent. Code written for
-# OpenAI's shape reads Anthropic's few dozen
+# (`cache_read_input_tokens`). Code written for OpenAI's shape reads Anthropic's few dozen
 # `input_tokens` as the whole prompt; code written for Anthropic's shape subtracts OpenAI's cached
 # tokens from a total that already contains them. And an Anthropic request without
 # `cache_control` caches nothing at all.
+#
+# A write is reported once more, by how long it lives: `usage["cache_creation"]` splits
+# `cache_creation_input_tokens` into `ephemeral_5m_input_tokens` and `ephemeral_1h_input_tokens`.
+# The same catalogue prompt with `"ttl": "1h"`, on a fresh cache:
+
+# %%
+usage = ask_claude(FakeLLM(desk).anthropic_client(), WITH_CATALOGUE, ttl="1h")
+print(usage["cache_creation_input_tokens"], usage["cache_creation"])
 #
 # ## Part 2 · Prices
 #
@@ -235,21 +278,22 @@ for model in ("claude-sonnet-4-5", "claude-haiku-4-5"):
 # and the day it was read (prices change; check before you trust a bill):
 
 # %%
-print(f"{'model':18}{'input':>8}{'cached':>8}{'write':>8}{'output':>8}   US$ per million tokens")
+print(f"{'model':18}{'input':>8}{'cached':>8}{'write':>8}{'write 1h':>9}{'output':>8}   US$ per million tokens")
 for model, p in PRICES.items():
-    write = "-" if p["cache_write"] is None else p["cache_write"]
-    print(f"{model:18}{p['input']:>8}{p['cached_input']:>8}{write:>8}{p['output']:>8}")
+    write, hour = ("-" if p[k] is None else p[k] for k in ("cache_write", "cache_write_1h"))
+    print(f"{model:18}{p['input']:>8}{p['cached_input']:>8}{write:>8}{hour:>9}{p['output']:>8}")
 
 # %% [markdown]
 # So on `gpt-5-mini` a cached token costs a tenth of a fresh one, on `deepseek-flash` a fiftieth.
 # On Anthropic a cached read costs a tenth, but writing the cache costs a quarter **more** than
 # plain input (the 5-minute cache; a 1-hour write, `"ttl": "1h"`, costs twice the input price,
 # reported in `usage.cache_creation.ephemeral_1h_input_tokens`): caching pays once the prefix is
-# read back at least once. The table's `cache_write` is the 5-minute price (each row's
-# `cache_write_1h` holds the 1-hour one), and so is `cost`'s below. An output token costs 8× an
-# input one on `gpt-5-mini`, 6× on `gpt-5.4`, 5× on the Claude models and 4× on `deepseek-flash`.
-# (`claude-sonnet-4-5` retired on 2026-11-30: its row prices old logs and the fake's demo above,
-# not a live call.)
+# read back at least once (twice, for a 1-hour write). The table's `cache_write` is the 5-minute
+# price, `cache_write_1h` the 1-hour one. On OpenAI a write costs nothing extra on the models
+# priced here (`cache_write` is `-`: a written token is billed as plain input); from GPT-5.6 on it
+# costs 1.25× input. An output token costs 8× an input one on `gpt-5-mini`, 6× on `gpt-5.4`, 5× on
+# the Claude models and 4× on `deepseek-flash`. (`claude-sonnet-4-5` retired on 2026-11-30: its
+# row prices old logs, not a live call; this chapter's Claude model is `claude-haiku-4-5`.)
 
 # %% [markdown]
 # ## Exercise 1 — `cost` (5 points)
@@ -259,28 +303,37 @@ for model, p in PRICES.items():
 # row of the table (US$ per **million** tokens). Tell the shapes apart by their keys:
 #
 # - **Anthropic** (`"input_tokens"` in usage): `input_tokens` at `input`,
-#   `cache_read_input_tokens` at `cached_input`, `cache_creation_input_tokens` at `cache_write`,
-#   `output_tokens` at `output` (a cache field that is missing or `None` counts 0);
+#   `cache_read_input_tokens` at `cached_input`, `output_tokens` at `output`, and the writes,
+#   `cache_creation_input_tokens`, by TTL: the 1-hour ones,
+#   `usage["cache_creation"]["ephemeral_1h_input_tokens"]`, at `cache_write_1h`, **the other**
+#   writes at `cache_write` (a cache field that is missing or `None` counts 0, and so does a
+#   `cache_creation` that is missing or `None`: then every write is a 5-minute one);
 # - **DeepSeek** (`usage.get("prompt_cache_hit_tokens")` is not None): `prompt_cache_hit_tokens` at
 #   `cached_input`, `prompt_cache_miss_tokens` at `input`, `completion_tokens` at `output`;
 # - **OpenAI** (otherwise, `"prompt_tokens"` in usage): the cached tokens are
 #   `usage["prompt_tokens_details"]["cached_tokens"]` — `prompt_tokens_details` may be missing or
-#   `None` (Ollama), then 0; the cached tokens at `cached_input`, **the other** prompt tokens at
-#   `input`, `completion_tokens` at `output`.
+#   `None` (Ollama), then 0; the tokens written to the cache are
+#   `usage["prompt_tokens_details"]["cache_write_tokens"]` (missing or `None`: 0), also **part
+#   of** `prompt_tokens`. The cached tokens at `cached_input`, the written ones at `cache_write`
+#   — or at `input` when `prices["cache_write"]` is None (a write costs nothing extra there) —,
+#   **the other** prompt tokens at `input`, `completion_tokens` at `output`.
 #
 # Reasoning tokens need no term of their own: they are part of `completion_tokens` (and of
-# Anthropic's `output_tokens`) and billed as output. (A GPT-5.6 usage would also carry
-# `prompt_tokens_details.cache_write_tokens`, billed at 1.25× input; the models priced here bill
-# no writes, so `cost` leaves them in the input.)
+# Anthropic's `output_tokens`) and billed as output.
 #
 # Return a `float`. A `usage` that is not a dict raises `TypeError`; a dict in none of these
-# shapes, or Anthropic cache writes with `prices["cache_write"]` None, raises `ValueError` with a
-# message that says what is wrong with the usage or the prices.
+# shapes, or Anthropic cache writes whose price is missing or None in `prices` (`cache_write`
+# for 5-minute writes, `cache_write_1h` for 1-hour ones), raises `ValueError` with a message that
+# says what is wrong with the usage or the prices.
 #
 # ```python
 # cost({"prompt_tokens": 2000, "completion_tokens": 100,
 #       "prompt_tokens_details": {"cached_tokens": 1024}}, PRICES["gpt-5-mini"])
 #     -> (976 * 0.25 + 1024 * 0.025 + 100 * 2.00) / 1_000_000 = 0.0004696
+# cost({"input_tokens": 20, "output_tokens": 100, "cache_creation_input_tokens": 5000,
+#       "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 5000}},
+#      PRICES["claude-haiku-4-5"])
+#     -> (20 * 1.00 + 5000 * 2.00 + 100 * 5.00) / 1_000_000 = 0.01052
 # ```
 
 # %% nbgrader={"grade": false, "grade_id": "cost", "locked": false, "schema_version": 3, "solution": true}
@@ -293,18 +346,25 @@ def cost(usage, prices):
     if "input_tokens" in usage:  # Anthropic: input_tokens excludes both cache counts
         read = usage.get("cache_read_input_tokens") or 0
         written = usage.get("cache_creation_input_tokens") or 0
-        if written and prices.get("cache_write") is None:
+        hour = (usage.get("cache_creation") or {}).get("ephemeral_1h_input_tokens") or 0
+        if written - hour and prices.get("cache_write") is None:
             raise ValueError("the usage has cache writes but the prices have no cache_write price")
+        if hour and prices.get("cache_write_1h") is None:
+            raise ValueError("the usage has 1-hour cache writes but the prices have no cache_write_1h price")
         dollars = (usage["input_tokens"] * prices["input"] + read * prices["cached_input"]
-                   + written * (prices.get("cache_write") or 0) + usage["output_tokens"] * prices["output"])
+                   + (written - hour) * (prices.get("cache_write") or 0)
+                   + hour * (prices.get("cache_write_1h") or 0) + usage["output_tokens"] * prices["output"])
     elif usage.get("prompt_cache_hit_tokens") is not None:  # DeepSeek: hit + miss = prompt
         dollars = (usage["prompt_cache_hit_tokens"] * prices["cached_input"]
                    + usage["prompt_cache_miss_tokens"] * prices["input"]
                    + usage["completion_tokens"] * prices["output"])
     elif "prompt_tokens" in usage:  # OpenAI (and Ollama): cached tokens are part of prompt_tokens
-        cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
-        dollars = ((usage["prompt_tokens"] - cached) * prices["input"] + cached * prices["cached_input"]
-                   + usage["completion_tokens"] * prices["output"])
+        details = usage.get("prompt_tokens_details") or {}
+        cached = details.get("cached_tokens") or 0
+        written = details.get("cache_write_tokens") or 0  # GPT-5.6 and later; free (plain input) before
+        write = prices["input"] if prices.get("cache_write") is None else prices["cache_write"]
+        dollars = ((usage["prompt_tokens"] - cached - written) * prices["input"] + cached * prices["cached_input"]
+                   + written * write + usage["completion_tokens"] * prices["output"])
     else:
         raise ValueError(f"the usage has none of the known shapes (keys: {sorted(usage)})")
     return float(dollars) / 1_000_000
@@ -312,15 +372,16 @@ def cost(usage, prices):
 
 
 # %% nbgrader={"grade": true, "grade_id": "cost_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: cost prices the OpenAI shape (cached tokens are part of prompt_tokens), the
-DeepSeek shape (hit + miss), the Anthropic shape (input_tokens excludes cache reads and writes;
-writes at cache_write), the Ollama shape (no cache fields), per million tokens, and reasoning tokens
-once, inside completion_tokens; a usage in no known shape or Anthropic writes without a write price
-is a ValueError, a usage that is not a dict a TypeError."""
+"""Visible tests: cost prices the OpenAI shape (cached tokens are part of prompt_tokens, and so are
+cache_write_tokens, at cache_write or, without a write price, at input), the DeepSeek shape (hit +
+miss), the Anthropic shape (input_tokens excludes cache reads and writes; 5-minute writes at
+cache_write, 1-hour writes at cache_write_1h), the Ollama shape (no cache fields), per million
+tokens, and reasoning tokens once, inside completion_tokens; a usage in no known shape or Anthropic
+writes without their write price is a ValueError, a usage that is not a dict a TypeError."""
 from workbook.checks import fresh
 
 wb = fresh()
-P = {"input": 1.0, "cached_input": 0.1, "cache_write": 1.25, "output": 5.0}
+P = {"input": 1.0, "cached_input": 0.1, "cache_write": 1.25, "cache_write_1h": 2.0, "output": 5.0}
 
 
 def priced(usage, what):
@@ -363,12 +424,35 @@ reasoning_usage = {"prompt_tokens": 1000, "completion_tokens": 600, "completion_
 wb.checks.equal(priced(reasoning_usage, "a reasoning model's"), round((1000 * 1.0 + 600 * 5.0) / 1e6, 12),
                 "cost(600 completion tokens, 500 of them reasoning)",
                 hint="reasoning tokens are part of completion_tokens: price completion_tokens once, at output")
+writes_usage = {"prompt_tokens": 3000, "completion_tokens": 200,
+                "prompt_tokens_details": {"cached_tokens": 1024, "cache_write_tokens": 1536}}
+wb.checks.equal(priced(writes_usage, "an OpenAI (GPT-5.6) cache-write"),
+                round((440 * 1.0 + 1024 * 0.1 + 1536 * 1.25 + 200 * 5.0) / 1e6, 12),
+                "cost(OpenAI usage: 3000 prompt, 1024 cached, 1536 written, 200 completion)",
+                hint="cache_write_tokens are PART of prompt_tokens, like cached_tokens: price them at cache_write "
+                     "and the rest (prompt - cached - written) at input")
+with wb.checks.no_raise("cost(OpenAI cache-write usage, prices with cache_write None)"):
+    got = round(cost(writes_usage, dict(P, cache_write=None)), 12)
+wb.checks.equal(got, round((1976 * 1.0 + 1024 * 0.1 + 200 * 5.0) / 1e6, 12),
+                "cost(the same OpenAI usage, prices with cache_write None)",
+                hint="without a write price a write costs nothing extra: the written tokens are billed at input")
+hour_usage = {"input_tokens": 50, "output_tokens": 200, "cache_read_input_tokens": 2048,
+              "cache_creation_input_tokens": 900,
+              "cache_creation": {"ephemeral_5m_input_tokens": 300, "ephemeral_1h_input_tokens": 600}}
+wb.checks.equal(priced(hour_usage, "an Anthropic 1-hour-write"),
+                round((50 * 1.0 + 2048 * 0.1 + 300 * 1.25 + 600 * 2.0 + 200 * 5.0) / 1e6, 12),
+                "cost(Anthropic usage: 900 written, 600 of them to the 1-hour cache)",
+                hint="cache_creation.ephemeral_1h_input_tokens are part of cache_creation_input_tokens: "
+                     "price them at cache_write_1h and only the rest at cache_write")
+with wb.checks.raises(ValueError, match="cache_write_1h|1-hour|1h|hour", what="cost(1-hour writes, prices without cache_write_1h)"):
+    cost(hour_usage, dict(P, cache_write_1h=None))
 print("cost: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "cost_hidden_tests", "locked": true, "points": 4, "schema_version": 3, "solution": false}
-"""Hidden tests: cost on real usage from the fake in every dialect and on the Messages face, the
-workbook's price table, zero usage, missing cache fields, Anthropic writes without a write price,
-and bad input."""
+"""Hidden tests: cost on real usage from the fake in every dialect and on the Messages face (a
+prefix under claude-haiku-4-5's minimum, and one over it written for 5 minutes and for an hour),
+the workbook's price table, zero usage, missing cache fields, OpenAI cache writes with and without a
+write price, Anthropic writes without their write price, and bad input."""
 ### BEGIN HIDDEN TESTS
 from workbook.checks import fresh
 
@@ -423,6 +507,48 @@ for bad in (None, [1, 2], "usage"):
         cost(bad, p)
 with wb.checks.raises(ValueError, match="usage", what="cost({}, prices)"):
     cost({}, p)
+long_system = B.SYSTEM + "\n## Catalogue\n" + "\n".join(f"- N-{i:03d}: item {i}, {990 + 10 * i} KZT" for i in range(600))
+for ttl, field in (("5m", "ephemeral_5m_input_tokens"), ("1h", "ephemeral_1h_input_tokens")):
+    fake = wb.fake_llm.FakeLLM(B.desk()).anthropic_client()
+    mark = {"type": "ephemeral", "ttl": ttl}
+    for turn in range(2):
+        u = fake.messages.create(model="claude-haiku-4-5", max_tokens=300,
+                                 system=[{"type": "text", "text": long_system, "cache_control": mark}],
+                                 tools=wb.fake_llm.anthropic_tools(tools),
+                                 messages=[{"role": "user", "content": opening[1]["content"]}]).usage.model_dump()
+        if turn == 0:
+            assert u["cache_creation"][field] == u["cache_creation_input_tokens"] >= 4096, f"the fake's {ttl} write: {u}"
+        write = 2.00 if ttl == "1h" else 1.25
+        want = (u["input_tokens"] * 1.0 + u["cache_read_input_tokens"] * 0.1 + u["cache_creation_input_tokens"] * write
+                + u["output_tokens"] * 5.0) / 1e6
+        near(cost(u, p), want, f"cost of Messages call {turn + 1} with a {ttl} breakpoint on a 5,000-token prefix")
+for creation in ({}, None, {"ephemeral_5m_input_tokens": 100, "ephemeral_1h_input_tokens": None}):
+    near(cost({"input_tokens": 10, "output_tokens": 1, "cache_creation_input_tokens": 100, "cache_creation": creation}, p),
+         (10 * 1.0 + 100 * 1.25 + 5.0) / 1e6, f"cost(Anthropic writes with cache_creation={creation!r})")
+near(cost({"input_tokens": 10, "output_tokens": 0, "cache_creation_input_tokens": 1000,
+           "cache_creation": {"ephemeral_5m_input_tokens": 250, "ephemeral_1h_input_tokens": 750}}, p),
+     (10 * 1.0 + 250 * 1.25 + 750 * 2.00) / 1e6, "cost(Anthropic writes split 250 / 750 between the TTLs)")
+near(cost({"input_tokens": 0, "output_tokens": 0, "cache_creation_input_tokens": 400,
+           "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 400}},
+          dict(p, cache_write=None)), 400 * 2.00 / 1e6, "cost(only 1-hour writes, prices without a 5-minute write price)")
+no_hour = {k: v for k, v in p.items() if k != "cache_write_1h"}
+with wb.checks.raises(ValueError, match=r"cache_write_1h|1-hour|1h|hour", what="cost(1-hour writes, prices with no cache_write_1h key)"):
+    cost({"input_tokens": 1, "output_tokens": 1, "cache_creation_input_tokens": 10,
+          "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 10}}, no_hour)
+near(cost({"input_tokens": 1, "output_tokens": 1, "cache_creation_input_tokens": 10,
+           "cache_creation": {"ephemeral_5m_input_tokens": 10, "ephemeral_1h_input_tokens": 0}}, no_hour),
+     (1.0 + 10 * 1.25 + 5.0) / 1e6, "cost(5-minute writes, prices with no cache_write_1h key)")
+mini, big = PRICES["gpt-5-mini"], PRICES["gpt-5.4"]
+writing = dict(big, cache_write=big["input"] * 1.25)  # a row that bills writes, as GPT-5.6 does
+u = {"prompt_tokens": 10_000, "completion_tokens": 50,
+     "prompt_tokens_details": {"cached_tokens": 4096, "cache_write_tokens": 5120, "audio_tokens": 0}}
+near(cost(u, writing), (784 * 2.50 + 4096 * 0.25 + 5120 * 3.125 + 50 * 15.00) / 1e6, "cost(OpenAI writes, writes billed at 1.25x)")
+near(cost(u, big), (5904 * 2.50 + 4096 * 0.25 + 50 * 15.00) / 1e6, "cost(OpenAI writes on gpt-5.4: no write price, billed as input)")
+near(cost({"prompt_tokens": 2048, "completion_tokens": 0, "prompt_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 2048}},
+          mini), 2048 * 0.25 / 1e6, "cost(a first gpt-5-mini call that writes its whole prompt)")
+near(cost({"prompt_tokens": 2048, "completion_tokens": 0, "prompt_tokens_details": {"cached_tokens": None,
+                                                                                    "cache_write_tokens": None}}, writing),
+     2048 * 2.50 / 1e6, "cost(OpenAI usage with None cache fields)")
 ### END HIDDEN TESTS
 
 
@@ -712,21 +838,24 @@ shapes = {
     "DeepSeek": ("deepseek-flash", task_usages("deepseek", "deepseek-flash")),
     "Anthropic": ("claude-haiku-4-5", run_claude(FakeLLM(desk).anthropic_client(), "claude-haiku-4-5",
                                                  billing.SYSTEM, claude_tools, billing.TASK, Shop().tools())),
+    "+catalogue": ("claude-haiku-4-5", run_claude(FakeLLM(desk).anthropic_client(), "claude-haiku-4-5",
+                                                  WITH_CATALOGUE, claude_tools, billing.TASK, Shop().tools())),
     "Ollama": ("qwen3:4b", task_usages("ollama", "qwen3:4b")),
 }
-print(f"{'shape':10}{'model':18}{'steps':>6}{'with cache':>12}{'no cache':>12}{'saved':>7}   US$ per task")
+print(f"{'shape':12}{'model':18}{'steps':>6}{'with cache':>12}{'no cache':>12}{'saved':>7}   US$ per task")
 for shape, (model, usages) in shapes.items():
     paid = sum(cost(u, PRICES[model]) for u in usages)
     full = sum(cost(as_uncached(u), PRICES[model]) for u in usages)
-    print(f"{shape:10}{model:18}{len(usages):>6}{paid:>12.6f}{full:>12.6f}{(1 - paid / full if full else 0):>7.0%}")
+    print(f"{shape:12}{model:18}{len(usages):>6}{paid:>12.6f}{full:>12.6f}{(1 - paid / full if full else 0):>7.0%}")
 
 # %% [markdown]
 # The saving follows the price of a cached token: a tenth on OpenAI, a fiftieth on DeepSeek. On
-# Anthropic it would be a tenth too (after a first step that pays 25% **more** than plain input, to
-# write the cache) — but this desk's prefix, some 1,100 tokens, is under Claude Haiku 4.5's
-# 4096-token minimum, so the breakpoint caches nothing and the row saves 0%. On Haiku 4.5 caching
-# pays only for a prefix of 4096 tokens or more; on Sonnet 4.5 (1024) this desk would be cached.
-# Ollama costs nothing per token; its price is your machine's time.
+# Anthropic the desk's own prefix, some 1,100 tokens, is under Claude Haiku 4.5's 4096-token
+# minimum, so the breakpoint caches nothing and the row saves 0%. The `+catalogue` row is the same
+# task with the catalogue in the system prompt, over 5,000 tokens: its first step pays 25% **more**
+# than plain input to write the cache, every later step reads it at a tenth. (The bill is larger in
+# both columns: the catalogue is sent on every step. Caching makes a long prefix cheaper, it does
+# not make it free.) Ollama costs nothing per token; its price is your machine's time.
 
 # %% [markdown]
 # ## Part 4 · A budget in money
@@ -1173,7 +1302,14 @@ for name, (dollars, right) in ways.items():
 #   whole prompt misses the cached part, and code that subtracts the cache from it subtracts it
 #   twice. Ollama has no `prompt_tokens_details` at all (`None`).
 # - **Anthropic cache writes priced as plain input.** A write costs 1.25 × input: caching a prefix
-#   that is never read again makes the call dearer, not cheaper.
+#   that is never read again makes the call dearer, not cheaper. A 1-hour write costs 2 ×: the
+#   1-hour part of `cache_creation_input_tokens` (`cache_creation.ephemeral_1h_input_tokens`) is
+#   priced at `cache_write_1h`, the rest at `cache_write` — once each, not both.
+# - **OpenAI cache writes counted twice, or for free.** `cache_write_tokens`, like
+#   `cached_tokens`, is part of `prompt_tokens`: subtract it before pricing the rest at input. On a
+#   model with no write price a written token is plain input, not a free one.
+# - **A prefix under the model's minimum.** On `claude-haiku-4-5` a breakpoint after 1,100 tokens
+#   caches nothing, with no error: read the cache fields of the second call to know.
 # - **Prices per token, not per million.** A million times too much (or too little) is the most
 #   common bug in a cost report.
 # - **A prefix that changes every call.** A timestamp (or a request id, a random example, the tools
