@@ -137,7 +137,7 @@ def test_a_line_that_only_mentions_the_directive_is_left_alone(course):
 
 # Chapters other sessions were editing when the includes were introduced: their hand copies are
 # checked by tests/test_given_code_in_sync.py until they use #@include too.
-PENDING = {"11_capstone", "21_responses_api", "22_streaming"}
+PENDING = {"22_streaming"}
 
 
 def test_no_chapter_restates_given_code_by_hand():

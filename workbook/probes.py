@@ -1,12 +1,15 @@
-"""Instruments for test cells: which tool calls ran at the same time, which files were moved.
+"""Instruments for test cells: which tool calls ran at the same time, which files were moved, which
+responses a model client returned.
 
-Reached as `wb.checks.Overlap` and `wb.checks.spy_moves` (docs/CHAPTERS.md, "Test helpers").
+Reached as `wb.checks.Overlap` and `wb.checks.spy_moves` (docs/CHAPTERS.md, "Test helpers");
+`Recorder` is imported from here (`from workbook.probes import Recorder`).
 """
 
 from __future__ import annotations
 
 import os
 import threading
+import types
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -40,6 +43,22 @@ class Overlap:
                 self.events.append(("end", key))
             return fn(**kwargs) if fn else {"order_id": key, "tool": name}
         return call
+
+
+class Recorder:
+    """A Chat Completions client for a test: passes each request to `client`, keeps every response
+    in `responses`, and refuses call `cap + 1` with an AssertionError that asks whether `what` (the
+    function under test) stops at max_steps."""
+
+    def __init__(self, client, cap, what):
+        self.client, self.cap, self.what, self.responses = client, cap, what, []
+        self.chat = types.SimpleNamespace(completions=types.SimpleNamespace(create=self.create))
+
+    def create(self, **kwargs):
+        if len(self.responses) >= self.cap:
+            raise AssertionError(f"more than {self.cap} model calls: does {self.what} stop at max_steps?")
+        self.responses.append(self.client.chat.completions.create(**kwargs))
+        return self.responses[-1]
 
 
 @contextmanager

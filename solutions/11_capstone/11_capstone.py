@@ -67,29 +67,13 @@ from workbook import kb
 from workbook.scenarios import capstone
 
 
-@dataclass
-class AgentResult:
-    """How a run ended."""
-
-    answer: str | None  # the model's final text; None when the run was stopped
-    status: str  # "done", or a stop status such as "STOPPED: step limit"
-    steps: int  # how many times the model was called
+#@include 02_the_loop AgentResult
 
 
-def error_observation(text):
-    """A failure as the model reads it: the JSON text {"error": text}."""
-    return json.dumps({"error": text}, ensure_ascii=False)
+#@include 05_errors_are_observations error_observation
 
 
-def args_model(fn):
-    """A pydantic model of fn's arguments: each parameter with its type and default, nothing else."""
-    hints = typing.get_type_hints(fn)
-    fields = {}
-    for p in inspect.signature(fn).parameters.values():
-        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-            continue
-        fields[p.name] = (hints.get(p.name, typing.Any), ... if p.default is p.empty else p.default)
-    return create_model(f"{getattr(fn, '__name__', 'tool')}_args", __config__=ConfigDict(extra="forbid"), **fields)
+#@include 05_errors_are_observations args_model
 
 
 def execute(name, raw_args, impl):
@@ -129,13 +113,7 @@ def error_kind(observation):
     return "tool"
 
 
-def find_text_call(content, tool_names):
-    """The tool a reply calls in its text instead of in tool_calls, or None."""
-    if not isinstance(content, str) or "{" not in content:
-        return None
-    hits = [(m.start(), n) for n in tool_names
-            if (m := re.search(rf"(?<![A-Za-z0-9_]){re.escape(n)}(?![A-Za-z0-9_])", content))]
-    return min(hits)[1] if hits else None
+#@include 05_errors_are_observations find_text_call
 
 
 ASK_TO_CALL = ("You wrote a call to {name} as text in your message. Do not write tool calls as "
@@ -236,20 +214,7 @@ def calculate(expression: str) -> float:
     return value(tree.body)
 
 
-def make_file_tools(base):
-    """The model's file tools, bound to the folder `base` that code chose: name -> function.
-
-    Each takes exactly its schema's arguments: the model sends a path, never a folder."""
-    folder = Path(base)
-
-    def read(path: str) -> str:
-        return read_file(folder, path)
-
-    def note(filename: str, text: str) -> str:
-        return write_note(folder, filename, text)
-
-    read.__name__, note.__name__ = "read_file", "write_note"  # the names the model knows them by
-    return {"read_file": read, "write_note": note}
+#@include 07_what_code_decides make_file_tools
 
 
 @contextmanager
@@ -272,17 +237,7 @@ def scratch_folder():
 import openai  # noqa: F401  (the SDK behind every client here; importing it takes a moment, so once, now)
 
 
-def assistant_turn(message):
-    """The assistant message as a plain dict for the history, with DeepSeek's reasoning kept."""
-    turn = {"role": "assistant", "content": message.content}
-    if message.tool_calls:
-        turn["tool_calls"] = [{"id": c.id, "type": "function",
-                               "function": {"name": c.function.name, "arguments": c.function.arguments}}
-                              for c in message.tool_calls]
-    reasoning = getattr(message, "reasoning_content", None)
-    if reasoning:
-        turn["reasoning_content"] = reasoning
-    return turn
+#@include 10_real_providers assistant_turn
 
 
 # %% [markdown]
@@ -294,31 +249,7 @@ def assistant_turn(message):
 from workbook import trace
 
 
-def step_line(step, response, results, ms):
-    """One step of the trajectory as a dict: thought, first tool call, result preview, tokens, ms."""
-    message = response.choices[0].message
-    calls = message.tool_calls or []
-    by_id = {r["tool_call_id"]: r["content"] for r in results}
-
-    def preview(text):
-        return text if text is None or len(text) <= 200 else text[:199] + "…"
-
-    def describe(call):
-        try:
-            args = json.loads(call.function.arguments)
-        except json.JSONDecodeError:
-            args = call.function.arguments  # shown as the model sent it
-        return {"tool": call.function.name, "input": args, "result_preview": preview(by_id.get(call.id))}
-
-    described = [describe(c) for c in calls]
-    first = described[0] if described else {"tool": None, "input": None, "result_preview": None}
-    reasoning = (message.model_extra or {}).get("reasoning_content")
-    line = {"type": "step", "step": step, "thought": reasoning or ((message.content or None) if calls else None),
-            **first, "tokens_in": response.usage.prompt_tokens,
-            "tokens_out": response.usage.completion_tokens, "ms": ms}
-    if len(described) > 1:
-        line["calls"] = described
-    return line
+#@include 09_trajectories_and_checkpoints step_line
 
 
 # %% [markdown]
@@ -835,10 +766,10 @@ import dataclasses
 import json
 import re
 import tempfile
-import types
 from pathlib import Path
 
 from workbook.checks import fresh
+from workbook.probes import Recorder
 
 wb = fresh()
 FEES = {"2450 * 2.5 / 100": 61.25, "2450 * 1 / 100": 24.5, "2450 * 3.9 / 100": 95.55, "2450 * 1 / 100 + 150": 174.5}
@@ -866,23 +797,9 @@ def stand_ins(folder):
     return {f.__name__: f for f in (rag_search, read_file, write_note, calculate)}
 
 
-class Recorder:
-    """Passes requests to a real client, keeps every response, refuses more than `cap`."""
-
-    def __init__(self, client, cap=12):
-        self.client, self.cap, self.responses = client, cap, []
-        self.chat = types.SimpleNamespace(completions=types.SimpleNamespace(create=self.create))
-
-    def create(self, **kwargs):
-        if len(self.responses) >= self.cap:
-            raise AssertionError(f"more than {self.cap} model calls: does run_task stop at max_steps?")
-        self.responses.append(self.client.chat.completions.create(**kwargs))
-        return self.responses[-1]
-
-
 def run(kind, task, n=0, folder=None, question=None, max_steps=None):
     llm = wb.scenarios.capstone.fake(kind, task, n)
-    rec = Recorder(llm.client(max_retries=0))
+    rec = Recorder(llm.client(max_retries=0), cap=12, what="run_task")
     impl = stand_ins(folder or Path(tempfile.gettempdir()))
     kwargs = {"max_steps": max_steps} if max_steps else {}
     with wb.checks.no_raise("run_task", hint="a 400 about reasoning_content: use assistant_turn"):
@@ -1000,7 +917,7 @@ assert (result.status, result.steps, len(rec.responses)) == ("STOPPED: step limi
 S = wb.scenarios
 cut = S.scripted(S.final("Return period: 1", finish_reason="length"), question="?")
 llm = wb.fake_llm.FakeLLM(cut)
-rec = Recorder(llm.client())
+rec = Recorder(llm.client(), cap=12, what="run_task")
 result, log = run_task(rec, "m", "Returns?", [], {}, SYS)
 check_log(log, result, rec, llm)
 assert (result.answer, result.status, result.steps) == (None, "STOPPED: length", 1), f"got {result!r}"
@@ -1669,30 +1586,16 @@ with the right steps and no answer; a cut text answer and a cut call; DeepSeek's
 the defaults (8 steps)."""
 ### BEGIN HIDDEN TESTS
 import dataclasses
-import types
 
 from workbook.checks import fresh
+from workbook.probes import Recorder
 
 wb = fresh()
 cap, S = wb.scenarios.capstone, wb.scenarios
 
 
-class Recorder:
-    """Passes requests to a real client, keeps every response, refuses more than `cap`."""
-
-    def __init__(self, client, cap=10):
-        self.client, self.cap, self.responses = client, cap, []
-        self.chat = types.SimpleNamespace(completions=types.SimpleNamespace(create=self.create))
-
-    def create(self, **kwargs):
-        if len(self.responses) >= self.cap:
-            raise AssertionError(f"more than {self.cap} model calls: does run_guarded stop at max_steps?")
-        self.responses.append(self.client.chat.completions.create(**kwargs))
-        return self.responses[-1]
-
-
 def run(llm, impl, limits, **kwargs):
-    rec = Recorder(llm.client(max_retries=0))
+    rec = Recorder(llm.client(max_retries=0), cap=10, what="run_guarded")
     with wb.checks.no_raise("run_guarded"):
         result = run_guarded(rec, "fake-model", llm.scenario.question, llm.scenario.openai_tools(), impl,
                              limits, **kwargs)
