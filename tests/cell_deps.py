@@ -93,10 +93,13 @@ class Taint:
     def __init__(self, tainted: set[str], late: set[str]):
         self.tainted, self.late, self.ever = set(tainted), late, set(tainted)
 
+    def add(self, names: set[str]) -> None:
+        self.tainted |= names
+        self.ever |= names
+
     def step(self, read: tuple[set[str], set[str]], bound: set[str], keep: set[str] = frozenset()) -> bool:
         if read[0] & self.tainted or read[1] & self.late:
-            self.tainted |= bound
-            self.ever |= bound
+            self.add(bound)
             return True
         self.tainted -= bound - keep  # a clean binding; an in-place change of a tainted name stays
         return False
@@ -126,6 +129,10 @@ class Taint:
         return hit
 
 
+def _cell_binds(tree: ast.Module) -> set[str]:
+    return set().union(*(binds(st) for st in tree.body))
+
+
 def _parse(source: str) -> ast.Module | None:
     try:
         return ast.parse(source)
@@ -140,7 +147,7 @@ def must_run(base: list[str], cells: list[str], graded: list[bool], start: int) 
     late: set[str] = set()
     for i in range(start, len(cells)):
         if changed[i] and trees[i] is not None:
-            late |= set().union(*(binds(st) for st in trees[i].body)) if trees[i].body else set()
+            late |= _cell_binds(trees[i])
     while True:  # to a fixpoint: `late` grows with every name a pass taints
         hits = _pass(trees, changed, start, late)
         if hits[1] <= late:
@@ -179,17 +186,14 @@ def _pass(trees, changed, start, late) -> tuple[set[int], set[str]]:
     for tree in trees[:start]:  # run before the fork: only their functions' bodies can meet the change
         for st in tree.body if tree is not None else []:
             if reads(st)[1] & late:
-                taint.tainted |= binds(st) | changes(st)
-                taint.ever |= binds(st) | changes(st)
+                taint.add(binds(st) | changes(st))
     hit_cells = set()
     for i in range(start, len(trees)):
         tree = trees[i]
         if tree is None:
             continue
         if changed[i]:
-            bound = set().union(*(binds(st) for st in tree.body)) if tree.body else set()
-            taint.tainted |= bound
-            taint.ever |= bound
+            taint.add(_cell_binds(tree))
             hit_cells.add(i)
         elif taint.flow(tree.body):
             hit_cells.add(i)

@@ -55,6 +55,11 @@ def cells_of(nb, source_nb) -> list[dict]:
     return out
 
 
+def first_difference(cells: list[dict], base: list[dict]) -> int:
+    """Where a variant's cells first differ from the solved notebook's: where its fork starts."""
+    return next((i for i, (a, b) in enumerate(zip(cells, base, strict=False)) if a != b), min(len(cells), len(base)))
+
+
 def through_last_test(cells: list[dict]) -> list[dict]:
     """The cells up to the last test cell: what runs after it (the quiz, a live cell, what to read
     next) cannot change a score, so a variant whose gates read scores only need not run it (about
@@ -277,7 +282,7 @@ def run_job(job: dict, out: Path) -> None:
     starts = {}
     for student, v in variants.items():
         cells = v["cells"]
-        start = next((i for i, (a, b) in enumerate(zip(cells, base, strict=False)) if a != b), min(len(cells), len(base)))
+        start = first_difference(cells, base)
         starts.setdefault(start, []).append(student)
     done, prefix = {}, []
     for i in range(len(base) + 1):

@@ -301,8 +301,7 @@ def fast_jobs(gate: Course, todo: list[Submission], limits_for: dict[str, Limits
             variant["cells"] = cells = fast_runner.through_last_test(cells)
             if cell_deps.enabled():
                 base = [c["source"] for c in job["base"]]
-                start = next((i for i, (a, b) in enumerate(zip(cells, job["base"], strict=False)) if a != b),
-                             min(len(cells), len(base)))
+                start = fast_runner.first_difference(cells, job["base"])
                 run = cell_deps.must_run(base, [c["source"] for c in cells], [c["graded"] for c in cells], start)
                 variant["skip"] = [i for i in range(start, len(cells)) if i not in run]
         job["variants"][sub.student] = variant
