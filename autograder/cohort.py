@@ -119,9 +119,10 @@ def _pool(course: Course, todo: dict[str, list[str]], workers: int, limits_of, g
         child.close()
 
     def give(slot: int, student: str | None) -> None:
-        if not waiting.get(student):  # its next student: one no other worker holds, if any is left
+        if not waiting.get(student):  # its next student: one no other worker holds, or none (a
+            # student split over two workers' gradebooks could merge a stale row over a fresh one)
             held = {s for s, _ in doing.values()}
-            student = next((s for s in waiting if s not in held), next(iter(waiting), None))
+            student = next((s for s in waiting if s not in held), None)
         if student is None:
             return
         chapter = waiting[student].pop(0)

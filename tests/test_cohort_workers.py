@@ -4,6 +4,7 @@ a double that kills its own worker process (os.kill) on one chosen submission.""
 import io
 import os
 import signal
+import time
 
 from autograder import cohort, gradebook
 from autograder.course import Course
@@ -66,3 +67,30 @@ def test_workers_that_keep_dying_still_end_the_run(tmp_path, monkeypatch):
     [record] = cohort.grade(course, workers=2, limits=Limits(sandbox="none"), out=io.StringIO(),
                             grade_one=kill_on_victim)
     assert record["status"] == "error", "graded once, never retried forever"
+
+
+def wait_for_alice(course, student, chapters, limits, slot=None):
+    """bob's first chapter waits until alice's three are graded: her worker is then free first."""
+    marks = course.root / "marks"
+    if student == "bob" and chapters == ["00_a"]:
+        deadline = time.monotonic() + 60
+        while not (marks / "alice-02_c").exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+    marks.mkdir(exist_ok=True)
+    (marks / f"{student}-{chapters[0]}").write_text("")
+    return slot, [{"student": student, "chapter": c, "status": "ok", "score": 1.0, "max_score": 1.0,
+                   "pid": os.getpid()} for c in chapters]
+
+
+def test_a_free_worker_never_takes_a_chapter_of_a_student_another_worker_holds(tmp_path, monkeypatch):
+    """Two workers' gradebooks both holding one student could merge a stale row over a fresh one."""
+    chapters = ["00_a", "01_b", "02_c"]
+    course = _course(tmp_path, ["alice", "bob"], chapters)
+    monkeypatch.setattr(gradebook, "ensure_assignments", lambda course, chapters: [])
+    monkeypatch.setattr(gradebook, "worker_copy", lambda course, slot: None)
+    monkeypatch.setattr(gradebook, "merge", lambda master, db, names: None)
+    records = cohort.grade(course, workers=2, limits=Limits(sandbox="none"), out=io.StringIO(),
+                           grade_one=wait_for_alice)
+    assert (course.root / "marks" / "alice-02_c").exists(), "alice was graded while bob's first chapter waited"
+    pids = {r["student"]: {x["pid"] for x in records if x["student"] == r["student"]} for r in records}
+    assert len(pids["bob"]) == 1 and len(pids["alice"]) == 1, pids

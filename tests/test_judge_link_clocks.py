@@ -58,7 +58,7 @@ def notebook(monkeypatch):
 @pytest.mark.parametrize("name", ["monotonic", "process_time", "time", "perf_counter"])
 def test_a_test_that_moves_the_clock_does_not_stop_itself(judge, tmp_path, notebook, name):
     result = run(judge, tmp_path, name, MOVED.format(name=name))
-    assert result["passed"], result
+    assert result["passed"] and result["timeout"] is False, result
     assert 0 <= result["wall"] < 60 and 0 <= result["cpu"] < 60, "the judge's own figures use its own clocks"
 
 
@@ -66,6 +66,15 @@ def test_a_test_over_its_time_still_fails(judge, tmp_path, notebook):
     result = run(judge, tmp_path, "over", "import time\ntime.monotonic = lambda: 0.0\nwhile True:\n    slow()\n",
                  wall=2)
     assert not result["passed"] and result["ename"] == "TestStopped", result
+    assert result["timeout"] is True, "a test the judge stopped for time is a timeout (the grader records it)"
+
+
+def test_a_kernel_that_never_answers_is_not_a_timeout(judge, tmp_path):
+    judge.start(str(tmp_path / "gone.sock"), None, None, cpu=20, wall=60)
+    judge.test("gone", "assert True\n", hidden=False, token="gone")
+    judge.cell_done()  # the cell ended without serving the test
+    result = judge.result(60)
+    assert not result["passed"] and result["ename"] == "TestStopped" and result["timeout"] is False, result
 
 
 def test_the_clocks_are_the_time_modules_own():

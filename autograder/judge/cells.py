@@ -108,6 +108,9 @@ class JudgedCells:
         if not verdict:
             verdict = {"passed": False, "ename": "JudgeError", "evalue": "the judge gave no verdict"}
         self._judged[grade_id] = bool(verdict.get("passed"))
+        if verdict.get("timeout") is True:  # the judge stopped it: a timeout, whatever the kernel did after
+            self._timed_out[index] = True
+            self._timed_out_why = str(verdict.get("evalue", ""))[:200]
         outputs = [o for o in cell.outputs if o.get("output_type") == "stream"]
         if verdict.get("stdout"):
             outputs.append(NotebookNode(output_type="stream", name="stdout", text=verdict["stdout"]))

@@ -34,13 +34,17 @@ from workbook.link import codec
 from workbook.link.endpoint import Endpoint, link_error
 from workbook.link.errors import find_exception, loaded
 
-__all__ = ["JudgeEnd", "KernelError", "KernelRef", "Namespace", "Stop"]
+__all__ = ["JudgeEnd", "KernelError", "KernelRef", "Namespace", "Stop", "TimeUp"]
 
 
 class Stop(BaseException):
     """The judge stops a test (its time is up, or the kernel is gone): nothing may catch it."""
 
     link_stop = True
+
+
+class TimeUp(Stop):
+    """The judge stops a test that ran over its CPU time or its clock: the grader records a timeout."""
 
 
 class JudgeEnd(Endpoint):

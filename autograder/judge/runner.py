@@ -7,7 +7,7 @@ was started with (anything else that writes to fd 1 goes nowhere):
     {"op": "start", "socket": PATH, "kernel_pid": N, "scratch": DIR, "cpu": S, "wall": S}
     {"op": "test", "grade_id": ID, "source": CODE, "hidden": BOOL, "token": T}
         -> {"op": "result", "grade_id": ID, "passed": BOOL, "ename": ..., "evalue": ...,
-            "traceback": [...], "stdout": TEXT, "cpu": S, "wall": S}
+            "traceback": [...], "stdout": TEXT, "cpu": S, "wall": S, "timeout": BOOL}
     {"op": "cell_done"}     the kernel's cell is over (it will not connect any more)
     {"op": "quit"}
 
@@ -36,7 +36,7 @@ import openai  # noqa: F401
 from autograder.judge.clocks import monotonic, process_time
 from autograder.judge.cpu import tree_cpu
 from autograder.judge.limits import MEMORY, limit_cpu, limit_process
-from autograder.judge.remote import JudgeEnd, KernelError, Namespace, Stop
+from autograder.judge.remote import JudgeEnd, KernelError, Namespace, Stop, TimeUp
 from autograder.judge.scratch import Mirror
 from workbook.link.channel import Channel, LinkClosed
 
@@ -45,7 +45,7 @@ MAX_EVALUE = 2_000
 
 
 def _alarm(signum, frame):
-    raise Stop("the test ran over its time by the clock")
+    raise TimeUp("the test ran over its time by the clock")
 
 
 class Judge:
@@ -78,9 +78,9 @@ class Judge:
         def check():
             used = tree_cpu(self.kernel_pid) - kernel0 + process_time() - judge0
             if used > self.cpu_limit:
-                raise Stop(f"the test ran over its limit of {self.cpu_limit:g} s of CPU time")
+                raise TimeUp(f"the test ran over its limit of {self.cpu_limit:g} s of CPU time")
             if monotonic() - started > self.wall_limit:
-                raise Stop(f"the test ran over {self.wall_limit:g} s by the clock")
+                raise TimeUp(f"the test ran over {self.wall_limit:g} s by the clock")
             if self.cell_done.is_set() and (self.end.channel is None or self.end.channel.closed):
                 raise Stop("the notebook's kernel stopped answering the grader")
 
@@ -108,7 +108,7 @@ class Judge:
         check = self._budget()
         printed = io.StringIO()
         result = {"op": "result", "grade_id": grade_id, "passed": False, "ename": "", "evalue": "",
-                  "traceback": [], "stdout": ""}
+                  "traceback": [], "stdout": "", "timeout": False}
         if not hidden:  # so a visible test's traceback shows its lines (a hidden one shows none)
             lines = str(cmd["source"]).splitlines(True)
             linecache.cache[filename] = (len(cmd["source"]), None, lines, filename)
@@ -124,7 +124,7 @@ class Judge:
                 exec(code, self.ns)
             result["passed"] = True
         except BaseException as e:  # noqa: BLE001 - every way a test can fail is a failed test
-            result.update(self._failure(e, filename, hidden))
+            result.update(self._failure(e, filename, hidden), timeout=isinstance(e, TimeUp))
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
             self._hang_up()
@@ -180,7 +180,9 @@ def main() -> None:
             cmd = json.loads(line)
             if cmd.get("op") == "cell_done":
                 judge.cell_done.set()
-            else:
+            else:  # in the order they came: a test's cell_done may arrive before the test starts
+                if cmd.get("op") == "test":
+                    judge.cell_done.clear()
                 tests.put(cmd)
         tests.put({"op": "quit"})
 
@@ -193,6 +195,5 @@ def main() -> None:
             judge.start(cmd)
             judge.send({"op": "started"})
         elif cmd["op"] == "test":
-            judge.cell_done.clear()
             judge.send(judge.test(cmd))
     os._exit(0)  # threads serving a kernel that never hung up must not keep the judge alive
