@@ -77,18 +77,18 @@ def grade(course: Course, workers: int = 2, limits: Limits | None = None,
           f"{', each kernel in a bubblewrap sandbox' if mode == 'bwrap' else ''}", file=out)
     started, done, records, graded_by = time.monotonic(), 0, [], {}
     for slot, student, got in _pool(course, todo, workers, lambda s: limits_for.get(s, limits), grade_one):
-        if slot is not None and student not in graded_by.setdefault(slot, []):
-            graded_by[slot].append(student)
+        if slot is not None:
+            graded_by.setdefault(slot, []).extend((student, r["chapter"]) for r in got)
         records += got
         done += len(got)
         print(line(done, total, started, describe(got)), file=out, flush=True)
-    for slot, names in graded_by.items():
-        if slot is not None:
-            try:
-                gradebook.merge(course.gradebook, course.work / f"worker{slot}" / "gradebook.db", names)
-            except Exception as e:  # results/ still holds every grade; say which rows are missing
-                print(f"WARNING: could not merge worker {slot}'s gradebook ({e}); its students "
-                      f"{', '.join(names)} are in work/results but not in gradebook.db", file=out)
+    for slot, done_here in graded_by.items():
+        try:
+            gradebook.merge(course.gradebook, course.work / f"worker{slot}" / "gradebook.db", done_here)
+        except Exception as e:  # results/ still holds every grade; say which rows are missing
+            names = sorted({f"{s}/{c}" for s, c in done_here})
+            print(f"WARNING: could not merge worker {slot}'s gradebook ({e}); its submissions "
+                  f"{', '.join(names)} are in work/results but not in gradebook.db", file=out)
     elapsed = time.monotonic() - started
     print(f"graded {total} submission(s) in {elapsed:.1f} s ({elapsed / total:.2f} s each)", file=out)
     return sorted(records, key=lambda r: (r["student"], r["chapter"]))
@@ -105,9 +105,10 @@ def _serve(conn, slot: int, grade_one) -> None:
 
 def _pool(course: Course, todo: dict[str, list[str]], workers: int, limits_of, grade_one):
     """Yield (slot, student, records) as `workers` processes grade `todo`, one submission each at a
-    time. A student's chapters stay with one worker while it lives (biggest students first). A
-    worker that dies costs only the submission it was grading (an `error` row, slot None); a fresh
-    worker takes its slot and everything else still waiting."""
+    time. A student's chapters stay with one worker while it lives (biggest students first), unless
+    another worker is free and no other student waits. A worker that dies costs only the
+    submission it was grading (an `error` row, slot None); a fresh worker takes its slot and
+    everything else still waiting."""
     ctx = grading.pool_context()
     waiting = {s: list(todo[s]) for s in sorted(todo, key=lambda s: (-len(todo[s]), s))}
     procs, conns, doing = {}, {}, {}  # slot -> process, its pipe, (student, chapter) it grades
@@ -119,10 +120,9 @@ def _pool(course: Course, todo: dict[str, list[str]], workers: int, limits_of, g
         child.close()
 
     def give(slot: int, student: str | None) -> None:
-        if not waiting.get(student):  # its next student: one no other worker holds, or none (a
-            # student split over two workers' gradebooks could merge a stale row over a fresh one)
-            held = {s for s, _ in doing.values()}
-            student = next((s for s in waiting if s not in held), None)
+        if not waiting.get(student):  # its next student: one no other worker holds, if any is left
+            held = {s for s, _ in doing.values()}  # (else a chapter of one: merge() goes by submission)
+            student = next((s for s in waiting if s not in held), next(iter(waiting), None))
         if student is None:
             return
         chapter = waiting[student].pop(0)

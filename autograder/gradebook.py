@@ -66,26 +66,12 @@ def scores(db: Path, student: str, chapter: str) -> dict[str, float]:
     return {name: score for name, score in rows}
 
 
-def merge(master: Path, worker_db: Path, students: list[str]) -> None:
-    """Copy the rows of `students` from a worker's gradebook into the master."""
-    if not students:
-        return
-    con = sqlite3.connect(master)
-    try:
-        con.execute("ATTACH DATABASE ? AS w", (str(worker_db),))
-        con.execute("CREATE TEMP TABLE picked (id TEXT PRIMARY KEY)")
-        con.executemany("INSERT OR IGNORE INTO picked VALUES (?)", [(s,) for s in students])
-        subs = "SELECT id FROM w.submitted_assignment WHERE student_id IN (SELECT id FROM picked)"
-        nbs = f"SELECT id FROM w.submitted_notebook WHERE assignment_id IN ({subs})"
-        for table, where in (("student", "id IN (SELECT id FROM picked)"),
-                             ("submitted_assignment", "student_id IN (SELECT id FROM picked)"),
-                             ("submitted_notebook", f"assignment_id IN ({subs})"),
-                             ("grade", f"notebook_id IN ({nbs})"),
-                             ("comment", f"notebook_id IN ({nbs})")):
-            con.execute(f"INSERT OR REPLACE INTO main.{table} SELECT * FROM w.{table} WHERE {where}")
-        con.commit()
-    finally:
-        con.close()
+def merge(master: Path, worker_db: Path, submissions: list[tuple[str, str]]) -> None:
+    """Replace each (student, chapter) of `submissions` in the master by its rows in a worker's
+    gradebook: only what that worker graded, so a student whose chapters two workers graded
+    keeps the fresh rows of each (the copy a worker started from may hold old ones)."""
+    for student, chapter in submissions:
+        put_submission(master, submission_rows(worker_db, student, chapter), student, chapter)
 
 
 # -- rows that travel: a cluster worker grades into a private copy and sends one submission back
