@@ -9,7 +9,8 @@ when the cell ran to its end with no error; stderr is an event, not a loss (exec
 Limits are CPU time per cell and per notebook (`ITIMER_PROF`), with a wall backstop ten times the
 cell limit for a cell that sleeps or blocks, and a parent that kills a child that stops reporting.
 A variant is re-run from scratch when the prefix left threads running (a fork copies only one).
-`python -m tests.fast_runner JOB OUT` runs one chapter job; `grade()` runs them all.
+`python -m tests.fast_runner JOB OUT` runs one chapter job; tests/fast_results.py runs them all
+and turns what they report into result records.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ import resource
 import select
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import threading
@@ -310,98 +310,6 @@ def run_job(job: dict, out: Path) -> None:
     with open(out, "a", encoding="utf-8") as f:  # what a variant's skipped cells are given
         f.write(json.dumps({"base": True, "steps": prefix}) + "\n")
     shutil.rmtree(root.parent, ignore_errors=True)
-
-
-# ---------------------------------------------------------------- in the test process
-
-
-def fill_skipped(outcome: dict, base_steps: list[dict]) -> dict:
-    """A variant's skipped cells (cell_deps) take the solution's steps for the same cells; with no
-    solution's step (its run died) a skipped cell stays not run."""
-    if not any(s.get("skipped") for s in outcome.get("steps", [])):
-        return outcome
-    by_index = {s["index"]: s for s in base_steps}
-    steps = [by_index.get(s["index"], s) if s.get("skipped") else s for s in outcome["steps"]]
-    return {**outcome, "steps": [s for s in steps if not s.get("skipped")]}
-
-
-def record(student: str, chapter: str, tests: list[dict], cells: list[dict], outcome: dict, seconds: float) -> dict:
-    """The result record the gates read (results.build's shape), from a variant's steps."""
-    steps = {s["index"]: s for s in outcome.get("steps", [])}
-    by_index = {c["index"]: c for c in cells}
-    events, stopped = [], ""
-    for index, s in sorted(steps.items()):
-        grade_id = by_index[index]["grade_id"] if by_index[index]["graded"] else None
-        if s["timeout"]:
-            events.append({"kind": "timeout", "cell": index, "grade_id": grade_id, "detail": s["error"]})
-        if s["stderr"]:
-            events.append({"kind": "stderr", "cell": index, "grade_id": grade_id, "detail": s["stderr"]})
-    ending = outcome["ending"]
-    if ending in ("dead", "hung") or (ending == "ok" and len(steps) < len(cells)):
-        kind = {"dead": "dead_kernel", "hung": "unresponsive"}.get(ending, "notebook_timeout")
-        stopped = {"dead_kernel": "the process died", "unresponsive": "a cell stopped answering",
-                   "notebook_timeout": "the notebook ran over its CPU time limit"}[kind]
-        after = max(steps, default=-1)
-        events.append({"kind": kind, "cell": after, "grade_id": None, "detail": stopped})
-    kinds = {e["kind"] for e in events}
-    status = ("error" if ending == "error" else "dead_kernel" if "dead_kernel" in kinds else
-              "timeout" if kinds & {"timeout", "unresponsive", "notebook_timeout"} else "ok")
-    rec = {"student": student, "chapter": chapter, "status": status, "message": outcome.get("message", ""),
-           "score": 0.0, "max_score": 0.0, "tests": {}, "exercises": {}, "events": events, "tamper": [],
-           "sandbox": "fast", "seconds": round(seconds, 2),
-           "cpu": round(sum(s["cpu"] for s in outcome.get("steps", [])), 2)}
-    where = {c["grade_id"]: c["index"] for c in cells if c["grade_id"]}
-    for t in tests:
-        s = steps.get(where.get(t["grade_id"]))
-        ok = s is not None and s["ended"] and not s["error"] and status != "error"
-        error = s["error"] if s else f"CellNotRun: not run: {stopped or 'the cell is missing'}"
-        score = t["points"] if ok else 0.0
-        rec["tests"][t["grade_id"]] = {"score": score, "max": t["points"], "exercise": t["exercise"], "error": error}
-        ex = rec["exercises"].setdefault(t["exercise"], {"score": 0.0, "max": 0.0})
-        ex["score"] += score
-        ex["max"] += t["points"]
-        rec["score"] += score
-        rec["max_score"] += t["points"]
-    return rec
-
-
-def grade(jobs: dict[str, dict], workers: int = 2, deadline: float = 1800) -> dict[str, list[dict]]:
-    """chapter -> job (base, variants, base_limit): run `workers` chapter processes at a time;
-    return chapter -> outcome lines. A chapter process past `deadline` is killed."""
-    folder = Path(tempfile.mkdtemp(prefix="fast-jobs-"))
-    # longest first (variants x cells, a fair guess of its CPU), so no long chapter starts last
-    pending = sorted(jobs, key=lambda c: (-len(jobs[c]["variants"]) * len(jobs[c]["base"]), c))
-    running, found = {}, {}
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "HOME": str(folder)}
-    while pending or running:
-        while pending and len(running) < workers:
-            chapter = pending.pop(0)
-            (folder / f"{chapter}.json").write_text(json.dumps(jobs[chapter]), encoding="utf-8")
-            with open(folder / f"{chapter}.log", "wb") as log:
-                proc = subprocess.Popen([sys.executable, "-m", "tests.fast_runner", str(folder / f"{chapter}.json"),
-                                         str(folder / f"{chapter}.out")], cwd=REPO, env=env, stdout=log,
-                                        stderr=subprocess.STDOUT, start_new_session=True)
-            running[chapter] = (proc, time.monotonic())
-        time.sleep(0.05)
-        for chapter, (proc, started) in list(running.items()):
-            if proc.poll() is None and time.monotonic() - started < deadline:
-                continue
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)  # anything the chapter left running
-            except OSError:
-                pass
-            out = folder / f"{chapter}.out"
-            lines = out.read_text(encoding="utf-8").splitlines() if out.is_file() else []
-            found[chapter] = [json.loads(line) for line in lines]
-            if len(found[chapter]) < len(jobs[chapter]["variants"]):
-                log = (folder / f"{chapter}.log").read_text(encoding="utf-8", errors="replace")[-1500:]
-                found[chapter].append({"log": log, "returncode": proc.returncode})
-            del running[chapter]
-    shutil.rmtree(folder, ignore_errors=True)
-    return found
 
 
 if __name__ == "__main__":

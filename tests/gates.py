@@ -31,7 +31,7 @@ from autograder import (
 )
 from autograder.course import REPO, Course
 from autograder.settings import Limits
-from tests import cell_deps, fast_runner
+from tests import cell_deps, fast_results, fast_runner
 
 
 def sandbox_mode() -> str:
@@ -56,7 +56,7 @@ ALWAYS_GRADED = ("os_exit", "huge_output", "read_solutions", *hostile_os.POST_CH
 # git-ignored by default; CI keeps it where the next run on the machine finds it (.ci/run)
 CACHE = Path(os.environ.get("GATES_CACHE_DIR") or REPO / "autograder" / "work" / "gate-cache")
 # Where grading starts: the pipeline (cohort.grade), the fast runner, and the gates' own cases.
-ENTRY_POINTS = ("autograder.cohort", "tests.gates", "tests.fast_runner")
+ENTRY_POINTS = ("autograder.cohort", "tests.gates", "tests.fast_runner", "tests.fast_results")
 OURS = ("autograder", "workbook", "tests")
 DATA = ("agent_files",)  # read by the notebooks' tools
 
@@ -319,7 +319,7 @@ def fast_grade(gate: Course, todo: list[Submission], limits_for: dict[str, Limit
     records, started = [], time.monotonic()
     base_steps: dict[str, list[dict]] = {}  # per chapter: the solved notebook's steps (skipped cells take them)
     for attempt in range(2):
-        found = fast_runner.grade(jobs, workers=workers)
+        found = fast_results.grade(jobs, workers=workers)
         retry: dict[str, dict] = {}
         for chapter, outcomes in found.items():
             seen = set()
@@ -328,7 +328,7 @@ def fast_grade(gate: Course, todo: list[Submission], limits_for: dict[str, Limit
                 student = outcome.get("student")
                 if student is None:
                     continue
-                outcome = fast_runner.fill_skipped(outcome, base_steps[chapter])
+                outcome = fast_results.fill_skipped(outcome, base_steps[chapter])
                 seen.add(student)
                 if outcome["ending"] == "retry" and attempt == 0:
                     retry.setdefault(chapter, {**jobs[chapter], "base": [], "variants": {}})
@@ -337,11 +337,11 @@ def fast_grade(gate: Course, todo: list[Submission], limits_for: dict[str, Limit
                 if outcome["ending"] == "retry":
                     outcome = {"ending": "error", "message": "the fast runner could not run it"}
                 cells = jobs[chapter]["variants"][student]["cells"]
-                records.append(fast_runner.record(student, chapter, tests[chapter], cells, outcome,
+                records.append(fast_results.record(student, chapter, tests[chapter], cells, outcome,
                                                   time.monotonic() - started))
             log = next((o for o in outcomes if "log" in o), {}).get("log", "")
             for student in sorted(set(jobs[chapter]["variants"]) - seen):
-                records.append(fast_runner.record(student, chapter, tests[chapter], [], {
+                records.append(fast_results.record(student, chapter, tests[chapter], [], {
                     "ending": "error", "message": f"the fast runner's chapter process failed: {log}"[-500:]}, 0.0))
         if not retry:
             break

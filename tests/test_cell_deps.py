@@ -1,7 +1,7 @@
 """The fast runner's skip (tests/cell_deps.py): which cells a mutant must run, by name analysis,
 and a skipped test cell scored with the solution's own verdict."""
 
-from tests import cell_deps, fast_runner
+from tests import cell_deps, fast_results
 
 BASE = [
     "import json\nTOOLS = {}",                                         # 0
@@ -64,9 +64,9 @@ def test_a_skipped_cell_takes_the_solutions_step():
     base = [{"index": 2, "error": None, "ended": True, "cpu": 0.1}, {"index": 4, "error": None, "ended": True, "cpu": 0.2}]
     outcome = {"ending": "ok", "steps": [{"index": 2, "error": "AssertionError", "ended": False, "cpu": 0.1},
                                          {"index": 4, "skipped": True}]}
-    filled = fast_runner.fill_skipped(outcome, base)
+    filled = fast_results.fill_skipped(outcome, base)
     assert filled["steps"] == [outcome["steps"][0], base[1]]
-    assert fast_runner.fill_skipped(outcome, [])["steps"] == [outcome["steps"][0]], (
+    assert fast_results.fill_skipped(outcome, [])["steps"] == [outcome["steps"][0]], (
         "with no solution's step the cell is not run (and the record says so)")
 
 

@@ -1,7 +1,7 @@
 """The fast runner on a tiny chapter: forks at the first differing cell, scores by the grader's
 rule, and ends a cell by CPU time, a dead process as dead_kernel, stderr as an event only."""
 
-from tests import fast_runner
+from tests import fast_results, fast_runner
 
 TESTS = [{"grade_id": "a_tests", "points": 1.0, "exercise": "a"},
          {"grade_id": "b_tests", "points": 2.0, "exercise": "b"}]
@@ -28,9 +28,9 @@ def test_variants_score_as_a_full_run_would():
                 "loops": _with(3, "while True:\n    pass"), "dies": _with(3, "import os\nos._exit(3)"),
                 "wrong_a": _with(1, "def a():\n    return 0")}
     job = {"chapter": "00_tiny", "base_limit": 2, "base": BASE, "variants": variants}
-    lines = fast_runner.grade({"00_tiny": job}, workers=1)["00_tiny"]
+    lines = fast_results.grade({"00_tiny": job}, workers=1)["00_tiny"]
     found = {o["student"]: o for o in lines if "student" in o}
-    rec = {s: fast_runner.record(s, "00_tiny", TESTS, variants[s]["cells"], found[s], 0.0) for s in variants}
+    rec = {s: fast_results.record(s, "00_tiny", TESTS, variants[s]["cells"], found[s], 0.0) for s in variants}
     scores = {s: {t: v["score"] for t, v in r["tests"].items()} for s, r in rec.items()}
     assert scores == {"same": {"a_tests": 1.0, "b_tests": 2.0}, "wrong_b": {"a_tests": 1.0, "b_tests": 0.0},
                       "loops": {"a_tests": 1.0, "b_tests": 0.0}, "dies": {"a_tests": 1.0, "b_tests": 0.0},
@@ -49,11 +49,11 @@ def test_a_skipped_test_cell_is_scored_with_the_solved_notebooks_verdict():
     wrong_b = _with(3, "def b():\n    return 3")
     wrong_b["skip"] = [4]  # (a wrong claim, so the test can tell a skip from a run)
     job = {"chapter": "00_tiny", "base_limit": 2, "base": BASE, "variants": {"wrong_b": wrong_b}}
-    lines = fast_runner.grade({"00_tiny": job}, workers=1)["00_tiny"]
+    lines = fast_results.grade({"00_tiny": job}, workers=1)["00_tiny"]
     outcome = next(o for o in lines if o.get("student") == "wrong_b")
     assert [s.get("skipped", False) for s in outcome["steps"]] == [False, False, False, False, True]
-    filled = fast_runner.fill_skipped(outcome, next(o for o in lines if o.get("base"))["steps"])
-    rec = fast_runner.record("wrong_b", "00_tiny", TESTS, wrong_b["cells"], filled, 0.0)
+    filled = fast_results.fill_skipped(outcome, next(o for o in lines if o.get("base"))["steps"])
+    rec = fast_results.record("wrong_b", "00_tiny", TESTS, wrong_b["cells"], filled, 0.0)
     assert rec["tests"]["b_tests"]["score"] == 2.0, "the skipped cell took the solution's verdict"
 
 
