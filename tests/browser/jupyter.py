@@ -12,6 +12,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 import nbformat
@@ -96,6 +97,31 @@ def viewer_notebook(dest: Path) -> Path:
     path = dest / VIEWER_NOTEBOOK
     nbformat.write(nb, path)
     return path
+
+
+TRACKER = "lab/api/settings/@jupyterlab/notebook-extension:tracker"
+
+
+def _settings(jupyter, raw: str | None = None) -> str:
+    """Read (or write) the notebook tracker's user settings through the server's REST API."""
+    data = None if raw is None else json.dumps({"raw": raw}).encode()
+    request = urllib.request.Request(jupyter.url(TRACKER), data=data, method="GET" if raw is None else "PUT",
+                                     headers={"Authorization": f"token {jupyter.token}",
+                                              "Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=BACKSTOP_S) as reply:
+        return json.loads(reply.read() or b"{}").get("raw", "{}")
+
+
+@contextmanager
+def every_cell_drawn(jupyter):
+    """JupyterLab (and Notebook 7) draws only the cells in view: draw them all, so what a test looks
+    for below a tall widget is in the page however fast the page laid it out."""
+    before = _settings(jupyter)
+    _settings(jupyter, json.dumps({"windowingMode": "none"}))
+    try:
+        yield
+    finally:
+        _settings(jupyter, before)
 
 
 def free_port() -> int:

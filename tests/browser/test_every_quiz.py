@@ -9,15 +9,12 @@ Screenshots go to test-artifacts/quiz-<chapter>.png.
 
 from __future__ import annotations
 
-import json
-import urllib.request
 import uuid
-from contextlib import contextmanager
 
 import nbformat
 import pytest
 
-from tests.browser.jupyter import ARTIFACTS, BACKSTOP_S, TEST_BACKSTOP_S, skip_reason
+from tests.browser.jupyter import ARTIFACTS, TEST_BACKSTOP_S, every_cell_drawn, skip_reason
 from workbook import quiz
 
 pytestmark = [
@@ -26,30 +23,6 @@ pytestmark = [
     pytest.mark.timeout(TEST_BACKSTOP_S),
 ]
 NOTEBOOK = "every_quiz.ipynb"
-TRACKER = "lab/api/settings/@jupyterlab/notebook-extension:tracker"
-
-
-def _settings(jupyter, raw: str | None = None) -> str:
-    """Read (or write) the notebook tracker's user settings through the server's REST API."""
-    data = None if raw is None else json.dumps({"raw": raw}).encode()
-    request = urllib.request.Request(jupyter.url(TRACKER), data=data, method="GET" if raw is None else "PUT",
-                                     headers={"Authorization": f"token {jupyter.token}",
-                                              "Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=BACKSTOP_S) as reply:
-        return json.loads(reply.read() or b"{}").get("raw", "{}")
-
-
-@contextmanager
-def every_cell_drawn(jupyter):
-    """JupyterLab draws only the cells in view; for screenshots of each quiz, draw them all."""
-    before = _settings(jupyter)
-    _settings(jupyter, json.dumps({"windowingMode": "none"}))
-    try:
-        yield
-    finally:
-        _settings(jupyter, before)
-
-
 def test_every_chapters_quiz_renders_in_jupyterlab(page, jupyter):
     chapters = quiz.chapters()
     assert len(chapters) >= 12, chapters

@@ -17,6 +17,7 @@ from tests.browser.jupyter import (
     TEST_BACKSTOP_S,
     VIEWER_NOTEBOOK,
     chapter_missing,
+    every_cell_drawn,
     skip_reason,
 )
 from workbook import quiz
@@ -102,6 +103,11 @@ def test_finished_chapter_runs_all_cells_and_its_quiz_gives_feedback(page, jupyt
 
 @pytest.mark.parametrize("ui", UIS)
 def test_trajectory_viewer_steps_forward_and_back(page, jupyter, ui):
+    with every_cell_drawn(jupyter):  # the plot's cell sits below the tall viewer
+        _viewer_steps(page, jupyter, ui)
+
+
+def _viewer_steps(page, jupyter, ui):
     open_notebook(page, jupyter, ui, VIEWER_NOTEBOOK)
     run_all(page)
     viewer = page.locator(".jupyter-widgets.wb-trace")
