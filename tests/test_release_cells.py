@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from autograder import notebooks
+from autograder.course import Course
 from autograder.release import ends_with_expression, name_stubs, quiet_hidden_cells
 from tests import gates
 
@@ -35,7 +36,7 @@ def test_no_released_hidden_cell_ends_with_a_bare_expression(course, chapter):
 
 
 def test_ipython_displays_nothing_for_a_released_hidden_cell():
-    course, chapter = next((c, ch) for c, ch in CHAPTERS if ch == "00_start_here")
+    course, chapter = Course(), "00_start_here"  # whatever GATES_ONLY narrows (make quick: none)
     hidden = _hidden_ids(course, chapter)
     sources = [c.source for c in notebooks.read(course.release / chapter / f"{chapter}.ipynb").cells
                if notebooks.nbmeta(c).get("grade_id") in hidden]
