@@ -63,14 +63,19 @@ def build(course: Course, student: str, chapter: str, scores: dict[str, float], 
               "sandbox": meta.get("sandbox") or sandbox, "seconds": round(seconds, 2)}
     for t in tests:
         score = float(scores.get(t["grade_id"]) or 0.0) if graded else 0.0
-        record["tests"][t["grade_id"]] = {"score": score, "max": t["points"],
-                                          "exercise": t["exercise"], "error": errors.get(t["grade_id"])}
-        ex = record["exercises"].setdefault(t["exercise"], {"score": 0.0, "max": 0.0})
-        ex["score"] += score
-        ex["max"] += t["points"]
-        record["score"] += score
-        record["max_score"] += t["points"]
+        add_test(record, t, score, errors.get(t["grade_id"]))
     return record
+
+
+def add_test(record: dict, test: dict, score: float, error: str | None) -> None:
+    """Count one test's score into a record: its row, its exercise's and the notebook's totals."""
+    record["tests"][test["grade_id"]] = {"score": score, "max": test["points"], "exercise": test["exercise"],
+                                         "error": error}
+    ex = record["exercises"].setdefault(test["exercise"], {"score": 0.0, "max": 0.0})
+    ex["score"] += score
+    ex["max"] += test["points"]
+    record["score"] += score
+    record["max_score"] += test["points"]
 
 
 def failed(course: Course, student: str, chapter: str, message: str, sandbox: str = "") -> dict:

@@ -14,6 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from autograder import results
 from autograder.course import REPO
 
 
@@ -57,13 +58,7 @@ def record(student: str, chapter: str, tests: list[dict], cells: list[dict], out
         s = steps.get(where.get(t["grade_id"]))
         ok = s is not None and s["ended"] and not s["error"] and status != "error"
         error = s["error"] if s else f"CellNotRun: not run: {stopped or 'the cell is missing'}"
-        score = t["points"] if ok else 0.0
-        rec["tests"][t["grade_id"]] = {"score": score, "max": t["points"], "exercise": t["exercise"], "error": error}
-        ex = rec["exercises"].setdefault(t["exercise"], {"score": 0.0, "max": 0.0})
-        ex["score"] += score
-        ex["max"] += t["points"]
-        rec["score"] += score
-        rec["max_score"] += t["points"]
+        results.add_test(rec, t, t["points"] if ok else 0.0, error)
     return rec
 
 
