@@ -14,12 +14,17 @@ from autograder.settings import Limits
 VICTIM = ("carol", "01_b")  # grading this submission kills the worker that holds it
 
 
+def graded(student, chapters, slot) -> list[dict]:
+    """The records a grading double returns: full marks, and which process and slot graded them."""
+    return [{"student": student, "chapter": c, "status": "ok", "score": 1.0, "max_score": 1.0,
+             "pid": os.getpid(), "slot": slot} for c in chapters]
+
+
 def kill_on_victim(course, student, chapters, limits, slot=None):
     """A stand-in for grading.grade_student, run inside the worker process."""
     if (student, chapters[0]) == VICTIM:
         os.kill(os.getpid(), signal.SIGKILL)
-    return slot, [{"student": student, "chapter": c, "status": "ok", "score": 1.0, "max_score": 1.0,
-                   "pid": os.getpid()} for c in chapters]
+    return slot, graded(student, chapters, slot)
 
 
 def _course(tmp_path, students, chapters) -> Course:
@@ -78,8 +83,7 @@ def wait_for_alice(course, student, chapters, limits, slot=None):
             time.sleep(0.01)
     marks.mkdir(exist_ok=True)
     (marks / f"{student}-{chapters[0]}").write_text("")
-    return slot, [{"student": student, "chapter": c, "status": "ok", "score": 1.0, "max_score": 1.0,
-                   "slot": slot} for c in chapters]
+    return slot, graded(student, chapters, slot)
 
 
 def test_a_student_two_workers_graded_is_merged_submission_by_submission(tmp_path, monkeypatch):

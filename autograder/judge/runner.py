@@ -180,10 +180,10 @@ def main() -> None:
             cmd = json.loads(line)
             if cmd.get("op") == "cell_done":
                 judge.cell_done.set()
-            else:  # in the order they came: a test's cell_done may arrive before the test starts
-                if cmd.get("op") == "test":
-                    judge.cell_done.clear()
-                tests.put(cmd)
+                continue
+            if cmd.get("op") == "test":  # here, in order: its cell_done may come before it starts
+                judge.cell_done.clear()
+            tests.put(cmd)
         tests.put({"op": "quit"})
 
     threading.Thread(target=read_commands, daemon=True).start()
