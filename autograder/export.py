@@ -50,8 +50,6 @@ def notes(record: dict) -> str:
     for e in record.get("events", []):
         if e["kind"] in ("timeout", "unresponsive", "dead_kernel", "notebook_timeout"):
             parts.append(f"{e['kind'].replace('_', ' ')} at {e.get('grade_id') or 'cell ' + str(e['cell'])}")
-    if record.get("tamper"):
-        parts.append("restored: " + ", ".join(record["tamper"][:6]))
     if record.get("sandbox") == "none":
         parts.append("sandbox=none")
     return "; ".join(parts)
@@ -103,9 +101,6 @@ def report(course: Course) -> list[str]:
     lines = [COLUMNS, "-" * len(COLUMNS)]
     for chapter in sorted({r["chapter"] for r in records}):
         lines += _chapter_lines(chapter, [r for r in records if r["chapter"] == chapter])
-    flagged = sorted({r["student"] for r in records if r.get("tamper")})
-    if flagged:
-        lines.append(f"tampering undone before tests ran (details in grades.csv notes): {', '.join(flagged)}")
     errors = sorted({f"{r['student']}/{r['chapter']}" for r in records if r["status"] == "error"})
     if errors:
         lines.append(f"not graded because of errors (see grades.csv notes): {', '.join(errors)}")

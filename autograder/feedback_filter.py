@@ -114,7 +114,7 @@ def _redact(text: str, secret: set[str]) -> str:
 
 
 def grader_notes(meta: dict) -> str:
-    """A short markdown summary of the run: status, timeouts, dead kernel, restored tampering."""
+    """A short markdown summary of the run: status, timeouts, dead kernel, stderr."""
     if not meta:
         return ""
     lines = []
@@ -131,9 +131,6 @@ def grader_notes(meta: dict) -> str:
                 }.get(event["kind"])
         if text:
             lines.append(f"- {text}")
-    if meta.get("tamper"):
-        lines.append("- before test cells ran, the grader had to restore: "
-                     + ", ".join(f"`{t}`" for t in meta["tamper"][:12]))
     return "### Notes from the grader\n\n" + "\n".join(lines) if lines else ""
 
 

@@ -59,7 +59,7 @@ def build(course: Course, student: str, chapter: str, scores: dict[str, float], 
         message = "nbgrader wrote no autograded notebook"
     record = {"student": student, "chapter": chapter, "status": status, "message": message,
               "score": 0.0, "max_score": 0.0, "tests": {}, "exercises": {},
-              "events": meta.get("events", []), "tamper": meta.get("tamper", []),
+              "events": meta.get("events", []),
               "sandbox": meta.get("sandbox") or sandbox, "seconds": round(seconds, 2)}
     for t in tests:
         score = float(scores.get(t["grade_id"]) or 0.0) if graded else 0.0
@@ -84,7 +84,7 @@ def failed(course: Course, student: str, chapter: str, message: str, sandbox: st
         record = build(course, student, chapter, {}, 0.0, message[:500], sandbox=sandbox)
     except Exception:  # even the notebook could not be read: a bare record
         record = {"student": student, "chapter": chapter, "message": message[:500], "score": 0.0,
-                  "max_score": 0.0, "tests": {}, "exercises": {}, "events": [], "tamper": [],
+                  "max_score": 0.0, "tests": {}, "exercises": {}, "events": [],
                   "sandbox": sandbox, "seconds": 0.0}
     record["status"] = "error"
     return record

@@ -45,7 +45,6 @@ def test_solution_gets_full_marks_without_stderr(graded, sub):
     assert record["status"] == "ok", f"{sub.chapter}: {record['status']}: {record['events']}"
     noisy = [e["grade_id"] for e in record["events"] if e["kind"] == "stderr"]
     assert not noisy, f"{sub.chapter}: test cells {noisy} write to stderr; keep tests and solutions quiet"
-    assert not record["tamper"], f"{sub.chapter}: the guard restored {record['tamper']} for the solution"
 
 
 @_pick("stub")

@@ -203,7 +203,7 @@ def test_export_skips_broken_results_and_says_so(tmp_path):
     try:
         good = {"student": "ada", "chapter": "01_one_step", "status": "ok", "message": "", "score": 3.0,
                 "max_score": 3.0, "tests": {"t_tests": {"score": 3.0, "max": 3.0, "exercise": "t", "error": None}},
-                "exercises": {"t": {"score": 3.0, "max": 3.0}}, "events": [], "tamper": [],
+                "exercises": {"t": {"score": 3.0, "max": 3.0}}, "events": [],
                 "sandbox": "none", "seconds": 1.0}
         results.save(course, good)
         results.write_text(course.results / "eve" / "01_one_step.json", "[1, 2")
