@@ -18,7 +18,7 @@ import sqlite3
 
 import pytest
 
-from autograder import cohort, export, variants
+from autograder import cohort, export, hostile_judge, variants
 from autograder.course import REPO, AutograderError, Course
 from autograder.sandbox import bwrap_problem
 from autograder.settings import Limits
@@ -112,6 +112,22 @@ def test_cluster_grades_like_the_local_path(scratch, local_csv, cluster):
     cohort.grade(course, limits=LIMITS, cluster=cluster.address, out=again)
     assert f"{N - 1} submission(s) already graded" in again.getvalue() and "1/1" in again.getvalue()
     assert _csv(course) == local_csv
+
+
+def test_in_process_attacks_score_zero_on_the_cluster(scratch, cluster):
+    """Issue 24: each in-process attack (an untouched stub plus a few lines: closure cells, the
+    kernel's sender, a profile hook, frame walking, gc/ctypes, lying values, a forged link end)
+    scores 0 when a worker grades it, as the gates show it does locally; the solved notebook
+    graded beside them keeps its 9 points, so the zeros are the judge's verdicts, not a broken run."""
+    course = Course(root=scratch).with_workspace(scratch / "hostile")
+    cases = {name.replace("_", "-"): make for name, (make, _) in hostile_judge.CASES.items()}
+    for student, make in {**cases, "ada": COHORT["ada"]}.items():
+        variants.save(make(course, CHAPTER) if student in cases else make(course),
+                      course.submitted / student / CHAPTER / f"{CHAPTER}.ipynb")
+    out = io.StringIO()
+    records = cohort.grade(course, limits=LIMITS, cluster=cluster.address, out=out)
+    scores = {r["student"]: r["score"] for r in records}
+    assert scores == {**dict.fromkeys(cases, 0.0), "ada": 9.0}, out.getvalue()
 
 
 def test_a_worker_killed_mid_run_loses_and_doubles_nothing(scratch, local_csv, cluster):
