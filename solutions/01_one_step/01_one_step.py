@@ -180,8 +180,9 @@ def parse_reply(reply):
 
 # %% nbgrader={"grade": true, "grade_id": "parse_reply_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: parse_reply on the four rows of the table (a tool request with and without
-"args", a final answer, an empty final answer), returning tuples, and ValueError for a reply
-that has neither key and for a plain string (JSON text is still not a dict)."""
+"args", a final answer, an empty final answer), returning tuples, and ValueError for each kind
+of bad reply the text lists: neither key, both, a plain string (JSON text is still not a dict),
+an empty tool name, "args" that is not a dict, a final text that is not a str."""
 from workbook.checks import fresh
 
 wb = fresh()
@@ -203,6 +204,14 @@ with wb.checks.raises(ValueError, what="parse_reply({'answer': '42'}), a reply w
     parse_reply({"answer": "42"})
 with wb.checks.raises(ValueError, what="""parse_reply('{"final": "5000 KZT."}'), a plain string,"""):
     parse_reply('{"final": "5000 KZT."}')
+with wb.checks.raises(ValueError, what="parse_reply({'tool': 'txn_sum', 'final': '5000 KZT.'}), a reply with both keys,"):
+    parse_reply({"tool": "txn_sum", "final": "5000 KZT."})
+with wb.checks.raises(ValueError, what="parse_reply({'tool': ''}), a tool request with an empty name,"):
+    parse_reply({"tool": ""})
+with wb.checks.raises(ValueError, what="parse_reply({'tool': 'txn_sum', 'args': '{}'}), arguments that are not a dict,"):
+    parse_reply({"tool": "txn_sum", "args": "{}"})
+with wb.checks.raises(ValueError, what="parse_reply({'final': 42}), a final text that is not a str,"):
+    parse_reply({"final": 42})
 print("parse_reply: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "parse_reply_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
