@@ -135,18 +135,11 @@ def test_a_line_that_only_mentions_the_directive_is_left_alone(course):
     assert includes.expand_file(path) == text
 
 
-# Chapters other sessions were editing when the includes were introduced: their hand copies are
-# checked by tests/test_given_code_in_sync.py until they use #@include too.
-PENDING = {"22_streaming"}
-
-
 def test_no_chapter_restates_given_code_by_hand():
     """A def or class of 3+ lines written out twice (in two chapters, or twice in one) is given code
     restated by hand: write it once and #@include it."""
     seen = collections.defaultdict(list)
     for path in sorted((ROOT / "solutions").glob("*/*.py")):
-        if path.parent.name in PENDING:
-            continue
         text = path.read_text(encoding="utf-8")
         for name in {node.name for node in ast.parse(text).body
                      if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)}:

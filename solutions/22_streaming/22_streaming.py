@@ -58,24 +58,10 @@ from workbook.fake_llm import FakeLLM, anthropic_tools
 from workbook.shop import Shop
 
 
-@dataclass
-class AgentResult:
-    """How a run ended."""
-
-    answer: str | None  # the model's final text; None when the run was stopped
-    status: str  # "done", or a stop status such as "STOPPED: step limit"
-    steps: int  # how many times the model was called
+#@include 02_the_loop AgentResult
 
 
-def call_tool(impl, name, args):
-    """Run impl[name](**args): the result, or {"error": ...} for an unknown tool or any exception."""
-    fn = impl.get(name)
-    if fn is None:
-        return {"error": f"unknown tool {name!r}; available tools: {', '.join(sorted(impl))}"}
-    try:
-        return fn(**args)
-    except Exception as e:  # a failing tool is news for the model, not a crash
-        return {"error": f"{type(e).__name__}: {e}"}
+#@include 03_openai_format call_tool
 
 
 def assistant_turn(message):
