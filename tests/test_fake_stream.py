@@ -243,6 +243,7 @@ def test_raw_bytes_of_the_framing():
                                   {"x-api-key": "k"})
         frames = data.decode("utf-8").split("\n\n")
         assert frames[-1] == "" and b"[DONE]" not in data
+        assert 'event: ping\ndata: {"type": "ping"}' in frames, "a ping among the events, as Anthropic sends"
         for frame in frames[:-1]:
             event, payload = frame.split("\n")
             assert event.startswith("event: ") and payload.startswith("data: ")
