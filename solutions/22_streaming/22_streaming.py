@@ -351,7 +351,7 @@ def accumulate_messages(events):
 # %% nbgrader={"grade": true, "grade_id": "accumulate_messages_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: accumulate_messages rebuilds a text block and a tool_use block (partial_json
 joined and parsed at the block's stop), the stop_reason and the usage of the reply create gives;
-blocks streamed side by side are routed by their index."""
+blocks streamed side by side are routed by their index; a block with no pieces has input {}."""
 from workbook.checks import fresh
 
 wb = fresh()
@@ -386,6 +386,12 @@ with wb.checks.no_raise("accumulate_messages on blocks streamed side by side"):
     got = accumulate_messages(side_by_side)
 wb.checks.equal(got["content"], want["content"], "the blocks streamed side by side",
                 "route each delta by event.index, not to the latest block")
+
+no_input = [e for e in events if not (e.type == "content_block_delta" and e.index == 2)]  # no partial_json at all
+with wb.checks.no_raise("accumulate_messages on a tool_use block with no input_json_delta"):
+    got = accumulate_messages(no_input)
+wb.checks.equal(got["content"][2]["input"], {}, "the input of a block without partial_json pieces",
+                "no pieces: the input is {} (json.loads('') fails)")
 print("accumulate_messages: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "accumulate_messages_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
@@ -688,7 +694,7 @@ def watch(client, model, messages, show, clock, max_chars=None):
 # %% nbgrader={"grade": true, "grade_id": "watch_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: watch shows each piece when it arrives (on the fake's clock), measures the first
 token and the total time, and with max_chars stops at the budget, closing the stream early, with
-the status "STOPPED: budget"."""
+the status "STOPPED: budget"; a reply cut at its token limit ends "STOPPED: length"."""
 import math
 
 from workbook.checks import fresh
@@ -727,6 +733,13 @@ wb.checks.expect(delivery.status == "closed early",
                  f"close the stream at the budget: the fake saw it end as {delivery.status!r}")
 wb.checks.expect(math.isclose(got.total_s, (200 + prompt + 5 * 15) / 1000),
                  f"total_s is measured right after closing: expected {(200 + prompt + 75) / 1000}, got {got.total_s!r}")
+
+cut = S.streamed(S.scripted(S.final("Taxi in Sept", finish_reason="length")), fragment=4)
+llm = wb.fake_llm.FakeLLM(cut)
+with wb.checks.no_raise("watch on a reply cut at its token limit"):
+    got = watch(llm.client(), "fake-model", question, lambda piece: None, llm.clock)
+wb.checks.equal((got.text, got.status), ("Taxi in Sept", "STOPPED: length"), "(text, status) of a reply cut at its limit",
+                'a finish reason other than "stop" is f"STOPPED: {finish_reason}"')
 print("watch: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "watch_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
@@ -964,7 +977,9 @@ def run_agent_streaming(client, model, question, tools, impl, max_steps=8, retri
 """Visible tests: run_agent_streaming answers the taxi question with every call streamed (same
 answer and steps as chapter 03's loop); a stream cut mid-way is retried and the run still ends
 "done"; a reply cut at its token limit stops the run with "STOPPED: length" before any tool runs;
-a cut in step 2 retries that call only (the tool runs once); a 400 propagates, not retried."""
+a cut in step 2 retries that call only (the tool runs once); a 400 propagates, not retried; a
+stream that keeps failing stops with "STOPPED: stream failed" after retries + 1 requests; a
+filtered reply stops with "STOPPED: content_filter"; the step limit."""
 import openai
 
 from workbook.checks import fresh
@@ -1011,6 +1026,28 @@ llm = wb.fake_llm.FakeLLM(refused)
 with wb.checks.raises(openai.BadRequestError, match="empty array", what="run_agent_streaming on a 400"):
     run_agent_streaming(llm.client(max_calls=5, max_retries=0), "fake-model", taxi.question, taxi.openai_tools(), {})
 wb.checks.equal(llm.calls, 1, "requests for a 400", "a 400 is the request's fault: let it propagate, do not retry")
+
+always = S.streamed(taxi, *[S.StreamPlan(16, cut_after=2)] * 4, fragment=16)  # every stream is cut
+llm, shop = wb.fake_llm.FakeLLM(always), wb.shop.Shop("C-001")
+with wb.checks.no_raise("run_agent_streaming when every stream is cut"):
+    result = run_agent_streaming(llm.client(max_calls=6, max_retries=0), "fake-model", taxi.question,
+                                 taxi.openai_tools(), shop.tools(), retries=1)
+wb.checks.equal((result.answer, result.status, result.steps, llm.calls), (None, "STOPPED: stream failed", 1, 2),
+                "(answer, status, steps, requests) when every stream fails, retries=1")
+
+filtered = S.streamed(S.scripted(S.final("I cannot", finish_reason="content_filter")), fragment=4)
+llm = wb.fake_llm.FakeLLM(filtered)
+with wb.checks.no_raise("run_agent_streaming on a filtered reply"):
+    result = run_agent_streaming(llm.client(max_calls=4), "fake-model", taxi.question, taxi.openai_tools(), {})
+wb.checks.equal((result.answer, result.status, result.steps), (None, "STOPPED: content_filter", 1), "a filtered reply")
+
+never = S.streamed(S.never_finishes(), fragment=None)
+llm = wb.fake_llm.FakeLLM(never)
+with wb.checks.no_raise("run_agent_streaming on a model that never answers"):
+    result = run_agent_streaming(llm.client(max_calls=5), "fake-model", "How long does delivery take?",
+                                 never.openai_tools(), {"search_kb": lambda query: {"hits": []}}, max_steps=2)
+wb.checks.equal((result.answer, result.status, result.steps, llm.calls), (None, "STOPPED: step limit", 2, 2),
+                "the step limit (max_steps=2)")
 print("run_agent_streaming: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "run_agent_streaming_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
@@ -1073,6 +1110,33 @@ r = run_agent_streaming(llm.client(max_calls=5, max_retries=0), "m", "How long d
                         never.openai_tools(), {"search_kb": lambda query: {"hits": []}}, max_steps=3)
 wb.checks.equal((r.answer, r.status, r.steps, llm.calls), (None, "STOPPED: step limit", 3, 3), "the step limit")
 ### END HIDDEN TESTS
+
+# %% [markdown]
+# ### Your loop against every fault
+#
+# Each scripted fault, on the in-process client and over real HTTP (`llm.serve()`), the SDK's own
+# retries off: what your `run_agent_streaming` did, how many requests it sent, and how many times
+# a tool ran (once is right: the taxi question needs one `txn_sum`).
+
+# %%
+def against(name, http):
+    """(status, steps, requests, tool runs) of run_agent_streaming on fault `name`."""
+    llm, shop = FakeLLM(scenarios.get(name)), Shop("C-001")
+    taxi = llm.scenario
+    if http:
+        with llm.serve() as url:
+            r = run_agent_streaming(openai.OpenAI(base_url=url, api_key="k", max_retries=0, timeout=0.5),
+                                    "fake-model", taxi.question, taxi.openai_tools(), shop.tools())
+    else:
+        r = run_agent_streaming(llm.client(max_retries=0, timeout=0.5), "fake-model", taxi.question,
+                                taxi.openai_tools(), shop.tools())
+    return f"{r.status:16} steps={r.steps} requests={llm.calls} tool runs={len(shop.log)}"
+
+
+print(f"{'fault':18} {'face':11} what the loop did")
+for name in ("stream_cut", "stream_overloaded", "stream_stall", "stream_incomplete"):
+    for http in (False, True):
+        print(f"{name:18} {'HTTP' if http else 'in-process':11} {against(name, http)}")
 
 # %% [markdown]
 # ## Common mistakes
@@ -1140,7 +1204,7 @@ else:
 # %% [markdown]
 # ## What's next
 #
-# You can now stream any of the loops in this workbook. The same ideas carry over to OpenAI's
-# Responses API, whose events are named and numbered (`sequence_number`) and keyed by
-# `output_index`, and to Anthropic's thinking blocks: accumulate by the position the provider
-# gives, act only on what is complete, and retry only what nothing depended on.
+# You can now stream any of the loops in this workbook, on all three APIs. The same ideas carry
+# over to what this chapter did not stream (Anthropic's thinking blocks, a Responses reasoning
+# summary): accumulate by the position the provider gives, act only on what is complete, and
+# retry only what nothing depended on.
