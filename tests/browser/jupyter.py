@@ -69,9 +69,14 @@ def finished_chapter(dest: Path) -> Path:
     never reaches the quiz; a student who did the exercises gets there.
     """
     shutil.copytree(CHAPTERS, dest, dirs_exist_ok=True)
-    released = dest / CHAPTER / f"{CHAPTER}.ipynb"
+    return fill_answers(dest, CHAPTER)
+
+
+def fill_answers(dest: Path, chapter: str) -> Path:
+    """Fill the answer cells of dest/chapter's released notebook from solutions/; its path."""
+    released = dest / chapter / f"{chapter}.ipynb"
     nb = nbformat.read(released, as_version=4)
-    solution = nbformat.read(SOLUTIONS / CHAPTER / f"{CHAPTER}.ipynb", as_version=4)
+    solution = nbformat.read(SOLUTIONS / chapter / f"{chapter}.ipynb", as_version=4)
     answers = {c.metadata["nbgrader"]["grade_id"]: c.source for c in solution.cells
                if c.metadata.get("nbgrader", {}).get("solution")}
     filled = 0

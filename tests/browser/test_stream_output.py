@@ -1,58 +1,60 @@
-"""In a real browser: chapter 22's streamed reply printed into an ipywidgets Output renders in
-JupyterLab, the whole text in the widget, and the chapter's quiz beside it. Screenshot:
-test-artifacts/stream-output.png."""
+"""In a real browser: chapter 22 itself, its answers filled in, run in JupyterLab: the streamed reply
+its own `watch` prints into an ipywidgets Output renders whole in the widget, the latency and
+fault tables print, the quiz draws, and nothing goes to stderr. Screenshots:
+test-artifacts/stream-output.png (the Output widget and the line under it) and
+test-artifacts/stream-chapter.png (the page around it), test-artifacts/stream-quiz.png."""
 
 from __future__ import annotations
 
 import re
 import uuid
 
-import nbformat
 import pytest
 
-from tests.browser.jupyter import ARTIFACTS, TEST_BACKSTOP_S, skip_reason
+from tests.browser.jupyter import (
+    ARTIFACTS,
+    TEST_BACKSTOP_S,
+    every_cell_drawn,
+    fill_answers,
+    skip_reason,
+)
+from workbook import quiz
 
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(skip_reason() is not None, reason=f"browser tests: {skip_reason()}"),
     pytest.mark.timeout(TEST_BACKSTOP_S),
 ]
-NOTEBOOK = "stream_output.ipynb"
-TEXT = "Your taxi spending in September 2026 was 9900 KZT over 2 rides. Want a breakdown by week?"
-CELL = f'''import ipywidgets as widgets
-from IPython.display import display
-from workbook import scenarios
-from workbook.fake_llm import FakeLLM
-
-out = widgets.Output(layout={{"border": "1px solid #999", "padding": "4px"}})
-display(out)
-llm = FakeLLM(scenarios.streamed(scenarios.scripted({TEXT!r}), fragment=3))
-pieces = 0
-for chunk in llm.client().chat.completions.create(model="fake-model", stream=True,
-                                                  messages=[{{"role": "user", "content": "Taxi?"}}]):
-    piece = chunk.choices[0].delta.content
-    if piece:
-        out.append_stdout(piece)
-        pieces += 1
-print(f"{{pieces}} pieces, done after {{llm.clock():.3f}} s on the fake's clock")
-'''
+CHAPTER = "22_streaming"
+# the reply the chapter's "Watch it in the notebook" cell streams, 3 characters a piece
+TEXT = ("Your taxi spending in September 2026 was 9900 KZT over 2 rides. "
+        "Food was 45 600 KZT. Want a breakdown by week?")
 
 
-def test_a_streamed_reply_renders_in_an_output_widget(page, jupyter):
+def test_chapter_22_streams_into_an_output_widget(page, jupyter):
     from playwright.sync_api import expect
 
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(CELL),
-                                         nbformat.v4.new_code_cell('from workbook.quiz import show\nshow("22_streaming")')])
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
-    nbformat.write(nb, jupyter.root / NOTEBOOK)
-    page.goto(jupyter.url(f"lab/workspaces/{uuid.uuid4().hex[:12]}/tree/{NOTEBOOK}"))
-    page.locator("#jp-main-statusbar .jp-StatusBar-TextItem", has_text="| Idle").wait_for()
-    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
-    widget = page.locator(".jupyter-widgets.widget-output").first
-    expect(widget).to_contain_text(TEXT)
-    expect(page.locator(".jp-OutputArea-output", has_text=f"{-(-len(TEXT) // 3)} pieces")).to_have_count(1)
-    expect(page.locator(".jupyter-widgets.wb-quiz")).to_have_count(1)
-    assert page.locator(".jp-RenderedText[data-mime-type='application/vnd.jupyter.stderr']").count() == 0
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "stream-output.png"), full_page=True)
+    fill_answers(jupyter.root, CHAPTER)
+    with every_cell_drawn(jupyter):
+        page.goto(jupyter.url(f"lab/workspaces/{uuid.uuid4().hex[:12]}/tree/{CHAPTER}/{CHAPTER}.ipynb"))
+        page.locator("#jp-main-statusbar .jp-StatusBar-TextItem", has_text="| Idle").wait_for()
+        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+        page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+        expect(page.locator(".jupyter-widgets.wb-quiz")).to_have_count(1)
+        widget = page.locator(".jupyter-widgets.widget-output").filter(has_text="breakdown by week").first
+        expect(widget).to_have_text(re.compile(r"^\s*" + re.escape(TEXT) + r"\s*$"))
+        done = page.locator(".jp-OutputArea-output", has_text="first token after 0.240 s, done after 0.775 s: done")
+        expect(done).to_have_count(1)
+        expect(page.locator(".jp-OutputArea-output", has_text="Responses          streamed        0.245 s")).to_have_count(1)
+        expect(page.locator(".jp-OutputArea-output", has_text=re.compile(
+            r"stream_cut\s+HTTP\s+done\s+steps=2 requests=3 tool runs=1"))).to_have_count(1)
+        assert page.locator(".jp-RenderedText[data-mime-type='application/vnd.jupyter.stderr']").count() == 0
+        ARTIFACTS.mkdir(exist_ok=True)
+        cell = page.locator(".jp-CodeCell").filter(has=widget)
+        cell.scroll_into_view_if_needed()
+        cell.screenshot(path=str(ARTIFACTS / "stream-output.png"))
+        page.screenshot(path=str(ARTIFACTS / "stream-chapter.png"), full_page=True)
+        quiz_widget = page.locator(".jupyter-widgets.wb-quiz")
+        quiz_widget.scroll_into_view_if_needed()
+        expect(quiz_widget.locator(":scope > .widget-vbox")).to_have_count(len(quiz.load(CHAPTER)))
+        quiz_widget.screenshot(path=str(ARTIFACTS / "stream-quiz.png"))
