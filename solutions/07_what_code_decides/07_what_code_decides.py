@@ -975,6 +975,10 @@ expressions over 200 characters, and accepts values right at the limits."""
 ### BEGIN HIDDEN TESTS
 import time
 
+from workbook.checks import fresh
+
+wb = fresh()
+
 
 def calc(expression):
     with wb.checks.no_raise(f"calculate({expression!r})", hint="raise ValueError for anything it refuses",
