@@ -103,8 +103,8 @@ def test_release_builds_the_expanded_notebook_and_picks_up_a_changed_source(cour
 
 @pytest.mark.parametrize(("line", "error"), [
     ("#@include 07_nowhere shout", r"there is no .*07_nowhere/07_nowhere\.py"),
-    ("#@include 01_source whisper", r"01_source\.py defines no top-level def or class whisper"),
-    ("#@include 01_source functools", r"defines no top-level def or class functools"),
+    ("#@include 01_source whisper", r"01_source\.py defines no top-level def, class or assignment whisper"),
+    ("#@include 01_source functools", r"defines no top-level def, class or assignment functools"),
     ("#@include 01_source", r"malformed include '#@include 01_source'"),
     ("#@include 01_source shout Twice", r"malformed include .*one name per line"),
 ])
@@ -124,9 +124,29 @@ def test_an_ambiguous_source_stops_the_release(course):
 
 def test_an_include_names_the_chapter_that_writes_the_code_out(course):
     chapter(course.root, "03_later", "# %%\n#@include 02_user shout\n")
-    with pytest.raises(AutograderError, match=r"02_user\.py defines no top-level def or class shout "
+    with pytest.raises(AutograderError, match=r"02_user\.py defines no top-level def, class or assignment shout "
                                               r"\(it includes it from 01_source: name that chapter\)"):
         notebooks.from_py(course.solution_py("03_later"))
+
+
+def test_a_test_cell_holds_its_own_copy_of_an_assignment(course):
+    """`NAME = ...` at top level is included as written (a test's own copy of a prompt); a tuple
+    target or an augmented assignment is no definition; a name bound twice is ambiguous."""
+    source = ('# %%\nPROMPT = ("Answer with one word: "\n          "{classes}")  # the router\'s\n'
+              'LIMIT: int = 5\nA, B = 1, 2\nLIMIT_SEEN = 0\nLIMIT_SEEN += 1\n')
+    chapter(course.root, "01_source", source)
+    path = chapter(course.root, "02_user", "# %%\n#@include 01_source PROMPT\n#@include 01_source LIMIT\n"
+                                           "assert PROMPT\n")
+    assert includes.expand_file(path) == ('# %%\nPROMPT = ("Answer with one word: "\n          "{classes}")'
+                                          '  # the router\'s\nLIMIT: int = 5\nassert PROMPT\n')
+    for name in ("A", "B"):
+        with pytest.raises(AutograderError, match=f"defines no top-level def, class or assignment {name}"):
+            includes.expand(f"# %%\n#@include 01_source {name}\n", path)
+    # `+=` is no definition: LIMIT_SEEN is bound once, by its `=`
+    assert includes.expand("#@include 01_source LIMIT_SEEN\n", path) == "LIMIT_SEEN = 0\n"
+    chapter(course.root, "01_source", source + "PROMPT = 'again'\n")
+    with pytest.raises(AutograderError, match="defines PROMPT 2 times at top level"):
+        includes.expand_file(path)
 
 
 def test_a_line_that_only_mentions_the_directive_is_left_alone(course):
