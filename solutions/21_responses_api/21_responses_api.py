@@ -231,6 +231,8 @@ print("run_agent: visible tests passed")
 # %% nbgrader={"grade": true, "grade_id": "run_agent_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 """Hidden tests: memory goes first, the round limit, broken arguments, every dialect."""
 ### BEGIN HIDDEN TESTS
+import json
+
 from workbook.checks import fresh
 
 wb = fresh()
@@ -407,6 +409,8 @@ def trim_memory(memory, max_items=12):
 # %% nbgrader={"grade": true, "grade_id": "trim_memory_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: two conversations of items (8, then 3) trimmed to 9: the tail starts at the
 second question, and the fake accepts it as a context."""
+import json
+
 from workbook.checks import fresh
 
 wb = fresh()
@@ -528,10 +532,27 @@ def next_request(previous, outputs, model, tools, instructions):
 
 # %% nbgrader={"grade": true, "grade_id": "next_request_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: next_request's dict, and chained_agent with it answers two_orders: the second
-request sends only the two outputs, the instructions again, and the model sees them once."""
+request sends only the two outputs, the instructions again, and the model sees them once (the
+test runs its own copy of chained_agent)."""
+import collections
+import json
 import types
 
 from workbook.checks import fresh
+
+# Chapter 02's AgentResult, as a named tuple: the judge compiles a test with `from __future__ import
+# annotations` in force, and a dataclass defined in a test cell fails there.
+AgentResult = collections.namedtuple("AgentResult", "answer status steps")
+
+
+#@include 03_openai_format call_tool
+
+
+#@include 21_responses_api function_output
+
+
+#@include 21_responses_api chained_agent
+
 
 wb = fresh()
 previous = types.SimpleNamespace(id="resp_abc", output=[])
@@ -558,9 +579,25 @@ print("next_request: visible tests passed")
 # %% nbgrader={"grade": true, "grade_id": "next_request_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 """Hidden tests: a three-call chain, each request's input only the new outputs, a fresh list."""
 ### BEGIN HIDDEN TESTS
+import collections
+import json
 import types
 
 from workbook.checks import fresh
+
+# Chapter 02's AgentResult, as a named tuple: the judge compiles a test with `from __future__ import
+# annotations` in force, and a dataclass defined in a test cell fails there.
+AgentResult = collections.namedtuple("AgentResult", "answer status steps")
+
+
+#@include 03_openai_format call_tool
+
+
+#@include 21_responses_api function_output
+
+
+#@include 21_responses_api chained_agent
+
 
 wb = fresh()
 S = wb.scenarios
@@ -803,10 +840,18 @@ def to_items(messages):
 
 # %% nbgrader={"grade": true, "grade_id": "to_items_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: a two_orders trajectory from Chat Completions, converted, is accepted by the
-Responses face, which answers it as the chat face did; it converts back unchanged."""
+Responses face, which answers it as the chat face did; it converts back unchanged (by the
+test's own copy of to_messages)."""
 import json
 
 from workbook.checks import fresh
+
+
+#@include 21_responses_api text_of
+
+
+#@include 21_responses_api to_messages
+
 
 wb = fresh()
 scenario = wb.scenarios.two_orders()
