@@ -62,6 +62,17 @@ def test_chapter_00_lists_every_live_provider():
     assert named == set(providers.PROVIDERS) - {"fake"}, named
 
 
+def test_the_readme_and_design_name_every_live_provider_where_they_list_them():
+    """README's "the same code runs against ..." and DESIGN's "(Ollama, ...)" name each one."""
+    live = {name for name in providers.PROVIDERS if name != "fake"}
+    for doc in ("README.md", "docs/DESIGN.md"):
+        text = " ".join((ROOT / doc).read_text(encoding="utf-8").split())
+        lists = re.findall(r"runs against (?:a live provider \()?([^.;)]*?)(?:\)| by changing)", text)
+        assert lists, f"{doc} no longer says what the code runs against"
+        for said in lists:
+            assert set(re.findall(r"\w+", said.lower())) - {"or", "and"} == live, f"{doc}: {said!r}"
+
+
 @pytest.fixture
 def course(tmp_path):
     shutil.copytree(PILOT / "solutions", tmp_path / "course" / "solutions")
