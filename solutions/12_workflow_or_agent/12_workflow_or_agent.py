@@ -232,6 +232,10 @@ fallback for "other", an unlisted class, a text reply and arguments that are not
 from workbook.checks import fresh
 
 wb = fresh()
+# The test's own copies of the given code it expects: a notebook that rebinds these names changes nothing here.
+#@include 12_workflow_or_agent route_tool
+#@include 12_workflow_or_agent OTHER
+#@include 12_workflow_or_agent FORCE_ROUTE
 S = wb.scenarios
 routes = {"refunds": Route("a refund", "R", ("refund",)), "orders": Route("an order's status", "O")}
 fallback = Route("anything else", "F")
@@ -282,6 +286,11 @@ tool and FORCE_ROUTE, leaves `routes` as it was; on routing_desk the urgent refu
 from workbook.checks import fresh
 
 wb = fresh()
+# The test's own copies of the given code it expects: a notebook that rebinds these names changes nothing here.
+#@include 12_workflow_or_agent ROUTER_PROMPT
+#@include 12_workflow_or_agent route_tool
+#@include 12_workflow_or_agent OTHER
+#@include 12_workflow_or_agent FORCE_ROUTE
 S = wb.scenarios
 routes = {"refunds": Route("a refund", "R", ("refund",)), "orders": Route("an order's status", "O"),
           "faq": Route("the shop's rules", "Q", ("search_kb",))}
@@ -486,9 +495,15 @@ print("run_chain: visible tests passed")
 calls made, reports the gate's own reason and the step's name, runs one step alone, and refuses
 an empty chain with ValueError."""
 ### BEGIN HIDDEN TESTS
+import re
+
 from workbook.checks import fresh
 
 wb = fresh()
+# The test's own copies of the given code it expects: a notebook that rebinds these names changes nothing here.
+#@include 12_workflow_or_agent is_order_id
+#@include 12_workflow_or_agent short_reply
+#@include 12_workflow_or_agent REPLY_CHAIN
 S = wb.scenarios
 seen = []
 
@@ -779,6 +794,10 @@ review; max_rounds=0 is a ValueError."""
 from workbook.checks import fresh
 
 wb = fresh()
+# The test's own copies of the given code it expects: a notebook that rebinds these names changes nothing here.
+#@include 12_workflow_or_agent WRITER_PROMPT
+#@include 12_workflow_or_agent REVIEWER_PROMPT
+#@include 12_workflow_or_agent revision
 TASK = "Facts: Refunded 2450 KZT for order A-1001."
 
 
@@ -814,6 +833,10 @@ max_rounds=1, and refuses max_rounds < 1 with ValueError."""
 from workbook.checks import fresh
 
 wb = fresh()
+# The test's own copies of the given code it expects: a notebook that rebinds these names changes nothing here.
+#@include 12_workflow_or_agent WRITER_PROMPT
+#@include 12_workflow_or_agent REVIEWER_PROMPT
+#@include 12_workflow_or_agent revision
 TASK = "Facts: Refunded 1290 KZT for order A-1002."
 
 
@@ -942,6 +965,8 @@ from types import SimpleNamespace
 from workbook.checks import fresh
 
 wb = fresh()
+# The test's own copies of the given code it expects: a notebook that rebinds these names changes nothing here.
+#@include 12_workflow_or_agent WORKER_PROMPT
 S = wb.scenarios
 llm = wb.fake_llm.FakeLLM(S.support_desk())
 fake = llm.client(max_calls=6)
@@ -992,6 +1017,9 @@ order, gives each worker only its subtask, honours max_subtasks exactly, and sto
 from workbook.checks import fresh
 
 wb = fresh()
+# The test's own copies of the given code it expects: a notebook that rebinds these names changes nothing here.
+#@include 12_workflow_or_agent PLANNER_PROMPT
+#@include 12_workflow_or_agent WORKER_PROMPT
 S = wb.scenarios
 
 

@@ -499,10 +499,13 @@ off, by stop or by hand); it works on gpt-5-mini, which refuses `stop`; the obse
 as a user message; a malformed action comes back as an error observation and the model fixes it;
 a model that never answers stops after max_steps."""
 import dataclasses
+import json
 
 from workbook.checks import fresh
 
 wb = fresh()
+# The test's own copies of the given code it expects: a notebook that rebinds these names changes nothing here.
+#@include 13_react_and_plan_execute react_prompt
 S = wb.scenarios
 
 
@@ -970,6 +973,8 @@ import dataclasses
 from workbook.checks import fresh
 
 wb = fresh()
+# The test's own copies of the given code it expects: a notebook that rebinds these names changes nothing here.
+#@include 13_react_and_plan_execute PLAN_FORMAT
 R = wb.scenarios.react
 ORDER, TAXI = (R.ORDER_STEP, wb.scenarios.answers.ORDER_ANSWER), (R.TAXI_STEP, wb.scenarios.answers.TAXI_ANSWER)
 
@@ -1022,6 +1027,13 @@ import dataclasses
 from workbook.checks import fresh
 
 wb = fresh()
+# The test's own copies of the given code it expects: a notebook that rebinds these names changes nothing here.
+#@include 13_react_and_plan_execute PLANNER_PROMPT
+#@include 13_react_and_plan_execute SYNTHESIS_PROMPT
+#@include 13_react_and_plan_execute PLAN_FORMAT
+#@include 13_react_and_plan_execute planner_messages
+#@include 13_react_and_plan_execute step_prompt
+#@include 13_react_and_plan_execute synthesis_messages
 R = wb.scenarios.react
 ORDER, TAXI = (R.ORDER_STEP, wb.scenarios.answers.ORDER_ANSWER), (R.TAXI_STEP, wb.scenarios.answers.TAXI_ANSWER)
 

@@ -1171,6 +1171,7 @@ the cheap model for a clear "easy" (any case, with punctuation) and the strong o
 from workbook.checks import fresh
 
 wb = fresh()
+ROUTER = wb.scenarios.billing.ROUTER  # the test's own copy: a notebook that rebinds ROUTER changes nothing here
 S = wb.scenarios
 
 

@@ -696,6 +696,9 @@ print("judge_pair: visible tests passed")
 from workbook.checks import fresh
 
 wb = fresh()
+# The test's own copies of the given code it expects: a notebook that rebinds these names changes nothing here.
+#@include 20_evaluating_an_agent JUDGE_SYSTEM
+#@include 20_evaluating_an_agent judge_prompt
 E, S = wb.scenarios.evaluation, wb.scenarios
 for t in E.TASKS:
     for good in t.right:
