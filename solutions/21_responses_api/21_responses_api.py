@@ -60,7 +60,7 @@ from dataclasses import dataclass
 import openai
 
 from workbook import scenarios
-from workbook.fake_llm import FakeLLM
+from workbook.fake_llm import FakeLLM, anthropic_tools
 from workbook.shop import Shop
 
 
@@ -691,9 +691,10 @@ wb.checks.equal(measure([], []), {"calls": 0, "bytes_sent": 0, "input_tokens": 0
 # %% [markdown]
 # ## The two ways, measured
 #
-# The same question three ways: Chat Completions (chapter 03's messages), Responses stateless
-# (your `run_agent`), and Responses chained (`previous_response_id`, your `next_request`). Per
-# way: the model calls, the bytes the loop sent, and the input tokens billed.
+# The same question four ways: Chat Completions (chapter 03's messages), Anthropic's Messages API
+# (chapter 10's `run_messages_agent`), Responses stateless (your `run_agent`), and Responses
+# chained (`previous_response_id`, your `next_request`). Per way: the model calls, the bytes the
+# loop sent, and the input tokens billed.
 
 # %%
 def chat_loop(client, question, tools, impl, max_steps=6):
@@ -711,14 +712,19 @@ def chat_loop(client, question, tools, impl, max_steps=6):
     return replies
 
 
-class Recorder:
-    """A client that keeps every response it returns, for measure()."""
+#@include 10_real_providers run_messages_agent
 
-    def __init__(self, inner):
-        self.inner, self.responses, self.kept = inner, self, []
+
+class Recorder:
+    """A client that keeps every reply it returns (of `responses.create`, or of `messages.create`
+    with api="messages"), for measure()."""
+
+    def __init__(self, inner, api="responses"):
+        self.inner, self.api, self.kept = inner, api, []
+        setattr(self, api, self)
 
     def create(self, **kwargs):
-        self.kept.append(self.inner.responses.create(**kwargs))
+        self.kept.append(getattr(self.inner, self.api).create(**kwargs))
         return self.kept[-1]
 
 
@@ -729,6 +735,10 @@ def sizes(llm):
 scenario = scenarios.deepseek_thinking()  # three model calls: two look-ups, then the answer
 chat_llm, stateless_llm, chained_llm = FakeLLM(scenario), FakeLLM(scenario), FakeLLM(scenario)
 replies = chat_loop(chat_llm.client(), scenario.question, scenario.openai_tools(), Shop("C-001").tools())
+messages_llm = FakeLLM(scenario)
+claude = Recorder(messages_llm.anthropic_client(), api="messages")
+run_messages_agent(claude, "claude-haiku-4-5", scenario.question, anthropic_tools(scenario.openai_tools()),
+                   Shop("C-001").tools())
 stateless, chained = Recorder(stateless_llm.client()), Recorder(chained_llm.client())
 run_agent(stateless, "gpt-5-mini", scenario.question, flat_tools(scenario.openai_tools()),
           Shop("C-001").tools(), [])
@@ -737,6 +747,8 @@ chained_agent(chained, "gpt-5-mini", scenario.question, flat_tools(scenario.open
 print(f"{'way':<26}{'calls':>6}{'bytes sent':>12}{'input tokens':>14}   bytes per step")
 print(f"{'chat completions (03)':<26}{len(replies):>6}{sum(sizes(chat_llm)):>12}"
       f"{sum(r.usage.prompt_tokens for r in replies):>14}   {sizes(chat_llm)}")
+print(f"{'messages api (10)':<26}{len(claude.kept):>6}{sum(sizes(messages_llm)):>12}"
+      f"{sum(r.usage.input_tokens for r in claude.kept):>14}   {sizes(messages_llm)}")
 for way, llm, recorder in (("responses, stateless", stateless_llm, stateless),
                            ("responses, chained", chained_llm, chained)):
     m = measure(llm.requests, recorder.kept)
@@ -749,7 +761,15 @@ for way, llm, recorder in (("responses, stateless", stateless_llm, stateless),
 #
 # What breaks:
 # - an id that was never stored (`store=False`) or has expired (OpenAI keeps responses 30 days)
-#   is a 400 "Previous response with id '…' not found.";
+#   is a 400 "Previous response with id '…' not found.". Here a response made with `store=False`,
+#   continued:
+
+# %% tags=["raises-exception"]
+llm = FakeLLM(scenarios.two_orders())
+unstored = llm.client().responses.create(model="gpt-5-mini", input=llm.scenario.question, tools=TOOLS, store=False)
+llm.client().responses.create(model="gpt-5-mini", previous_response_id=unstored.id, input="And A-1003?", tools=TOOLS)
+
+# %% [markdown]
 # - **Ollama** serves only the stateless half of the API and *ignores* `previous_response_id`
 #   without an error. The model never sees the question:
 
@@ -766,12 +786,12 @@ print("previous_response_id in the reply:", responses[1].previous_response_id)
 # Stateless replay works on every server that speaks Responses; `previous_response_id` only where
 # the server keeps state (OpenAI, LM Studio), and costs the same tokens there.
 #
-# | | Chat Completions (03) | Responses, stateless | Responses, `previous_response_id` |
-# |---|---|---|---|
-# | what a request sends | every message | every item, reasoning included | the new items, the instructions |
-# | where the conversation lives | your list | your list | the server (30 days) |
-# | input tokens billed | the whole conversation | the whole conversation | the whole chain, the same |
-# | what breaks | a missing tool message | a dropped or reordered item | an unstored or expired id; Ollama ignores it |
+# | | Chat Completions (03) | Messages API (10) | Responses, stateless | Responses, `previous_response_id` |
+# |---|---|---|---|---|
+# | what a request sends | every message | every message, `system=` apart | every item, reasoning included | the new items, the instructions |
+# | where the conversation lives | your list | your list | your list | the server (30 days) |
+# | input tokens billed | the whole conversation | the whole conversation | the whole conversation | the whole chain, the same |
+# | what breaks | a missing tool message | a `tool_use` without its `tool_result` right after | a dropped or reordered item | an unstored or expired id; Ollama ignores it |
 
 # %% [markdown]
 # ## Exercise 6 — `to_items`, one trajectory for either API
