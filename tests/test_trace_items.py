@@ -39,3 +39,13 @@ def test_a_responses_conversation_reads_as_steps():
 def test_broken_items_are_a_problem_not_a_crash():
     traj = trace.from_messages([{"role": "user", "content": "q"}, {"type": "function_call", "name": "f"}])
     assert traj.problems and "could not be read as a Responses conversation" in traj.problems[0]
+
+
+def test_the_viewer_steps_through_a_responses_conversation():
+    v = trace.viewer(items_of_a_run())
+    assert "Step 1 of 2" in v.counter.value and v.prev.disabled and not v.next.disabled
+    assert v.detail.value.count("get_order(") == 2 and "shipped" in v.detail.value
+    assert "Where are my orders A-1001 and A-1002?" in v.messages.value
+    v.next.click()
+    assert "Step 2 of 2" in v.counter.value and v.next.disabled
+    assert "Status:</b> done" in v.detail.value and "A-1002" in v.detail.value
