@@ -47,6 +47,11 @@
 # the finished ones back as plain dicts, and `recorder.tree()` draws them. `genai` holds the
 # conventions' names, read from the `opentelemetry-semantic-conventions` package. `inside` runs a
 # function inside a span of its own (the tests use it to give your code a parent).
+#
+# The tests hand your functions a tracer of their own, `recorder.tracer_for(sink.export)`: a real
+# tracer in this notebook that sends each span, when it ends, as a dict to the test's **sink**
+# (`workbook.trace.sink`), and the sink keeps only the spans of the test's own call. That is what
+# their asserts read, so write spans with the `tracer` you are given, never with a global one.
 
 # %% nbgrader={"grade": false, "grade_id": "given_code", "locked": true, "schema_version": 3, "solution": false}
 import json
@@ -74,7 +79,7 @@ from workbook.trace import genai, otel, spans
 #@include 17_agent_memory mask
 
 
-def inside(name, fn, *args, **kwargs):
+def inside(tracer, name, fn, *args, **kwargs):
     """fn(*args, **kwargs) called inside a span named `name`: a parent, for the tests to give."""
     with tracer.start_as_current_span(name):
         return fn(*args, **kwargs)
@@ -255,11 +260,12 @@ messages = [{"role": "user", "content": "Where are A-1001 and A-1002? I am ann@e
 want = wb.fake_llm.FakeLLM(scenario).client().chat.completions.create(
     model="fake-model", messages=messages, tools=scenario.openai_tools())
 llm = wb.fake_llm.FakeLLM(scenario)
-recorder.clear()
-with wb.checks.no_raise("traced_chat(tracer, client, 'fake-model', messages, tools)"):
-    got = traced_chat(tracer, llm.client(), "fake-model", messages, scenario.openai_tools())
+sink = wb.trace.sink.Sink()
+traced = recorder.tracer_for(sink.export)  # a tracer in the notebook whose spans go to this test's sink
+with wb.checks.no_raise("traced_chat(tracer, client, 'fake-model', messages, tools)"), sink.collecting():
+    got = traced_chat(traced, llm.client(), "fake-model", messages, scenario.openai_tools())
 assert type(got) is tuple and len(got) == 2, "traced_chat returns (response, traceparent)"
-found = wb.trace.spans.checked(recorder.spans(), "recorder.spans() after one traced_chat")
+found = sink.spans("the spans of one traced_chat")
 wb.checks.equal(len(found), 1, "how many spans one model call makes")
 span = found[0]
 wb.checks.equal((span["name"], span["kind"]), ("chat fake-model", "CLIENT"), "the span's (name, kind)")
@@ -276,21 +282,19 @@ wb.checks.equal(llm.traceparents, [got[1]], "the traceparent the provider receiv
 wb.checks.equal(got[1].split("-")[1:3], [span["trace_id"], span["span_id"]], "the traceparent's trace and span ids",
                 "inject while the chat span is the current one")
 
-recorder.clear()
-with wb.checks.no_raise("traced_chat(..., record_content=True)"):
-    traced_chat(tracer, wb.fake_llm.FakeLLM(scenario).client(), "fake-model", messages,
+with wb.checks.no_raise("traced_chat(..., record_content=True)"), sink.collecting():
+    traced_chat(traced, wb.fake_llm.FakeLLM(scenario).client(), "fake-model", messages,
                 scenario.openai_tools(), record_content=True)
-attrs = wb.trace.spans.checked(recorder.spans(), "recorder.spans()")[0]["attributes"]
+attrs = sink.spans("the spans of traced_chat with record_content")[0]["attributes"]
 sent = attrs.get(G.INPUT_MESSAGES)
 assert type(sent) is str and "A-1001" in sent, f"with record_content, {G.INPUT_MESSAGES} holds the messages as JSON text"
 assert "ann@example.com" not in sent and "[email]" in sent, "mask the messages before they go into the span"
 assert type(attrs.get(G.OUTPUT_MESSAGES)) is str, f"with record_content, {G.OUTPUT_MESSAGES} holds the reply"
 
-recorder.clear()
-with wb.checks.raises(openai.RateLimitError, what="traced_chat on a 429"):
-    traced_chat(tracer, wb.fake_llm.FakeLLM(S.rate_limited(1)).client(max_retries=0), "fake-model",
+with wb.checks.raises(openai.RateLimitError, what="traced_chat on a 429"), sink.collecting():
+    traced_chat(traced, wb.fake_llm.FakeLLM(S.rate_limited(1)).client(max_retries=0), "fake-model",
                 messages, scenario.openai_tools())
-failed = wb.trace.spans.checked(recorder.spans(), "recorder.spans() after a 429")
+failed = sink.spans("the spans after a 429")
 wb.checks.equal([(s["status"], s["attributes"].get(G.ERROR_TYPE)) for s in failed], [("ERROR", "RateLimitError")],
                 "the failed call's (status, error.type)", "let the exception leave the with block; set error.type first")
 wb.checks.equal([e["name"] for e in failed[0]["events"]], ["exception"], "the failed call's events")
@@ -313,11 +317,12 @@ text = S.scripted("Your card 4111 1111 1111 1111 is blocked.")
 messages = [{"role": "system", "content": "Be brief. " * 600}, {"role": "user", "content": "block sk-proj-AbC123xyz789LmNoPqRs"}]
 llm = wb.fake_llm.FakeLLM(text)
 want = wb.fake_llm.FakeLLM(text).client().chat.completions.create(model="gpt-5-mini", messages=messages, tools=[])
-recorder.clear()
-with wb.checks.no_raise("traced_chat twice"):
-    first = traced_chat(tracer, llm.client(), "gpt-5-mini", messages, [])
-    second = traced_chat(tracer, llm.client(), "gpt-5-mini", messages, [], record_content=True)
-found = wb.trace.spans.checked(recorder.spans(), "recorder.spans()")
+sink = wb.trace.sink.Sink()
+traced = recorder.tracer_for(sink.export)
+with wb.checks.no_raise("traced_chat twice"), sink.collecting():
+    first = traced_chat(traced, llm.client(), "gpt-5-mini", messages, [])
+    second = traced_chat(traced, llm.client(), "gpt-5-mini", messages, [], record_content=True)
+found = sink.spans("the spans of two calls")
 wb.checks.equal([s["name"] for s in found], ["chat gpt-5-mini"] * 2, "span names")
 a = found[0]["attributes"]
 wb.checks.equal((a.get(G.FINISH_REASONS), a.get(G.INPUT_TOKENS), a.get(G.OUTPUT_TOKENS), a.get(G.RESPONSE_MODEL)),
@@ -333,21 +338,20 @@ assert "sk-proj" not in content and "4111" not in content and "[key]" in content
 parts = json.loads(found[1]["attributes"][G.INPUT_MESSAGES])
 wb.checks.equal(parts[1]["parts"][0]["content"], "block [key]", "the input messages in the conventions' shape")
 
-recorder.clear()
-with wb.checks.no_raise("traced_chat inside a run's span (the given inside())"):
-    inside("invoke_agent test", traced_chat, tracer, wb.fake_llm.FakeLLM(text).client(), "fake-model", messages[1:], [])
-inner, outer = sorted(wb.trace.spans.checked(recorder.spans(), "recorder.spans()"), key=lambda s: s["name"])
+with wb.checks.no_raise("traced_chat inside a run's span (the given inside())"), sink.collecting():
+    inside(traced, "invoke_agent test", traced_chat, traced, wb.fake_llm.FakeLLM(text).client(), "fake-model",
+           messages[1:], [])
+inner, outer = sorted(sink.spans("the spans of a call inside a run"), key=lambda s: s["name"])
 wb.checks.equal((inner["parent_id"], inner["trace_id"]), (outer["span_id"], outer["trace_id"]),
                 "the chat span's parent inside a run", "use start_as_current_span")
 
 bad_model = S.scripted(S.server_error(500))
 for scenario, error, name in ((text, openai.BadRequestError, "BadRequestError"),
                               (bad_model, openai.InternalServerError, "InternalServerError")):
-    recorder.clear()
     broken = [{"role": "tool", "content": "x", "tool_call_id": "nope"}] if name == "BadRequestError" else messages[1:]
-    with wb.checks.raises(error, what=f"traced_chat on a {name}"):
-        traced_chat(tracer, wb.fake_llm.FakeLLM(scenario).client(max_retries=0), "fake-model", broken, [])
-    (s,) = wb.trace.spans.checked(recorder.spans(), "recorder.spans()")
+    with wb.checks.raises(error, what=f"traced_chat on a {name}"), sink.collecting():
+        traced_chat(traced, wb.fake_llm.FakeLLM(scenario).client(max_retries=0), "fake-model", broken, [])
+    (s,) = sink.spans(f"the spans of a {name}")
     wb.checks.equal((s["status"], s["attributes"].get(G.ERROR_TYPE)), ("ERROR", name), f"a {name}'s span")
     assert G.RESPONSE_ID not in s["attributes"], "a failed call has no response attributes"
 ### END HIDDEN TESTS
@@ -425,13 +429,15 @@ calls = wb.fake_llm.FakeLLM(scenario).client().chat.completions.create(
     model="fake-model", messages=[{"role": "user", "content": "A-1001 and A-1002?"}],
     tools=scenario.openai_tools()).choices[0].message.tool_calls
 probe = wb.checks.Overlap(2, hold=2.0)
-recorder.clear()
-with wb.checks.no_raise("traced_tools(tracer, parent, calls, impl)", hint="a failing tool is an error observation"):
-    out = traced_tools(tracer, parent, calls, {"get_order": probe.tool("get_order")})
+sink = wb.trace.sink.Sink()
+traced = recorder.tracer_for(sink.export)  # a tracer in the notebook whose spans go to this test's sink
+with wb.checks.no_raise("traced_tools(tracer, parent, calls, impl)", hint="a failing tool is an error observation"), \
+        sink.collecting():
+    out = traced_tools(traced, parent, calls, {"get_order": probe.tool("get_order")})
 wb.checks.equal(out, [{"role": "tool", "tool_call_id": c.id, "content": json.dumps({"order_id": k, "tool": "get_order"})}
                       for c, k in zip(calls, ("A-1001", "A-1002"), strict=True)], "the tool messages, in order")
 wb.checks.equal(len(probe.together), 2, "calls running at the same time", "one worker thread per call")
-found = wb.trace.spans.checked(recorder.spans(), "recorder.spans() after two tool calls")
+found = sink.spans("the spans of two tool calls")
 by_id = {s["attributes"].get(G.TOOL_CALL_ID): s for s in found}
 wb.checks.equal(sorted(by_id), sorted(c.id for c in calls), "the spans' gen_ai.tool.call.id")
 for s in found:
@@ -455,13 +461,13 @@ def refund(order_id, amount):
     raise PermissionError("refunds over 1000 KZT need approval")
 
 
-recorder.clear()
-with wb.checks.no_raise("traced_tools with a failing tool", hint="catch it: the observation says what failed"):
-    out = traced_tools(tracer, parent, calls, {"refund": refund, "get_order": lambda order_id: {"order_id": order_id}},
+with wb.checks.no_raise("traced_tools with a failing tool", hint="catch it: the observation says what failed"), \
+        sink.collecting():
+    out = traced_tools(traced, parent, calls, {"refund": refund, "get_order": lambda order_id: {"order_id": order_id}},
                        record_content=True)
 error = wb.checks.error_text(out[0]["content"], "the failing refund's observation")
 assert "PermissionError" in error and "approval" in error, f"the error observation names the exception: {error!r}"
-spans_by_tool = {s["attributes"].get(G.TOOL_NAME): s for s in wb.trace.spans.checked(recorder.spans(), "recorder.spans()")}
+spans_by_tool = {s["attributes"].get(G.TOOL_NAME): s for s in sink.spans("the spans of a failing and a working tool")}
 failed = spans_by_tool["refund"]
 wb.checks.equal((failed["status"], failed["attributes"].get(G.ERROR_TYPE)), ("ERROR", "PermissionError"),
                 "the failing tool's (status, error.type)", "set the status to ERROR: the call failed")
@@ -488,12 +494,13 @@ three = S.scripted(S.calls(*(S.Call("get_order", {"order_id": f"A-100{i}"}) for 
 calls = wb.fake_llm.FakeLLM(three).client().chat.completions.create(
     model="fake-model", messages=[{"role": "user", "content": "orders"}], tools=three.openai_tools()).choices[0].message.tool_calls
 probe = wb.checks.Overlap(3, hold=2.0)
-recorder.clear()
-with wb.checks.no_raise("traced_tools on three calls"):
-    out = traced_tools(tracer, parent, calls, {"get_order": probe.tool("get_order")})
+sink = wb.trace.sink.Sink()
+traced = recorder.tracer_for(sink.export)
+with wb.checks.no_raise("traced_tools on three calls"), sink.collecting():
+    out = traced_tools(traced, parent, calls, {"get_order": probe.tool("get_order")})
 wb.checks.equal([m["tool_call_id"] for m in out], [c.id for c in calls], "the tool messages' order")
 wb.checks.equal(len(probe.together), 3, "three calls at the same time")
-found = wb.trace.spans.checked(recorder.spans(), "recorder.spans()")
+found = sink.spans("the spans of three tool calls")
 wb.checks.equal(sorted((s["trace_id"], s["parent_id"], s["attributes"].get(G.TOOL_CALL_ID)) for s in found),
                 sorted((trace_id, parent_id, c.id) for c in calls), "three spans under the parent")
 starts, ends = [s["start_ns"] for s in found], [s["end_ns"] for s in found]
@@ -504,22 +511,20 @@ odd = S.scripted(S.calls(S.Call("nope", {}), S.Call("get_order", {"order_id": "A
 calls = wb.fake_llm.FakeLLM(odd).client().chat.completions.create(
     model="fake-model", messages=[{"role": "user", "content": "x"}], tools=odd.openai_tools()).choices[0].message.tool_calls
 calls[1].function.arguments = '{"order_id": '
-recorder.clear()
-with wb.checks.no_raise("traced_tools on an unknown tool and bad arguments"):
-    out = traced_tools(tracer, parent, calls, {"get_order": lambda order_id: order_id, "note": lambda text: "noted: " + text})
+with wb.checks.no_raise("traced_tools on an unknown tool and bad arguments"), sink.collecting():
+    out = traced_tools(traced, parent, calls, {"get_order": lambda order_id: order_id, "note": lambda text: "noted: " + text})
 assert "nope" in wb.checks.error_text(out[0]["content"], "an unknown tool's observation")
 assert "JSONDecodeError" in wb.checks.error_text(out[1]["content"], "bad arguments' observation")
 wb.checks.equal(out[2]["content"], "noted: x", "a text result, as it is")
-by_name = {s["name"]: s for s in wb.trace.spans.checked(recorder.spans(), "recorder.spans()")}
+by_name = {s["name"]: s for s in sink.spans("the spans of failing tools")}
 wb.checks.equal({n: (s["status"], s["attributes"].get(G.ERROR_TYPE)) for n, s in by_name.items()},
                 {"execute_tool nope": ("ERROR", "KeyError"), "execute_tool get_order": ("ERROR", "JSONDecodeError"),
                  "execute_tool note": ("UNSET", None)}, "each span's (status, error.type)")
 wb.checks.equal([k for s in by_name.values() for k in s["attributes"] if k in G.CONTENT], [], "content without the flag")
 
-recorder.clear()
-with wb.checks.no_raise("traced_tools with no calls"):
-    out = traced_tools(tracer, parent, [], {})
-wb.checks.equal((out, recorder.spans()), ([], []), "no calls: no messages and no spans")
+with wb.checks.no_raise("traced_tools with no calls"), sink.collecting():
+    out = traced_tools(traced, parent, [], {})
+wb.checks.equal((out, sink.spans("the spans of no calls")), ([], []), "no calls: no messages and no spans")
 ### END HIDDEN TESTS
 
 # %% [markdown]

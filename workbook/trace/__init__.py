@@ -9,6 +9,7 @@
     trace.view(traj)           # previous/next through the steps (plain text with WORKBOOK_PLAIN=1)
     trace.sample()             # a recorded run of the weather_and_math scenario
     trace.spans.tree(traj)     # the same run as OpenTelemetry GenAI spans (spans, genai)
+    trace.sink.Sink()          # where a test collects the spans a notebook's tracer exports
     from workbook.trace import otel  # OpenTelemetry's SDK: a Recorder of real spans (imports openai)
 
 The file format is described in docs/TRAJECTORY.md.
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from workbook.trace import genai, render, spans
+from workbook.trace import genai, render, sink, spans
 from workbook.trace.messages import from_messages
 from workbook.trace.model import Call, Step, Summary, Trajectory
 from workbook.trace.reader import as_trajectory, read_jsonl
@@ -61,4 +62,4 @@ def sample(name: str = "weather_and_math") -> Trajectory:
 
 __all__ = ["SAMPLES", "Call", "Growth", "Step", "Summary", "Table", "Trajectory", "Viewer",
            "as_trajectory", "from_messages", "genai", "plain", "plot_tokens", "read_jsonl", "sample",
-           "samples", "spans", "table", "to_html", "token_growth", "view", "viewer"]
+           "samples", "sink", "spans", "table", "to_html", "token_growth", "view", "viewer"]

@@ -5,11 +5,14 @@
     with recorder.tracer.start_as_current_span("invoke_agent support") as span: ...
     recorder.spans()                      # the finished spans as dicts (workbook.trace.spans)
     recorder.tree()                       # and as a span tree
+    traced = recorder.tracer_for(sink.export)  # a tracer whose spans go, as dicts, to a test's sink
     with otel.official(recorder): ...     # the official OpenAI instrumentation, into the same recorder
     otel.send(recorder.spans())           # to Phoenix on 127.0.0.1 (the `traces` extra; README)
 
 A Recorder never touches OpenTelemetry's global provider, so two recorders (a test's and a
-notebook's) never see each other's spans.
+notebook's) never see each other's spans. `tracer_for` is how a judged test receives a notebook's
+spans (workbook.trace.sink): the tracer stays a real one in the notebook, where the current span
+lives, and each finished span crosses to the test as plain data.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import importlib
 from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import Event, ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, SpanExportResult
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanContext, SpanKind, Status, StatusCode, TraceFlags
 
@@ -64,6 +67,19 @@ def from_dict(d: dict, resource: Resource | None = None) -> ReadableSpan:
                         start_time=d["start_ns"], end_time=d["end_ns"])
 
 
+class ToCallable(SpanExporter):
+    """An exporter that hands each finished span, as a dict, to `export` (a test's sink, maybe
+    over the judge's link): one call per span, in the thread that ended it."""
+
+    def __init__(self, export):
+        self._export = export
+
+    def export(self, spans) -> SpanExportResult:
+        for s in spans:
+            self._export(as_dict(s))
+        return SpanExportResult.SUCCESS
+
+
 class Recorder:
     """A tracer whose finished spans are kept in memory: `recorder.tracer`, `recorder.spans()`."""
 
@@ -72,6 +88,13 @@ class Recorder:
         self.provider = TracerProvider(resource=Resource({"service.name": service}))
         self.provider.add_span_processor(SimpleSpanProcessor(self.exporter))
         self.tracer = self.provider.get_tracer("agent-loop-by-hand")
+
+    def tracer_for(self, export):
+        """A tracer of a provider of its own (this recorder's service) whose finished spans go
+        only to `export(span_dict)`, not into this recorder: a test's `Sink.export`."""
+        provider = TracerProvider(resource=self.provider.resource)
+        provider.add_span_processor(SimpleSpanProcessor(ToCallable(export)))
+        return provider.get_tracer("agent-loop-by-hand")
 
     def spans(self) -> list[dict]:
         """Every span finished so far, as dicts, in the order they started."""
