@@ -194,7 +194,7 @@ def agent_tools(agent, team, desk):
 # %% nbgrader={"grade": true, "grade_id": "agent_tools_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: triage is sent get_order and its two transfers, and may run get_order only (no
 refund); refunds may run get_order and refund, bound to the session's desk; a tool the desk does
-not have raises ValueError."""
+not have, or a handoff to an agent that is not in the team, raises ValueError naming it."""
 from workbook.checks import fresh
 
 wb = fresh()
@@ -219,6 +219,8 @@ assert desk.refunds == [{"order_id": "A-1002", "amount": 1290, "customer": "C-00
     f"impl's functions must be the session's (desk.tools()[name]); the desk saw {desk.refunds}")
 with wb.checks.raises(ValueError, match="teleport", what="an agent with a tool the desk does not have"):
     agent_tools(T.Agent("odd", "You are the odd agent.", tools=("teleport",)), T.TEAM, desk)
+with wb.checks.raises(ValueError, match="billing", what="an agent that may hand off to 'billing', not an agent of the team"):
+    agent_tools(T.Agent("odd", "You are the odd agent.", handoffs=("billing",)), T.TEAM, desk)
 print("agent_tools: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "agent_tools_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
@@ -349,7 +351,8 @@ def handoff(team, current, name, arguments, customer_id):
 # %% nbgrader={"grade": true, "grade_id": "handoff_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: a valid transfer gives the next agent's name and exactly two messages (its
 instructions with the session's customer, then the brief); a transfer the agent may not make, a
-customer_id in the arguments and a missing brief are error observations {"error": "..."}."""
+customer_id in the arguments, arguments that are not a JSON object, and a missing, blank or
+accompanied brief are error observations {"error": "..."} (handoff never raises)."""
 import json
 
 from workbook.checks import fresh
@@ -374,6 +377,14 @@ error = wb.checks.error_text(out, "a handoff whose arguments hold customer_id (t
 assert "customer_id" in error, f"the error must name customer_id so the model understands; got {error!r}"
 out = handoff(T.TEAM, T.TEAM["triage"], "transfer_to_refunds", "{}", "C-001")
 assert "brief" in wb.checks.error_text(out, "a handoff without a brief"), f"the error must name brief; got {out!r}"
+for arguments, what in (("refund A-1002", "arguments that are not JSON"), ('["a refund"]', "a JSON list, not an object"),
+                        ('{"brief": "   "}', "a blank brief"), (json.dumps({"brief": brief, "priority": "high"}),
+                                                              "a key besides brief")):
+    with wb.checks.no_raise(f"handoff(...) with {what}", hint="handoff never raises: a bad call is an error observation"):
+        out = handoff(T.TEAM, T.TEAM["triage"], "transfer_to_refunds", arguments, "C-001")
+    error = wb.checks.error_text(out, f"a handoff with {what}")
+    if "brief" in what:
+        assert "brief" in error, f"the error for {what} must name brief; got {error!r}"
 print("handoff: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "handoff_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
@@ -545,8 +556,8 @@ def run_team(client, model, desk, team, question, start="triage", max_hops=3, ma
 # %% nbgrader={"grade": true, "grade_id": "run_team_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 """Visible tests: run_team hands the refund from triage to refunds, which starts from its
 instructions and the brief only; triage's own refund call is refused (least privilege); a
-customer_id in the handoff is refused and the session's customer kept; ping-pong and a circle of
-three stop with their statuses."""
+customer_id in the handoff is refused and the session's customer kept; ping-pong, a circle of
+three, the step limit and a reply cut off stop with their statuses."""
 from workbook.checks import fresh
 
 wb = fresh()
@@ -597,6 +608,14 @@ wb.checks.equal((r.status, r.path, r.steps), ("STOPPED: ping-pong", ["triage", "
 llm, r = team_run(wb.scenarios.handoff_circle(), T.Desk("C-001"))
 wb.checks.equal((r.status, r.path, r.steps), ("STOPPED: hop limit", ["triage", "orders", "refunds", "triage"], 4),
                 "(status, path, steps) for a circle of three with max_hops=3")
+llm, r = team_run(wb.scenarios.handoff_circle(), T.Desk("C-001"), max_hops=20, max_steps=4)
+wb.checks.equal((r.status, r.steps, llm.calls), ("STOPPED: step limit", 4, 4),
+                "(status, steps, model calls) for the circle with max_hops=20, max_steps=4",
+                hint="after max_steps model calls, stop: the step limit counts calls across all agents")
+cut = wb.scenarios.scripted(wb.scenarios.final("I will refund you right aw", finish_reason="length"))
+llm, r = team_run(cut, T.Desk("C-001"))
+wb.checks.equal((r.answer, r.status, r.steps), (None, "STOPPED: length", 1), "(answer, status, steps) for a reply cut off",
+                hint="a finish_reason other than stop or tool_calls is f'STOPPED: {finish_reason}', not an answer")
 print("run_team: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "run_team_hidden_tests", "locked": true, "points": 4, "schema_version": 3, "solution": false}
