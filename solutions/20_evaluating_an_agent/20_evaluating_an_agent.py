@@ -227,7 +227,7 @@ def pass_k(outcomes, k):
 
 # %% nbgrader={"grade": true, "grade_id": "pass_k_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: pass_k's two numbers on 4 runs with k=2 (not (c/n)**k), k=1 gives c/n for
-both (every run counts, not the first), k larger than n or no runs is a ValueError."""
+both (every run counts, not the first), k larger than n, k=0 or no runs is a ValueError."""
 from workbook.checks import fresh
 
 wb = fresh()
@@ -245,6 +245,8 @@ with wb.checks.raises(ValueError, match="k", what="pass_k([True, False], 3)"):
     pass_k([True, False], 3)
 with wb.checks.raises(ValueError, match="k", what="pass_k([], 1)"):
     pass_k([], 1)
+with wb.checks.raises(ValueError, match="k", what="pass_k([True, False], 0) (k must be between 1 and n)"):
+    pass_k([True, False], 0)
 print("pass_k: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "pass_k_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
@@ -426,7 +428,7 @@ def compare(a, b):
 # %% nbgrader={"grade": true, "grade_id": "compare_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: compare's shares, difference and margin on 40 paired runs (every run counts, the
 margin of the pair-by-pair differences); a clear difference in either direction; 5 pairs and one
-pair are not enough; no runs, or runs that are not paired, are a ValueError."""
+pair are not enough, 30 are; no runs (naming the side), or runs that are not paired, are a ValueError."""
 from workbook.checks import fresh
 
 wb = fresh()
@@ -455,8 +457,14 @@ wb.checks.equal(compare([False] * 5, [True] * 4 + [False])["verdict"], "not enou
                 "approximation's ± 0.35 claims more than 5 pairs show")
 wb.checks.equal(compare([True], [False])["verdict"], "not enough runs", "the verdict on one pair",
                 hint="fewer than MIN_PAIRS pairs: one run taken as the truth")
+wb.checks.equal(compare([False] * 30, [True] * 30)["verdict"], "B is better", "the verdict on 30 pairs, all for B",
+                hint="fewer than MIN_PAIRS pairs is not enough; MIN_PAIRS (30) pairs are")
 with wb.checks.raises(ValueError, match="no runs", what="compare([], [])"):
     compare([], [])
+for a, b, side in (([], [True], "a"), ([True], [], "b")):
+    with wb.checks.raises(ValueError, match=rf"(?<!\w){side}(?!\w).*no runs|no runs.*(?<!\w){side}(?!\w)",
+                          what=f"compare({a}, {b}) (the error says which side has no runs: {side})"):
+        compare(a, b)
 with wb.checks.raises(ValueError, match="paired", what="compare(30 runs, 31 runs)"):
     compare([True] * 30, [True] * 31)
 print("compare: visible tests passed")
@@ -649,10 +657,14 @@ def judge_pair(judge, task, first, second):
 # %% nbgrader={"grade": true, "grade_id": "judge_pair_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: judge_pair scores right vs wrong 1.0 and wrong vs right 0.0; two right answers
 tie at 0.5 (the position bias removed); exactly two calls, the second with the answers swapped;
-the reference answer is never shown; a winner is read after other digits; no winner is a ValueError."""
+the reference answer is never shown; the messages are JUDGE_SYSTEM and judge_prompt; a winner is
+read after other digits, in any case and spacing; no winner is a ValueError."""
 from workbook.checks import fresh
 
 wb = fresh()
+# The test's own copies of the given code it expects: a notebook that rebinds these names changes nothing here.
+#@include 20_evaluating_an_agent JUDGE_SYSTEM
+#@include 20_evaluating_an_agent judge_prompt
 E, S = wb.scenarios.evaluation, wb.scenarios
 t = E.TASKS[0]
 judge = S.biased_judge().as_function(max_calls=2)
@@ -660,6 +672,9 @@ with wb.checks.no_raise("judge_pair(judge, taxi, right, wrong)"):
     score = judge_pair(judge, t, t.right[0], t.wrong[0])
 wb.checks.equal(score, 1.0, "judge_pair(judge, taxi, right answer, wrong answer)")
 assert judge.calls == 2, f"call the judge exactly twice (once per order), it was called {judge.calls} times"
+wb.checks.equal(judge.requests[0], [{"role": "system", "content": JUDGE_SYSTEM},
+                                    {"role": "user", "content": judge_prompt(t.question, t.right[0], t.wrong[0])}],
+                "the messages of the first judge call", hint="JUDGE_SYSTEM, then judge_prompt(task.question, first, second)")
 shown = [r[-1]["content"] for r in judge.requests]
 assert shown[0].index(t.right[0]) < shown[0].index(t.wrong[0]) and \
     shown[1].index(t.wrong[0]) < shown[1].index(t.right[0]), (
@@ -685,6 +700,9 @@ def chatty(messages, tools=None):
 
 wb.checks.equal(judge_pair(chatty, t, t.right[0], t.wrong[0]), 1.0, "judge_pair with a judge that writes "
                 "'Answer 1 and Answer 2 ...' before its 'Winner:'", hint="search for 'Winner: <1 or 2>', not the first digit")
+for text in ("winner:2", "WINNER:   2."):
+    wb.checks.equal(judge_pair(S.scripted(text).as_function(max_calls=2), t, "a", "b"), 0.5,
+                    f"judge_pair with a judge that always says {text!r}", hint="any case, any spaces after the colon")
 with wb.checks.raises(ValueError, match="winner", what="judge_pair with a judge that replies 'Both are fine.'"):
     judge_pair(S.scripted("Both are fine.").as_function(max_calls=2), t, "a", "b")
 print("judge_pair: visible tests passed")
