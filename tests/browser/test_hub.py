@@ -329,9 +329,14 @@ def test_a_chapter_goes_round_the_hub(hub, browser):
     context, page = log_in(browser, hub, ines)
     try:
         page.goto(f"{hub.url}/user/{ines}/formgrader/gradebook/{CHAPTER}/{CHAPTER}")
-        table = page.locator("table")
-        expect(table).to_contain_text(ada)
-        expect(table).to_contain_text(ben)
+        table = page.locator("tbody#main-table")
+        expect(table.locator("tr")).to_have_count(2)
+        page.get_by_role("button", name="Show All Names").click()  # names are hidden at first
+        for student in (ada, ben):
+            row = table.locator("tr", has=page.locator("a.name-shown", has_text=student))
+            expect(row.locator("a.name-shown")).to_be_visible()
+            expect(row.locator("td.score")).to_have_text(
+                f"{float(rows[student]['score']):g} / {float(rows[student]['max_score']):g}")
         shot(page, "instructor-formgrader")
     finally:
         context.close()
