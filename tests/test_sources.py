@@ -206,3 +206,68 @@ def test_the_fact_checks_fail_on_an_unlisted_fact():
     assert not dated(text, named("gpt-9")), "a name nobody listed"
     cell = '# %% nbgrader={"grade": true}\nmodel = "gpt-9"\n'
     assert MODEL.search(cell) and '"grade": true' in cell.split("\n", 1)[0]
+
+
+# Every request parameter a chapter's code sends (a keyword of a `.create(` or `.stream(` call in a
+# taught cell) and every usage field it reads (a `*_tokens`/`*_tokens_details` name, `cache_creation`)
+# is a provider fact too: a dated entry must name it. A usage field may be named with its path
+# (`usage.cache_creation`). The course's own names that look like usage fields are listed here.
+COURSE_OWN = {"max_reply_tokens": "chapter 11's Limits field", "cache_hit_tokens": "chapter 11's trajectory key",
+              "tokens": "the chapters' own totals", "tokens_in": "chapter 11's trajectory key",
+              "tokens_out": "chapter 11's trajectory key"}
+FIELD = re.compile(r"[a-z0-9_]*tokens(?:_details)?|cache_creation")
+
+
+def field_named(name: str):
+    word = re.compile(rf"(?<![\w/-]){re.escape(name)}(?![\w-]|\.\d)")
+    return lambda bullet: bool(word.search(bullet))
+
+
+def stated_api(cells) -> tuple[dict[str, set[int]], dict[str, set[int]]]:
+    """(request parameters, usage fields) -> the indexes of the cells that use them."""
+    params: dict[str, set[int]] = {}
+    fields: dict[str, set[int]] = {}
+    for i, cell in enumerate(cells):
+        source = "\n".join(line for line in cell.split("\n")[1:] if not line.startswith(("%", "!")))
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("create", "stream"):
+                for keyword in node.keywords:
+                    if keyword.arg:
+                        params.setdefault(keyword.arg, set()).add(i)
+            name = node.attr if isinstance(node, ast.Attribute) else node.value if (
+                isinstance(node, ast.Constant) and isinstance(node.value, str)) else None
+            if name and FIELD.fullmatch(name) and name not in COURSE_OWN:
+                fields.setdefault(name, set()).add(i)
+    return params, fields
+
+
+def chapters_api() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    params: dict[str, set[str]] = {}
+    fields: dict[str, set[str]] = {}
+    for path in sorted(CHAPTERS.glob("*/*.py")):
+        for found, into in zip(stated_api(taught_cells(path)), (params, fields), strict=True):
+            for name in found:
+                into.setdefault(name, set()).add(path.parent.name)
+    return params, fields
+
+
+def test_every_request_parameter_and_usage_field_a_chapter_uses_has_a_dated_entry():
+    text = SOURCES.read_text(encoding="utf-8")
+    params, fields = chapters_api()
+    assert {"reasoning_effort", "response_format", "tool_choice", "stop"} <= set(params), sorted(params)
+    assert {"reasoning_tokens", "cached_tokens", "cache_creation_input_tokens"} <= set(fields), sorted(fields)
+    missing = [f"parameter {n} ({', '.join(sorted(c))})" for n, c in sorted(params.items()) if not dated(text, named(n))]
+    missing += [f"usage field {n} ({', '.join(sorted(c))})" for n, c in sorted(fields.items())
+                if not dated(text, field_named(n))]
+    assert not missing, ("request parameters and usage fields the chapters use that no dated docs/SOURCES.md "
+                         "entry names (add one, with its source and the day checked):\n" + "\n".join(missing))
+
+
+def test_the_api_check_finds_parameters_and_fields_and_skips_the_course_own():
+    cell = ('# %%\nr = client.chat.completions.create(model=m, frobnicate=1)\n'
+            'print(r.usage.wibble_tokens, u["cache_hit_tokens"])\n')
+    params, fields = stated_api([cell])
+    assert set(params) == {"model", "frobnicate"} and set(fields) == {"wibble_tokens"}, (params, fields)
+    text = "## Usage, checked 2026-12-04\n\n- `usage.cache_creation.ephemeral_1h_input_tokens`.\n"
+    assert dated(text, field_named("cache_creation")) and not dated(text, named("cache_creation"))
+    assert not dated(text, field_named("wibble_tokens"))
