@@ -5,6 +5,7 @@ the test; the kernel's end is served from this process, as a kernel's cell would
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
@@ -13,6 +14,7 @@ import pytest
 
 from autograder.judge import clocks
 from autograder.judge.process import JudgeProcess
+from workbook import probes
 from workbook.link import kernel_side
 
 MOVED = """
@@ -80,3 +82,36 @@ def test_a_kernel_that_never_answers_is_not_a_timeout(judge, tmp_path):
 def test_the_clocks_are_the_time_modules_own():
     assert (clocks.monotonic, clocks.wall, clocks.perf_counter, clocks.process_time) == (
         time.monotonic, time.time, time.perf_counter, time.process_time)
+
+
+ELSEWHERE = """
+year = 365 * 24 * 3600
+assert stamp()[1] == pid_of_kernel, "stamp runs in the kernel"
+moved = elsewhere(stamp, seconds=year, hash_salt="another process")
+now = stamp()
+assert moved[1] == now[1] and moved[0] - now[0] > year - 60, ("elsewhere moved the kernel's clock", moved, now)
+assert moved[2] != now[2], "and gave the kernel another hash()"
+"""
+
+
+def test_a_test_moves_the_kernels_clock_with_the_kernels_elsewhere(judge, tmp_path, monkeypatch):
+    """Chapter 08 runs the student's idempotency_key a year later and in another process: patching
+    the judge's clock would not reach the kernel, so `elsewhere` is the kernel's own copy (the judge
+    does not swap in its own for a `kernel_side` workbook function, autograder/judge/trust.py)."""
+    main = vars(sys.modules["__main__"])
+    monkeypatch.setitem(main, "elsewhere", probes.elsewhere)
+    monkeypatch.setitem(main, "stamp", lambda: (time.time(), os.getpid(), hash("key")))
+    monkeypatch.setitem(main, "pid_of_kernel", os.getpid())
+    result = run(judge, tmp_path, "elsewhere", ELSEWHERE)
+    assert result["passed"], result
+    assert time.time is clocks.wall, "the kernel's clock is back afterwards"
+
+
+def test_a_test_cell_is_compiled_as_its_own_module(judge, tmp_path):
+    """A dataclass defined in a test cell works in the judge as in the kernel: the cell does not
+    inherit the runner's `from __future__ import annotations` (its fields' annotations would be
+    strings that dataclasses looks up in a module that is not there)."""
+    source = ("from dataclasses import dataclass\n\n@dataclass\nclass Result:\n    answer: str\n    steps: int = 0\n\n"
+              "assert Result('done').steps == 0\nassert isinstance(Result.__annotations__['answer'], type)\n")
+    result = run(judge, tmp_path, "dataclass", source)
+    assert result["passed"], result

@@ -2,13 +2,16 @@
 responses a model client returned.
 
 Reached as `wb.checks.Overlap` and `wb.checks.spy_moves` (docs/CHAPTERS.md, "Test helpers");
-`Recorder` is imported from here (`from workbook.probes import Recorder`).
+`Recorder` and `elsewhere` are imported from here (`from workbook.probes import Recorder`).
 """
 
 from __future__ import annotations
 
+import builtins
+import datetime
 import os
 import threading
+import time
 import types
 from contextlib import contextmanager
 from pathlib import Path
@@ -78,3 +81,96 @@ def spy_moves():
         yield moves
     finally:
         os.replace, os.rename = real
+
+
+def kernel_side(fn):
+    """Mark a probe that must act on the process it runs in: a graded test that names it gets the
+    kernel's own copy, never the judge's (autograder/judge/trust.py)."""
+    fn.__dict__["kernel_side"] = True
+    return fn
+
+
+def _later_clock(seconds):
+    """Replacements for the wall clock's readers, `seconds` later: {name in time: moved reader},
+    and {real object: its moved stand-in} for names bound to them elsewhere."""
+    real = {name: getattr(time, name) for name in ("time", "time_ns", "localtime", "gmtime", "ctime", "strftime")}
+
+    def moved_time() -> float:
+        return real["time"]() + seconds
+
+    def at(name):
+        return lambda t=None: real[name](moved_time() if t is None else t)
+
+    def moved_strftime(fmt, t=None):
+        return real["strftime"](fmt, real["localtime"](moved_time()) if t is None else t)
+
+    moved = {"time": moved_time, "time_ns": lambda: real["time_ns"]() + int(seconds * 10**9),
+             "localtime": at("localtime"), "gmtime": at("gmtime"), "ctime": at("ctime"),
+             "strftime": moved_strftime}
+    shift = datetime.timedelta(seconds=seconds)
+
+    class Datetime(datetime.datetime):
+        @classmethod
+        def now(cls, tz=None):
+            return datetime.datetime.now(tz) + shift
+
+        @classmethod
+        def utcnow(cls):
+            return datetime.datetime.now(datetime.UTC).replace(tzinfo=None) + shift
+
+        @classmethod
+        def today(cls):
+            return cls.now()
+
+    class Date(datetime.date):
+        @classmethod
+        def today(cls):
+            return (datetime.datetime.now() + shift).date()
+
+    pairs = {real[name]: fn for name, fn in moved.items()}
+    pairs.update({datetime.datetime: Datetime, datetime.date: Date})
+    module = types.ModuleType("datetime")
+    module.__dict__.update(vars(datetime), datetime=Datetime, date=Date)
+    pairs[datetime] = module
+    return moved, pairs
+
+
+@kernel_side
+def elsewhere(fn, *args, seconds=0, hash_salt=None, **kwargs):
+    """fn(*args, **kwargs) as it would run `seconds` later on the wall clock and, with a
+    `hash_salt`, in a Python process whose built-in `hash()` differs (what another PYTHONHASHSEED
+    does); everything is as it was afterwards, whatever happens.
+
+    The clock moves for `time.time()` and its kin read through the module, and for names in fn's
+    module bound to them (`from time import time`, `from datetime import datetime`, a `now =
+    time.time` kept aside). It changes the process it runs in: a graded test calls the copy in the
+    student's kernel (the notebook imports it), since the test's own process is not where the
+    student's code runs."""
+    moved, pairs = _later_clock(seconds) if seconds else ({}, {})
+    real_hash = builtins.hash
+    if hash_salt is not None:
+        pairs[real_hash] = lambda obj: real_hash((hash_salt, obj))
+    names = getattr(fn, "__globals__", None)
+    names = names if isinstance(names, dict) else {}
+    kept = {name: value for name, value in list(names.items()) if _known(pairs, value)}
+    real_time = {name: getattr(time, name) for name in moved}
+    try:
+        for name, value in kept.items():
+            names[name] = pairs[value]
+        for name, reader in moved.items():
+            setattr(time, name, reader)
+        if hash_salt is not None:
+            builtins.hash = pairs[real_hash]
+        return fn(*args, **kwargs)
+    finally:
+        for name, reader in real_time.items():
+            setattr(time, name, reader)
+        builtins.hash = real_hash
+        names.update(kept)
+
+
+def _known(pairs, value) -> bool:
+    try:
+        return value in pairs
+    except TypeError:  # an unhashable value is none of the clock's readers
+        return False

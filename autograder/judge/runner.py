@@ -117,7 +117,7 @@ class Judge:
         signal.signal(signal.SIGALRM, _alarm)
         signal.setitimer(signal.ITIMER_REAL, self.wall_limit)  # also while this thread serves a call
         try:
-            code = compile(cmd["source"], filename, "exec")
+            code = compile(cmd["source"], filename, "exec", dont_inherit=True)  # not this module's __future__
             self.end.channel = self._connect(self.end.token, check)
             self.end.on_wait = check
             with contextlib.redirect_stdout(printed):

@@ -27,8 +27,10 @@ SAFE_MODULES = frozenset({"workbook", "openai", "anthropic", "httpx2", "threadin
 
 def trusted_object(path):
     """The judge's own object for a notebook name it trusts (TRUSTED_NAMES; or a function or class
-    defined at the top of a workbook module), else None. Nothing is imported and no attribute
-    chain is followed: kernel data only picks among objects the judge already has."""
+    defined at the top of a workbook module, unless the judge's copy says `kernel_side`: a probe
+    such as `workbook.probes.elsewhere` that must act on the kernel it runs in), else None. Nothing
+    is imported and no attribute chain is followed: kernel data only picks among objects the judge
+    already has."""
     if type(path) is not str or path.count(":") != 1:
         return None
     module, _, name = path.partition(":")
@@ -37,7 +39,8 @@ def trusted_object(path):
     if (module == "workbook" or module.startswith("workbook.")) and module in sys.modules and \
             name.isidentifier() and not name.startswith("_"):
         obj = vars(sys.modules[module]).get(name)
-        if (inspect.isfunction(obj) or isinstance(obj, type)) and obj.__module__ == module:
+        if (inspect.isfunction(obj) or isinstance(obj, type)) and obj.__module__ == module and \
+                getattr(obj, "kernel_side", False) is not True:
             return obj
     return None
 

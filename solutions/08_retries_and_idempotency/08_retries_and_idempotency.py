@@ -67,6 +67,7 @@ import openai
 from workbook import scenarios
 from workbook.fake_llm import FakeLLM
 from workbook.payments import Payments, PaymentTimeout
+from workbook.probes import elsewhere  # the tests run your idempotency_key "a year later", "in another process"
 from workbook.shop import Shop
 
 
@@ -880,9 +881,6 @@ def idempotency_key(call_id, order_id, amount):
 clock moves on, and in a process whose hash() differs) and different when the tool call, the
 order or the amount differs (also when the parts would run together, differ only at the end of a
 long id, or are two amounts Python's hash() cannot tell apart)."""
-import builtins
-import time
-
 key = idempotency_key("call_abc123", "A-1001", 2450)
 assert type(key) is str and 0 < len(key) <= 255, f"the key must be a str of 1 to 255 characters; got {key!r}"
 assert idempotency_key("call_abc123", "A-1001", 2450) == key, (
@@ -898,13 +896,9 @@ long_a, long_b = idempotency_key("c" * 300 + "1", "A-1001", 2450), idempotency_k
 assert type(long_a) is str and len(long_a) <= 255 and long_a != long_b, (
     "call ids of 301 characters that differ in their last one need different keys of at most 255 characters: "
     "hash the request (hashlib), do not cut it")
-real_time, real_hash = time.time, builtins.hash
-try:
-    time.time = lambda: real_time() + 365 * 24 * 3600  # a year later
-    builtins.hash = lambda obj: real_hash(("another process", obj))  # what PYTHONHASHSEED does
-    later = idempotency_key("call_abc123", "A-1001", 2450)
-finally:
-    time.time, builtins.hash = real_time, real_hash
+# a year later, in a process whose hash() differs (what PYTHONHASHSEED does): `elsewhere` runs your
+# function so, in the process your code runs in
+later = elsewhere(idempotency_key, "call_abc123", "A-1001", 2450, seconds=365 * 24 * 3600, hash_salt="another process")
 assert later == key, "the key changed with the clock or with hash(): derive it from the request alone (hashlib)"
 assert hash(2450) == hash(2450 + 2**61 - 1)  # hash() of an int is taken modulo 2**61 - 1: it is not unique
 assert idempotency_key("call_abc123", "A-1001", 2450) != idempotency_key("call_abc123", "A-1001", 2450 + 2**61 - 1), (
@@ -918,17 +912,16 @@ print("idempotency_key: visible tests passed")
 together, stays within 255 characters for long inputs without losing their difference, and is
 accepted by the payments service."""
 ### BEGIN HIDDEN TESTS
-import builtins
-import time
-
 from workbook.checks import fresh
 
 wb = fresh()
 
 
-def key_of(*parts):
+def key_of(*parts, **world):
+    """idempotency_key(*parts), run by `elsewhere` in the student's own process with `world`'s clock
+    shift and hash salt (patching this process's clock would not reach the student's code)."""
     with wb.checks.no_raise(f"idempotency_key{parts}"):
-        key = idempotency_key(*parts)
+        key = elsewhere(idempotency_key, *parts, **world)
     assert type(key) is str and 0 < len(key) <= 255, (
         f"the key must be a str of 1 to 255 characters; got {len(key) if isinstance(key, str) else key!r}")
     return key
@@ -938,24 +931,10 @@ parts = ("call_7Qd0m2", "A-1001", 2450)
 before = key_of(*parts)
 
 # A year later, and in another process: the same key.
-clocks = {name: getattr(time, name) for name in ("time", "time_ns")}  # the wall clock (what a date comes from)
-year = 365 * 24 * 3600
-try:
-    for name, real in clocks.items():
-        shift = year * (10**9 if name.endswith("_ns") else 1)
-        setattr(time, name, lambda real=real, shift=shift: real() + shift)
-    later = key_of(*parts)
-finally:
-    for name, real in clocks.items():
-        setattr(time, name, real)
+later = key_of(*parts, seconds=365 * 24 * 3600)  # the wall clock (time.time, time.time_ns) a year on
 assert later == before, "the key changed when the clock moved on: build it from the request only, not the time"
-real_hash = builtins.hash
-try:
-    builtins.hash = lambda obj: real_hash(("another process", obj))  # what PYTHONHASHSEED does
-    elsewhere = key_of(*parts)
-finally:
-    builtins.hash = real_hash
-assert elsewhere == before, (
+other_process = key_of(*parts, hash_salt="another process")  # what another PYTHONHASHSEED does
+assert other_process == before, (
     "the key changed as it would in another Python process: built-in hash() of a str is randomised per "
     "process; use hashlib (or the parts themselves)")
 assert len({key_of(*parts) for _ in range(20)}) == 1, "the same request must always give the same key"

@@ -1,0 +1,50 @@
+"""`workbook.probes.elsewhere` (chapter 08's "a year later" and "in another process"): the clock
+moves for every way a notebook reads it, hash() changes, and everything is back afterwards."""
+
+from __future__ import annotations
+
+import builtins
+import datetime as dt_module
+import time
+from datetime import date, datetime
+from time import time as imported_time
+
+import pytest
+
+from workbook.probes import elsewhere
+
+YEAR = 365 * 24 * 3600
+kept_aside = time.time
+
+READERS = {
+    "time.time()": lambda: int(time.time() // 86400),
+    "time.time_ns()": lambda: time.time_ns() // 86400 // 10**9,
+    "from time import time": lambda: int(imported_time() // 86400),
+    "a reader kept aside": lambda: int(kept_aside() // 86400),
+    "datetime.now()": lambda: datetime.now().date(),
+    "datetime.utcnow()": lambda: datetime.utcnow().date(),
+    "date.today()": lambda: date.today(),
+    "the datetime module": lambda: dt_module.datetime.now().date(),
+    "time.strftime": lambda: time.strftime("%Y-%m-%d"),
+    "time.localtime()": lambda: time.localtime()[:3],
+    "time.gmtime()": lambda: time.gmtime()[:3],
+    "time.ctime()": lambda: time.ctime()[-4:],
+}
+
+
+@pytest.mark.parametrize("how", READERS)
+def test_the_clock_moves_a_year_on_however_it_is_read(how):
+    read = READERS[how]
+    assert elsewhere(read, seconds=YEAR) != read()
+
+
+def test_hash_differs_and_all_is_back_afterwards():
+    def fails():
+        raise RuntimeError("boom")
+
+    assert elsewhere(lambda: hash("abc"), hash_salt="another process") != hash("abc")
+    with pytest.raises(RuntimeError):
+        elsewhere(fails, seconds=YEAR, hash_salt="x")
+    assert (time.time, builtins.hash, datetime, date, imported_time) == (
+        kept_aside, hash, dt_module.datetime, dt_module.date, kept_aside)
+    assert elsewhere(lambda a, b=0: a + b, 1, b=2) == 3, "arguments pass through; nothing moves by default"
