@@ -12,6 +12,7 @@ instructor's home, owned by the instructor, and finds a Python every account can
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import pwd
@@ -118,17 +119,28 @@ def copy_course(source: Path, instructor: str) -> Path:
     return dest
 
 
+def missing_prerequisite() -> str | None:
+    """The first thing the hub needs that this machine lacks, with the command that installs it."""
+    if importlib.util.find_spec("jupyterhub") is None:
+        return f"jupyterhub is not installed in {sys.prefix}: `{sys.prefix}/bin/pip install -e '.[hub]'`"
+    if shutil.which("configurable-http-proxy") is None:
+        return "configurable-http-proxy is not installed: `npm install -g configurable-http-proxy`"
+    if shutil.which("bwrap") is None:
+        return "bubblewrap (the grading sandbox) is not installed: `apt-get install bubblewrap`"
+    return None
+
+
 def setup(args) -> Path:
     if os.geteuid() != 0:
         raise SetupError("run as root: each account's server is started as that account")
-    proxy = shutil.which("configurable-http-proxy")
-    if proxy is None:
-        raise SetupError("configurable-http-proxy is not installed: `npm install -g configurable-http-proxy`")
     if args.password is not None and len(args.password) < 8:
         raise SetupError("--password must have at least 8 characters (JupyterHub's rule)")
     students = [s for s in args.students.split(",") if s]
     if not students or args.instructor in students:
         raise SetupError("--students needs at least one account, and not the instructor's")
+    if problem := missing_prerequisite():
+        raise SetupError(problem)
+    proxy = shutil.which("configurable-http-proxy")
     state = Path(args.state).resolve()
     state.mkdir(parents=True, exist_ok=True)
     state.chmod(0o755)

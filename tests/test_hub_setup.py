@@ -3,6 +3,7 @@ setup's refusals (issue 31). The hub itself runs in tests/browser/test_hub.py.""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -79,3 +80,19 @@ def test_setup_refuses_what_cannot_work(args, says, tmp_path, capsys, monkeypatc
     assert setup_hub.main(["--instructor", "ines", "--state", str(tmp_path / "s"), *args]) == 2
     assert says in capsys.readouterr().err
     assert not (tmp_path / "s").exists(), "nothing is made before the arguments are checked"
+
+
+@pytest.mark.parametrize("lacking, says", [
+    ("jupyterhub", "jupyterhub is not installed in "),
+    ("configurable-http-proxy", "`npm install -g configurable-http-proxy`"),
+    ("bwrap", "`apt-get install bubblewrap`"),
+])
+def test_setup_says_what_to_install_before_it_makes_anything(lacking, says, tmp_path, capsys, monkeypatch):
+    """Setup is the one command: on a machine without a prerequisite it names it and its install command."""
+    monkeypatch.setattr(setup_hub.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(setup_hub.shutil, "which", lambda name, path=None: None if name == lacking else "/usr/bin/" + name)
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == lacking else object())
+    code = setup_hub.main(["--instructor", "ines", "--students", "ada", "--state", str(tmp_path / "s"),
+                           "--password", "long-enough"])
+    assert code == 2 and says in capsys.readouterr().err
+    assert not (tmp_path / "s").exists(), "nothing is made before the prerequisites are checked"
