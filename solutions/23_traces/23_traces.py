@@ -41,7 +41,8 @@
 # %% [markdown]
 # ## Given code
 #
-# `AgentResult` and `assistant_turn` as in chapter 22; `mask` as you wrote it in chapter 17.
+# `AgentResult` and `assistant_turn` as in chapter 22; `mask` as you wrote it in chapter 17, `cost`
+# as you wrote it in chapter 15.
 # `recorder` is an OpenTelemetry `TracerProvider` of this notebook's own that keeps every finished
 # span in memory (`workbook.trace.otel.Recorder`); `tracer` makes spans; `recorder.spans()` gives
 # the finished ones back as plain dicts, and `recorder.tree()` draws them. `genai` holds the
@@ -77,6 +78,9 @@ from workbook.trace import genai, otel, spans
 
 
 #@include 17_agent_memory mask
+
+
+#@include 15_why_the_bill_grows cost
 
 
 def inside(tracer, name, fn, *args, **kwargs):
@@ -749,27 +753,38 @@ wb.checks.equal(cost_by_run([], P), {}, "no spans")
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# The team's run, priced from its trace, and chapter 15's way, from the usage of each response
-# the two fakes sent (asking for `gpt-5-mini` this time):
+# The team's run, priced from its trace, and chapter 15's way: `cost` of the usage of each
+# response the two fakes sent (asking for `gpt-5-mini` this time), noted as it came back:
 
 # %%
 front_llm, billing_llm = FakeLLM(front), FakeLLM(billing)
+usages = []
+
+
+def billed(client):
+    """The client, with the usage of every response it returns noted in `usages`."""
+    create = client.chat.completions.create
+
+    def create_and_note(**kwargs):
+        response = create(**kwargs)
+        usages.append(response.usage.model_dump())
+        return response
+
+    client.chat.completions.create = create_and_note
+    return client
 
 
 def ask_billing(task):
-    return run_traced(billing_llm.client(), "gpt-5-mini", task, Shop("C-001").tools(), billing.openai_tools(),
-                      agent="billing").answer
+    return run_traced(billed(billing_llm.client()), "gpt-5-mini", task, Shop("C-001").tools(),
+                      billing.openai_tools(), agent="billing").answer
 
 
 recorder.clear()
-run_traced(front_llm.client(), "gpt-5-mini", "How much on taxis in September?", {"ask_billing": ask_billing},
-           [ASK_BILLING], agent="front_desk")
+run_traced(billed(front_llm.client()), "gpt-5-mini", "How much on taxis in September?",
+           {"ask_billing": ask_billing}, [ASK_BILLING], agent="front_desk")
 bill = cost_by_run(recorder.spans(), PRICES)
 print(bill)
-usages = [{"in": s["attributes"][genai.INPUT_TOKENS], "out": s["attributes"][genai.OUTPUT_TOKENS]}
-          for s in recorder.spans() if s["attributes"].get(genai.OPERATION_NAME) == "chat"]
-p = PRICES["gpt-5-mini"]
-print("chapter 15:", sum(u["in"] * p["input"] + u["out"] * p["output"] for u in usages) / 1e6)
+print("chapter 15:", sum(cost(u, PRICES["gpt-5-mini"]) for u in usages), "for", len(usages), "responses")
 
 # %% [markdown]
 # ## Part 5 · Beside the official instrumentation

@@ -1,9 +1,10 @@
 """In a real browser: chapter 23 itself, its answers filled in, run in JupyterLab: the span trees the
 notebook prints draw as the chapter says (the traced loop's tools under their model call, the 429
 and its retry as two model calls, the team's worker nested under the tool that asked it, the
-official instrumentation's spans under yours), the bill equals chapter 15's, the quiz draws, and
-nothing goes to stderr. Screenshots: test-artifacts/span-tree-team.png (the team's trace),
-span-tree-retry.png (the 429), span-tree-chapter.png (the page)."""
+official instrumentation's spans under yours), the bill from the spans equals chapter 15's `cost`
+of the four responses' usage, the quiz draws, and nothing goes to stderr. Screenshots:
+test-artifacts/span-tree-team.png (the team's trace), span-tree-retry.png (the 429),
+span-tree-chapter.png (the page)."""
 
 from __future__ import annotations
 
@@ -58,7 +59,7 @@ def test_chapter_23_draws_its_span_trees(page, jupyter):
         expect(retry).to_have_text(RETRY)
         expect(outputs.filter(has_text="the two tool spans overlap: True")).to_have_count(1)
         bill = outputs.filter(has_text="chapter 15:").first
-        expect(bill).to_have_text(re.compile(r"'cost': ([0-9.e-]+)\}\}\s+chapter 15: \1\s*$"))
+        expect(bill).to_have_text(re.compile(r"'cost': ([0-9.e-]+)\}\}\s+chapter 15: \1 for 4 responses\s*$"))
         expect(outputs.filter(has_text="only the official one: ['openai.response.system_fingerprint']")).to_have_count(1)
         assert page.locator(".jp-RenderedText[data-mime-type='application/vnd.jupyter.stderr']").count() == 0
         ARTIFACTS.mkdir(exist_ok=True)
