@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from autograder import sandbox
 from tests.browser.jupyter import (
     ARTIFACTS,
     BACKSTOP_S,
@@ -54,8 +55,6 @@ def _autograder(course: Path, *args: str) -> None:
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     """A course graded as `make grade` grades it; (its root, grades.csv's rows by (student, chapter))."""
-    from autograder import sandbox
-
     course = tmp_path_factory.mktemp("formgrader") / "course"
     for part in ("solutions", "chapters"):
         shutil.copytree(ROOT / part, course / part)
