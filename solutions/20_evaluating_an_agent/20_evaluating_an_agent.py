@@ -125,8 +125,9 @@ def check(answer, task):
 
 # %% nbgrader={"grade": true, "grade_id": "check_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: check passes every right answer of the task set (any case) and fails every wrong
-one (15000 for 5000, "not shipped", another order, the 30-day rule); a crashed run (None) is wrong;
-a phrase is text, not a regex; a task with no required facts is refused with a ValueError."""
+one (15000 for 5000, "not shipped", another order, the 30-day rule); a crashed run (None) and an
+answer that is not a str are wrong; a phrase is text, not a regex; a task with no required facts
+is refused with a ValueError."""
 import types
 
 from workbook.checks import fresh
@@ -143,6 +144,7 @@ for t in E.TASKS:
         wb.checks.equal(check(answer, t), False, f"check({answer!r}) for task {t.name!r}",
                         hint="a whole phrase (5000 KZT is not in 15000 KZT), every required one, no forbidden one")
 wb.checks.equal(check(None, E.TASKS[0]), False, "check(None, taxi)", hint="a crashed run has no answer: it is wrong")
+wb.checks.equal(check(5000, E.TASKS[0]), False, "check(5000, taxi)", hint="an answer that is not a str is wrong")
 fee = types.SimpleNamespace(name="fee", required=("2.5%",), forbidden=())
 wb.checks.equal(check("The fee is 2.5%.", fee), True, "check('The fee is 2.5%.', required 2.5%)")
 wb.checks.equal(check("The fee is 205%.", fee), False, "check('The fee is 205%.', required 2.5%)",
