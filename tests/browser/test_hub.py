@@ -7,7 +7,8 @@ Chromium, fetches it in the Assignments tab, Validates (the dialog claims only t
 and submits; ben fetches and submits a wrong answer from a terminal; the instructor collects from
 the exchange with the workbook's `collect --exchange`, grades in the sandbox, makes feedback and
 `release-feedback`; ada fetches her feedback in the Assignments tab, ben from a terminal, and each
-sees only their own. The instructor's Formgrader shows both submissions and their scores.
+sees only their own. The instructor's Formgrader shows both submissions and their scores, and her
+Course List names the course.
 Screenshots: test-artifacts/hub-*.png.
 
 Needs root (accounts, servers started as them), `pip install -e '.[hub]'`, `npm install -g
@@ -338,5 +339,13 @@ def test_a_chapter_goes_round_the_hub(hub, browser):
             expect(row.locator("td.score")).to_have_text(
                 f"{float(rows[student]['score']):g} / {float(rows[student]['max_score']):g}")
         shot(page, "instructor-formgrader")
+        # Her Course List names the course, with the Formgrader on her own server ("local").
+        page.goto(f"{hub.url}/user/{ines}/lab")
+        page.get_by_text("Nbgrader", exact=True).click()
+        page.get_by_text("Course List", exact=True).click()
+        courses = page.locator("#nbgrader-course-list")
+        expect(courses.get_by_role("link", name=COURSE_ID)).to_be_visible()
+        expect(courses).to_contain_text(re.compile(rf"{COURSE_ID}\s*local"))
+        shot(page, "instructor-course-list")
     finally:
         context.close()
