@@ -130,6 +130,8 @@ def ends():
     judge, kernel = JudgeEnd(), KernelEnd()
     judge.channel = Channel(judge_sock, judge.serve, orphans="thread")
     kernel.channel = Channel(kernel_sock, kernel.serve, orphans="thread")
+    judge.token = "this-test"
+    kernel.channel.request({"op": "hello", "token": judge.token})  # as kernel_side.serve starts
     yield judge, kernel
     judge.channel.close()
     kernel.channel.close()

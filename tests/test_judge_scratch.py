@@ -26,6 +26,7 @@ def test_the_kernels_hello_copies_nothing(ends):
     judge, kernel = ends
     judge.mirror = mirror = Recorder()
     judge.token = "t0"
+    judge.greeted.clear()  # a new test's connection
     assert kernel.channel.request({"op": "hello", "token": "t0"}).get("ok", "refused") is None
     assert mirror.copies == [], "the kernel's hello came while the test may be writing files"
 

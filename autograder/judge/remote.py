@@ -56,6 +56,7 @@ class JudgeEnd(Endpoint):
         self.borrowed: dict[int, dict] = {}  # id(judge's own object) -> the kernel's handle it stands for
         self._ids = iter(lambda: secrets.randbits(52), None)  # handle ids nobody can guess
         self.token = ""
+        self.greeted = threading.Event()  # this test's kernel said hello with this test's token
         self.mirror: Mirror | None = None  # the scratch folder, when the kernel is in a sandbox
         self._calls, self._calls_lock = 0, threading.Lock()  # the test's calls into the kernel now
         self.namespace: dict | None = None  # the test's names (`Namespace`), where its fresh() copies are
@@ -79,6 +80,8 @@ class JudgeEnd(Endpoint):
         """The kernel calls the judge. The scratch folder is copied around it only while the test
         waits in a call of its own: at any other time (the kernel's hello as the test starts, a
         kernel thread's call) the test may be writing files, and a copy would race it."""
+        if not self.greeted.is_set() and item.get("op") != "hello":
+            return link_error("a connection that has not said hello with this test's token")
         with self._calls_lock:
             waiting = self._calls > 0
         if self.mirror is None or not waiting:
@@ -184,8 +187,9 @@ class JudgeEnd(Endpoint):
 
     def serve_other(self, item: dict) -> dict:
         if item.get("op") == "hello":
-            if item.get("token") != self.token:
+            if not self.token or item.get("token") != self.token or self.greeted.is_set():
                 return link_error("a connection that is not this test's kernel")
+            self.greeted.set()
             return {"ok": None}
         return super().serve_other(item)
 

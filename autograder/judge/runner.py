@@ -61,7 +61,14 @@ class Judge:
 
     def start(self, cmd: dict) -> None:
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.listener.bind(cmd["socket"])
+        # The sandbox's uid must be able to connect: the socket is made 0777 by the umask at bind
+        # (never by a chmod of its path afterwards, which a kernel could swap for a symlink).
+        # bind() never follows a symlink: a path the kernel planted makes it fail, and no test runs.
+        old_umask = os.umask(0)
+        try:
+            self.listener.bind(cmd["socket"])
+        finally:
+            os.umask(old_umask)
         self.listener.listen(4)
         self.listener.settimeout(0.05)
         self.kernel_pid = cmd.get("kernel_pid")
@@ -97,7 +104,18 @@ class Judge:
                                "answering the grader)") from None
                 continue
             conn.settimeout(None)
-            return Channel(conn, self.end.serve, orphans="thread")
+            self.end.greeted.clear()
+            channel = Channel(conn, self.end.serve, orphans="thread")
+            while not self.end.greeted.wait(0.05):  # nothing is asked of it before its hello
+                check()
+                if channel.closed or self.cell_done.is_set():
+                    break
+            if self.end.greeted.is_set():
+                return channel
+            channel.close("no hello with this test's token")
+            if self.cell_done.is_set():
+                raise Stop("the notebook's kernel did not take the test (it connected to the grader "
+                           "without this test's hello)")
 
     def test(self, cmd: dict) -> dict:
         grade_id, hidden = str(cmd["grade_id"]), bool(cmd.get("hidden"))
