@@ -12,8 +12,9 @@ import stat
 
 import pytest
 
-from autograder.judge.remote import JudgeEnd
+from autograder.judge.remote import JudgeEnd, KernelRef
 from autograder.judge.runner import Judge
+from workbook import probes
 from workbook.link.channel import Channel
 from workbook.link.kernel_side import KernelEnd
 
@@ -76,3 +77,19 @@ def test_a_judge_without_a_token_greets_nobody(link):
     judge, kernel = link
     judge.token = ""
     assert "not this test's kernel" in refusal(kernel.channel.request({"op": "hello", "token": ""}))
+
+
+def test_a_function_that_calls_itself_a_workbook_function_stays_the_notebooks(ends):
+    """The kernel names an object's path: a notebook's function that set its __module__ and
+    __qualname__ to a workbook function's would, if the judge swapped in its own copy, be graded
+    as the workbook's code (red team, issue 24). A function stays a KernelRef; a workbook class, which
+    the tests construct and check with isinstance, is the judge's own."""
+    judge, kernel = ends
+
+    def answer(text):
+        return "the notebook's own"
+
+    answer.__module__, answer.__qualname__ = "workbook.probes", "elsewhere"
+    got = judge.decode(kernel.encode(answer))
+    assert isinstance(got, KernelRef) and got("x") == "the notebook's own"
+    assert judge.decode(kernel.encode(probes.Overlap)) is probes.Overlap

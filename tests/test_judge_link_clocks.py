@@ -97,7 +97,7 @@ assert moved[2] != now[2], "and gave the kernel another hash()"
 def test_a_test_moves_the_kernels_clock_with_the_kernels_elsewhere(judge, tmp_path, monkeypatch):
     """Chapter 08 runs the student's idempotency_key a year later and in another process: patching
     the judge's clock would not reach the kernel, so `elsewhere` is the kernel's own copy (the judge
-    does not swap in its own for a `kernel_side` workbook function, autograder/judge/trust.py)."""
+    swaps in its own copy of a workbook class, never of a function, autograder/judge/trust.py)."""
     main = vars(sys.modules["__main__"])
     monkeypatch.setitem(main, "elsewhere", probes.elsewhere)
     monkeypatch.setitem(main, "stamp", lambda: (time.time(), os.getpid(), hash("key")))

@@ -83,13 +83,6 @@ def spy_moves():
         os.replace, os.rename = real
 
 
-def kernel_side(fn):
-    """Mark a probe that must act on the process it runs in: a graded test that names it gets the
-    kernel's own copy, never the judge's (autograder/judge/trust.py)."""
-    fn.__dict__["kernel_side"] = True
-    return fn
-
-
 def _later_clock(seconds):
     """Replacements for the wall clock's readers, `seconds` later: {name in time: moved reader},
     and {real object: its moved stand-in} for names bound to them elsewhere."""
@@ -135,7 +128,6 @@ def _later_clock(seconds):
     return moved, pairs
 
 
-@kernel_side
 def elsewhere(fn, *args, seconds=0, hash_salt=None, **kwargs):
     """fn(*args, **kwargs) as it would run `seconds` later on the wall clock and, with a
     `hash_salt`, in a Python process whose built-in `hash()` differs (what another PYTHONHASHSEED

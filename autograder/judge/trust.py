@@ -11,7 +11,6 @@ anything here.
 from __future__ import annotations
 
 import functools
-import inspect
 import sys
 import types
 
@@ -26,11 +25,12 @@ SAFE_MODULES = frozenset({"workbook", "openai", "anthropic", "httpx2", "threadin
 
 
 def trusted_object(path):
-    """The judge's own object for a notebook name it trusts (TRUSTED_NAMES; or a function or class
-    defined at the top of a workbook module, unless the judge's copy says `kernel_side`: a probe
-    such as `workbook.probes.elsewhere` that must act on the kernel it runs in), else None. Nothing
-    is imported and no attribute chain is followed: kernel data only picks among objects the judge
-    already has."""
+    """The judge's own object for a notebook name it trusts (TRUSTED_NAMES; or a class defined at
+    the top of a workbook module), else None. Nothing is imported and no attribute chain is
+    followed: kernel data only picks among objects the judge already has. Never a function: the
+    kernel says which path an object has, so a notebook's function that called itself
+    `workbook.<module>:<name>` would have the judge run its own code in the student's place (red
+    team, issue 24); a workbook function the notebook imported stays the kernel's, a KernelRef."""
     if type(path) is not str or path.count(":") != 1:
         return None
     module, _, name = path.partition(":")
@@ -39,8 +39,7 @@ def trusted_object(path):
     if (module == "workbook" or module.startswith("workbook.")) and module in sys.modules and \
             name.isidentifier() and not name.startswith("_"):
         obj = vars(sys.modules[module]).get(name)
-        if (inspect.isfunction(obj) or isinstance(obj, type)) and obj.__module__ == module and \
-                getattr(obj, "kernel_side", False) is not True:
+        if isinstance(obj, type) and obj.__module__ == module:
             return obj
     return None
 
