@@ -862,18 +862,22 @@ UNWRITABLE = {("a", "tuple"): "JSON keys are strings: serialising this raises, a
 
 
 def mover(folder):
-    """A replace= for save_checkpoint: notes each (source, target) move, then makes it, in `folder` only."""
+    """A replace= for save_checkpoint: makes each move in `folder` only, and notes each (source,
+    target) move it made (a call that failed moved nothing)."""
     moves = []
 
     def replace(src, dst):
         src, dst = Path(os.fsdecode(src)), Path(os.fsdecode(dst))
-        moves.append((src, dst))
         if src.resolve().parent != Path(folder).resolve() or dst.resolve().parent != Path(folder).resolve():
             raise AssertionError(
                 f"replace({str(src)!r}, {str(dst)!r}): the temporary file must be in the checkpoint's own folder "
                 "(os.replace is atomic only within one file system)")
+        before = dst.read_text(encoding="utf-8", errors="replace") if dst.is_file() else None
         os.replace(src, dst)
+        moves.append((src, dst))
+        replace.held.append(before)  # what the target held until the move
 
+    replace.held = []
     return replace, moves
 
 
@@ -905,6 +909,9 @@ with tempfile.TemporaryDirectory() as folder:
     assert onto and onto[-1].resolve().parent == path.resolve().parent and onto[-1].resolve() != path.resolve(), (
         "write a temporary file in the checkpoint's own folder, then replace(temporary, path): writing the "
         f"file directly, or from another folder (file system), is not atomic; moves seen: {moves}")
+    assert json.loads(replace.held[-1] or "null") == second, (
+        "until the move, the checkpoint must still hold the old state: write the new one to the temporary file "
+        "only, never to path itself (a crash in between would leave half a file)")
     assert json.loads(path.read_text(encoding="utf-8"))["step"] == 4, "after the move, path holds the new state"
     left = sorted(p.name for p in Path(folder).iterdir())
     assert left == ["run.json"], f"only the checkpoint may be left in the folder; found {left}"
@@ -929,14 +936,17 @@ UNWRITABLE = {("not", "a", "str"): "a key JSON cannot write"}
 def mover(folder):
     moves = []
 
-    def replace(src, dst):
+    def replace(src, dst):  # a move is noted once made: a failed call moved nothing
         src, dst = Path(os.fsdecode(src)), Path(os.fsdecode(dst))
-        moves.append((src, dst))
         if src.resolve().parent != Path(folder).resolve() or dst.resolve().parent != Path(folder).resolve():
             raise AssertionError(f"the temporary file must be in the checkpoint's own folder (os.replace is atomic "
                                  f"only within one file system); it was {str(src)!r}")
+        before = dst.read_text(encoding="utf-8", errors="replace") if dst.is_file() else None
         os.replace(src, dst)
+        moves.append((src, dst))
+        replace.held.append(before)  # what the target held until the move
 
+    replace.held = []
     return replace, moves
 
 
@@ -973,6 +983,10 @@ with tempfile.TemporaryDirectory() as folder:
     assert src.resolve().parent == path.resolve().parent and src.resolve() != path.resolve(), (
         f"the temporary file must be in the checkpoint's own folder (os.replace is atomic only within one file "
         f"system); it was {src}")
+    held = [h for (s, d), h in zip(moves, replace.held) if d.resolve() == path.resolve()][-1]
+    assert json.loads(held or "null") == good, (
+        "until the move, the checkpoint must still hold the old state: write the new state to the temporary "
+        "file only, never to path itself")
     assert json.loads(path.read_text(encoding="utf-8"))["step"] == 4
     assert sorted(p.name for p in folder.iterdir()) == ["run.json"], "no temporary file may be left"
 ### END HIDDEN TESTS
@@ -1613,7 +1627,7 @@ show("09_trajectories_and_checkpoints")
 # live provider (see chapter 00) and is never graded.
 
 # %%
-from workbook.providers import ProviderError, live_enabled, make_client
+from workbook.providers import SKIP_HINT, ProviderError, live_enabled, make_client
 
 if live_enabled():
     try:
@@ -1630,7 +1644,7 @@ if live_enabled():
     except Exception as e:  # the provider is down or refused: no traceback (and no key) in a cell
         print(f"The live call failed ({type(e).__name__}): check LLM_PROVIDER, the key and the network.")
 else:
-    print("Live cell skipped: set LLM_PROVIDER=ollama, deepseek or openai to run it against a real model.")
+    print(SKIP_HINT)
 
 # %% [markdown]
 # ## What's next
