@@ -320,3 +320,13 @@ def test_stream_plan_rejects_bad_values():
         S.StreamPlan(cut_after=1, stall_after=2)
     with pytest.raises(TypeError, match="must be a StreamPlan"):
         S.streamed(S.taxi_spending(), {"cut_after": 1})
+
+
+def test_the_fakes_clock_moves_forward_only():
+    """A notebook handed the clock could run it backwards and forge its timings (red team, issue 24):
+    tests hand it `llm.clock.now`, and the clock itself refuses to go back."""
+    llm = FakeLLM(S.get("two_orders"))
+    llm.clock.advance(1.5)
+    with pytest.raises(ValueError, match="forward only"):
+        llm.clock.advance(-1)
+    assert llm.clock.now() == llm.clock() == 1.5

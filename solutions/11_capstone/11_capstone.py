@@ -1548,7 +1548,7 @@ def hangs(query, k=4):
 
 
 result = guarded(llm, {"rag_search": hangs}, Limits(timeout_s=120), "run_guarded with a tool that hangs",
-                 clock=llm.clock)
+                 clock=llm.clock.now)  # a reader only: the notebook cannot move it
 assert (result.answer, result.status, result.steps) == (None, "STOPPED: timeout", 1), (
     "after a tool that took 200 s, clock() - start > timeout_s before the next call: "
     f"AgentResult(None, 'STOPPED: timeout', 1); got {result!r} (read the time through clock)")
@@ -1614,7 +1614,7 @@ for timeout in (1.0, 2.5, 4.0):
         times.append(llm.clock())
         return "No results."
 
-    result, rec = run(llm, {"rag_search": timed}, Limits(timeout_s=timeout), clock=llm.clock)
+    result, rec = run(llm, {"rag_search": timed}, Limits(timeout_s=timeout), clock=llm.clock.now)
     want = next(i + 1 for i, t in enumerate(times) if t > timeout)
     assert (result.status, result.steps) == ("STOPPED: timeout", want), (
         f"timeout_s={timeout}: the clock passed it after call {want} (times {times}); got {result!r}")
@@ -1680,7 +1680,7 @@ assert (result.status, result.steps, llm.calls) == ("STOPPED: step limit", 8, 8)
 for limits in (Limits(max_steps=3), Limits(max_tokens=1_000), Limits(timeout_s=3.0)):
     llm = capstone.fake("cloud-like", "wander")
     result = run_guarded(llm.client(), "fake-model", capstone.WANDER_QUESTION, TOOLS, IMPL, limits,
-                         clock=llm.clock)
+                         clock=llm.clock.now)  # a reader only: the notebook cannot move it
     print(f"{result.status:24} after {result.steps} steps, {llm.clock():.1f} s on the fake's clock")
 llm = capstone.fake("cloud-like", "cut")
 print(run_guarded(llm.client(), "fake-model", capstone.CUT_QUESTION, TOOLS, IMPL))

@@ -709,7 +709,7 @@ prompt = wb.fake_llm.FakeLLM(scenario).client().chat.completions.create(
     model="fake-model", messages=question).usage.prompt_tokens
 shown = []
 with wb.checks.no_raise("watch(...)"):
-    got = watch(llm.client(), "fake-model", question, lambda piece: shown.append((llm.clock(), piece)), llm.clock)
+    got = watch(llm.client(), "fake-model", question, lambda piece: shown.append((llm.clock(), piece)), llm.clock.now)
 assert type(got).__name__ == "Watched", f"return a Watched, got {type(got).__name__}"
 wb.checks.equal((got.text, got.status), (text, "done"), "(text, status)")
 first = (200 + prompt + 5 * 5) / 1000  # the first 5 characters are done
@@ -725,7 +725,7 @@ wb.checks.expect(len(shown) == 9 and all(t < shown[-1][0] for t, _ in shown[:-1]
 llm = wb.fake_llm.FakeLLM(scenario)
 shown = []
 with wb.checks.no_raise("watch(..., max_chars=12)"):
-    got = watch(llm.client(), "fake-model", question, shown.append, llm.clock, max_chars=12)
+    got = watch(llm.client(), "fake-model", question, shown.append, llm.clock.now, max_chars=12)
 wb.checks.equal((got.text, got.status), (text[:12], "STOPPED: budget"), "(text, status) at the budget")
 wb.checks.equal("".join(shown), text[:12], "the text shown up to the budget")
 delivery = llm.stream_state.deliveries[-1]
@@ -737,7 +737,7 @@ wb.checks.expect(math.isclose(got.total_s, (200 + prompt + 5 * 15) / 1000),
 cut = S.streamed(S.scripted(S.final("Taxi in Sept", finish_reason="length")), fragment=4)
 llm = wb.fake_llm.FakeLLM(cut)
 with wb.checks.no_raise("watch on a reply cut at its token limit"):
-    got = watch(llm.client(), "fake-model", question, lambda piece: None, llm.clock)
+    got = watch(llm.client(), "fake-model", question, lambda piece: None, llm.clock.now)
 wb.checks.equal((got.text, got.status), ("Taxi in Sept", "STOPPED: length"), "(text, status) of a reply cut at its limit",
                 'a finish reason other than "stop" is f"STOPPED: {finish_reason}"')
 print("watch: visible tests passed")
@@ -764,7 +764,7 @@ for fragment, max_chars, want_text, want_status in (
         model="m", messages=question).usage.prompt_tokens
     shown = []
     with wb.checks.no_raise(f"watch (fragment={fragment}, max_chars={max_chars})"):
-        got = watch(llm.client(), "fake-model-2", question, shown.append, llm.clock, max_chars=max_chars)
+        got = watch(llm.client(), "fake-model-2", question, shown.append, llm.clock.now, max_chars=max_chars)
     wb.checks.equal((got.text, got.status), (want_text, want_status), f"(text, status), fragment={fragment}, max_chars={max_chars}")
     wb.checks.equal("".join(shown), want_text, "the text shown")
     size = fragment or len(text)
@@ -781,7 +781,7 @@ for fragment, max_chars, want_text, want_status in (
 cut = S.streamed(S.scripted(S.final("Your taxi spending in Sept", finish_reason="length")), fragment=4)
 llm = wb.fake_llm.FakeLLM(cut)
 with wb.checks.no_raise("watch on a reply cut at its token limit"):
-    got = watch(llm.client(), "m", question, lambda piece: None, llm.clock)
+    got = watch(llm.client(), "m", question, lambda piece: None, llm.clock.now)
 wb.checks.equal((got.text, got.status), ("Your taxi spending in Sept", "STOPPED: length"), "a cut reply")
 ### END HIDDEN TESTS
 
@@ -1184,7 +1184,7 @@ show("22_streaming")
 # %%
 import time
 
-from workbook.providers import ProviderError, live_enabled, make_client
+from workbook.providers import SKIP_HINT, ProviderError, live_enabled, make_client
 
 if live_enabled():
     try:
@@ -1199,7 +1199,7 @@ if live_enabled():
     except Exception as e:  # the provider is down or refused: no traceback (and no key) in a cell
         print(f"The live call failed ({type(e).__name__}): check LLM_PROVIDER, the key and the network.")
 else:
-    print("Live cell skipped: set LLM_PROVIDER=ollama, deepseek or openai to run it against a real model.")
+    print(SKIP_HINT)
 
 # %% [markdown]
 # ## What's next

@@ -65,7 +65,8 @@ def whole_ms(first_ms: int, characters: int) -> int:
 
 class Clock:
     """The fake provider's clock: `llm.clock()` is the time in seconds (it starts at 0). The faces
-    move it as the client reads a reply; a test or a loop reads it like `time.monotonic`."""
+    move it as the client reads a reply; a test or a loop reads it like `time.monotonic`. A test
+    hands a notebook `llm.clock.now`, a reader only: the notebook cannot move the clock."""
 
     def __init__(self):
         self.ms = 0
@@ -80,6 +81,8 @@ class Clock:
         self.ms = max(self.ms, ms)
 
     def advance(self, seconds: float) -> None:
+        if not seconds >= 0:
+            raise ValueError(f"a clock moves forward only; advance({seconds!r})")
         self.ms += round(seconds * 1000)
 
     def __repr__(self) -> str:
