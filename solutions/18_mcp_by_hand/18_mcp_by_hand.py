@@ -520,6 +520,7 @@ from workbook.checks import fresh
 
 wb = fresh()
 M = wb.mcp_servers
+#@include 18_mcp_by_hand CLIENT_INFO
 with M.start(M.sdk_command()) as conn:
     found = modern_request(conn, "server/discover", timeout=60.0)
     assert type(found) is dict, f"modern_request returns the result (a dict), got {type(found).__name__}"
@@ -555,6 +556,7 @@ from workbook.checks import fresh
 
 wb = fresh()
 M = wb.mcp_servers
+#@include 18_mcp_by_hand CLIENT_INFO
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {},
         "io.modelcontextprotocol/clientInfo": CLIENT_INFO}
 with M.start(M.toy_command()) as conn:
