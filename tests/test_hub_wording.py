@@ -62,6 +62,16 @@ def test_chapter_00_lists_every_live_provider():
     assert named == set(providers.PROVIDERS) - {"fake"}, named
 
 
+def test_every_live_cell_skips_with_the_one_hint_that_names_every_provider():
+    """A skip line written out by hand went stale in eight chapters (no `anthropic`): each chapter
+    prints providers.SKIP_HINT, and the hint names every live provider."""
+    named = set(re.findall(r"LLM_PROVIDER=([^(]+?) \(", providers.SKIP_HINT)[0].replace(",", " ").split()) - {"or"}
+    assert named == set(providers.PROVIDERS) - {"fake"}, named
+    by_hand = [path.parent.name for path in sorted((ROOT / "solutions").glob("*/*.py"))
+               if path.parent.name != "00_start_here" and "Live cell skipped" in path.read_text(encoding="utf-8")]
+    assert not by_hand, f"a skip line written out instead of print(SKIP_HINT): {by_hand}"
+
+
 def test_the_readme_and_design_name_every_live_provider_where_they_list_them():
     """README's "the same code runs against ..." and DESIGN's "(Ollama, ...)" name each one."""
     live = {name for name in providers.PROVIDERS if name != "fake"}

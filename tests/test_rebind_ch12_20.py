@@ -37,12 +37,15 @@ REBINDS = {
 def graded(tmp_path_factory):
     if sandbox.bwrap_problem() is not None:
         pytest.skip(str(sandbox.bwrap_problem()))
+    planned = [c for c in REBINDS if c in {chapter for _, chapter in gates.chapters()}]  # GATES_ONLY
+    if not planned:
+        pytest.skip("none of chapters 12, 13, 15, 20 is gated here (GATES_ONLY)")
     gate = gates.gate_course(tmp_path_factory.mktemp("rebind") / "course")
-    for chapter, (code, before, _) in REBINDS.items():
+    for chapter, (code, before, _) in ((c, REBINDS[c]) for c in planned):
         nb = variants.insert(variants.solved(gate, chapter), code, before=before)
         variants.save(nb, gate.submitted / "rebinds" / chapter / f"{chapter}.ipynb")
     records = cohort.grade(gate, workers=2, limits=Limits(sandbox=gates.SANDBOX), students=["rebinds"],
-                           chapters=list(REBINDS), out=io.StringIO(), force=True)
+                           chapters=planned, out=io.StringIO(), force=True)
     return {r["chapter"]: r for r in records}
 
 
@@ -50,6 +53,8 @@ def graded(tmp_path_factory):
 @pytest.mark.parametrize("chapter", list(REBINDS))
 def test_a_rebound_name_does_not_change_what_a_test_expects(graded, chapter):
     code, _, failing = REBINDS[chapter]
+    if chapter not in graded:
+        pytest.skip(f"{chapter} is not gated here (GATES_ONLY)")
     record = graded[chapter]
     assert record["status"] == "ok", f"{chapter} was not graded: {record['status']} {record['events']}"
     for grade_id in failing:

@@ -576,7 +576,7 @@ show("01_one_step")
 # runs when `LLM_PROVIDER` names a live provider (see chapter 00), and is never graded.
 
 # %%
-from workbook.providers import ProviderError, live_enabled, make_client
+from workbook.providers import SKIP_HINT, ProviderError, live_enabled, make_client
 from workbook.shop import openai_tools
 
 if live_enabled():
@@ -596,7 +596,7 @@ if live_enabled():
     except Exception as e:  # the provider is down or refused: no traceback (and no key) in a cell
         print(f"The live call failed ({type(e).__name__}): check LLM_PROVIDER, the key and the network.")
 else:
-    print("Live cell skipped: set LLM_PROVIDER=ollama, deepseek or openai to run it against a real model.")
+    print(SKIP_HINT)
 
 # %% [markdown]
 # ## What's next

@@ -863,7 +863,7 @@ show("05_errors_are_observations")
 # is never graded.
 
 # %%
-from workbook.providers import ProviderError, live_enabled, make_client
+from workbook.providers import SKIP_HINT, ProviderError, live_enabled, make_client
 
 if live_enabled():
     try:
@@ -876,7 +876,7 @@ if live_enabled():
     except Exception as e:  # the provider is down or refused: no traceback (and no key) in a cell
         print(f"The live call failed ({type(e).__name__}): check LLM_PROVIDER, the key and the network.")
 else:
-    print("Live cell skipped: set LLM_PROVIDER=ollama, deepseek or openai to run it against a real model.")
+    print(SKIP_HINT)
 
 # %% [markdown]
 # ## What's next
