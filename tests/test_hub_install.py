@@ -1,0 +1,176 @@
+"""hub/install.py, the instructor's one command (issue 31 item 1): its steps in order on a fresh
+machine, nothing to do on a machine it already set up, and a missing prerequisite named before any
+step. The machine is a stand-in (hub/install.py reads it through `Machine`): no root, no network,
+no account is made. The real run was tried by hand as root (docs/HUB.md, "Tested")."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "hub"))
+import install  # noqa: E402
+
+PASSWORD_HASH = "$y$j9T$salt$hash"
+
+
+class Fresh(install.Machine):
+    """A Debian machine on which nothing is installed yet, seen without root."""
+
+    def __init__(self, **changes):
+        self.tools, self.users, self.shadow_ = {"apt-get", "apt-cache", "systemctl"}, {}, None
+        self.files, self.uid, self.node, self.ensurepip, self.readable = {}, 1000, 18, False, True
+        self.systemd_, self.on = True, False
+        self.__dict__.update(changes)
+
+    def euid(self):
+        return self.uid
+
+    def which(self, name):
+        return f"/usr/bin/{name}" if name in self.tools else None
+
+    def has_ensurepip(self):
+        return self.ensurepip
+
+    def account(self, name):
+        return SimpleNamespace(pw_dir=f"/home/{name}") if name in self.users else None
+
+    def mode(self, path):
+        return next((mode for name, mode in self.users.items() if path == f"/home/{name}"), None)
+
+    def shadow(self):
+        return self.shadow_
+
+    def node_major(self):
+        return self.node
+
+    def exists(self, path):
+        return str(path) in self.files
+
+    def readable_by_all(self, path):
+        return self.readable
+
+    def read(self, path):
+        return self.files.get(str(path))
+
+    def systemd(self):
+        return self.systemd_
+
+    def unit_on(self):
+        return self.on
+
+
+ARGS = ["--instructor", "ines", "--students", "ada,ben", "--state", "/srv/h", "--venv", "/opt/c/.venv"]
+
+
+def set_up(**changes) -> Fresh:
+    """The machine as install.py leaves it: every step done."""
+    names = ["ines", "ada", "ben"]
+    settings = {"instructor": "ines", "students": ["ada", "ben"], "course_id": "agent-loop-by-hand",
+                "port": 8000, "exchange": "/srv/h/exchange"}
+    unit = install.unit_text(SimpleNamespace(venv="/opt/c/.venv", state="/srv/h"))
+    machine = Fresh(tools={"apt-get", "apt-cache", "systemctl", "bwrap", "npm", "node", "configurable-http-proxy"},
+                    ensurepip=True, users={n: 0o700 for n in names}, shadow_={n: PASSWORD_HASH for n in names},
+                    files={"/opt/c/.venv/bin/python": "", "/opt/c/.venv/.hub-installed-stamp": install.stamp_text(),
+                           "/srv/h/hub.json": json.dumps(settings), str(install.UNIT): unit}, on=True)
+    machine.__dict__.update(changes)
+    return machine
+
+
+def actions(out: str) -> list[str]:
+    return [line.strip() for line in out.splitlines() if line.startswith("      ")]
+
+
+def test_dry_run_on_a_fresh_machine_prints_every_step_in_order(capsys):
+    assert install.main([*ARGS, "--dry-run"], Fresh()) == 0
+    out = capsys.readouterr().out
+    titles = [line.split(":")[0] for line in out.splitlines() if line.startswith("[")]
+    assert titles == [f"[{i}/9] {t}" for i, t in enumerate([
+        "system packages (apt)", "configurable-http-proxy (npm)", "the course's venv",
+        "the course and JupyterHub in the venv (pip, requirements.lock)", "the accounts (useradd)",
+        "their passwords", "homes only their owner opens (chmod 700)",
+        "the hub's settings, exchange and course copy (hub/setup_hub.py)", "the hub starts at boot"], 1)]
+    setup = f"/opt/c/.venv/bin/python {ROOT}/hub/setup_hub.py --instructor ines --students ada,ben --state /srv/h " \
+            "--course-id agent-loop-by-hand --port 8000 --start-timeout 180"
+    assert actions(out) == [
+        "apt-get update -qq", "env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap npm python3-venv",
+        "npm install -g configurable-http-proxy@5.1.0",  # apt's Node.js 18: the newest release it runs
+        f"{sys.executable} -m venv /opt/c/.venv",
+        "/opt/c/.venv/bin/python -m pip install -q --disable-pip-version-check -c requirements.lock -e '.[hub]'",
+        "write /opt/c/.venv/.hub-installed-stamp (1 lines)",
+        "useradd -m -s /bin/bash ines", "useradd -m -s /bin/bash ada", "useradd -m -s /bin/bash ben",
+        "passwd ines  (asks for ines's password here)", "passwd ada  (asks for ada's password here)",
+        "passwd ben  (asks for ben's password here)",
+        "chmod 700 /home/ines", "chmod 700 /home/ada", "chmod 700 /home/ben",
+        setup,
+        f"write {install.UNIT} (12 lines)", "systemctl daemon-reload", "systemctl enable agent-loop-hub",
+        "systemctl restart agent-loop-hub"]
+    assert "dry run, not as root" in out and "9 step(s) would change this machine; nothing was changed" in out
+
+
+def test_a_second_run_changes_nothing_and_says_so(capsys, monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError(f"a run on a set-up machine ran {args}")
+
+    monkeypatch.setattr(install.subprocess, "run", refuse)
+    assert install.main(ARGS, set_up(uid=0)) == 0
+    out = capsys.readouterr().out
+    assert not actions(out) and out.count("nothing to do") == 9
+    assert "nothing changed: every step was already done" in out
+
+
+@pytest.mark.parametrize("change, step", [
+    ({"files": {}}, "[3/9] the course's venv: would run"),  # no venv, no stamp, no hub.json, no unit
+    ({"users": {"ines": 0o700, "ada": 0o755, "ben": 0o700}}, "chmod 700 /home/ada"),
+    ({"shadow_": {"ines": PASSWORD_HASH, "ada": "!", "ben": PASSWORD_HASH}}, "passwd ada"),
+    ({"on": False}, "systemctl enable --now agent-loop-hub"),
+])
+def test_what_is_not_done_yet_is_done_again(change, step, capsys):
+    """The check of the check above: each step's own test of 'done' sees the machine."""
+    assert install.main([*ARGS, "--dry-run"], set_up(**change)) == 0
+    assert step in capsys.readouterr().out
+
+
+def test_a_new_student_is_added_and_the_hub_restarted(capsys):
+    assert install.main(["--instructor", "ines", "--students", "ada,ben,cy", "--state", "/srv/h",
+                         "--venv", "/opt/c/.venv", "--dry-run"], set_up()) == 0
+    done = actions(capsys.readouterr().out)
+    assert done[:2] == ["useradd -m -s /bin/bash cy", "passwd cy  (asks for cy's password here)"]
+    assert "--students ada,ben,cy" in done[3] and done[-1] == "systemctl restart agent-loop-hub"
+
+
+def test_passwords_from_a_file_are_never_printed(tmp_path, capsys):
+    given = tmp_path / "passwords"
+    given.write_text("ada:s3cret-ada\nines:s3cret-ines\n")
+    steps = install.plan(SimpleNamespace(venv="/v", state="/s", instructor="ines", students=["ada", "ben"],
+                                         passwords=str(given), course_id="c", port=8000, start_timeout=180,
+                                         no_systemd=True), Fresh())
+    passwords = steps[5].actions
+    assert [a.argv for a in passwords] == [["chpasswd"], ["passwd", "ben"]]  # ben is not in the file
+    assert passwords[0].stdin == "ines:s3cret-ines\nada:s3cret-ada\n"
+    assert "s3cret" not in str(passwords[0]) and str(given) in str(passwords[0])
+
+
+@pytest.mark.parametrize("machine, extra, says", [
+    (Fresh(tools=set()), [], "bubblewrap, npm, python3-venv missing and no apt-get here"),
+    (Fresh(node=12), [], "configurable-http-proxy needs Node.js 18 or newer (found 12)"),
+    (Fresh(node=None, tools={"apt-get"}), [], "Node.js 18 or newer (found none)"),
+    (Fresh(readable=False), [], "cannot be read by other accounts"),
+    (Fresh(), ["--passwords", "/nonexistent/p"], "--passwords /nonexistent/p: no such file"),
+    (Fresh(uid=1000), None, "run as root (sudo)"),  # a real run; a dry run needs no root
+])
+def test_a_missing_prerequisite_is_named_before_any_step(machine, extra, says, capsys):
+    argv = ARGS + (extra if extra is not None else []) + ([] if extra is None else ["--dry-run"])
+    assert install.main(argv, machine) == 2
+    out, err = capsys.readouterr()
+    assert says in err and "[1/9]" not in out
+
+
+def test_node_20_gets_the_tested_proxy_release():
+    assert [install.proxy_version(n) for n in (22, 20, 19, 18, 16, None)] == \
+        ["5.3.0", "5.3.0", "5.1.0", "5.1.0", None, None]
