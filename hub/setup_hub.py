@@ -106,17 +106,23 @@ def make_user(name: str, homes: Path | None) -> None:
 
 
 def copy_course(source: Path, instructor: str) -> Path:
-    """The course (solutions/, chapters/, mutants) in the instructor's home, owned by them."""
+    """The course (solutions/, chapters/, mutants) in the instructor's home, owned by them. A run
+    again (hub/install.py with one more student) adds what is missing and keeps every file there:
+    the instructor may have edited them."""
     user = pwd.getpwnam(instructor)
     dest = Path(user.pw_dir) / "agent-loop-course"
     for part in COURSE_PARTS:
         if (source / part).is_dir():
-            shutil.copytree(source / part, dest / part, dirs_exist_ok=True)
+            shutil.copytree(source / part, dest / part, dirs_exist_ok=True, copy_function=_copy_if_missing)
     if not any((dest / "solutions").iterdir()):
         raise SetupError(f"{source} has no solutions/: pass --course a course laid out as this repository")
     for path in [dest, *dest.rglob("*")]:
         os.chown(path, user.pw_uid, user.pw_gid, follow_symlinks=False)
     return dest
+
+
+def _copy_if_missing(src: str, dst: str) -> str:
+    return dst if os.path.lexists(dst) else shutil.copy2(src, dst)
 
 
 def missing_prerequisite() -> str | None:

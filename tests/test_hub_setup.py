@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from traitlets.config.loader import PyFileConfigLoader
@@ -96,3 +98,22 @@ def test_setup_says_what_to_install_before_it_makes_anything(lacking, says, tmp_
                            "--password", "long-enough"])
     assert code == 2 and says in capsys.readouterr().err
     assert not (tmp_path / "s").exists(), "nothing is made before the prerequisites are checked"
+
+
+def test_setup_run_again_keeps_the_instructors_edits(tmp_path, monkeypatch):
+    """hub/install.py runs setup again when a student is added: the course copy gains what is new
+    and keeps what the instructor changed."""
+    home = tmp_path / "ines"
+    home.mkdir()
+    me = SimpleNamespace(pw_dir=str(home), pw_uid=os.getuid(), pw_gid=os.getgid())
+    monkeypatch.setattr(setup_hub.pwd, "getpwnam", lambda name: me)
+    source = tmp_path / "course"
+    (source / "solutions" / "01_x").mkdir(parents=True)
+    (source / "solutions" / "01_x" / "01_x.py").write_text("the repository's\n")
+    course = setup_hub.copy_course(source, "ines")
+    (course / "solutions" / "01_x" / "01_x.py").write_text("ines edited this\n")
+    (source / "solutions" / "02_y").mkdir()
+    (source / "solutions" / "02_y" / "02_y.py").write_text("a new chapter\n")
+    setup_hub.copy_course(source, "ines")
+    assert (course / "solutions" / "01_x" / "01_x.py").read_text() == "ines edited this\n"
+    assert (course / "solutions" / "02_y" / "02_y.py").read_text() == "a new chapter\n"
