@@ -302,6 +302,8 @@ def main(argv: list[str] | None = None, machine: Machine | None = None) -> int:
         return 2
     if args.dry_run and m.euid() != 0:
         print("dry run, not as root: a real run needs sudo")
+    if not args.dry_run:
+        os.umask(0o022)  # what pip and useradd make must be readable by the accounts (a root umask of 077 is not)
     try:
         changed = run(plan(args, m), args.dry_run)
     except subprocess.CalledProcessError as e:

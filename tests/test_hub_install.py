@@ -6,6 +6,7 @@ no account is made. The real run was tried by hand as root (docs/HUB.md, "Tested
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -174,3 +175,15 @@ def test_a_missing_prerequisite_is_named_before_any_step(machine, extra, says, c
 def test_node_20_gets_the_tested_proxy_release():
     assert [install.proxy_version(n) for n in (22, 20, 19, 18, 16, None)] == \
         ["5.3.0", "5.3.0", "5.1.0", "5.1.0", None, None]
+
+
+def test_a_real_run_makes_files_other_accounts_can_read(monkeypatch, capsys):
+    """Under a root umask of 077 pip wrote the venv's files 0600 and the students' servers could not
+    import the course (seen here: PermissionError on agent_loop_by_hand's dist-info)."""
+    monkeypatch.setattr(install.subprocess, "run", lambda *a, **k: None)
+    before = os.umask(0o077)
+    try:
+        assert install.main(ARGS, set_up(uid=0)) == 0
+    finally:
+        during = os.umask(before)
+    assert during == 0o022
