@@ -279,6 +279,13 @@ def run(steps: list[Step], dry_run: bool) -> int:
 
 
 def main(argv: list[str] | None = None, machine: Machine | None = None) -> int:
+    m = machine or Machine()
+    if (sys.argv[1:] if argv is None else argv) == ["--proxy-version"]:  # .ci/run: the release to install
+        if version := proxy_version(m.node_major()):
+            print(version)
+            return 0
+        print(f"error: configurable-http-proxy needs Node.js 18 or newer (found {m.node_major()})", file=sys.stderr)
+        return 2
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--instructor", required=True, help="the instructor's account (made when missing)")
     p.add_argument("--students", required=True, help="the students' accounts, comma-separated (made when missing)")
@@ -295,7 +302,6 @@ def main(argv: list[str] | None = None, machine: Machine | None = None) -> int:
     args.students = [s for s in args.students.split(",") if s]
     if not args.students or args.instructor in args.students:
         p.error("--students needs at least one account, and not the instructor's")
-    m = machine or Machine()
     if found := problems(args, m):
         print("error: this machine lacks what the hub needs:\n" + "\n".join(f"  - {f}" for f in found),
               file=sys.stderr)

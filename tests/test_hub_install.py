@@ -187,3 +187,11 @@ def test_a_real_run_makes_files_other_accounts_can_read(monkeypatch, capsys):
     finally:
         during = os.umask(before)
     assert during == 0o022
+
+
+@pytest.mark.parametrize("node, out, code", [(20, "5.3.0\n", 0), (18, "5.1.0\n", 0), (16, "", 2)])
+def test_ci_asks_it_which_proxy_release_to_install(node, out, code, capsys):
+    """.ci/run installs the release this prints, so the version rule has one source."""
+    assert install.main(["--proxy-version"], Fresh(node=node)) == code
+    assert capsys.readouterr().out == out
+    assert "hub/install.py --proxy-version" in (ROOT / ".ci" / "run").read_text()

@@ -49,7 +49,8 @@ def _lock() -> dict[str, str]:
 def test_the_lock_picks_a_version_in_every_range_of_pyproject():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     pins, problems = _lock(), []
-    for spec in project["dependencies"] + project["optional-dependencies"]["dev"]:
+    extras = project["optional-dependencies"]  # hub: CI installs it for the hub test (.ci/run)
+    for spec in project["dependencies"] + extras["dev"] + extras["hub"]:
         req = Requirement(spec)
         wanted = [canonicalize_name(req.name)] + (["distributed"] if req.name == "dask" else [])
         for name in wanted:
@@ -71,3 +72,8 @@ def test_make_installs_with_the_lock():
     makefile = (ROOT / "Makefile").read_text()
     assert "-c requirements.lock -e '.[dev]'" in makefile
     assert re.search(r"^\$\(STAMP\):.*\brequirements\.lock\b", makefile, re.M), "a new lock remakes .venv"
+
+
+def test_ci_installs_the_hub_with_the_lock():
+    """.ci/run adds '.[hub]' (jupyterhub for tests/browser/test_hub.py) at the lock's versions."""
+    assert "-c requirements.lock -e '.[dev,hub]'" in (ROOT / ".ci" / "run").read_text()
