@@ -42,7 +42,7 @@ def _parser() -> argparse.ArgumentParser:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     c.add_argument("source", type=Path, nargs="?", help="folder or .zip (or --exchange)")
     c.add_argument("--exchange", type=Path, metavar="DIR",
-                   help="nbgrader's exchange (a JupyterHub's): each student's latest submission (hub/README.md)")
+                   help="nbgrader's exchange (a JupyterHub's): each student's latest submission (docs/HUB.md)")
     c.add_argument("--course-id", default=COURSE_ID, help=f"the exchange's course (default {COURSE_ID})")
     c.add_argument("--skip-bad", action="store_true", help="collect what can be placed, list the rest")
     c.add_argument("--chapter", help="the chapter of an LMS download whose file names name none")

@@ -1,4 +1,4 @@
-"""nbgrader's exchange as a source for `collect` and a place for `release-feedback` (hub/README.md).
+"""nbgrader's exchange as a source for `collect` and a place for `release-feedback` (docs/HUB.md).
 
 On a JupyterHub, students submit through the Assignments tab: nbgrader's exchange copies the
 notebook to `<exchange>/<course>/inbound/<student>+<chapter>+<timestamp>+<random>/`, with

@@ -1,4 +1,4 @@
-"""JupyterHub for a small cohort on one machine (hub/README.md): `jupyterhub -f hub/jupyterhub_config.py`.
+"""JupyterHub for a small cohort on one machine (docs/HUB.md): `jupyterhub -f hub/jupyterhub_config.py`.
 
 Everything comes from the settings file hub/setup_hub.py wrote (HUB_SETTINGS, default
 /srv/agent-loop-hub/hub.json): the accounts, the ports on 127.0.0.1, the exchange, the course.

@@ -1,4 +1,4 @@
-"""Set up the course's JupyterHub on one machine (hub/README.md). Run as root, from the repository:
+"""Set up the course's JupyterHub on one machine (docs/HUB.md; hub/install.py runs it). As root:
 
     sudo .venv/bin/python hub/setup_hub.py --instructor ines --students ada,ben [--state DIR]
 

@@ -102,7 +102,7 @@ class Hub:
 
     def autograder(self, *args: str) -> str:
         """The workbook's instructor CLI on the instructor's course (run as root: the course's
-        Python here lives under a 0700 /root, hub/README.md)."""
+        Python here lives under a 0700 /root, docs/HUB.md)."""
         done = subprocess.run([sys.executable, "-m", "autograder", "--root", str(self.course), *args],
                               cwd=ROOT, capture_output=True, text=True, timeout=900)
         assert done.returncode == 0, f"autograder {args[0]} failed:\n{done.stdout}\n{done.stderr}"
