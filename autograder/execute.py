@@ -282,3 +282,4 @@ class SafeExecute(JudgedCells, Execute):
         if reply is None or reply["content"]["status"] != "ok":
             content = (reply or {}).get("content", {})
             raise RuntimeError(f"could not set up the grading kernel: {content.get('ename')}: {content.get('evalue')}")
+        sandbox.seal_sockets(self.km)  # before the submission's first cell

@@ -29,6 +29,7 @@ import functools
 import itertools
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -113,7 +114,8 @@ class Sandbox:
         self.run = Path(tempfile.mkdtemp(prefix="agentloop-sandbox-")).resolve()
         serial = next(_serial) % 16
         self.uid = UID_BASE + os.getpid() * 16 + serial if os.geteuid() == 0 else None
-        self.cpu_share, self.cgroups = cgroups.make(f"agentloop-{os.getpid()}-{serial}", self.limits.processes, self.limits.cpus)
+        self.cpu_share, self.cgroups = cgroups.make(f"agentloop-{os.getpid()}-{serial}", self.limits.processes, self.limits.cpus,
+                                                  self.limits.memory_mb)
         uid = self.uid if self.uid is not None else os.getuid()
         (self.run / "passwd").write_text(f"student:x:{uid}:{uid}:student:{HOME}:/usr/sbin/nologin\n")
         (self.run / "group").write_text(f"student:x:{uid}:\n")
@@ -126,7 +128,8 @@ class Sandbox:
         """One line for the grade log: who the kernel runs as, and what bounds it."""
         lim = self.limits
         who = f"uid {self.uid}" if self.uid is not None else f"the grader's uid {os.getuid()}"
-        share = (f"{self.cpu_share} (pids.max {lim.processes}, {lim.cpus:g} CPU)" if self.cpu_share
+        memory = f", {lim.memory_mb} MB in all" if self.cpu_share.endswith("memory") else ""
+        share = (f"{self.cpu_share} (pids.max {lim.processes}, {lim.cpus:g} CPU{memory})" if self.cpu_share
                  else f"nice +{lim.nice} (no cgroup here)")
         return (f"bwrap: kernel as {who}; RLIMIT_CPU {lim.cpu_seconds or 'none'} s, RLIMIT_NPROC "
                 f"{lim.processes}, {lim.memory_mb} MB address space; sockets on a {lim.connection_mb} MB "
@@ -268,6 +271,23 @@ class SandboxKernelManager(AsyncKernelManager):
                 raise RuntimeError(f"the sandbox did not start (bubblewrap exit status {process.poll()})")
             await asyncio.sleep(0.005)
         self.ip = f"/proc/{pid}/root{SOCKETS}/ipc"  # the grader's view of the same sockets
+
+
+def seal_sockets(km) -> None:
+    """Once the grader has connected, the kernel may no longer add, rename or remove anything in
+    its SOCKETS folder (0755, owned by the grader; the kernel's uid is another). Else a kernel could
+    drop a socket, put a symlink in its place and have the grader's reconnect follow it to any host
+    socket (red team, issue 24). The kernel still connects to what the grader binds there later
+    (the judge's socket, 0777). A kernel manager of no sandbox has nothing to seal."""
+    pid = sandbox_pid(km)
+    if pid is not None:
+        os.chmod(f"/proc/{pid}/root{SOCKETS}", 0o755)  # a mount point in a read-only /run
+
+
+def sandbox_pid(km) -> int | None:
+    """The sandbox's first process, from the grader's view of the kernel's sockets (None: no sandbox)."""
+    found = re.match(r"/proc/(\d+)/root/", str(getattr(km, "ip", "")))
+    return int(found.group(1)) if found else None
 
 
 def _child_pid(info: Path) -> int | None:

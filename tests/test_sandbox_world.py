@@ -85,6 +85,23 @@ def test_a_fork_bomb_is_stopped_by_the_process_cap():
     assert seconds < 30, f"stopped by count, not by a clock: {seconds:.1f} s"
 
 
+def test_the_memory_cap_is_for_the_whole_sandbox():
+    """RLIMIT_AS bounds one process: three children holding 600 MB each under a 1024 MB cap are
+    more than the sandbox may hold together, and the cgroup stops them (red team, issue 24)."""
+    box = sandbox.Sandbox(hidden=[], limits=sandbox.SandboxLimits(memory_mb=1024))
+    box.close()
+    if not box.cpu_share.endswith("memory"):
+        pytest.skip(f"no memory controller the grader may use here ({box.cpu_share or 'no cgroup'})")
+    hog = ("import os, time\nkids = []\nfor _ in range(3):\n    pid = os.fork()\n    if pid == 0:\n"
+           "        block = bytearray(600 << 20)\n        for i in range(0, len(block), 4096):\n            block[i] = 1\n"
+           "        time.sleep(2); os._exit(0)\n    kids.append(pid)\n"
+           "codes = [os.waitstatus_to_exitcode(os.waitpid(k, 0)[1]) for k in kids]\nprint(sorted(codes))\n")
+    done, seconds = _run([PY, "-c", hog], limits=sandbox.SandboxLimits(memory_mb=1024), timeout=120)
+    codes = done.stdout.strip()
+    assert codes and "-9" in codes, f"a child past the sandbox's memory is killed: {done}"
+    assert seconds < 60, f"{seconds:.1f} s"
+
+
 def test_a_cpu_loop_is_stopped_by_rlimit_cpu():
     done, seconds = _run([PY, "-c", "while True: pass"], limits=sandbox.SandboxLimits(cpu_seconds=1))
     assert done.returncode in (137, -9), f"killed (SIGKILL at the hard limit): {done}"
@@ -128,7 +145,7 @@ def test_the_cpu_share_is_a_cgroup_where_one_can_be_made_and_nice_otherwise(tmp_
     box.close()
 
 
-async def _kernel_cell(code: str) -> str:
+async def _kernel_cell(code: str, seal: bool = False) -> str:
     box = sandbox.Sandbox(hidden=[])
     km = sandbox.kernel_manager(box, "python3", Config())
     try:
@@ -136,6 +153,8 @@ async def _kernel_cell(code: str) -> str:
         kc = km.client()
         kc.start_channels()
         await kc.wait_for_ready(timeout=120)
+        if seal:
+            sandbox.seal_sockets(km)
         msg_id, out = kc.execute(code), []
         while True:
             msg = await kc.get_iopub_msg(timeout=120)
@@ -164,3 +183,15 @@ def test_a_kernel_starts_imports_the_course_and_cannot_fill_its_connection_folde
             "    print('full', e.errno)\n")
     out = run_async(lambda: _kernel_cell(code), timeout=600)  # a backstop, not a limit
     assert out.split("\n")[:2] == ["True ['ipc', 'ipc', 'ipc', 'ipc', 'ipc']", "full 28"], out
+
+
+def test_once_sealed_the_kernel_cannot_swap_its_sockets_for_symlinks():
+    """A kernel that drops a socket and puts a symlink to a host socket in its place had the root
+    grader's reconnect follow it (red team, issue 24). Sealed, the folder takes no new name."""
+    code = ("import os\nfor what, act in [('symlink', lambda: os.symlink('/tmp/host.sock', '/run/agentloop/ipc-9')),\n"
+            "                  ('rename', lambda: os.rename('/run/agentloop/ipc-3', '/run/agentloop/moved')),\n"
+            "                  ('unlink', lambda: os.unlink('/run/agentloop/ipc-3'))]:\n"
+            "    try:\n        act()\n        print(what, 'done')\n"
+            "    except PermissionError:\n        print(what, 'refused')\n")
+    out = run_async(lambda: _kernel_cell(code, seal=True), timeout=600)
+    assert out.split() == ["symlink", "refused", "rename", "refused", "unlink", "refused"], out

@@ -10,7 +10,6 @@ reports about itself is dropped: it decides nothing.
 from __future__ import annotations
 
 import os
-import re
 import secrets
 import shutil
 import signal
@@ -20,17 +19,11 @@ import threading
 from nbformat.notebooknode import NotebookNode
 
 from autograder.judge.process import JudgeProcess
-from autograder.sandbox import SOCKETS
+from autograder.sandbox import SOCKETS, sandbox_pid
 
 SERVE = "__import__('workbook.link.kernel_side', fromlist=['serve']).serve({path!r}, {token!r})"
 GRACE = 10.0  # seconds (wall) the kernel has to end its cell after the judge's verdict
 SANDBOX_SOCKETS = str(SOCKETS)  # inside the sandbox: the small tmpfs that holds its sockets
-
-
-def _sandbox_pid(km) -> int | None:
-    """The sandbox's first process, from the grader's view of the kernel's sockets."""
-    found = re.match(r"/proc/(\d+)/root/", str(getattr(km, "ip", "")))
-    return int(found.group(1)) if found else None
 
 
 class JudgedCells:
@@ -45,17 +38,17 @@ class JudgedCells:
     def _judge_start(self) -> JudgeProcess:
         process = getattr(getattr(self.km, "provisioner", None), "process", None)
         root = process.pid if process is not None else None
-        sandbox_pid = _sandbox_pid(self.km)
+        pid = sandbox_pid(self.km)
         self._judge_dir = tempfile.mkdtemp(prefix="agentloop-judge-")
-        if sandbox_pid is not None:
-            host = f"/proc/{sandbox_pid}/root{SANDBOX_SOCKETS}/judge.sock"
+        if pid is not None:
+            host = f"/proc/{pid}/root{SANDBOX_SOCKETS}/judge.sock"
             self._kernel_socket = f"{SANDBOX_SOCKETS}/judge.sock"
         else:
             host = self._kernel_socket = os.path.join(self._judge_dir, "judge.sock")
         cpu = float(self.cell_cpu or self.timeout)
         judge, self._spawned = self._spawned or JudgeProcess(), None
         judge.start(host, root, self._judge_dir, cpu=cpu, wall=float(self.timeout),
-                    kernel_root=f"/proc/{sandbox_pid}/root" if sandbox_pid is not None else None)
+                    kernel_root=f"/proc/{pid}/root" if pid is not None else None)
         return judge  # the judge binds the socket 0777 (runner.py): no chmod of a path here
 
     def _judge_close(self) -> None:
