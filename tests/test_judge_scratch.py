@@ -6,6 +6,7 @@ folder raced the test writing its files, so the kernel never found one of them."
 
 from __future__ import annotations
 
+from autograder.judge.scratch import Mirror
 from tests.judge_ends import in_kernel
 
 
@@ -40,3 +41,31 @@ def test_a_call_and_a_call_back_inside_it_copy_around_each(ends):
     assert mirror.copies == ["in", "out", "in", "out"], (
         "the test's call copies in and out; the kernel's call back, while the test waits, copies "
         "out (what the kernel wrote) and in (what the judge's function wrote)")
+
+
+def test_copying_out_never_writes_or_removes_through_the_judges_own_links(tmp_path):
+    """The judge's folder holds a test's link out of it (`out` -> elsewhere). A kernel that makes
+    `out` a real folder with a file in it must not have that file written through the link, as the
+    grader (red team, issue 24); the judge's side gets a real folder instead, and a removal the
+    kernel makes is not carried through a link either."""
+    judge_side, sandbox_root, elsewhere = tmp_path / "judge", tmp_path / "sandbox", tmp_path / "elsewhere"
+    for folder in (judge_side, sandbox_root, elsewhere):
+        folder.mkdir()
+    (elsewhere / "keep.md").write_text("outside")
+    (judge_side / "out").symlink_to(elsewhere)
+    mirror = Mirror(str(judge_side), str(sandbox_root))
+    mirror.to_kernel()
+    kernel_side = sandbox_root / str(judge_side).lstrip("/")
+    assert (kernel_side / "out").is_symlink(), "the test's link is copied in"
+    (kernel_side / "out").unlink()
+    (kernel_side / "out").mkdir()
+    (kernel_side / "out" / "pwn.md").write_text("written by the kernel")
+    mirror.from_kernel()
+    assert sorted(p.name for p in elsewhere.iterdir()) == ["keep.md"], "written through the judge's link"
+    assert not (judge_side / "out").is_symlink() and (judge_side / "out" / "pwn.md").read_text() == "written by the kernel"
+    (judge_side / "out" / "pwn.md").unlink()
+    (judge_side / "out").rmdir()
+    (judge_side / "out").symlink_to(elsewhere)  # the link again, and the kernel removes its own out/keep.md
+    mirror.kernel_state = {"out": ("d",), "out/keep.md": ("f", 7, 0)}
+    mirror.from_kernel()
+    assert (elsewhere / "keep.md").read_text() == "outside", "removed through the judge's link"

@@ -19,6 +19,7 @@ The modules:
     trust           which judge objects the kernel may reach; notebook names the judge replaces
     sdk_bridge      a fake model's SDK client handed to the kernel, its HTTP answered here
     scratch         the scratch folder and the sandbox's copy of it, kept in step
+    nofollow        file operations under a folder's descriptor that follow no link (for scratch)
 
 `workbook.link` is the link itself and the kernel's end.
 """

@@ -11,7 +11,8 @@ Copying out never follows anything the kernel made: the sandbox's folder is reac
 /proc/<pid>/root one name at a time with O_NOFOLLOW (an absolute symlink seen from there would
 point into the grader's world), and only regular files and folders come out, each at most
 FILE_CAP bytes, at most ENTRY_CAP of them. Copying in may carry the judge's own symlinks (tests
-make them to check that a student's code refuses them).
+make them to check that a student's code refuses them); copying out is never written or removed
+through them (nofollow.py).
 
 One copy runs at a time (a lock): two at once (a test's call and the kernel's call on another
 thread) could copy a half-written file either way, or remove what the other just made.
@@ -23,42 +24,19 @@ import os
 import stat
 import threading
 
+from autograder.judge.nofollow import (
+    NOFOLLOW,
+    judge_close,
+    judge_dir,
+    judge_file,
+    judge_remove,
+    open_dir,
+    remove_entry,
+)
+
 FILE_CAP = 16 << 20
 TOTAL_CAP = 64 << 20
 ENTRY_CAP = 2_000
-NOFOLLOW = os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
-
-
-def _open_dir(name: str, dir_fd: int) -> int:
-    return os.open(name, os.O_RDONLY | os.O_DIRECTORY | NOFOLLOW, dir_fd=dir_fd)
-
-
-def _remove_entry(fd: int, name: str) -> None:
-    """Remove `name` (a file, a link, or a whole folder) under the folder `fd`, following nothing."""
-    try:
-        os.unlink(name, dir_fd=fd)
-        return
-    except FileNotFoundError:
-        return
-    except (IsADirectoryError, PermissionError):
-        pass
-    except OSError:
-        return
-    try:
-        sub = _open_dir(name, fd)
-    except OSError:
-        return
-    try:
-        for entry in os.listdir(sub):
-            _remove_entry(sub, entry)
-    finally:
-        os.close(sub)
-    try:
-        os.rmdir(name, dir_fd=fd)
-    except OSError:
-        pass
-
-
 def quietly(step) -> None:
     """A copy that fails (the kernel removed its folder, a file vanished) leaves the test to fail
     on what it finds; it never stops the judge."""
@@ -87,12 +65,12 @@ class Mirror:
         try:
             for part in self.path.strip("/").split("/"):
                 try:
-                    new = _open_dir(part, fd)
+                    new = open_dir(part, fd)
                 except FileNotFoundError:
                     if not create:
                         raise
                     os.mkdir(part, 0o755, dir_fd=fd)
-                    new = _open_dir(part, fd)
+                    new = open_dir(part, fd)
                 os.close(fd)
                 fd = new
             return fd
@@ -111,7 +89,7 @@ class Mirror:
                 if stat.S_ISDIR(st.st_mode):
                     out[rel] = ("d",)
                     try:
-                        sub = _open_dir(entry.name, fd)
+                        sub = open_dir(entry.name, fd)
                     except OSError:
                         continue
                     try:
@@ -126,7 +104,7 @@ class Mirror:
         opened = []
         try:
             for d in dirs:
-                fd = _open_dir(d, fd)
+                fd = open_dir(d, fd)
                 opened.append(fd)
             f = os.open(name, os.O_RDONLY | os.O_NONBLOCK | NOFOLLOW, dir_fd=fd)
             try:
@@ -194,28 +172,18 @@ class Mirror:
                 return
             total = 0
             for rel in sorted(set(self.kernel_state) - set(now), reverse=True):
-                local = os.path.join(self.path, rel)
-                if os.path.isdir(local) and not os.path.islink(local):
-                    if not os.listdir(local):
-                        os.rmdir(local)
-                elif os.path.lexists(local):
-                    os.unlink(local)
+                judge_remove(self.path, rel)
             for rel in sorted(now):
                 if self.kernel_state.get(rel) == now[rel]:
                     continue
-                local = os.path.join(self.path, rel)
                 if now[rel][0] == "d":
-                    os.makedirs(local, exist_ok=True)
+                    judge_close(judge_dir(self.path, rel.split("/")))
                     continue
                 data = self._read_kernel(root, rel)
                 if data is None or total + len(data) > TOTAL_CAP:
                     continue
                 total += len(data)
-                os.makedirs(os.path.dirname(local), exist_ok=True)
-                if os.path.islink(local):
-                    os.unlink(local)
-                with open(local, "wb") as f:
-                    f.write(data)
+                judge_file(self.path, rel, data)
             self.kernel_state = now
         finally:
             os.close(root)
@@ -225,7 +193,7 @@ class Mirror:
         *dirs, name = rel.split("/")
         fd, opened = root, []
         for d in dirs:
-            fd = _open_dir(d, fd)
+            fd = open_dir(d, fd)
             opened.append(fd)
         return fd, name, opened
 
@@ -238,11 +206,11 @@ class Mirror:
                     os.mkdir(name, 0o777, dir_fd=fd)
                 except FileExistsError:
                     pass
-                sub = _open_dir(name, fd)
+                sub = open_dir(name, fd)
                 os.fchmod(sub, 0o777)
                 os.close(sub)
                 return
-            _remove_entry(fd, name)
+            remove_entry(fd, name)
             if kind == "l":
                 os.symlink(os.readlink(local), name, dir_fd=fd)
                 return
@@ -268,7 +236,7 @@ class Mirror:
         except OSError:
             return
         try:
-            _remove_entry(fd, name)
+            remove_entry(fd, name)
         finally:
             for d in opened:
                 os.close(d)
