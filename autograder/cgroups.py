@@ -1,5 +1,8 @@
-"""The CPU share and process cap of one sandbox: a cgroup (v2, else v1 pids + cpu) where the machine
-lets the grader make one (autograder/sandbox.py falls back to `nice` where it cannot)."""
+"""The CPU share, process cap and memory cap of one sandbox: a cgroup (v2, else v1 pids + cpu, and
+memory where the machine has it) where the machine lets the grader make one (autograder/sandbox.py
+falls back to `nice` where it cannot). The memory cap is for all the sandbox's processes together:
+RLIMIT_AS bounds each one, and a notebook that starts a dozen children holding 2 GB each would
+otherwise take the host's memory from the other students' kernels (red team, issue 24)."""
 
 from __future__ import annotations
 
@@ -11,15 +14,17 @@ from pathlib import Path
 CGROUP = Path("/sys/fs/cgroup")
 
 
-def make(name: str, processes: int, cpus: float) -> tuple[str, list[Path]]:
-    """A cgroup (v2, else v1 pids + cpu) with pids.max and a CPU quota; ("", []) if none here."""
+def make(name: str, processes: int, cpus: float, memory_mb: int = 0) -> tuple[str, list[Path]]:
+    """A cgroup (v2, else v1 pids + cpu) with pids.max and a CPU quota, and a memory cap of
+    `memory_mb` for all its processes where a memory controller is there ("… + memory" in the
+    kind); ("", []) if none here."""
     quota, made = int(cpus * 100_000), []
     plans: list[tuple[str, list[tuple[Path, dict[str, object]]]]] = [("cgroup v2", [(CGROUP, {"pids.max": processes, "cpu.max": f"{quota} 100000", "cpu.weight": 100})]),
              ("cgroup v1", [(CGROUP / "pids", {"pids.max": processes}),
                             (CGROUP / "cpu", {"cpu.cfs_period_us": 100_000, "cpu.cfs_quota_us": quota,
                                               "cpu.shares": 1024})])]
     for kind, groups in plans:
-        for parent, _ in groups:  # groups of graders that died without closing their sandbox
+        for parent in [p for p, _ in groups] + [CGROUP / "memory"]:  # groups of graders that died
             for stale in parent.glob("agentloop-*-*") if parent.is_dir() else []:
                 if not Path("/proc", stale.name.split("-")[1]).exists():
                     remove([stale])
@@ -31,11 +36,31 @@ def make(name: str, processes: int, cpus: float) -> tuple[str, list[Path]]:
                 made.append(parent / name)
                 for key, value in settings.items():
                     (parent / name / key).write_text(str(value))
-            return kind, made
+            return (kind + " + memory" if memory_mb and _cap_memory(kind, name, memory_mb, made) else kind), made
         except OSError:
             remove(made)
             made = []
     return "", []
+
+
+def _cap_memory(kind: str, name: str, memory_mb: int, made: list[Path]) -> bool:
+    """Add the memory cap to the groups just made (v2: the same group; v1: one more); False if the
+    machine has no memory controller the grader may use."""
+    cap = str(memory_mb << 20)
+    try:
+        if kind == "cgroup v2":
+            if "memory" not in (CGROUP / "cgroup.subtree_control").read_text().split():
+                return False
+            (made[0] / "memory.max").write_text(cap)
+            (made[0] / "memory.swap.max").write_text("0")
+            return True
+        group = CGROUP / "memory" / name
+        group.mkdir()
+        made.append(group)
+        (group / "memory.limit_in_bytes").write_text(cap)
+        return True
+    except OSError:
+        return False
 
 
 def remove(groups: list[Path]) -> None:
