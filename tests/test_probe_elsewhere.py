@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import builtins
 import datetime as dt_module
+import sys
 import time
 from datetime import date, datetime
 from time import time as imported_time
@@ -29,7 +30,20 @@ READERS = {
     "time.localtime()": lambda: time.localtime()[:3],
     "time.gmtime()": lambda: time.gmtime()[:3],
     "time.ctime()": lambda: time.ctime()[-4:],
+    "time.clock_gettime(CLOCK_REALTIME)": lambda: int(time.clock_gettime(time.CLOCK_REALTIME) // 86400),
+    "time.clock_gettime_ns(CLOCK_REALTIME)": lambda: time.clock_gettime_ns(time.CLOCK_REALTIME) // 86400 // 10**9,
+    "a reader kept as a default argument": lambda now=time.time: int(now() // 86400),
+    "a reader kept as a keyword-only default": lambda *, now=time.time: int(now() // 86400),
+    "a reader in a closure": (lambda now: lambda: int(now() // 86400))(time.time),
+    "datetime imported during the call": lambda: __import__("datetime").date.today(),
 }
+
+
+def _helper(now=time.time):
+    return int(now() // 86400)
+
+
+READERS["a helper of the module with a reader as its default"] = lambda: _helper()
 
 
 @pytest.mark.parametrize("how", READERS)
@@ -48,3 +62,7 @@ def test_hash_differs_and_all_is_back_afterwards():
     assert (time.time, builtins.hash, datetime, date, imported_time) == (
         kept_aside, hash, dt_module.datetime, dt_module.date, kept_aside)
     assert elsewhere(lambda a, b=0: a + b, 1, b=2) == 3, "arguments pass through; nothing moves by default"
+    kept_default = READERS["a reader kept as a default argument"]
+    elsewhere(kept_default, seconds=YEAR)
+    assert kept_default.__defaults__ == (time.time,) and _helper.__defaults__ == (time.time,)
+    assert sys.modules["datetime"] is dt_module

@@ -10,6 +10,7 @@ from __future__ import annotations
 import builtins
 import datetime
 import os
+import sys
 import threading
 import time
 import types
@@ -86,7 +87,9 @@ def spy_moves():
 def _later_clock(seconds):
     """Replacements for the wall clock's readers, `seconds` later: {name in time: moved reader},
     and {real object: its moved stand-in} for names bound to them elsewhere."""
-    real = {name: getattr(time, name) for name in ("time", "time_ns", "localtime", "gmtime", "ctime", "strftime")}
+    real = {name: getattr(time, name) for name in ("time", "time_ns", "localtime", "gmtime", "ctime", "strftime",
+                                                   "clock_gettime", "clock_gettime_ns")}
+    wall = {getattr(time, c) for c in ("CLOCK_REALTIME", "CLOCK_REALTIME_COARSE", "CLOCK_TAI") if hasattr(time, c)}
 
     def moved_time() -> float:
         return real["time"]() + seconds
@@ -99,7 +102,9 @@ def _later_clock(seconds):
 
     moved = {"time": moved_time, "time_ns": lambda: real["time_ns"]() + int(seconds * 10**9),
              "localtime": at("localtime"), "gmtime": at("gmtime"), "ctime": at("ctime"),
-             "strftime": moved_strftime}
+             "strftime": moved_strftime,
+             "clock_gettime": lambda c: real["clock_gettime"](c) + (seconds if c in wall else 0),
+             "clock_gettime_ns": lambda c: real["clock_gettime_ns"](c) + (int(seconds * 10**9) if c in wall else 0)}
     shift = datetime.timedelta(seconds=seconds)
 
     class Datetime(datetime.datetime):
@@ -133,11 +138,14 @@ def elsewhere(fn, *args, seconds=0, hash_salt=None, **kwargs):
     `hash_salt`, in a Python process whose built-in `hash()` differs (what another PYTHONHASHSEED
     does); everything is as it was afterwards, whatever happens.
 
-    The clock moves for `time.time()` and its kin read through the module, and for names in fn's
-    module bound to them (`from time import time`, `from datetime import datetime`, a `now =
-    time.time` kept aside). It changes the process it runs in: a graded test calls the copy in the
-    student's kernel (the notebook imports it), since the test's own process is not where the
-    student's code runs."""
+    The clock moves for `time.time()` and its kin read through the module (`clock_gettime` of the
+    wall clocks too), for `datetime` imported during the call, and for readers bound elsewhere:
+    names in fn's module (`from time import time`, `from datetime import datetime`, a `now =
+    time.time` kept aside), and the default arguments and closures of fn and of the functions of
+    its module. It changes the process it runs in: a graded test calls the copy in the student's
+    kernel (the notebook imports it), since the test's own process is not where the student's code
+    runs. What it cannot move: a type's own method called directly (`str.__hash__`), a reader kept
+    in an object's attribute. The exercise's other tests decide those cases."""
     moved, pairs = _later_clock(seconds) if seconds else ({}, {})
     real_hash = builtins.hash
     if hash_salt is not None:
@@ -145,12 +153,18 @@ def elsewhere(fn, *args, seconds=0, hash_salt=None, **kwargs):
     names = getattr(fn, "__globals__", None)
     names = names if isinstance(names, dict) else {}
     kept = {name: value for name, value in list(names.items()) if _known(pairs, value)}
+    functions = [fn] + [f for f in list(names.values()) if isinstance(f, types.FunctionType) and f is not fn
+                        and f.__globals__ is names]
+    swapped = [_swap_bound(f, pairs) for f in functions if isinstance(f, types.FunctionType)]
     real_time = {name: getattr(time, name) for name in moved}
+    real_module = sys.modules.get("datetime")
     try:
         for name, value in kept.items():
             names[name] = pairs[value]
         for name, reader in moved.items():
             setattr(time, name, reader)
+        if seconds:
+            sys.modules["datetime"] = pairs[datetime]
         if hash_salt is not None:
             builtins.hash = pairs[real_hash]
         return fn(*args, **kwargs)
@@ -158,7 +172,38 @@ def elsewhere(fn, *args, seconds=0, hash_salt=None, **kwargs):
         for name, reader in real_time.items():
             setattr(time, name, reader)
         builtins.hash = real_hash
+        if real_module is not None:
+            sys.modules["datetime"] = real_module
         names.update(kept)
+        for undo in swapped:
+            undo()
+
+
+def _swap_bound(f: types.FunctionType, pairs: dict):
+    """Swap the readers among f's default arguments and closure cells; the function that undoes it."""
+    defaults, kwdefaults = f.__defaults__, f.__kwdefaults__
+    cells = [(c, c.cell_contents) for c in f.__closure__ or () if _filled(c) and _known(pairs, c.cell_contents)]
+    if defaults and any(_known(pairs, v) for v in defaults):
+        f.__defaults__ = tuple(pairs[v] if _known(pairs, v) else v for v in defaults)
+    if kwdefaults and any(_known(pairs, v) for v in kwdefaults.values()):
+        f.__kwdefaults__ = {k: pairs[v] if _known(pairs, v) else v for k, v in kwdefaults.items()}
+    for cell, value in cells:
+        cell.cell_contents = pairs[value]
+
+    def undo():
+        f.__defaults__, f.__kwdefaults__ = defaults, kwdefaults
+        for cell, value in cells:
+            cell.cell_contents = value
+
+    return undo
+
+
+def _filled(cell) -> bool:
+    try:
+        cell.cell_contents  # noqa: B018 - an empty cell raises
+        return True
+    except ValueError:
+        return False
 
 
 def _known(pairs, value) -> bool:
