@@ -12,7 +12,7 @@ from time import time as imported_time
 
 import pytest
 
-from workbook.probes import elsewhere
+from workbook.probes import after_changing, elsewhere
 
 YEAR = 365 * 24 * 3600
 kept_aside = time.time
@@ -66,3 +66,12 @@ def test_hash_differs_and_all_is_back_afterwards():
     elsewhere(kept_default, seconds=YEAR)
     assert kept_default.__defaults__ == (time.time,) and _helper.__defaults__ == (time.time,)
     assert sys.modules["datetime"] is dt_module
+
+
+def test_after_changing_shows_a_result_handed_out_twice():
+    shared = {"tool_choice": "required", "extra_body": {"thinking": {"type": "disabled"}}}
+    change = {"tool_choice": "auto", "extra_body": {"thinking": {"type": "changed"}}}
+    assert after_changing(lambda: shared, change) == change, "the shared dict comes back changed"
+    assert after_changing(lambda: {"tool_choice": "required", "extra_body": {"thinking": {"type": "disabled"}}},
+                          change) == {"tool_choice": "required", "extra_body": {"thinking": {"type": "disabled"}}}
+    assert after_changing(lambda x: [x], {"a": 1}, 5) == [5], "a result that is not a dict is left alone"

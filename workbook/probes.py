@@ -2,7 +2,7 @@
 responses a model client returned.
 
 Reached as `wb.checks.Overlap` and `wb.checks.spy_moves` (docs/CHAPTERS.md, "Test helpers");
-`Recorder` and `elsewhere` are imported from here (`from workbook.probes import Recorder`).
+`Recorder`, `elsewhere` and `after_changing` are imported from here (`from workbook.probes import Recorder`).
 """
 
 from __future__ import annotations
@@ -211,3 +211,23 @@ def _known(pairs, value) -> bool:
         return value in pairs
     except TypeError:  # an unhashable value is none of the clock's readers
         return False
+
+
+def after_changing(fn, change: dict, *args, **kwargs):
+    """fn(*args, **kwargs) called a second time after its first result was changed in place as a
+    caller may change it (`change`'s keys set, nested dicts merged into nested dicts): a function
+    that hands out one shared dict returns the change. It acts in the process it runs in, so a
+    graded test calls the kernel's copy, as with `elsewhere` (a change the test made to its own
+    copy of a result would never reach the kernel)."""
+    _merge(fn(*args, **kwargs), change)
+    return fn(*args, **kwargs)
+
+
+def _merge(target, change: dict) -> None:
+    if not isinstance(target, dict):
+        return
+    for key, value in change.items():
+        if isinstance(value, dict) and isinstance(target.get(key), dict):
+            _merge(target[key], value)
+        else:
+            target[key] = value

@@ -58,6 +58,7 @@ from dataclasses import dataclass
 
 from workbook import scenarios
 from workbook.fake_llm import FakeLLM, prompt_tokens
+from workbook.probes import after_changing  # the tests change a result in place, then call again
 from workbook.shop import SCHEMAS, Shop
 
 
@@ -408,8 +409,8 @@ except Exception as e:
 assert llm.requests[0].get("tool_choice") == "required", "forcing a tool on DeepSeek still sends tool_choice='required'"
 wb.checks.equal(request_options("ollama", force_tool=True), {}, 'request_options("ollama", force_tool=True)',
                 "Ollama cannot force a tool call: send no tool_choice")
-options["tool_choice"] = "auto"  # a caller changes its copy...
-again = request_options("deepseek", force_tool=True)
+# a caller changes the result it got, then asks again (after_changing does both where your code runs)
+again = after_changing(request_options, {"tool_choice": "auto"}, "deepseek", force_tool=True)
 assert type(again) is dict and again.get("tool_choice") == "required", (
     "return a new dict every time: a caller that changed the last one must not change the next one")
 with wb.checks.raises(ValueError, match="ollama", what='request_options("anthropic")'):
@@ -448,10 +449,10 @@ for (provider, force, thinking), want in table.items():
     wb.checks.equal(got, want, f"request_options({provider!r}, force_tool={force}, thinking={thinking})")
 wb.checks.equal(options_for("deepseek"), on, "request_options('deepseek') (thinking is on by default)")
 
-first = options_for("deepseek", force_tool=True)
-first["extra_body"]["thinking"]["type"] = "changed"
-first["tool_choice"] = "changed"
-wb.checks.equal(options_for("deepseek", force_tool=True), {"tool_choice": "required", **off},
+with wb.checks.no_raise("request_options('deepseek', force_tool=True), twice"):
+    again = after_changing(request_options, {"tool_choice": "changed", "extra_body": {"thinking": {"type": "changed"}}},
+                           "deepseek", force_tool=True)  # the first result changed in place, where it lives
+wb.checks.equal(again, {"tool_choice": "required", **off},
                 "a second call after changing the first result", "return a new dict every time")
 
 scenario = wb.scenarios.two_orders()
