@@ -6,7 +6,7 @@ STAMP   := $(VENV)/.installed-stamp
 # Open a browser only where there is a screen; otherwise print the URL and token.
 LAB_FLAGS ?= $(if $(or $(DISPLAY),$(filter Darwin,$(shell uname -s))),,--no-browser)
 
-.PHONY: venv lab lab-instructor test quick lint bench release grade check clean bytecode
+.PHONY: venv lab lab-instructor test test-real quick lint bench release grade check clean bytecode
 
 # requirements.lock pins every version (CONTRIBUTING.md); pyproject.toml's ranges stay the source.
 $(STAMP): pyproject.toml requirements.lock
@@ -55,6 +55,13 @@ TOUCHED = $(shell { git diff --name-only $(QUICK_BASE) --; git ls-files -o --exc
 quick: venv bytecode
 	$(BYTECODE) GATES_PIPELINE=0 GATES_ONLY=$(or $(TOUCHED),none) $(BIN)/python -m pytest $(XDIST) \
 		-m "(not slow and not browser) or fastgate" $(PYTEST_ARGS)
+
+# The third tier (before a release, or after a change to the judge or the link; ~25 minutes on 2
+# cores): every solution, stub and mutant through the sandboxed pipeline as well as the fast runner,
+# and each compared (tests/test_gates_grading.py). It found the last place where the two differed:
+# a test that changed its own copy of a result, which never reaches the kernel.
+test-real: venv bytecode
+	$(BYTECODE) GATES_REAL=all $(BIN)/python -m pytest $(XDIST) $(PYTEST_ARGS)
 
 lint: venv
 	$(BIN)/ruff check .
