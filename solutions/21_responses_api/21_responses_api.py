@@ -534,15 +534,14 @@ def next_request(previous, outputs, model, tools, instructions):
 """Visible tests: next_request's dict, and chained_agent with it answers two_orders: the second
 request sends only the two outputs, the instructions again, and the model sees them once (the
 test runs its own copy of chained_agent)."""
-import collections
 import json
 import types
+from dataclasses import dataclass
 
 from workbook.checks import fresh
 
-# Chapter 02's AgentResult, as a named tuple: the judge compiles a test with `from __future__ import
-# annotations` in force, and a dataclass defined in a test cell fails there.
-AgentResult = collections.namedtuple("AgentResult", "answer status steps")
+
+#@include 02_the_loop AgentResult
 
 
 #@include 03_openai_format call_tool
@@ -579,15 +578,14 @@ print("next_request: visible tests passed")
 # %% nbgrader={"grade": true, "grade_id": "next_request_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 """Hidden tests: a three-call chain, each request's input only the new outputs, a fresh list."""
 ### BEGIN HIDDEN TESTS
-import collections
 import json
 import types
+from dataclasses import dataclass
 
 from workbook.checks import fresh
 
-# Chapter 02's AgentResult, as a named tuple: the judge compiles a test with `from __future__ import
-# annotations` in force, and a dataclass defined in a test cell fails there.
-AgentResult = collections.namedtuple("AgentResult", "answer status steps")
+
+#@include 02_the_loop AgentResult
 
 
 #@include 03_openai_format call_tool
