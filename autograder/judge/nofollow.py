@@ -55,26 +55,53 @@ def judge_close(fd: int | None) -> None:
     if fd is not None:
         os.close(fd)
 
-def judge_dir(path: str, parts: list[str]) -> int | None:
-    """The judge's folder `parts` (made as needed, links in the way replaced), open; None if not."""
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+def descend(start: str, parts: list[str], create: bool = False, replace: bool = False) -> int:
+    """An open descriptor of the folder start/parts…, each name opened under its parent with
+    O_NOFOLLOW. A missing folder is made when `create`; a link or a file in the way is replaced by
+    a folder when `replace`. Otherwise the error is raised."""
+    fd = os.open(start, os.O_RDONLY | os.O_DIRECTORY)
     try:
         for part in parts:
             try:
                 new = open_dir(part, fd)
-            except OSError:  # missing, or a link or a file where the kernel has a folder
-                try:
-                    os.unlink(part, dir_fd=fd)
-                except FileNotFoundError:
-                    pass
+            except FileNotFoundError:
+                if not create:
+                    raise
+                os.mkdir(part, 0o755, dir_fd=fd)
+                new = open_dir(part, fd)
+            except OSError:
+                if not replace:
+                    raise
+                os.unlink(part, dir_fd=fd)
                 os.mkdir(part, 0o755, dir_fd=fd)
                 new = open_dir(part, fd)
             os.close(fd)
             fd = new
         return fd
-    except OSError:
+    except BaseException:
         os.close(fd)
+        raise
+
+
+def write_new(fd: int, name: str, data: bytes, mode: int) -> None:
+    """A new file `name` under the folder `fd` (never through a link: O_EXCL | O_NOFOLLOW) holding `data`."""
+    f = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW, mode, dir_fd=fd)
+    try:
+        os.fchmod(f, mode)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(f, view):]
+    finally:
+        os.close(f)
+
+
+def judge_dir(path: str, parts: list[str]) -> int | None:
+    """The judge's folder `parts` (made as needed, links in the way replaced), open; None if not."""
+    try:
+        return descend(path, parts, create=True, replace=True)
+    except OSError:
         return None
+
 
 def judge_file(path: str, rel: str, data: bytes) -> None:
     *dirs, name = rel.split("/")
@@ -83,13 +110,7 @@ def judge_file(path: str, rel: str, data: bytes) -> None:
         return
     try:
         remove_entry(fd, name)
-        f = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW, 0o644, dir_fd=fd)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(f, view):]
-        finally:
-            os.close(f)
+        write_new(fd, name, data, 0o644)
     except OSError:
         pass
     finally:

@@ -26,12 +26,14 @@ import threading
 
 from autograder.judge.nofollow import (
     NOFOLLOW,
+    descend,
     judge_close,
     judge_dir,
     judge_file,
     judge_remove,
     open_dir,
     remove_entry,
+    write_new,
 )
 
 FILE_CAP = 16 << 20
@@ -61,22 +63,7 @@ class Mirror:
     # -- the sandbox's side, safely ---------------------------------------------------------------
 
     def _kernel_dir(self, create: bool = False) -> int:
-        fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            for part in self.path.strip("/").split("/"):
-                try:
-                    new = open_dir(part, fd)
-                except FileNotFoundError:
-                    if not create:
-                        raise
-                    os.mkdir(part, 0o755, dir_fd=fd)
-                    new = open_dir(part, fd)
-                os.close(fd)
-                fd = new
-            return fd
-        except BaseException:
-            os.close(fd)
-            raise
+        return descend(self.root, self.path.strip("/").split("/"), create=create)
 
     def _walk_kernel(self, fd: int, prefix: str, out: dict, budget: list) -> None:
         with os.scandir(fd) as entries:
@@ -216,14 +203,7 @@ class Mirror:
                 return
             with open(local, "rb") as src:
                 data = src.read(FILE_CAP)
-            f = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW, 0o666, dir_fd=fd)
-            try:
-                os.fchmod(f, 0o666)
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(f, view):]
-            finally:
-                os.close(f)
+            write_new(fd, name, data, 0o666)
         except OSError:
             pass
         finally:
