@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import nbformat
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = ROOT / "chapters"
@@ -52,6 +53,14 @@ def skip_reason() -> str | None:
     if os.environ.get("CI"):
         return None  # a missing browser in CI fails the suite (see the browser fixture)
     return missing()
+
+
+def marks() -> list:
+    """Every browser test module's `pytestmark`: marked browser, skipped where the suite cannot run
+    (skip_reason), and stopped by its backstop."""
+    return [pytest.mark.browser,
+            pytest.mark.skipif(skip_reason() is not None, reason=f"browser tests: {skip_reason()}"),
+            pytest.mark.timeout(TEST_BACKSTOP_S)]
 
 
 def chapter_missing() -> str | None:

@@ -12,16 +12,11 @@ from __future__ import annotations
 import uuid
 
 import nbformat
-import pytest
 
-from tests.browser.jupyter import ARTIFACTS, TEST_BACKSTOP_S, every_cell_drawn, skip_reason
+from tests.browser.jupyter import ARTIFACTS, every_cell_drawn, marks
 from workbook import quiz
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(skip_reason() is not None, reason=f"browser tests: {skip_reason()}"),
-    pytest.mark.timeout(TEST_BACKSTOP_S),
-]
+pytestmark = marks()
 NOTEBOOK = "every_quiz.ipynb"
 def test_every_chapters_quiz_renders_in_jupyterlab(page, jupyter):
     chapters = quiz.chapters()

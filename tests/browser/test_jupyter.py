@@ -14,19 +14,14 @@ import pytest
 from tests.browser.jupyter import (
     ARTIFACTS,
     CHAPTER,
-    TEST_BACKSTOP_S,
     VIEWER_NOTEBOOK,
     chapter_missing,
     every_cell_drawn,
-    skip_reason,
+    marks,
 )
 from workbook import quiz
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(skip_reason() is not None, reason=f"browser tests: {skip_reason()}"),
-    pytest.mark.timeout(TEST_BACKSTOP_S),
-]
+pytestmark = marks()
 # Each open gets a new Lab workspace, so no tab restored from an earlier test takes the focus.
 UIS = {"lab": "lab/workspaces/{ws}/tree/{path}", "notebook7": "notebooks/{path}"}
 STDERR = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'

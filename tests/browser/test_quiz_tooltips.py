@@ -10,15 +10,10 @@ import re
 import uuid
 
 import nbformat
-import pytest
 
-from tests.browser.jupyter import ARTIFACTS, TEST_BACKSTOP_S, skip_reason
+from tests.browser.jupyter import ARTIFACTS, marks
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(skip_reason() is not None, reason=f"browser tests: {skip_reason()}"),
-    pytest.mark.timeout(TEST_BACKSTOP_S),
-]
+pytestmark = marks()
 CHAPTER = "20_evaluating_an_agent"  # options with `code` and apostrophes
 # What the browser would show on hover at (x, y): the title of the element hit, or of its nearest
 # ancestor with one (a native tooltip's rule).

@@ -11,22 +11,15 @@ from __future__ import annotations
 import re
 import uuid
 
-import pytest
-
 from tests.browser.jupyter import (
     ARTIFACTS,
-    TEST_BACKSTOP_S,
     every_cell_drawn,
     fill_answers,
-    skip_reason,
+    marks,
 )
 from workbook import quiz
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(skip_reason() is not None, reason=f"browser tests: {skip_reason()}"),
-    pytest.mark.timeout(TEST_BACKSTOP_S),
-]
+pytestmark = marks()
 CHAPTER = "23_traces"
 # The team's trace as the chapter prints it (times=False: the same on every run).
 TEAM = """invoke_agent front_desk  done

@@ -9,22 +9,15 @@ from __future__ import annotations
 import re
 import uuid
 
-import pytest
-
 from tests.browser.jupyter import (
     ARTIFACTS,
-    TEST_BACKSTOP_S,
     every_cell_drawn,
     fill_answers,
-    skip_reason,
+    marks,
 )
 from workbook import quiz
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(skip_reason() is not None, reason=f"browser tests: {skip_reason()}"),
-    pytest.mark.timeout(TEST_BACKSTOP_S),
-]
+pytestmark = marks()
 CHAPTER = "22_streaming"
 # the reply the chapter's "Watch it in the notebook" cell streams, 3 characters a piece
 TEXT = ("Your taxi spending in September 2026 was 9900 KZT over 2 rides. "

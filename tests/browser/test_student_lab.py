@@ -22,17 +22,12 @@ from tests.browser.jupyter import (
     BACKSTOP_S,
     CHAPTERS,
     ROOT,
-    TEST_BACKSTOP_S,
     JupyterServer,
-    skip_reason,
+    marks,
 )
 from workbook import quiz
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(skip_reason() is not None, reason=f"browser tests: {skip_reason()}"),
-    pytest.mark.timeout(TEST_BACKSTOP_S),
-]
+pytestmark = marks()
 RELEASED = "02_the_loop"  # opened untouched: must not be marked unsaved
 FINISHED = "00_start_here"  # its visible tests get saved results, for the progress view
 QUIZ = "03_openai_format"  # its options hold `code`

@@ -4,16 +4,10 @@ frames, and a hidden-test cell shows nothing when run. Screenshots go to test-ar
 
 from __future__ import annotations
 
-import pytest
-
-from tests.browser.jupyter import ARTIFACTS, TEST_BACKSTOP_S, skip_reason
+from tests.browser.jupyter import ARTIFACTS, marks
 from tests.browser.test_jupyter import STDERR, expect, open_notebook, run_all
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(skip_reason() is not None, reason=f"browser tests: {skip_reason()}"),
-    pytest.mark.timeout(TEST_BACKSTOP_S),
-]
+pytestmark = marks()
 CHAPTER = "00_start_here"
 
 
