@@ -161,11 +161,13 @@ def test_no_chapter_restates_given_code_by_hand():
     seen = collections.defaultdict(list)
     for path in sorted((ROOT / "solutions").glob("*/*.py")):
         text = path.read_text(encoding="utf-8")
-        for name in {node.name for node in ast.parse(text).body
-                     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)}:
-            for body in includes.definitions(text, name):
+        lines = text.splitlines(keepends=True)
+        for node in ast.parse(text).body:  # one parse per file (includes.definitions parses per name)
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                body = "".join(lines[start - 1:node.end_lineno])
                 if len(body.splitlines()) >= 3:
-                    seen[body].append(f"{path.parent.name}:{name}")
+                    seen[body].append(f"{path.parent.name}:{node.name}")
     copies = sorted({tuple(where) for where in seen.values() if len(where) > 1})
     assert not copies, f"given code written out more than once (use #@include): {copies}"
 
