@@ -7,9 +7,7 @@ Screenshots go to test-artifacts/. Skip locally with SKIP_BROWSER=1.
 from __future__ import annotations
 
 import re
-import shutil
 import uuid
-from pathlib import Path
 
 import pytest
 
@@ -68,7 +66,7 @@ def single_question():
 def test_finished_chapter_runs_all_cells_and_its_quiz_gives_feedback(page, jupyter, ui):
     if reason := chapter_missing():
         pytest.skip(reason)
-    open_notebook(page, jupyter, ui, own_copy(jupyter, f"{CHAPTER}/{CHAPTER}.ipynb", ui))
+    open_notebook(page, jupyter, ui, f"{CHAPTER}/{CHAPTER}.ipynb")
     run_all(page)
     widget = page.locator(".jupyter-widgets.wb-quiz")  # only inside rendered widgets
     expect(widget).to_have_count(1)
@@ -104,19 +102,8 @@ def test_trajectory_viewer_steps_forward_and_back(page, jupyter, ui):
         _viewer_steps(page, jupyter, ui)
 
 
-def own_copy(jupyter, path: str, ui: str) -> str:
-    """A copy of the notebook at `path` for this UI's test alone. Both UIs opening one file share
-    its document and kernel session on the server: under load the second page's Run All was
-    cancelled with the first page's session ("Canceled future for create_subshell_request"), and
-    its last cell never ran."""
-    source = Path(jupyter.root) / path
-    copy = source.with_name(f"{source.stem}-{ui}{source.suffix}")
-    shutil.copyfile(source, copy)
-    return str(copy.relative_to(jupyter.root))
-
-
 def _viewer_steps(page, jupyter, ui):
-    open_notebook(page, jupyter, ui, own_copy(jupyter, VIEWER_NOTEBOOK, ui))
+    open_notebook(page, jupyter, ui, VIEWER_NOTEBOOK)
     run_all(page)
     viewer = page.locator(".jupyter-widgets.wb-trace")
     expect(viewer).to_have_count(1)
