@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shutil
 import socket
@@ -12,6 +13,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+import uuid
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -61,6 +63,14 @@ def marks() -> list:
     return [pytest.mark.browser,
             pytest.mark.skipif(skip_reason() is not None, reason=f"browser tests: {skip_reason()}"),
             pytest.mark.timeout(TEST_BACKSTOP_S)]
+
+
+def run_chapter_in_lab(page, jupyter, chapter: str) -> None:
+    """Open a chapter's notebook in JupyterLab, wait until its kernel is idle, and Run All Cells."""
+    page.goto(jupyter.url(f"lab/workspaces/{uuid.uuid4().hex[:12]}/tree/{chapter}/{chapter}.ipynb"))
+    page.locator("#jp-main-statusbar .jp-StatusBar-TextItem", has_text="| Idle").wait_for()
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
 
 
 def chapter_missing() -> str | None:

@@ -9,13 +9,13 @@ span-tree-chapter.png (the page)."""
 from __future__ import annotations
 
 import re
-import uuid
 
 from tests.browser.jupyter import (
     ARTIFACTS,
     every_cell_drawn,
     fill_answers,
     marks,
+    run_chapter_in_lab,
 )
 from workbook import quiz
 
@@ -40,10 +40,7 @@ def test_chapter_23_draws_its_span_trees(page, jupyter):
 
     fill_answers(jupyter.root, CHAPTER)
     with every_cell_drawn(jupyter):
-        page.goto(jupyter.url(f"lab/workspaces/{uuid.uuid4().hex[:12]}/tree/{CHAPTER}/{CHAPTER}.ipynb"))
-        page.locator("#jp-main-statusbar .jp-StatusBar-TextItem", has_text="| Idle").wait_for()
-        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-        page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+        run_chapter_in_lab(page, jupyter, CHAPTER)
         expect(page.locator(".jupyter-widgets.wb-quiz")).to_have_count(1)
         outputs = page.locator(".jp-OutputArea-output")
         team = outputs.filter(has_text="invoke_agent front_desk  done").first

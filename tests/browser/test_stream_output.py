@@ -7,13 +7,13 @@ test-artifacts/stream-chapter.png (the page around it), test-artifacts/stream-qu
 from __future__ import annotations
 
 import re
-import uuid
 
 from tests.browser.jupyter import (
     ARTIFACTS,
     every_cell_drawn,
     fill_answers,
     marks,
+    run_chapter_in_lab,
 )
 from workbook import quiz
 
@@ -29,10 +29,7 @@ def test_chapter_22_streams_into_an_output_widget(page, jupyter):
 
     fill_answers(jupyter.root, CHAPTER)
     with every_cell_drawn(jupyter):
-        page.goto(jupyter.url(f"lab/workspaces/{uuid.uuid4().hex[:12]}/tree/{CHAPTER}/{CHAPTER}.ipynb"))
-        page.locator("#jp-main-statusbar .jp-StatusBar-TextItem", has_text="| Idle").wait_for()
-        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-        page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+        run_chapter_in_lab(page, jupyter, CHAPTER)
         expect(page.locator(".jupyter-widgets.wb-quiz")).to_have_count(1)
         widget = page.locator(".jupyter-widgets.widget-output").filter(has_text="breakdown by week").first
         expect(widget).to_have_text(re.compile(r"^\s*" + re.escape(TEXT) + r"\s*$"))
