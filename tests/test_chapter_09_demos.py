@@ -2,13 +2,12 @@
 run, not two (issue 17 §1). Runs the solution notebook's non-test cells in one kernel, then the demo
 cells a second time, and reads the logs they wrote."""
 
-import os
 import re
 
 import pytest
-from nbclient import NotebookClient
 
 from autograder import notebooks
+from tests.chapter_kernel import ran
 from workbook.paths import ROOT
 
 CHAPTER = "09_trajectories_and_checkpoints"
@@ -20,12 +19,7 @@ def test_running_a_demo_cell_again_starts_a_new_log():
     nb.cells = [c for c in nb.cells if c.cell_type == "code" and not notebooks.is_test(c)]
     demos = [i for i, c in enumerate(nb.cells) if "= WORK / " in c.source]
     assert len(demos) >= 4, "the demo cells that write logs and checkpoints"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LLM_")}
-    client = NotebookClient(nb, timeout=60, kernel_name="python3",
-                            resources={"metadata": {"path": str(ROOT / "solutions" / CHAPTER)}})
-    with client.setup_kernel(env=env):
-        for index, cell in enumerate(nb.cells):
-            client.execute_cell(cell, index)
+    with ran(nb, CHAPTER, timeout=60) as client:
         first = [_text(nb.cells[i]) for i in demos]
         for i in demos:
             client.execute_cell(nb.cells[i], i)

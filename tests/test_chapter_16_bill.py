@@ -3,12 +3,11 @@ the prefix cache the compaction loop is the dearer run and without it the cheape
 solution notebook's taught cells up to the cell that measures both, then reads what it measured."""
 
 import json
-import os
 
 import pytest
-from nbclient import NotebookClient
 
 from autograder import notebooks
+from tests.chapter_kernel import ran
 from workbook.paths import ROOT
 
 CHAPTER = "16_context_engineering"
@@ -26,12 +25,8 @@ def test_compaction_is_dearer_with_the_cache_and_cheaper_without_as_the_text_say
     probe = cells[0].copy()
     probe.source = "import json; print(json.dumps(list(bills.values())))"
     nb.cells.append(probe)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LLM_")}
-    client = NotebookClient(nb, timeout=120, kernel_name="python3",
-                            resources={"metadata": {"path": str(ROOT / "solutions" / CHAPTER)}})
-    with client.setup_kernel(env=env):
-        for index, cell in enumerate(nb.cells):
-            client.execute_cell(cell, index)
+    with ran(nb, CHAPTER, timeout=120):
+        pass
     out = "".join(o.get("text", "") for o in probe.outputs if o.output_type == "stream")
     (_, plain_prompt, plain_cached, plain_fresh), (_, compact_prompt, compact_cached, compact_fresh) = json.loads(out)
     assert compact_prompt < plain_prompt, "compaction sends fewer prompt tokens"
