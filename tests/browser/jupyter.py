@@ -65,6 +65,12 @@ def marks() -> list:
             pytest.mark.timeout(TEST_BACKSTOP_S)]
 
 
+def shot(target, name: str, full_page: bool = False) -> None:
+    """A screenshot of `target` (a page or a locator) as test-artifacts/`name`."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    target.screenshot(path=str(ARTIFACTS / name), **({"full_page": True} if full_page else {}))
+
+
 def run_chapter_in_lab(page, jupyter, chapter: str) -> None:
     """Open a chapter's notebook in JupyterLab, wait until its kernel is idle, and Run All Cells."""
     page.goto(jupyter.url(f"lab/workspaces/{uuid.uuid4().hex[:12]}/tree/{chapter}/{chapter}.ipynb"))

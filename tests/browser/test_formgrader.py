@@ -21,13 +21,13 @@ import pytest
 
 from autograder import sandbox
 from tests.browser.jupyter import (
-    ARTIFACTS,
     BACKSTOP_S,
     ROOT,
     TEST_BACKSTOP_S,
     JupyterServer,
     skip_reason,
 )
+from tests.browser.jupyter import shot as screenshot
 
 COHORT = ("ada", "ben", "cy")  # all right, the first exercise of each chapter, untouched
 GRADED = ("00_start_here", "01_one_step")  # the sample cohort's chapters
@@ -94,8 +94,7 @@ def instructor_lab(graded, tmp_path):
 
 
 def shot(page, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"formgrader-{name}.png"), full_page=True)
+    screenshot(page, f"formgrader-{name}.png", full_page=True)
 
 
 def _score(row: dict) -> str:

@@ -12,12 +12,12 @@ import uuid
 import pytest
 
 from tests.browser.jupyter import (
-    ARTIFACTS,
     CHAPTER,
     VIEWER_NOTEBOOK,
     chapter_missing,
     every_cell_drawn,
     marks,
+    shot,
 )
 from workbook import quiz
 
@@ -46,11 +46,6 @@ def open_notebook(page, jupyter, ui: str, path: str) -> None:
 def run_all(page) -> None:
     page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
     page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
-
-
-def shot(target, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    target.screenshot(path=str(ARTIFACTS / name))
 
 
 def single_question():

@@ -18,13 +18,13 @@ import nbformat
 import pytest
 
 from tests.browser.jupyter import (
-    ARTIFACTS,
     BACKSTOP_S,
     CHAPTERS,
     ROOT,
     JupyterServer,
     marks,
 )
+from tests.browser.jupyter import shot as screenshot
 from workbook import quiz
 
 pytestmark = marks()
@@ -75,8 +75,7 @@ def lab(tmp_path_factory):
 
 
 def shot(target, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    target.screenshot(path=str(ARTIFACTS / f"student-{name}.png"))
+    screenshot(target, f"student-{name}.png")
 
 
 def open_lab(page, server, path: str) -> None:
