@@ -16,6 +16,7 @@ from pathlib import Path
 
 from autograder import results
 from autograder.course import REPO
+from autograder.judge.process import Zygote
 
 
 def fill_skipped(outcome: dict, base_steps: list[dict]) -> dict:
@@ -74,10 +75,14 @@ def grade(jobs: dict[str, dict], workers: int = 2, deadline: float = 1800) -> di
         while pending and len(running) < workers:
             chapter = pending.pop(0)
             (folder / f"{chapter}.json").write_text(json.dumps(jobs[chapter]), encoding="utf-8")
-            with open(folder / f"{chapter}.log", "wb") as log:
+            control = Zygote.branch()  # the chapter's judges are forked from the warm zygote's state
+            if control is None:
+                raise RuntimeError("the judge's zygote could not branch one for the fast runner")
+            with open(folder / f"{chapter}.log", "wb") as log, control:
                 proc = subprocess.Popen([sys.executable, "-m", "tests.fast_runner", str(folder / f"{chapter}.json"),
-                                         str(folder / f"{chapter}.out")], cwd=REPO, env=env, stdout=log,
-                                        stderr=subprocess.STDOUT, start_new_session=True)
+                                         str(folder / f"{chapter}.out"), str(control.fileno())], cwd=REPO, env=env,
+                                        stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                                        pass_fds=[control.fileno()])
             running[chapter] = (proc, time.monotonic())
         time.sleep(0.05)
         for chapter, (proc, started) in list(running.items()):

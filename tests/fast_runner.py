@@ -2,9 +2,12 @@
 sandbox. One process per chapter (a clean interpreter, a private HOME, /tmp and agent_files/out)
 runs the chapter's solved notebook once in an IPython shell; where a variant's first code cell
 differs from it, the process forks and the child runs the variant from that cell on, so the
-prefix is never run twice. Test cells run as the grader runs them (`exec` of the source, under
-the filename the grader gives it) and are scored by its rule (autograder/scoring.py): points only
-when the cell ran to its end with no error; stderr is an event, not a loss (execute.py).
+prefix is never run twice. Test cells are graded as the grader grades them: by a judge
+(autograder/judge/), forked for each run (the solved notebook's, and each variant's) by a zygote
+branched for this chapter, while the notebook's shell only serves it (the grader's one line,
+judge/cells.py). A test passes when the judge says its code ran to its end (autograder/scoring.py's
+rule); stderr is an event, not a loss (execute.py). So the fast runner is the grader's judge with an
+unsandboxed kernel, and `make test-real` proves the two pipelines equal on every variant.
 
 Limits are CPU time per cell and per notebook (`ITIMER_PROF`), with a wall backstop ten times the
 cell limit for a cell that sleeps or blocks, and a parent that kills a child that stops reporting.
@@ -20,9 +23,11 @@ import importlib
 import json
 import os
 import resource
+import secrets
 import select
 import shutil
 import signal
+import socket
 import sys
 import tempfile
 import threading
@@ -32,6 +37,8 @@ from pathlib import Path
 
 from autograder import notebooks, results
 from autograder.course import REPO
+from autograder.judge.cells import SERVE
+from autograder.judge.process import request_judge
 
 BACKSTOP = 10  # wall seconds per CPU second of a cell's limit, for a cell that sleeps or blocks
 SLACK = 30  # more wall seconds before the parent kills a child that stopped reporting
@@ -112,19 +119,77 @@ def _cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def run_cell(shell, cell: dict, limit: float) -> dict:
-    """Run one code cell as the grader does; what happened to it."""
+class Judge:
+    """The judge of one run, forked by the chapter's zygote; fed and read here with no thread (a
+    thread would stop the next fork), as JudgeProcess does for the grader."""
+
+    def __init__(self, control: socket.socket, root: Path, limit: float):
+        self.proc = request_judge(control)
+        if self.proc is None:
+            raise RuntimeError("the chapter's zygote made no judge")
+        self.dir = Path(tempfile.mkdtemp(dir=root.parent))  # its scratch, and the socket the kernel calls
+        self.socket, self.buffer, self.dead = str(self.dir / "judge.sock"), b"", ""
+        self.send({"op": "start", "socket": self.socket, "kernel_pid": os.getpid(), "scratch": str(self.dir),
+                   "cpu": limit, "wall": limit * BACKSTOP})
+        self.expect("started", 120)
+
+    def send(self, msg: dict) -> None:
+        try:
+            self.proc.stdin.write(json.dumps(msg) + "\n")
+            self.proc.stdin.flush()
+        except (BrokenPipeError, ValueError, OSError):
+            pass
+
+    def expect(self, op: str, timeout: float) -> dict:
+        """The judge's next line, which must be `op`; its end (dead, silent) is remembered."""
+        if self.dead:
+            raise RuntimeError(f"the judge stopped earlier in this notebook ({self.dead})")
+        fd, deadline = self.proc.stdout.fileno(), time.monotonic() + timeout
+        while b"\n" not in self.buffer:
+            if not select.select([fd], [], [], max(0.0, deadline - time.monotonic()))[0]:
+                self.dead = f"it did not answer in {timeout:g} s"
+                self.proc.kill()
+                raise RuntimeError(self.dead)
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                self.dead = "it ended before its verdict"
+                raise RuntimeError(self.dead)
+            self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        msg = json.loads(line)
+        if msg.get("op") != op:
+            self.dead = f"it said {msg.get('op')!r} for {op!r}"
+            raise RuntimeError(self.dead)
+        return msg
+
+    def close(self) -> None:
+        self.send({"op": "quit"})
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def _linked_threads_ended() -> None:
+    """The link's reader thread ends once the judge hangs up: wait for it, so the next fork can."""
+    for thread in threading.enumerate():
+        if thread.name == "link-reader":
+            thread.join(SLACK)
+
+
+def run_cell(shell, cell: dict, limit: float, judge: Judge) -> dict:
+    """Run one code cell as the grader does (a test cell: the judge runs it); what happened to it."""
     out, err = sys.stdout, sys.stderr
     out.text = err.text = ""
-    ended = []
-    if cell["graded"]:
-        filename = f"<hidden test {cell['grade_id']}>" if cell["hidden"] else f"<test {cell['grade_id']}>"
-        sys.modules["__fast_runner__"].job = (cell["source"], filename, ended)
-        code, history = "__import__('__fast_runner__').run()\n", False
+    graded = cell["graded"]
+    if graded:
+        token = secrets.token_hex(8)
+        judge.send({"op": "test", "grade_id": cell["grade_id"], "source": cell["source"],
+                    "hidden": cell["hidden"], "token": token})
+        code, history = SERVE.format(path=judge.socket, token=token), False
     else:
         code, history = cell["source"], True
     started, wall = _cpu(), time.monotonic()
-    signal.setitimer(signal.ITIMER_PROF, limit)
+    # A test cell's own limit is the judge's (the kernel's and the judge's CPU): this one only ends
+    # a kernel that the judge left busy after its verdict, as the grader's interrupt does.
+    signal.setitimer(signal.ITIMER_PROF, limit * 2 + 1 if graded else limit)
     signal.setitimer(signal.ITIMER_REAL, limit * BACKSTOP)
     try:
         result = shell.run_cell(code, store_history=history)
@@ -134,28 +199,28 @@ def run_cell(shell, cell: dict, limit: float) -> dict:
         signal.setitimer(signal.ITIMER_PROF, 0)
         signal.setitimer(signal.ITIMER_REAL, 0)
     error = result.error_before_exec or result.error_in_exec
-    text = None if error is None else results.first_error({"outputs": [
-        {"output_type": "error", "ename": type(error).__name__, "evalue": str(error)}]})
-    return {"index": cell["index"], "error": text, "ended": bool(ended), "cpu": _cpu() - started, "wall": time.monotonic() - wall,
-            "stderr": err.text[:200] if cell["graded"] else "",
+    step = {"index": cell["index"], "cpu": _cpu() - started, "stderr": err.text[:200] if graded else "",
             "timeout": isinstance(error, CellTimeoutError)}
-
-
-def _runner_module() -> types.ModuleType:
-    """The test runner the wrapper line calls (as the grader's, outside the notebook's names)."""
-    mod = types.ModuleType("__fast_runner__")
-
-    def run():
-        import linecache
-
-        source, filename, ended = mod.job
-        if not filename.startswith("<hidden"):
-            linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-        exec(compile(source, filename, "exec"), mod.shell.user_ns)
-        ended.append(True)
-
-    mod.run = run
-    return mod
+    if graded:
+        _linked_threads_ended()
+        judge.send({"op": "cell_done"})
+        try:
+            verdict = judge.expect("result", limit * BACKSTOP + SLACK)
+        except RuntimeError as e:
+            verdict = {"passed": False, "ename": "JudgeError", "evalue": str(e)}
+        step["timeout"] = step["timeout"] or verdict.get("timeout") is True
+        step["cpu"] = max(step["cpu"], float(verdict.get("cpu") or 0))
+        error = None if verdict.get("passed") else types.SimpleNamespace(
+            name=str(verdict.get("ename") or "Error"), text=str(verdict.get("evalue", "")))
+        step["ended"] = bool(verdict.get("passed"))
+    else:
+        step["ended"] = error is None
+        if error is not None:
+            error = types.SimpleNamespace(name=type(error).__name__, text=str(error))
+    step["error"] = None if error is None else results.first_error({"outputs": [
+        {"output_type": "error", "ename": error.name, "evalue": error.text}]})
+    step["wall"] = time.monotonic() - wall
+    return step
 
 
 def _restore(root: Path, snapshot: Path) -> None:
@@ -164,18 +229,19 @@ def _restore(root: Path, snapshot: Path) -> None:
         shutil.copytree(snapshot / name, root / name, symlinks=True)
 
 
-def _child(shell, cells: list[dict], start: int, limit: float, budget: float, w: int,
+def _child(shell, cells: list[dict], start: int, limit: float, budget: float, w: int, root: Path,
            skip: frozenset = frozenset()) -> None:
     """In the forked child: run `cells[start:]` (a position in `skip` only says so), one JSON line
-    per cell on fd `w`, then exit."""
+    per cell on fd `w`, then exit. Its test cells go to a judge of its own."""
     os.setpgid(0, 0)
+    judge = Judge(CONTROL, root, limit)
     for position, cell in enumerate(cells[start:], start):
         if budget <= 0:
             break
         if position in skip:
             os.write(w, (json.dumps({"index": cell["index"], "skipped": True}) + "\n").encode())
             continue
-        step = run_cell(shell, cell, min(limit, budget))
+        step = run_cell(shell, cell, min(limit, budget), judge)
         budget -= step["cpu"]
         os.write(w, (json.dumps(step) + "\n").encode())
     os.write(w, b'{"done": true}\n')
@@ -193,7 +259,7 @@ def fork_run(shell, cells, start, limit, budget, root: Path, skip=frozenset()) -
     if pid == 0:
         os.close(r)
         try:
-            _child(shell, cells, start, limit, budget, w, skip)
+            _child(shell, cells, start, limit, budget, w, root, skip)
         finally:
             os._exit(1)
     os.close(w)
@@ -254,9 +320,6 @@ def setup(root: Path):
     config = Config()
     config.HistoryManager.enabled = False
     shell = InteractiveShell.instance(config=config)
-    runner = _runner_module()
-    runner.shell = shell
-    sys.modules["__fast_runner__"] = runner
     import workbook.checks  # noqa: F401  (the guard imports it before any cell, so here too)
 
     return shell
@@ -265,6 +328,7 @@ def setup(root: Path):
 # The SDKs' imports cost seconds of CPU (anthropic ~3 s): a chapter whose cells name one imports it
 # before its first cell, once, so a variant forked before the cell that imports it need not.
 PRELOAD = ("openai", "anthropic")
+CONTROL: socket.socket  # this chapter's zygote (the gates' worker branched it: fast_results.grade)
 
 
 def preload(cells: list[dict]) -> None:
@@ -281,6 +345,8 @@ def run_job(job: dict, out: Path) -> None:
     shell = setup(root)
     base, variants = job["base"], job["variants"]
     preload(base)
+    importlib.import_module("workbook.link.kernel_side")  # what the grader's line imports, once
+    judge = Judge(CONTROL, root, job["base_limit"])
     starts = {}
     for student, v in variants.items():
         cells = v["cells"]
@@ -306,11 +372,13 @@ def run_job(job: dict, out: Path) -> None:
                 f.write(json.dumps({"student": student, "at": round(time.monotonic() - t0, 2),
                                     "fork": i, **done[student]}) + "\n")
         if i < len(base):
-            prefix.append(run_cell(shell, base[i], job["base_limit"]))
+            prefix.append(run_cell(shell, base[i], job["base_limit"], judge))
+    judge.close()
     with open(out, "a", encoding="utf-8") as f:  # what a variant's skipped cells are given
         f.write(json.dumps({"base": True, "steps": prefix}) + "\n")
     shutil.rmtree(root.parent, ignore_errors=True)
 
 
 if __name__ == "__main__":
+    CONTROL = socket.socket(fileno=int(sys.argv[3]))
     run_job(json.loads(Path(sys.argv[1]).read_text(encoding="utf-8")), Path(sys.argv[2]))

@@ -1,5 +1,6 @@
-"""The fast runner on a tiny chapter: forks at the first differing cell, scores by the grader's
-rule, and ends a cell by CPU time, a dead process as dead_kernel, stderr as an event only."""
+"""The fast runner on a tiny chapter: forks at the first differing cell, test cells judged by the
+grader's judge, scores by the grader's rule, and ends a cell by CPU time, a dead process as
+dead_kernel, stderr as an event only."""
 
 from tests import fast_results, fast_runner
 
@@ -12,9 +13,10 @@ def _cell(index, source, grade_id=None):
             and grade_id.endswith("_tests"), "hidden": False}
 
 
-BASE = [_cell(0, "import sys\nseen = []"), _cell(1, "def a():\n    return 1", "a"),
-        _cell(2, "assert a() == 1\nseen.append('a')", "a_tests"), _cell(3, "def b():\n    return 2", "b"),
-        _cell(4, "assert b() == 2 and seen == ['a']\nprint('note', file=sys.stderr)", "b_tests")]
+BASE = [_cell(0, "import sys\nseen = []"), _cell(1, "def a():\n    seen.append('a')\n    return 1", "a"),
+        _cell(2, "assert a() == 1", "a_tests"), _cell(3, "def b():\n    print('note', file=sys.stderr)\n"
+                                                          "    return 2", "b"),
+        _cell(4, "assert b() == 2 and len(seen) >= 1", "b_tests")]
 
 
 def _with(index, source):
@@ -25,7 +27,8 @@ def _with(index, source):
 
 def test_variants_score_as_a_full_run_would():
     variants = {"same": _with(0, BASE[0]["source"]), "wrong_b": _with(3, "def b():\n    return 3"),
-                "loops": _with(3, "while True:\n    pass"), "dies": _with(3, "import os\nos._exit(3)"),
+                "loops": _with(3, "while True:\n    pass"),
+                "loops_when_tested": _with(3, "def b():\n    while True:\n        pass"), "dies": _with(3, "import os\nos._exit(3)"),
                 "wrong_a": _with(1, "def a():\n    return 0")}
     job = {"chapter": "00_tiny", "base_limit": 2, "base": BASE, "variants": variants}
     lines = fast_results.grade({"00_tiny": job}, workers=1)["00_tiny"]
@@ -33,11 +36,15 @@ def test_variants_score_as_a_full_run_would():
     rec = {s: fast_results.record(s, "00_tiny", TESTS, variants[s]["cells"], found[s], 0.0) for s in variants}
     scores = {s: {t: v["score"] for t, v in r["tests"].items()} for s, r in rec.items()}
     assert scores == {"same": {"a_tests": 1.0, "b_tests": 2.0}, "wrong_b": {"a_tests": 1.0, "b_tests": 0.0},
-                      "loops": {"a_tests": 1.0, "b_tests": 0.0}, "dies": {"a_tests": 1.0, "b_tests": 0.0},
+                      "loops": {"a_tests": 1.0, "b_tests": 0.0},
+                      "loops_when_tested": {"a_tests": 1.0, "b_tests": 0.0}, "dies": {"a_tests": 1.0, "b_tests": 0.0},
                       "wrong_a": {"a_tests": 0.0, "b_tests": 0.0}}, scores
     assert found["wrong_b"]["fork"] == 3 and found["wrong_a"]["fork"] == 1
     assert rec["same"]["status"] == "ok" and [e["kind"] for e in rec["same"]["events"]] == ["stderr"]
     assert rec["loops"]["status"] == "timeout" and "CPU time" in str(rec["loops"]["events"])
+    # the judge ends a test over its CPU time (the kernel's and its own), as the grader's does
+    assert rec["loops_when_tested"]["status"] == "timeout", rec["loops_when_tested"]
+    assert "2 s of CPU time" in rec["loops_when_tested"]["tests"]["b_tests"]["error"]
     assert rec["dies"]["status"] == "dead_kernel" and "not run" in rec["dies"]["tests"]["b_tests"]["error"]
     assert "AssertionError" in rec["wrong_a"]["tests"]["a_tests"]["error"]
     base = next(o for o in lines if o.get("base"))

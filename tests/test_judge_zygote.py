@@ -7,6 +7,7 @@ import threading
 
 import pytest
 
+from autograder.judge import process
 from autograder.judge.process import JudgeProcess, Zygote
 from workbook.link import kernel_side
 
@@ -67,3 +68,25 @@ def test_a_dead_zygote_is_replaced(folder):
         assert _run(judge, folder, "d", "pass\n")["passed"]
     finally:
         judge.close()
+
+
+def test_a_branched_zygote_forks_fresh_judges(folder):
+    """The fast runner's chapter processes fork their judges from a branch of the worker's zygote."""
+    control = Zygote.branch()
+    assert control is not None
+    judges = []
+    try:
+        for name in ("e", "f"):
+            forked = process.request_judge(control)
+            assert forked is not None
+            judge = JudgeProcess(forked)
+            judges.append(judge)
+            assert _run(judge, folder, name, f"import autograder.judge.remote as r\nassert not hasattr(r, 'SEEN')\n"
+                                             f"r.SEEN = {name!r}\n")["passed"]
+        assert judges[0].proc.pid != judges[1].proc.pid
+    finally:
+        for judge in judges:
+            judge.close()
+        control.close()
+    assert process.request_judge(control := Zygote.branch()) is not None  # the worker's zygote lives on
+    control.close()

@@ -82,32 +82,58 @@ class Zygote:
         """A new judge, or None if no zygote can make one (then spawn it plainly)."""
         with cls._lock:
             zygote = cls._get()
-            stdin_r, stdin_w = os.pipe()
-            stdout_r, stdout_w = os.pipe()
-            try:
-                socket.send_fds(zygote.control, [b"f"], [stdin_r, stdout_w])
-                reply = zygote.control.recv(PID.size, socket.MSG_WAITALL)
-                pid = PID.unpack(reply)[0] if len(reply) == PID.size else -1  # short: it hung up
-            except OSError:
-                pid = -1
-            finally:
-                os.close(stdin_r)
-                os.close(stdout_w)
-            if pid <= 0:
-                os.close(stdin_w)
-                os.close(stdout_r)
+            forked = request_judge(zygote.control)
+            if forked is None:
                 cls._current = None
+            return forked
+
+    @classmethod
+    def branch(cls) -> socket.socket | None:
+        """The control socket of a new zygote forked from this worker's (zygote.py's `b`), for a
+        process that forks its judges itself (`request_judge`); None if none could be made."""
+        with cls._lock:
+            ours, theirs = socket.socketpair()
+            try:
+                socket.send_fds(cls._get().control, [b"b"], [theirs.fileno()])
+                reply = cls._get().control.recv(PID.size, socket.MSG_WAITALL)
+            except OSError:
+                reply = b""
+            finally:
+                theirs.close()
+            if len(reply) != PID.size or PID.unpack(reply)[0] <= 0:
+                ours.close()
                 return None
-        return Forked(pid, open(stdin_w, "w", buffering=1, encoding="utf-8"), open(stdout_r, encoding="utf-8"))
+            return ours
+
+
+def request_judge(control: socket.socket) -> Forked | None:
+    """Ask the zygote at the other end of `control` for a new judge; None if it made none."""
+    stdin_r, stdin_w = os.pipe()
+    stdout_r, stdout_w = os.pipe()
+    try:
+        socket.send_fds(control, [b"f"], [stdin_r, stdout_w])
+        reply = control.recv(PID.size, socket.MSG_WAITALL)
+        pid = PID.unpack(reply)[0] if len(reply) == PID.size else -1  # short: it hung up
+    except OSError:
+        pid = -1
+    finally:
+        os.close(stdin_r)
+        os.close(stdout_w)
+    if pid <= 0:
+        os.close(stdin_w)
+        os.close(stdout_r)
+        return None
+    return Forked(pid, open(stdin_w, "w", buffering=1, encoding="utf-8"), open(stdout_r, encoding="utf-8"))
 
 
 class JudgeProcess:
     """One judge for one notebook, forked by the worker's zygote (or `python -m autograder.judge`),
     fed over its stdin."""
 
-    def __init__(self):
-        """Make the judge now (a fresh interpreter's imports overlap the kernel's start); `start()` it later."""
-        self.proc = Zygote.fork() or spawn_plain()
+    def __init__(self, proc: Forked | None = None):
+        """Make the judge now (a fresh interpreter's imports overlap the kernel's start), or take
+        one a zygote forked (`request_judge`); `start()` it later."""
+        self.proc = proc or Zygote.fork() or spawn_plain()
         self.results: queue.Queue = queue.Queue()
         self.dead = False
         self.pending: str | None = None  # the grade_id of the test whose verdict is awaited

@@ -10,7 +10,9 @@ see another's. A judge that the zygote cannot make is made the old way (`process
 
 Protocol: the worker sends one byte with two file descriptors (the judge's stdin and stdout); the
 zygote answers the new judge's pid as 8 bytes. End of file on the socket ends the zygote (its
-worker is gone); judges it forked live on until their own stdin closes.
+worker is gone); judges it forked live on until their own stdin closes. A `b` with one socket
+instead branches a zygote: a fork of this one that serves the same protocol on that socket, for
+a process of its own (the gates' fast runner gives each chapter process one: tests/fast_runner.py).
 """
 
 from __future__ import annotations
@@ -40,6 +42,19 @@ def _child(fds: list[int], control: socket.socket) -> None:
         os._exit(1)
 
 
+def _branch(fd: int, control: socket.socket) -> int:
+    """A zygote forked from this one, serving the socket `fd`: its pid."""
+    pid = os.fork()
+    if pid == 0:
+        control.close()
+        try:
+            serve(socket.socket(fileno=fd))
+        finally:
+            os._exit(0)
+    os.close(fd)
+    return pid
+
+
 def serve(control: socket.socket) -> None:
     """Fork a judge for every request until the worker hangs up."""
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernel reaps judges: no zombies
@@ -50,6 +65,9 @@ def serve(control: socket.socket) -> None:
             return
         if not data:
             return
+        if data == b"b" and len(fds) == 1:
+            control.sendall(PID.pack(_branch(fds[0], control)))
+            continue
         if len(fds) != 2:
             for fd in fds:
                 os.close(fd)
