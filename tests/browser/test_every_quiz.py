@@ -9,11 +9,9 @@ Screenshots go to test-artifacts/quiz-<chapter>.png.
 
 from __future__ import annotations
 
-import uuid
-
 import nbformat
 
-from tests.browser.jupyter import ARTIFACTS, every_cell_drawn, marks
+from tests.browser.jupyter import ARTIFACTS, every_cell_drawn, marks, open_notebook
 from workbook import quiz
 
 pytestmark = marks()
@@ -27,8 +25,7 @@ def test_every_chapters_quiz_renders_in_jupyterlab(page, jupyter):
                                  "language": "python"}
     nbformat.write(nb, jupyter.root / NOTEBOOK)
     with every_cell_drawn(jupyter):
-        page.goto(jupyter.url(f"lab/workspaces/{uuid.uuid4().hex[:12]}/tree/{NOTEBOOK}"))
-        page.locator("#jp-main-statusbar .jp-StatusBar-TextItem", has_text="| Idle").wait_for()
+        open_notebook(page, jupyter, NOTEBOOK)
         _show_every_quiz(page, chapters)
 
 

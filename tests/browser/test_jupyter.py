@@ -7,23 +7,23 @@ Screenshots go to test-artifacts/. Skip locally with SKIP_BROWSER=1.
 from __future__ import annotations
 
 import re
-import uuid
 
 import pytest
 
 from tests.browser.jupyter import (
     CHAPTER,
+    UIS,
     VIEWER_NOTEBOOK,
     chapter_missing,
     every_cell_drawn,
     marks,
+    open_notebook,
+    run_all,
     shot,
 )
 from workbook import quiz
 
 pytestmark = marks()
-# Each open gets a new Lab workspace, so no tab restored from an earlier test takes the focus.
-UIS = {"lab": "lab/workspaces/{ws}/tree/{path}", "notebook7": "notebooks/{path}"}
 STDERR = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'
 
 
@@ -31,21 +31,6 @@ def expect(locator):
     from playwright.sync_api import expect as _expect  # imported late: the module may be skipped
 
     return _expect(locator)
-
-
-def open_notebook(page, jupyter, ui: str, path: str) -> None:
-    """Open a notebook and wait until its kernel is idle."""
-    page.goto(jupyter.url(UIS[ui].format(ws=uuid.uuid4().hex[:12], path=path)))
-    if ui == "lab":
-        page.locator("#jp-main-statusbar .jp-StatusBar-TextItem", has_text="| Idle").wait_for()
-    else:  # Notebook 7 has no status bar; the toolbar's indicator carries the same state
-        page.wait_for_function("() => [...document.querySelectorAll('.jp-Notebook-ExecutionIndicator')]"
-                               ".some(e => e.textContent.includes('Kernel status: Idle'))")
-
-
-def run_all(page) -> None:
-    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
 
 
 def single_question():
@@ -61,7 +46,7 @@ def single_question():
 def test_finished_chapter_runs_all_cells_and_its_quiz_gives_feedback(page, jupyter, ui):
     if reason := chapter_missing():
         pytest.skip(reason)
-    open_notebook(page, jupyter, ui, f"{CHAPTER}/{CHAPTER}.ipynb")
+    open_notebook(page, jupyter, f"{CHAPTER}/{CHAPTER}.ipynb", ui)
     run_all(page)
     widget = page.locator(".jupyter-widgets.wb-quiz")  # only inside rendered widgets
     expect(widget).to_have_count(1)
@@ -98,7 +83,7 @@ def test_trajectory_viewer_steps_forward_and_back(page, jupyter, ui):
 
 
 def _viewer_steps(page, jupyter, ui):
-    open_notebook(page, jupyter, ui, VIEWER_NOTEBOOK)
+    open_notebook(page, jupyter, VIEWER_NOTEBOOK, ui)
     run_all(page)
     viewer = page.locator(".jupyter-widgets.wb-trace")
     expect(viewer).to_have_count(1)

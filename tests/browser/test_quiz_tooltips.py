@@ -7,11 +7,10 @@ Screenshot: test-artifacts/quiz-tooltips.png.
 from __future__ import annotations
 
 import re
-import uuid
 
 import nbformat
 
-from tests.browser.jupyter import ARTIFACTS, marks
+from tests.browser.jupyter import ARTIFACTS, marks, open_notebook, run_all
 
 pytestmark = marks()
 CHAPTER = "20_evaluating_an_agent"  # options with `code` and apostrophes
@@ -29,10 +28,8 @@ def test_quiz_options_show_no_raw_html_on_hover_and_tick_on_a_click(page, jupyte
         f"from workbook import quiz\nquiz.show({CHAPTER!r})")])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
     nbformat.write(nb, jupyter.root / name)
-    page.goto(jupyter.url(f"lab/workspaces/{uuid.uuid4().hex[:12]}/tree/{name}"))
-    page.locator("#jp-main-statusbar .jp-StatusBar-TextItem", has_text="| Idle").wait_for()
-    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+    open_notebook(page, jupyter, name)
+    run_all(page)
     options = page.locator(".wb-quiz .widget-checkbox")
     expect(options.first).to_be_visible()
     raw = " ".join(options.nth(i).locator("label > span").get_attribute("title") or "" for i in range(options.count()))

@@ -23,6 +23,8 @@ from tests.browser.jupyter import (
     ROOT,
     JupyterServer,
     marks,
+    open_notebook,
+    run_all,
 )
 from tests.browser.jupyter import shot as screenshot
 from workbook import quiz
@@ -62,8 +64,7 @@ def lab(tmp_path_factory):
     small_notebook(root / QUIZ_NB, f'from workbook.quiz import show\nshow("{QUIZ}")')
     small_notebook(root / PROGRESS_NB,
                    f'from workbook.progress import show\nshow({str(root)!r})')
-    server = JupyterServer(root, tmp, config_path=ROOT / "lab" / "student",
-                           extra_args=("--LabApp.expose_app_in_browser=True",))
+    server = JupyterServer(root, tmp, config_path=ROOT / "lab" / "student")
     right = {q.text: [a.text for a in q.answers if a.correct] for q in quiz.load(FINISHED)}
     (tmp / "progress.json").write_text(json.dumps({"version": 1, "quizzes": {FINISHED: right}}),
                                        encoding="utf-8")
@@ -76,16 +77,6 @@ def lab(tmp_path_factory):
 
 def shot(target, name: str) -> None:
     screenshot(target, f"student-{name}.png")
-
-
-def open_lab(page, server, path: str) -> None:
-    page.goto(server.url(f"lab/workspaces/{uuid.uuid4().hex[:12]}/tree/{path}"))
-    page.locator("#jp-main-statusbar .jp-StatusBar-TextItem", has_text="| Idle").wait_for()
-
-
-def run_all(page) -> None:
-    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
 
 
 def wait_language_info(page) -> None:
@@ -109,7 +100,7 @@ def test_instructor_lab_has_the_nbgrader_tools(page, jupyter):
 
 
 def test_student_lab_shows_validate_and_no_instructor_tools(page, lab):
-    open_lab(page, lab, f"{RELEASED}/{RELEASED}.ipynb")
+    open_notebook(page, lab, f"{RELEASED}/{RELEASED}.ipynb")
     wait_language_info(page)
     assert "Nbgrader" not in menubar(page) and "Run" in menubar(page)
     expect(page.get_by_text("Create Assignment")).to_have_count(0)
@@ -136,7 +127,7 @@ def test_student_lab_shows_validate_and_no_instructor_tools(page, lab):
 
 def test_quiz_options_render_code_and_wrap_beside_their_box(page, lab):
     page.set_viewport_size({"width": 900, "height": 1000})
-    open_lab(page, lab, QUIZ_NB)
+    open_notebook(page, lab, QUIZ_NB)
     run_all(page)
     widget = page.locator(".jupyter-widgets.wb-quiz")
     expect(widget).to_have_count(1)
@@ -166,7 +157,7 @@ def test_quiz_options_render_code_and_wrap_beside_their_box(page, lab):
 
 
 def test_progress_view(page, lab):
-    open_lab(page, lab, PROGRESS_NB)
+    open_notebook(page, lab, PROGRESS_NB)
     run_all(page)
     view = page.locator(".wb-progress")
     expect(view).to_be_visible()
@@ -182,7 +173,7 @@ def test_progress_view(page, lab):
 def test_quiz_answers_survive_a_server_restart_and_a_lost_widget_says_how_to_get_it_back(
         page, lab):
     """Last in this file: it restarts the module's server."""
-    open_lab(page, lab, QUIZ_NB)
+    open_notebook(page, lab, QUIZ_NB)
     run_all(page)
     widget = page.locator(".jupyter-widgets.wb-quiz")
     expect(widget).to_have_count(1)
@@ -200,7 +191,7 @@ def test_quiz_answers_survive_a_server_restart_and_a_lost_widget_says_how_to_get
 
     lab.stop()
     lab.start()
-    open_lab(page, lab, QUIZ_NB)
+    open_notebook(page, lab, QUIZ_NB)
     lost = page.get_by_text("run this cell to show the quiz")
     expect(lost).to_be_visible()
     error = page.get_by_text("Error displaying widget")  # JupyterLab's own text, hidden by ours
