@@ -36,7 +36,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tests.browser.jupyter import ARTIFACTS, CHROMIUM, ROOT, skip_reason
+from tests.browser.jupyter import CHROMIUM, ROOT, skip_reason
+from tests.browser.jupyter import shot as screenshot
 
 sys.path.insert(0, str(ROOT / "hub"))
 import setup_hub  # noqa: E402
@@ -189,8 +190,7 @@ def _exists(user: str) -> bool:
 
 
 def shot(page, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"hub-{name}.png"))
+    screenshot(page, f"hub-{name}.png")
 
 
 def log_in(browser, hub: Hub, user: str):
