@@ -38,7 +38,7 @@ from pathlib import Path
 from autograder import notebooks, results
 from autograder.course import REPO
 from autograder.judge.cells import SERVE
-from autograder.judge.process import request_judge
+from autograder.judge.process import command, request_judge
 
 BACKSTOP = 10  # wall seconds per CPU second of a cell's limit, for a cell that sleeps or blocks
 SLACK = 30  # more wall seconds before the parent kills a child that stopped reporting
@@ -134,11 +134,7 @@ class Judge:
         self.expect("started", 120)
 
     def send(self, msg: dict) -> None:
-        try:
-            self.proc.stdin.write(json.dumps(msg) + "\n")
-            self.proc.stdin.flush()
-        except (BrokenPipeError, ValueError, OSError):
-            pass
+        command(self.proc, msg)
 
     def expect(self, op: str, timeout: float) -> dict:
         """The judge's next line, which must be `op`; its end (dead, silent) is remembered."""

@@ -126,6 +126,15 @@ def request_judge(control: socket.socket) -> Forked | None:
     return Forked(pid, open(stdin_w, "w", buffering=1, encoding="utf-8"), open(stdout_r, encoding="utf-8"))
 
 
+def command(proc: Forked | subprocess.Popen, msg: dict) -> None:
+    """One command line to a judge (a judge that is gone answers nothing: its reader says so)."""
+    try:
+        proc.stdin.write(json.dumps(msg) + "\n")
+        proc.stdin.flush()
+    except (BrokenPipeError, ValueError, OSError):
+        pass
+
+
 class JudgeProcess:
     """One judge for one notebook, forked by the worker's zygote (or `python -m autograder.judge`),
     fed over its stdin."""
@@ -157,11 +166,7 @@ class JudgeProcess:
         self.results.put(None)
 
     def _send(self, msg: dict) -> None:
-        try:
-            self.proc.stdin.write(json.dumps(msg) + "\n")
-            self.proc.stdin.flush()
-        except (BrokenPipeError, ValueError, OSError):
-            pass
+        command(self.proc, msg)
 
     def _expect(self, op: str, timeout: float, grade_id: str | None = None) -> dict:
         if self.dead:
