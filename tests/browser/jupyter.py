@@ -90,7 +90,7 @@ KERNEL_READY = """() => {
 }"""
 
 
-def open_notebook(page, jupyter, path: str, ui: str = "lab") -> None:
+def open_notebook(page, jupyter, path: str, *, ui: str = "lab") -> None:
     """Open a notebook (in JupyterLab, or Notebook 7) and wait until its kernel is ready to run it."""
     page.goto(jupyter.url(UIS[ui].format(ws=uuid.uuid4().hex[:12], path=path)))
     page.wait_for_function(KERNEL_READY)

@@ -46,7 +46,7 @@ def single_question():
 def test_finished_chapter_runs_all_cells_and_its_quiz_gives_feedback(page, jupyter, ui):
     if reason := chapter_missing():
         pytest.skip(reason)
-    open_notebook(page, jupyter, f"{CHAPTER}/{CHAPTER}.ipynb", ui)
+    open_notebook(page, jupyter, f"{CHAPTER}/{CHAPTER}.ipynb", ui=ui)
     run_all(page)
     widget = page.locator(".jupyter-widgets.wb-quiz")  # only inside rendered widgets
     expect(widget).to_have_count(1)
@@ -83,7 +83,7 @@ def test_trajectory_viewer_steps_forward_and_back(page, jupyter, ui):
 
 
 def _viewer_steps(page, jupyter, ui):
-    open_notebook(page, jupyter, VIEWER_NOTEBOOK, ui)
+    open_notebook(page, jupyter, VIEWER_NOTEBOOK, ui=ui)
     run_all(page)
     viewer = page.locator(".jupyter-widgets.wb-trace")
     expect(viewer).to_have_count(1)

@@ -4,15 +4,15 @@ frames, and a hidden-test cell shows nothing when run. Screenshots go to test-ar
 
 from __future__ import annotations
 
-from tests.browser.jupyter import ARTIFACTS, marks
-from tests.browser.test_jupyter import STDERR, expect, open_notebook, run_all
+from tests.browser.jupyter import ARTIFACTS, marks, open_notebook, run_all
+from tests.browser.test_jupyter import STDERR, expect
 
 pytestmark = marks()
 CHAPTER = "00_start_here"
 
 
 def test_an_untouched_chapter_00_speaks_kindly(page, jupyter):
-    open_notebook(page, jupyter, "lab", f"{CHAPTER}/{CHAPTER}.ipynb")
+    open_notebook(page, jupyter, f"{CHAPTER}/{CHAPTER}.ipynb")
     run_all(page)  # stops at the first visible test: first_reply is not answered yet
     cells = page.locator(".jp-Notebook .jp-CodeCell")
     env = cells.filter(has_text="workbook.env_check()")
