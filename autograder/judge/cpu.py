@@ -25,25 +25,58 @@ def _stat(pid: str) -> tuple[int, float] | None:
         return None
 
 
-def tree_cpu(root: int | None) -> float:
-    """CPU seconds used by `root` and every process below it (0 if there is none)."""
-    if not root:
-        return 0.0
-    stats = {}
+def _children(pid: int) -> list[int] | None:
+    """Children of `pid` from /proc/PID/task/*/children (each thread's), or None where the kernel
+    has no such file (built without CONFIG_PROC_CHILDREN)."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []  # gone
+    out = []
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
+                out += [int(x) for x in f.read().split()]
+        except FileNotFoundError:
+            if os.path.exists(f"/proc/{pid}/task/{tid}"):
+                return None
+        except (OSError, ValueError):
+            continue  # a thread that ended meanwhile
+    return out
+
+
+def _scan() -> dict[int, list[int]]:
+    """Parent pid -> child pids, from every process's stat (the slow way: ~100 reads)."""
+    children: dict[int, list[int]] = {}
     for name in os.listdir("/proc"):
         if name.isdigit():
             found = _stat(name)
             if found is not None:
-                stats[int(name)] = found
-    children: dict[int, list[int]] = {}
-    for pid, (ppid, _) in stats.items():
-        children.setdefault(ppid, []).append(pid)
+                children.setdefault(found[0], []).append(int(name))
+    return children
+
+
+def tree_cpu(root: int | None) -> float:
+    """CPU seconds used by `root` and every process below it (0 if there is none). The tree is
+    walked down from `root` through each process's children files (a few reads, where a scan of
+    every process on the machine took ~1.5 ms a call: the judge and the watches call it several
+    times a second), or by a scan where this kernel lists no children."""
+    if not root:
+        return 0.0
+    scanned: dict[int, list[int]] | None = None
     total, todo, seen = 0.0, [root], set()
     while todo:
         pid = todo.pop()
-        if pid in seen or pid not in stats:
+        if pid in seen:
             continue
         seen.add(pid)
-        total += stats[pid][1]
-        todo += children.get(pid, [])
+        found = _stat(str(pid))
+        if found is None:
+            continue
+        total += found[1]
+        below = _children(pid) if scanned is None else None
+        if below is None:
+            scanned = scanned if scanned is not None else _scan()
+            below = scanned.get(pid, [])
+        todo += below
     return total

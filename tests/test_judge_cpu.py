@@ -1,0 +1,55 @@
+"""The CPU time of a process tree (autograder/judge/cpu.py): what every CPU limit counts."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+from autograder.judge import cpu
+
+# A parent that forks a child; each burns CPU and then sleeps, so their times stand still.
+TREE = """
+import os, sys, time
+def burn(seconds):
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+if os.fork() == 0:
+    if os.fork() == 0:
+        burn(0.3)
+    else:
+        burn(0.2)
+else:
+    burn(0.1)
+print("ready", flush=True)
+time.sleep(60)
+"""
+
+
+def _tree():
+    proc = subprocess.Popen([sys.executable, "-c", TREE], stdout=subprocess.PIPE, text=True)
+    for _ in range(3):  # the three processes each say so once they have burned their share
+        assert proc.stdout.readline().strip() == "ready"
+    time.sleep(0.1)
+    return proc
+
+
+def test_the_walk_down_the_tree_counts_every_descendant_as_a_scan_does(monkeypatch):
+    proc = _tree()
+    try:
+        walked = cpu.tree_cpu(proc.pid)
+        monkeypatch.setattr(cpu, "_children", lambda pid: None)  # a kernel with no children files
+        scanned = cpu.tree_cpu(proc.pid)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert walked >= 0.55, walked  # 0.1 + 0.2 + 0.3 s, in clock ticks
+    assert abs(walked - scanned) <= 0.03, (walked, scanned)
+
+
+def test_a_process_that_is_gone_or_none_has_used_nothing():
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    assert cpu.tree_cpu(proc.pid) == 0.0
+    assert cpu.tree_cpu(None) == 0.0
