@@ -5,8 +5,8 @@
     llm = wb.fake_llm.FakeLLM(wb.scenarios.taxi_spending())
     wb.checks.equal(add(2, 3), 5, "add(2, 3)")     # AssertionError: add(2, 3) should be 5, got '23'
 
-Test helpers (see docs/CHAPTERS.md, "Test helpers"): `equal`, `is_type`, `expect`, and two
-context managers. `raises` is the ONLY form (no `raises(fn, *args)`): the block must raise.
+Test helpers (docs/CHAPTERS.md, "Test helpers"): `equal`, `is_type`, `expect`, and two context
+managers; `raises` is the ONLY form (no `raises(fn, *args)`): the block must raise.
 
     with wb.checks.raises(ValueError, match="unknown tool", what="run_tool('nope', {})"):
         run_tool("nope", {})
@@ -14,10 +14,10 @@ context managers. `raises` is the ONLY form (no `raises(fn, *args)`): the block 
         result = agent(question, model)
 
 A failure is an AssertionError naming `what`; a NotImplementedError (an unfinished exercise) passes
-through. The helpers' frames carry `__tracebackhide__` and each failure `_render_traceback_` (IPython's
-hook): a notebook shows the test's line, the student's frames and the message, never this file. A student's rebinding or monkeypatching never reaches the copy `fresh()`
-returns; when graded, test cells run in the judge, outside the kernel, with its own copy of this module.
-"""
+through. The helpers' frames carry `__tracebackhide__` and each failure `_render_traceback_`
+(IPython's hook): a notebook shows the test's line, the student's frames and the message, never
+this file. A student's rebinding never reaches the copy `fresh()` returns; when graded, test cells
+run in the judge, outside the kernel, with its own copy of this module."""
 
 from __future__ import annotations
 
@@ -37,14 +37,13 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 PACKAGE = "workbook"
 
 # Bound at import time, so a later `importlib.import_module = ...` in a student's cell is not used.
-_import_module = importlib.import_module
+_import_module, _filter, _list = importlib.import_module, filter, list
 _spec_from_file = importlib.util.spec_from_file_location
 _FileFinder = importlib.machinery.PathFinder
 _lock = threading.Lock()  # fresh() swaps sys.modules entries; two threads must not interleave
-
-
-def _ours(name: str) -> bool:
-    return name == PACKAGE or name.startswith(PACKAGE + ".")
+# `workbook` and its submodules, picked out of sys.modules in C (a judge's has ~4,000 names: a test
+# of each in Python, three times a load, was a third of what a test's fresh() cost).
+_ours = re.compile(re.escape(PACKAGE) + r"(?:\.|\Z)").match
 
 
 class _Finder:
@@ -75,7 +74,7 @@ class Fresh:
     def _load(self, name: str) -> types.ModuleType:
         """Import `name` with our private modules in sys.modules, then put the real ones back."""
         with _lock:
-            saved = {k: v for k, v in sys.modules.items() if _ours(k)}
+            saved = {k: sys.modules[k] for k in _list(_filter(_ours, sys.modules))}
             for k in saved:
                 del sys.modules[k]
             sys.modules.update(self._modules)
@@ -85,8 +84,9 @@ class Fresh:
                 return _import_module(name)
             finally:
                 sys.meta_path.remove(finder)
-                self._modules.update({k: v for k, v in sys.modules.items() if _ours(k)})
-                for k in [k for k in sys.modules if _ours(k)]:
+                mine = _list(_filter(_ours, sys.modules))
+                self._modules.update({k: sys.modules[k] for k in mine})
+                for k in mine:
                     del sys.modules[k]
                 sys.modules.update(saved)
 
