@@ -24,13 +24,21 @@ FAST_GATES = ("test_solution_gets_full_marks_without_stderr", "test_untouched_re
               "test_mutant_loses_points_on_its_exercise_only", "test_mutant_fails_a_visible_test_of_its_exercise")
 
 
+def _reads_the_batch(item) -> bool:
+    """Does the test use the session's `graded` (below), not a module's own fixture of that name
+    (test_rebind_*, test_formgrader grade their own notebooks: they run beside the gates)?"""
+    info = getattr(item, "_fixtureinfo", None)
+    defs = info.name2fixturedefs.get("graded") if info is not None else None
+    return bool(defs) and defs[-1].scope == "session"
+
+
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the xdist_group marks (--dist loadgroup)
 def pytest_collection_modifyitems(config, items):
     """Every test that reads the graded batch runs in one xdist worker (the batch is made once per
     process); the gates the fast runner alone can answer are marked `fastgate` (make quick)."""
     gates = []
     for item in items:
-        if "graded" in getattr(item, "fixturenames", ()):
+        if _reads_the_batch(item):
             item.add_marker(pytest.mark.xdist_group("gates"))
             gates.append(item)
             if item.originalname in FAST_GATES:

@@ -100,9 +100,9 @@ class Encoder:
     `exceptions(e, inner)` the data for an exception."""
 
     def __init__(self, handles, refs: dict[int, int] | None = None, memo: list | None = None,
-                 exceptions=plain_exception):
+                 exceptions=plain_exception, exclude: int | None = None):
         self.handles, self.refs, self.memo, self.budget = handles, refs or {}, memo, Budget()
-        self.exceptions = exceptions
+        self.exceptions, self.exclude = exceptions, exclude  # exclude: the id of a part never sent as a ref
 
     def __call__(self, value, depth: int = 0):
         self.budget.take()
@@ -134,7 +134,7 @@ class Encoder:
         node = kind in (list, tuple, dict) or is_record(value) or is_pydantic(value) or (
             isinstance(value, tuple) and hasattr(kind, "_fields"))
         if node:
-            if id(value) in self.refs:
+            if id(value) in self.refs and id(value) != self.exclude:
                 return {"$arg": self.refs[id(value)]}
             if self.memo is not None:
                 self.memo.append(value)
@@ -163,8 +163,8 @@ class Encoder:
         return self.handles(value)
 
 
-def encode(value, handles, refs=None, memo=None, exceptions=plain_exception):
-    return Encoder(handles, refs, memo, exceptions)(value)
+def encode(value, handles, refs=None, memo=None, exceptions=plain_exception, exclude=None):
+    return Encoder(handles, refs, memo, exceptions, exclude)(value)
 
 
 class Decoder:

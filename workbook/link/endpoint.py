@@ -96,8 +96,8 @@ class Endpoint:
     def handle_for(self, obj) -> dict:
         return self.export(obj)
 
-    def encode(self, value, refs=None, memo=None):
-        return codec.encode(value, self.handle_for, refs, memo, exception_data)
+    def encode(self, value, refs=None, memo=None, exclude=None):
+        return codec.encode(value, self.handle_for, refs, memo, exception_data, exclude)
 
     # -- in -----------------------------------------------------------------------------------
 
@@ -217,9 +217,8 @@ class Endpoint:
         """(part, its state as wire data) for every mutable part of one call's arguments."""
         refs = {id(v): i for i, v in enumerate(made) if id(v) not in skip}
         for i, part in enumerate(made):
-            if id(part) not in skip and mutable(part):
-                own = {k: v for k, v in refs.items() if k != id(part)}
-                yield i, self.encode(part, refs=own)
+            if id(part) not in skip and mutable(part):  # each other part by its number, this one in full
+                yield i, self.encode(part, refs=refs, exclude=id(part))
 
     def _states(self, skip: set) -> list:
         """[call id, part, state] for the argument parts this side changed since it last said:
