@@ -24,25 +24,29 @@ FAST_GATES = ("test_solution_gets_full_marks_without_stderr", "test_untouched_re
               "test_mutant_loses_points_on_its_exercise_only", "test_mutant_fails_a_visible_test_of_its_exercise")
 
 
-def _reads_the_batch(item) -> bool:
-    """Does the test use the session's `graded` (below), not a module's own fixture of that name
-    (test_rebind_*, test_formgrader grade their own notebooks: they run beside the gates)?"""
+def _graded_scope(item) -> str | None:
+    """The scope of the `graded` a test uses: "session" for the gates' batch (below), "module" for
+    a module's own fixture of that name (test_rebind_*, test_formgrader grade notebooks of their own)."""
     info = getattr(item, "_fixtureinfo", None)
     defs = info.name2fixturedefs.get("graded") if info is not None else None
-    return bool(defs) and defs[-1].scope == "session"
+    return defs[-1].scope if defs else None
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the xdist_group marks (--dist loadgroup)
 def pytest_collection_modifyitems(config, items):
     """Every test that reads the graded batch runs in one xdist worker (the batch is made once per
     process); the gates the fast runner alone can answer are marked `fastgate` (make quick)."""
-    gates = []
+    gates, grouped = [], []
     for item in items:
-        if _reads_the_batch(item):
+        scope = _graded_scope(item)
+        if scope == "session":
             item.add_marker(pytest.mark.xdist_group("gates"))
             gates.append(item)
             if item.originalname in FAST_GATES:
                 item.add_marker(pytest.mark.fastgate)
+        elif scope == "module":  # its module's tests on one worker, beside the gates: it grades once
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__.rpartition(".")[2]))
+            grouped.append(item)
     # The gates first: they are the longest unit, so one worker starts on them while the others
     # take the library tests (xdist hands out work in collection order).
     chosen = set(gates)
@@ -50,9 +54,9 @@ def pytest_collection_modifyitems(config, items):
     if getattr(config.option, "loadgroup", False):  # xdist sets it in its workers; 3.8 suffixes `_nodeid`, which pytest 9 no longer reads
         from _pytest.nodeid import coerce_node_id
 
-        for item in gates:
+        for item in gates + grouped:
             if "@" not in item.nodeid:
-                item._id = coerce_node_id(f"{item.nodeid}@gates")
+                item._id = coerce_node_id(f"{item.nodeid}@{item.get_closest_marker('xdist_group').args[0]}")
 
 
 @pytest.fixture(scope="session")
