@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import subprocess
 import sys
 import time
+
+import pytest
 
 from autograder.judge import cpu
 
@@ -27,25 +32,34 @@ time.sleep(60)
 """
 
 
-def _tree():
+@pytest.fixture
+def tree():
+    """The running tree above; every process of it is killed afterwards."""
     proc = subprocess.Popen([sys.executable, "-c", TREE], stdout=subprocess.PIPE, text=True)
-    for _ in range(3):  # the three processes each say so once they have burned their share
-        assert proc.stdout.readline().strip() == "ready"
-    time.sleep(0.1)
-    return proc
-
-
-def test_the_walk_down_the_tree_counts_every_descendant_as_a_scan_does(monkeypatch):
-    proc = _tree()
     try:
-        walked = cpu.tree_cpu(proc.pid)
-        monkeypatch.setattr(cpu, "_children", lambda pid: None)  # a kernel with no children files
-        scanned = cpu.tree_cpu(proc.pid)
+        for _ in range(3):  # the three processes each say so once they have burned their share
+            assert proc.stdout.readline().strip() == "ready"
+        time.sleep(0.1)
+        yield proc
     finally:
+        for pid in cpu.descendants(proc.pid):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
         proc.kill()
         proc.wait()
+
+
+def test_the_walk_down_the_tree_counts_every_descendant_as_a_scan_does(tree, monkeypatch):
+    walked = cpu.tree_cpu(tree.pid)
+    monkeypatch.setattr(cpu, "_children", lambda pid: None)  # a kernel with no children files
+    scanned = cpu.tree_cpu(tree.pid)
     assert walked >= 0.55, walked  # 0.1 + 0.2 + 0.3 s, in clock ticks
     assert abs(walked - scanned) <= 0.03, (walked, scanned)
+
+
+def test_descendants_are_every_process_below_the_root_and_not_the_root(tree):
+    below = cpu.descendants(tree.pid)
+    assert len(below) == 2 and tree.pid not in below, below
 
 
 def test_a_process_that_is_gone_or_none_has_used_nothing():

@@ -56,15 +56,13 @@ def _scan() -> dict[int, list[int]]:
     return children
 
 
-def tree_cpu(root: int | None) -> float:
-    """CPU seconds used by `root` and every process below it (0 if there is none). The tree is
-    walked down from `root` through each process's children files (a few reads, where a scan of
-    every process on the machine took ~1.5 ms a call: the judge and the watches call it several
-    times a second), or by a scan where this kernel lists no children."""
-    if not root:
-        return 0.0
+def _tree(root: int):
+    """(pid, CPU seconds) of `root` and of every process below it: walked down through each
+    process's children files (a few reads, where a scan of every process on the machine took
+    ~1.5 ms a call: the judge and the watches call it several times a second), or by a scan where
+    this kernel lists no children."""
     scanned: dict[int, list[int]] | None = None
-    total, todo, seen = 0.0, [root], set()
+    todo, seen = [root], set()
     while todo:
         pid = todo.pop()
         if pid in seen:
@@ -73,10 +71,19 @@ def tree_cpu(root: int | None) -> float:
         found = _stat(str(pid))
         if found is None:
             continue
-        total += found[1]
+        yield pid, found[1]
         below = _children(pid) if scanned is None else None
         if below is None:
             scanned = scanned if scanned is not None else _scan()
             below = scanned.get(pid, [])
         todo += below
-    return total
+
+
+def tree_cpu(root: int | None) -> float:
+    """CPU seconds used by `root` and every process below it (0 if there is none)."""
+    return sum(cpu for _pid, cpu in _tree(root)) if root else 0.0
+
+
+def descendants(root: int) -> list[int]:
+    """Every live process below `root` (the tests' Jupyter servers: kernels they leave behind)."""
+    return [pid for pid, _cpu in _tree(root) if pid != root]

@@ -7,6 +7,7 @@ import os
 import re
 import secrets
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -14,11 +15,13 @@ import time
 import urllib.error
 import urllib.request
 import uuid
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import nbformat
 import pytest
+
+from autograder.judge.cpu import descendants
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = ROOT / "chapters"
@@ -188,6 +191,15 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def _started(pid: int) -> int | None:
+    """When the process `pid` started (clock ticks since boot), or None if there is none."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return int(f.read().rpartition(b")")[2].split()[19])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 class JupyterServer:
     """`jupyter lab` on a temp root, with its config, data, runtime and settings in temp too."""
 
@@ -250,20 +262,27 @@ class JupyterServer:
         raise RuntimeError(f"jupyter lab did not answer within {timeout:.0f} s:\n{self.tail()}")
 
     def stop(self) -> None:
-        """Shut the server down (it stops its kernels), then make sure the process is gone."""
+        """Shut the server down (it stops its kernels), then make sure the process is gone, and
+        every kernel it started: a server that still waited on a kernel after 10 s (seen at the
+        end of a whole run: 30 s of the run's tail) is killed, and so is what it left running."""
         if self.proc is None or self.proc.poll() is not None:
             return
+        below = {pid: _started(pid) for pid in descendants(self.proc.pid)}  # its kernels (own sessions)
         try:
             req = urllib.request.Request(self.url("/api/shutdown"), method="POST")
             urllib.request.urlopen(req, timeout=5).close()
-            self.proc.wait(timeout=20)
+            self.proc.wait(timeout=10)
         except (urllib.error.URLError, OSError, subprocess.TimeoutExpired):
             self.proc.terminate()
             try:
-                self.proc.wait(timeout=10)
+                self.proc.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(timeout=10)
+        for pid, started in below.items():
+            if started is not None and _started(pid) == started:  # the same process, not a pid reused
+                with suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
 
     def tail(self, lines: int = 40) -> str:
         text = self.log.read_text(encoding="utf-8", errors="replace") if self.log.exists() else ""
