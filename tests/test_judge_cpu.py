@@ -57,6 +57,23 @@ def test_the_walk_down_the_tree_counts_every_descendant_as_a_scan_does(tree, mon
     assert abs(walked - scanned) <= 0.03, (walked, scanned)
 
 
+def test_a_process_of_many_threads_is_walked_by_a_scan(tree, monkeypatch):
+    walked = cpu.tree_cpu(tree.pid)
+    monkeypatch.setattr(cpu, "MAX_THREADS", 0)  # every process here has more threads than that
+    monkeypatch.setattr(cpu, "_scan", counted := _Counted(cpu._scan))
+    assert abs(cpu.tree_cpu(tree.pid) - walked) <= 0.03
+    assert counted.calls == 1  # one scan for the whole tree
+
+
+class _Counted:
+    def __init__(self, fn):
+        self.fn, self.calls = fn, 0
+
+    def __call__(self, *args):
+        self.calls += 1
+        return self.fn(*args)
+
+
 def test_descendants_are_every_process_below_the_root_and_not_the_root(tree):
     below = cpu.descendants(tree.pid)
     assert len(below) == 2 and tree.pid not in below, below

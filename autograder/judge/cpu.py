@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 
 TICK = os.sysconf("SC_CLK_TCK")
+MAX_THREADS = 64  # past this, a process's children are found by a scan, so a kernel's threads never cost more
 
 
 def _stat(pid: str) -> tuple[int, float] | None:
@@ -32,6 +33,8 @@ def _children(pid: int) -> list[int] | None:
         tasks = os.listdir(f"/proc/{pid}/task")
     except OSError:
         return []  # gone
+    if len(tasks) > MAX_THREADS:
+        return None  # a process of many threads: one scan costs less than a read for each
     out = []
     for tid in tasks:
         try:
