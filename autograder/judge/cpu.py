@@ -26,6 +26,16 @@ def _stat(pid: str) -> tuple[int, float] | None:
         return None
 
 
+def started(pid: int) -> int | None:
+    """When the process `pid` started (clock ticks since boot; field 22 of its stat), or None if
+    there is none: with the pid, it names one process even after the pid is reused."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return int(f.read().rpartition(b")")[2].split()[19])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def _children(pid: int) -> list[int] | None:
     """Children of `pid` from /proc/PID/task/*/children (each thread's), or None where the kernel
     has no such file (built without CONFIG_PROC_CHILDREN)."""

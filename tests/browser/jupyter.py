@@ -21,7 +21,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.judge.cpu import descendants
+from autograder.judge.cpu import descendants, started
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = ROOT / "chapters"
@@ -191,15 +191,6 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def _started(pid: int) -> int | None:
-    """When the process `pid` started (clock ticks since boot), or None if there is none."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return int(f.read().rpartition(b")")[2].split()[19])
-    except (OSError, ValueError, IndexError):
-        return None
-
-
 class JupyterServer:
     """`jupyter lab` on a temp root, with its config, data, runtime and settings in temp too."""
 
@@ -267,7 +258,7 @@ class JupyterServer:
         end of a whole run: 30 s of the run's tail) is killed, and so is what it left running."""
         if self.proc is None or self.proc.poll() is not None:
             return
-        below = {pid: _started(pid) for pid in descendants(self.proc.pid)}  # its kernels (own sessions)
+        below = {pid: started(pid) for pid in descendants(self.proc.pid)}  # its kernels (own sessions)
         try:
             req = urllib.request.Request(self.url("/api/shutdown"), method="POST")
             urllib.request.urlopen(req, timeout=5).close()
@@ -279,8 +270,8 @@ class JupyterServer:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(timeout=10)
-        for pid, started in below.items():
-            if started is not None and _started(pid) == started:  # the same process, not a pid reused
+        for pid, since in below.items():
+            if since is not None and started(pid) == since:  # the same process, not a pid reused
                 with suppress(OSError):
                     os.kill(pid, signal.SIGKILL)
 
