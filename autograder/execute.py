@@ -15,7 +15,8 @@ from nbgrader.preprocessors import Execute
 from nbgrader.utils import is_grade
 from traitlets import Bool, Integer, List, Unicode
 
-from autograder import caps, sandbox
+from autograder import caps, notebooks, sandbox
+from autograder.course import AutograderError
 from autograder.judge.cells import JudgedCells
 from autograder.judge.cpu import tree_cpu
 from autograder.judge.watch import CpuWatch
@@ -88,6 +89,9 @@ class SafeExecute(JudgedCells, Execute):
     judge = Bool(True, help="grade test cells in the judge (False: in the kernel, as Run All does; "
                  "`check`, a student's own run)").tag(config=True)
     cell_cpu = Integer(0, help="CPU seconds per cell (0: the cell timeout)").tag(config=True)
+    source_directory = Unicode("", help="the course's source folder: a chapter's exercise names are read "
+                               "from its notebook there (the only names a judged test asks of the kernel)"
+                               ).tag(config=True)
     shutdown_kernel = Unicode("immediate")  # a busy kernel is killed, not waited for
 
     async def async_start_new_kernel(self, **kwargs):
@@ -113,7 +117,7 @@ class SafeExecute(JudgedCells, Execute):
         self._stopped: str | None = None
         self._limited = False
         self._sandbox = None
-        self._judge_setup(self.judge)
+        self._judge_setup(self.judge, self._exercise_names(resources))
         self._timed_out: dict[int, bool] = {}
         self._timed_out_why = ""
         self._current_index = -1
@@ -133,6 +137,19 @@ class SafeExecute(JudgedCells, Execute):
             nb.metadata["autograder"] = self.summary()
             if self._sandbox is not None:
                 self._sandbox.close()
+
+    def _exercise_names(self, resources) -> list[str]:
+        """The chapter's exercise names, from the course's own notebook (never the submission's);
+        none when it cannot be read, so a test then reaches no name of the notebook at all."""
+        info = (resources or {}).get("nbgrader", {})
+        assignment, notebook = str(info.get("assignment", "")), str(info.get("notebook", ""))
+        if not (self.source_directory and assignment and notebook):
+            return []
+        try:
+            return notebooks.exercise_names(notebooks.read(Path(self.source_directory) / assignment /
+                                                           f"{notebook}.ipynb"))
+        except AutograderError:
+            return []
 
     def _kernel_process(self):
         """The sandbox's first process (bubblewrap, or the kernel itself without a sandbox), once started."""

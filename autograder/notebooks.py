@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from pathlib import Path
@@ -32,6 +33,27 @@ def is_test(cell) -> bool:
     """A graded test cell (not an answer cell)."""
     meta = nbmeta(cell)
     return bool(meta.get("grade")) and not meta.get("solution")
+
+
+def exercise_names(nb) -> list[str]:
+    """The names a chapter's answer cells define at top level (`def`, `class`, `name = ...`): the
+    only names of the notebook a judged test may reach (autograder/judge/remote.py). Read from the
+    course's own notebook (the source or the release), never from a submission."""
+    names: set[str] = set()
+    for cell in nb.cells:
+        if cell.get("cell_type") != "code" or not nbmeta(cell).get("solution"):
+            continue
+        try:
+            body = ast.parse(cell.source).body
+        except SyntaxError:
+            continue
+        for node in body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                names.add(node.name)
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+                node, ast.AnnAssign | ast.AugAssign) else []
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return sorted(names)
 
 
 def nbmeta(cell) -> dict:

@@ -75,6 +75,7 @@ def nbgrader_config(course: Course | None = None, db: str | None = None,
     c.SafeExecute.memory_mb = limits.memory_mb
     c.SafeExecute.private_paths = [str(p) for p in course.private_paths()] if limits.private else []
     c.SafeExecute.sandbox = limits.sandbox  # "auto" is resolved when the kernel starts
+    c.SafeExecute.source_directory = str(course.source)  # where a chapter's exercise names are read
     c.SafeExecute.hidden_paths = c.SafeExecute.private_paths + [str(course.root)]
     c.LimitOutput.max_lines = limits.output_lines
     c.LimitOutput.max_traceback = 100

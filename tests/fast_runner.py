@@ -41,6 +41,7 @@ from autograder.judge.cells import SERVE
 from autograder.judge.process import command, request_judge
 
 BACKSTOP = 10  # wall seconds per CPU second of a cell's limit, for a cell that sleeps or blocks
+EXERCISES: list[str] = []  # the chapter's exercise names: the only names its judges ask of the kernel
 SLACK = 30  # more wall seconds before the parent kills a child that stopped reporting
 
 
@@ -123,14 +124,14 @@ class Judge:
     """The judge of one run, forked by the chapter's zygote; fed and read here with no thread (a
     thread would stop the next fork), as JudgeProcess does for the grader."""
 
-    def __init__(self, control: socket.socket, root: Path, limit: float):
+    def __init__(self, control: socket.socket, root: Path, limit: float, exercises: list[str]):
         self.proc = request_judge(control)
         if self.proc is None:
             raise RuntimeError("the chapter's zygote made no judge")
         self.dir = Path(tempfile.mkdtemp(dir=root.parent))  # its scratch, and the socket the kernel calls
         self.socket, self.buffer, self.dead = str(self.dir / "judge.sock"), b"", ""
         self.send({"op": "start", "socket": self.socket, "kernel_pid": os.getpid(), "scratch": str(self.dir),
-                   "cpu": limit, "wall": limit * BACKSTOP})
+                   "cpu": limit, "wall": limit * BACKSTOP, "exercises": exercises})
         self.expect("started", 120)
 
     def send(self, msg: dict) -> None:
@@ -230,7 +231,7 @@ def _child(shell, cells: list[dict], start: int, limit: float, budget: float, w:
     """In the forked child: run `cells[start:]` (a position in `skip` only says so), one JSON line
     per cell on fd `w`, then exit. Its test cells go to a judge of its own."""
     os.setpgid(0, 0)
-    judge = Judge(CONTROL, root, limit)
+    judge = Judge(CONTROL, root, limit, EXERCISES)
     for position, cell in enumerate(cells[start:], start):
         if budget <= 0:
             break
@@ -342,7 +343,8 @@ def run_job(job: dict, out: Path) -> None:
     base, variants = job["base"], job["variants"]
     preload(base)
     importlib.import_module("workbook.link.kernel_side")  # what the grader's line imports, once
-    judge = Judge(CONTROL, root, job["base_limit"])
+    EXERCISES[:] = job["exercises"]  # the forked children's judges are told them too
+    judge = Judge(CONTROL, root, job["base_limit"], EXERCISES)
     starts = {}
     for student, v in variants.items():
         cells = v["cells"]

@@ -16,7 +16,10 @@ def _cell(index, source, grade_id=None):
 BASE = [_cell(0, "import sys\nseen = []"), _cell(1, "def a():\n    seen.append('a')\n    return 1", "a"),
         _cell(2, "assert a() == 1", "a_tests"), _cell(3, "def b():\n    print('note', file=sys.stderr)\n"
                                                           "    return 2", "b"),
-        _cell(4, "assert b() == 2 and len(seen) >= 1", "b_tests")]
+        _cell(4, "assert b() == 2\ntry:\n    seen  # given code: not an exercise name, so never the notebook's\n"
+                 "except NameError:\n    pass\nelse:\n    raise AssertionError('a given name reached the kernel')",
+              "b_tests")]
+EXERCISES = ["a", "b"]
 
 
 def _with(index, source):
@@ -30,7 +33,8 @@ def test_variants_score_as_a_full_run_would():
                 "loops": _with(3, "while True:\n    pass"),
                 "loops_when_tested": _with(3, "def b():\n    while True:\n        pass"), "dies": _with(3, "import os\nos._exit(3)"),
                 "wrong_a": _with(1, "def a():\n    return 0")}
-    job = {"chapter": "00_tiny", "base_limit": 2, "base": BASE, "variants": variants}
+    job = {"chapter": "00_tiny", "base_limit": 2, "base": BASE, "variants": variants,
+           "exercises": EXERCISES}
     lines = fast_results.grade({"00_tiny": job}, workers=1)["00_tiny"]
     found = {o["student"]: o for o in lines if "student" in o}
     rec = {s: fast_results.record(s, "00_tiny", TESTS, variants[s]["cells"], found[s], 0.0) for s in variants}
@@ -38,7 +42,7 @@ def test_variants_score_as_a_full_run_would():
     assert scores == {"same": {"a_tests": 1.0, "b_tests": 2.0}, "wrong_b": {"a_tests": 1.0, "b_tests": 0.0},
                       "loops": {"a_tests": 1.0, "b_tests": 0.0},
                       "loops_when_tested": {"a_tests": 1.0, "b_tests": 0.0}, "dies": {"a_tests": 1.0, "b_tests": 0.0},
-                      "wrong_a": {"a_tests": 0.0, "b_tests": 0.0}}, scores
+                      "wrong_a": {"a_tests": 0.0, "b_tests": 2.0}}, scores
     assert found["wrong_b"]["fork"] == 3 and found["wrong_a"]["fork"] == 1
     assert rec["same"]["status"] == "ok" and [e["kind"] for e in rec["same"]["events"]] == ["stderr"]
     assert rec["loops"]["status"] == "timeout" and "CPU time" in str(rec["loops"]["events"])
@@ -55,7 +59,8 @@ def test_a_skipped_test_cell_is_scored_with_the_solved_notebooks_verdict():
     """cell_deps: a variant's clean test cells are not run; they take the solution's steps."""
     wrong_b = _with(3, "def b():\n    return 3")
     wrong_b["skip"] = [4]  # (a wrong claim, so the test can tell a skip from a run)
-    job = {"chapter": "00_tiny", "base_limit": 2, "base": BASE, "variants": {"wrong_b": wrong_b}}
+    job = {"chapter": "00_tiny", "base_limit": 2, "base": BASE, "variants": {"wrong_b": wrong_b},
+           "exercises": EXERCISES}
     lines = fast_results.grade({"00_tiny": job}, workers=1)["00_tiny"]
     outcome = next(o for o in lines if o.get("student") == "wrong_b")
     assert [s.get("skipped", False) for s in outcome["steps"]] == [False, False, False, False, True]

@@ -14,7 +14,6 @@ import pytest
 
 from autograder.judge import clocks
 from autograder.judge.process import JudgeProcess
-from workbook import probes
 from workbook.link import kernel_side
 
 MOVED = """
@@ -43,7 +42,7 @@ def judge():
 
 def run(judge: JudgeProcess, folder, name: str, source: str, cpu: float = 20, wall: float = 60) -> dict:
     sock = str(folder / f"{name}.sock")
-    judge.start(sock, None, None, cpu=cpu, wall=wall)
+    judge.start(sock, None, None, cpu=cpu, wall=wall, exercises=["slow", "stamp", "pid_of_kernel"])
     judge.test(name, source, hidden=False, token=name)
     kernel = threading.Thread(target=kernel_side.serve, args=(sock, name), daemon=True)
     kernel.start()
@@ -85,6 +84,9 @@ def test_the_clocks_are_the_time_modules_own():
 
 
 ELSEWHERE = """
+from workbook.notebook_side import notebook_side
+
+elsewhere = notebook_side("workbook.probes:elsewhere")  # the kernel's own copy, beside its code
 year = 365 * 24 * 3600
 assert stamp()[1] == pid_of_kernel, "stamp runs in the kernel"
 moved = elsewhere(stamp, seconds=year, hash_salt="another process")
@@ -99,7 +101,6 @@ def test_a_test_moves_the_kernels_clock_with_the_kernels_elsewhere(judge, tmp_pa
     the judge's clock would not reach the kernel, so `elsewhere` is the kernel's own copy (the judge
     swaps in its own copy of a workbook class, never of a function, autograder/judge/trust.py)."""
     main = vars(sys.modules["__main__"])
-    monkeypatch.setitem(main, "elsewhere", probes.elsewhere)
     monkeypatch.setitem(main, "stamp", lambda: (time.time(), os.getpid(), hash("key")))
     monkeypatch.setitem(main, "pid_of_kernel", os.getpid())
     result = run(judge, tmp_path, "elsewhere", ELSEWHERE)

@@ -28,7 +28,7 @@ DESIGN = PACKAGE_DIR.parent / "docs" / "DESIGN.md"
 LAYERS = [
     ("the fake's machinery, and plain data and tools",
      ["workbook.engine*", "workbook.paths", "workbook.schemas", "workbook.shop", "workbook.payments",
-      "workbook.prices", "workbook.display", "workbook.probes", "workbook.quiz_format",
+      "workbook.prices", "workbook.display", "workbook.probes", "workbook.notebook_side", "workbook.quiz_format",
       "workbook.mcp_servers*", "workbook.kb", "workbook.sqlite_reader"]),
     ("the scenarios", ["workbook.scenarios*"]),
     ("what stands on them: name lookup, traces, quizzes, the judge's link",

@@ -19,6 +19,7 @@ import threading
 from nbformat.notebooknode import NotebookNode
 
 from autograder.judge.process import JudgeProcess
+from autograder.judge.scratch import SANDBOX_TMP
 from autograder.sandbox import SOCKETS, sandbox_pid
 
 SERVE = "__import__('workbook.link.kernel_side', fromlist=['serve']).serve({path!r}, {token!r})"
@@ -29,8 +30,9 @@ SANDBOX_SOCKETS = str(SOCKETS)  # inside the sandbox: the small tmpfs that holds
 class JudgedCells:
     """Mixin for SafeExecute: test cells judged out of process."""
 
-    def _judge_setup(self, on: bool) -> None:
+    def _judge_setup(self, on: bool, exercises: list[str] = ()) -> None:
         self._spawned = JudgeProcess() if on else None  # it imports while the kernel starts
+        self._exercises = list(exercises)
         self._judge: JudgeProcess | None = None
         self._judged: dict[str, bool] = {}
         self._judge_dir: str | None = None
@@ -39,7 +41,9 @@ class JudgedCells:
         process = getattr(getattr(self.km, "provisioner", None), "process", None)
         root = process.pid if process is not None else None
         pid = sandbox_pid(self.km)
-        self._judge_dir = tempfile.mkdtemp(prefix="agentloop-judge-")
+        # A sandboxed kernel sees the judge's scratch folder at the same path in its own /tmp, the
+        # only folder it can write: so under the host's /tmp, whatever TMPDIR says (judge/scratch.py).
+        self._judge_dir = tempfile.mkdtemp(prefix="agentloop-judge-", dir=SANDBOX_TMP if pid is not None else None)
         if pid is not None:
             host = f"/proc/{pid}/root{SANDBOX_SOCKETS}/judge.sock"
             self._kernel_socket = f"{SANDBOX_SOCKETS}/judge.sock"
@@ -48,7 +52,7 @@ class JudgedCells:
         cpu = float(self.cell_cpu or self.timeout)
         judge, self._spawned = self._spawned or JudgeProcess(), None
         judge.start(host, root, self._judge_dir, cpu=cpu, wall=float(self.timeout),
-                    kernel_root=f"/proc/{pid}/root" if pid is not None else None)
+                    kernel_root=f"/proc/{pid}/root" if pid is not None else None, exercises=self._exercises)
         return judge  # the judge binds the socket 0777 (runner.py): no chmod of a path here
 
     def _judge_close(self) -> None:

@@ -1,9 +1,9 @@
 """What the notebook's objects become in the judge: data, or a `KernelRef` that proves nothing.
 
 Data comes back as a copy (a str is a str, a list of dicts a list of dicts); a function, a class
-or any other object comes back as a `KernelRef`, which can only be called or asked for an
-attribute, an item, its length or its next value, all as data again. A `KernelRef` is never
-equal to anything but itself and has no truth value, so a student's object with a lying
+or any other object comes back as a `KernelRef`, which can only be called, or asked for a public
+attribute that is data (a copy) or a method (to call). It has no length, items or iteration, is
+never equal to anything but itself and has no truth value, so a student's object with a lying
 `__eq__`, `__bool__` or `__len__` proves nothing here.
 
 Dataclass instances come back as instances of a judge-side dataclass of the same name and
@@ -127,6 +127,14 @@ class KernelRef:
         return signature_from(self._info.get("sig"), self._end.decode, trusted=False)
 
     @property
+    def __annotations__(self):  # what typing.get_type_hints reads: built-in types, else the text
+        sig = self.__signature__
+        if sig is None:
+            return {}
+        hints = {p.name: p.annotation for p in sig.parameters.values() if p.annotation is not p.empty}
+        return hints | ({"return": sig.return_annotation} if sig.return_annotation is not sig.empty else {})
+
+    @property
     def __name__(self):
         return str(self._info.get("short", self._name))
 
@@ -139,30 +147,18 @@ class KernelRef:
         return self._end.call(self._hid, list(args), kwargs)
 
     def __getattr__(self, name: str):
+        """A public attribute: data (a copy), or a method to call. Never another object of the
+        notebook to explore: an object crosses as data or as something to call, nothing more."""
         if name.startswith("__"):
             raise AttributeError(name)
-        return self._end.ask("getattr", self._hid, name=name)
+        value = self._end.ask("getattr", self._hid, name=name)
+        if isinstance(value, KernelRef) and value._kind not in ("function", "class"):
+            raise KernelError(f"the notebook's {self._name}.{name} is an object, not data or a method"[:200])
+        return value
 
     def __iter__(self):
-        return self if self._kind == "iterator" else self._end.ask("iter", self._hid)
-
-    def __next__(self):
-        return self._end.ask("next", self._hid)
-
-    def __len__(self):
-        n = self._end.ask("len", self._hid)
-        if type(n) is not int or n < 0:
-            raise KernelError(f"len() of the notebook's {self._name} is not a count: {n!r}"[:200])
-        return n
-
-    def __getitem__(self, key):
-        return self._end.ask("getitem", self._hid, arg=key)
-
-    def __contains__(self, item):
-        found = self._end.ask("contains", self._hid, arg=item)
-        if type(found) is not bool:
-            raise KernelError("`in` on a notebook object did not answer True or False")
-        return found
+        raise TypeError(f"the notebook's {self._name} is an object, not data: a test reads its data "
+                        "attributes and calls its methods, it does not iterate it")
 
     def __bool__(self):
         raise TypeError(f"the notebook's {self._name} is an object, not data: a test compares "

@@ -150,11 +150,11 @@ class JudgeProcess:
         self.wall = 0.0
 
     def start(self, socket_path: str, kernel_pid: int | None, scratch: str | None,
-              cpu: float, wall: float, kernel_root: str | None = None) -> None:
-        """Where the kernel is, and the limits of each test."""
+              cpu: float, wall: float, kernel_root: str | None = None, exercises: list[str] = ()) -> None:
+        """Where the kernel is, the limits of each test, and the chapter's exercise names."""
         self.wall = wall
         self._send({"op": "start", "socket": socket_path, "kernel_pid": kernel_pid, "scratch": scratch,
-                    "cpu": cpu, "wall": wall, "kernel_root": kernel_root})
+                    "cpu": cpu, "wall": wall, "kernel_root": kernel_root, "exercises": list(exercises)})
         self._expect("started", 120)
 
     def _read(self) -> None:

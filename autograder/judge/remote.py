@@ -15,6 +15,8 @@ the kernel.
 from __future__ import annotations
 
 import builtins
+import dataclasses
+import dis
 import secrets
 import sys
 import threading
@@ -29,12 +31,30 @@ from autograder.judge.kernel_objects import (
 from autograder.judge.scratch import Mirror, quietly
 from autograder.judge.sdk_bridge import SdkBridge, sdk_kind, sdk_options
 from autograder.judge.trust import TRUSTED_NAMES, exportable, trusted_object
+from workbook import notebook_side
 from workbook.checks import Fresh
 from workbook.link import codec
 from workbook.link.endpoint import Endpoint, link_error
-from workbook.link.errors import find_exception, loaded
+from workbook.link.errors import exc_reply, find_exception, loaded
 
 __all__ = ["JudgeEnd", "KernelError", "KernelRef", "Namespace", "Stop", "TimeUp"]
+
+
+RAISE = dis.opmap["RAISE_VARARGS"]
+FIXED = "the grader's code raised {name} when your code called it (its message stays with the grader)"
+
+
+def raised_on_purpose(e: BaseException) -> bool:
+    """Was `e` raised by a `raise` statement (not an assert, not the interpreter's own error)?"""
+    if isinstance(e, AssertionError):
+        return False
+    tb = e.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    code = tb.tb_frame.f_code.co_code
+    return 0 <= tb.tb_lasti < len(code) and code[tb.tb_lasti] == RAISE
 
 
 class Stop(BaseException):
@@ -95,16 +115,39 @@ class JudgeEnd(Endpoint):
     def not_connected(self) -> Exception:
         return KernelError("the notebook's kernel is not connected to the grader")
 
+    def exc_reply(self, e: BaseException) -> dict:
+        """The kernel called the judge's code and it raised. Only an exception raised on purpose
+        (a `raise` statement: a test's tool that fails, the fake's TooManyCalls) crosses with its
+        message, and never with frames; anything else (an assert, a TypeError of a helper called
+        with the wrong arguments, a KeyError inside the test's code) crosses as its type and a
+        fixed text, so what the grader's code holds never reaches the notebook or its feedback."""
+        if raised_on_purpose(e):
+            reply = exc_reply(e)
+            reply["exc"].pop("where", None)
+            return reply
+        cls = type(e) if type(e).__module__ == "builtins" else Exception
+        return {"exc": {"$e": f"builtins:{cls.__qualname__}", "msg": FIXED.format(name=cls.__name__),
+                        "mro": [c.__name__ for c in cls.__mro__ if c is not object]}}
+
     def exception_modules(self, name: str) -> list:
         """Where a workbook exception's class comes from: the test's own `fresh()` copies first
         (the last one the test's names hold that loaded `name`), then the judge's modules. So
         `checks.raises(wb.scenarios.Crash)` catches the Crash the notebook let through."""
+        if name == "__main__":  # a notebook's exception class becomes the test's own class of its name
+            ns = self.namespace
+            return [{k: v for k, v in list(dict.items(ns)) if k not in ns.from_kernel}] if ns is not None else []
         copies = [v for v in list(dict.values(self.namespace or {})) if isinstance(v, Fresh)]
         found = [vars(c)["_modules"][name] for c in reversed(copies) if name in vars(c).get("_modules", {})]
         return found + loaded(name)
 
     def lookup(self, name: str):
         return self.decode(self._request({"op": "lookup", "name": name})["ok"])
+
+    def given(self, path: str):
+        """The kernel's copy of given code a test runs beside the student's (workbook.notebook_side)."""
+        if path not in notebook_side.PATHS:
+            raise ValueError(f"{path!r} is not given code a test may run in the notebook")
+        return self.decode(self._request({"op": "given", "path": path})["ok"])
 
     # -- what crosses ---------------------------------------------------------------------------
 
@@ -158,7 +201,7 @@ class JudgeEnd(Endpoint):
             if type(raw) is not dict:
                 raise codec.LinkError("a record without fields")
             fields = {k: inner(v) for k, v in raw.items()}
-            cls = record_type(node["$rec"], list(fields))
+            cls = self._test_class(node["$rec"], list(fields)) or record_type(node["$rec"], list(fields))
             obj = object.__new__(cls)
             for k, v in fields.items():
                 object.__setattr__(obj, k, v)
@@ -185,6 +228,17 @@ class JudgeEnd(Endpoint):
             return cls.model_validate(node.get("v"))
         return super().make(tag, node, inner)
 
+    def _test_class(self, path, fields: list) -> type | None:
+        """The test's own dataclass a record names ("__test__:Route", one the test handed over),
+        when the test defines it with these fields: the record comes back as one of its own."""
+        module, qualname = codec.split_path(path)
+        ns = self.namespace
+        cls = dict.get(ns, qualname) if module == "__test__" and ns is not None and qualname not in ns.from_kernel else None
+        if isinstance(cls, type) and dataclasses.is_dataclass(cls) and cls.__module__ == "__test__" and \
+                [f.name for f in dataclasses.fields(cls)] == fields:
+            return cls
+        return None
+
     def serve_other(self, item: dict) -> dict:
         if item.get("op") == "hello":
             if not self.token or item.get("token") != self.token or self.greeted.is_set():
@@ -195,17 +249,22 @@ class JudgeEnd(Endpoint):
 
 
 class Namespace(dict):
-    """A test cell's globals in the judge: what the cell defines, else the notebook's name."""
+    """A test cell's globals in the judge: what the test cells define, else one of the chapter's
+    exercise names (what its answer cells define, read from the course's notebook: `exercises`),
+    looked up in the notebook. No other name is ever asked of the kernel: given code, prompts,
+    constants and helpers a test uses are its own (`#@include`, the workbook), so what they mean
+    is fixed by the chapter, never by the notebook."""
 
-    def __init__(self, end: JudgeEnd):
+    def __init__(self, end: JudgeEnd, exercises=()):
         super().__init__()
         self.end = end
         end.namespace = self
+        self.exercises = frozenset(exercises)
         self.from_kernel: set[str] = set()
         self.missing: set[str] = set()
 
     def __missing__(self, name: str):
-        if name in self.missing or hasattr(builtins, name) or name.startswith("__"):
+        if name not in self.exercises or name in self.missing or hasattr(builtins, name):
             raise KeyError(name)
         try:
             value = self.end.lookup(name)

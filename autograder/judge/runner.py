@@ -4,7 +4,8 @@ sandbox, against the student's kernel over a unix socket.
 It reads one JSON command a line on stdin and writes one JSON line a result on the stdout it
 was started with (anything else that writes to fd 1 goes nowhere):
 
-    {"op": "start", "socket": PATH, "kernel_pid": N, "scratch": DIR, "cpu": S, "wall": S}
+    {"op": "start", "socket": PATH, "kernel_pid": N, "scratch": DIR, "cpu": S, "wall": S,
+     "exercises": [NAME, ...]}  the chapter's exercise names: the only names asked of the kernel
     {"op": "test", "grade_id": ID, "source": CODE, "hidden": BOOL, "token": T}
         -> {"op": "result", "grade_id": ID, "passed": BOOL, "ename": ..., "evalue": ...,
             "traceback": [...], "stdout": TEXT, "cpu": S, "wall": S, "timeout": BOOL}
@@ -38,6 +39,7 @@ from autograder.judge.cpu import tree_cpu
 from autograder.judge.limits import MEMORY, limit_cpu, limit_process
 from autograder.judge.remote import JudgeEnd, KernelError, Namespace, Stop, TimeUp
 from autograder.judge.scratch import Mirror
+from workbook import notebook_side
 from workbook.link.channel import Channel, LinkClosed
 
 MAX_STDOUT = 20_000  # characters of the test code's own prints kept
@@ -54,6 +56,7 @@ class Judge:
         self.end = JudgeEnd()
         self.ns = Namespace(self.end)
         self.ns["__name__"] = "__test__"  # what the test's own functions and classes say they are
+        notebook_side.REMOTE = self.end.given  # given code a test runs in the notebook: the kernel's copy
         self.listener: socket.socket | None = None
         self.kernel_pid = None
         self.cpu_limit, self.wall_limit = 30.0, 150.0
@@ -72,12 +75,15 @@ class Judge:
         self.listener.listen(4)
         self.listener.settimeout(0.05)
         self.kernel_pid = cmd.get("kernel_pid")
+        exercises = cmd.get("exercises") or []
+        self.ns.exercises = frozenset(n for n in exercises if type(n) is str and n.isidentifier())
         self.cpu_limit, self.wall_limit = float(cmd.get("cpu", 30)), float(cmd.get("wall", 150))
         if cmd.get("scratch"):
-            tempfile.tempdir = cmd["scratch"]
-            os.environ["TMPDIR"] = cmd["scratch"]
+            scratch = str(cmd["scratch"])
             if cmd.get("kernel_root"):  # a sandboxed kernel: the same folder, in step, inside it
-                self.end.mirror = Mirror(cmd["scratch"], cmd["kernel_root"])
+                self.end.mirror = Mirror(scratch, str(cmd["kernel_root"]))
+            tempfile.tempdir = scratch
+            os.environ["TMPDIR"] = scratch
 
     def _budget(self):
         started, kernel0, judge0 = monotonic(), tree_cpu(self.kernel_pid), process_time()

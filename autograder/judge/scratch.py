@@ -16,6 +16,17 @@ through them (nofollow.py).
 
 One copy runs at a time (a lock): two at once (a test's call and the kernel's call on another
 thread) could copy a half-written file either way, or remove what the other just made.
+
+Copying out is bounded for the notebook as a whole, never per copy (red team, issue 44): the
+judge's folder holds at most TOTAL_CAP bytes (the sandbox's /tmp size) and copying out writes at
+most TOTAL_CAP bytes on the grader's disk over the notebook's life (a file made again is counted
+again), each file at its st_size (a sparse file comes out as real bytes). Past it copying out stops
+for good and raises ScratchFull: the test fails, and so does every later one that calls the
+notebook (the judge's copy of its files is stale): never a pass from a flood.
+
+The folder has the same path in the sandbox, whose only writable /tmp is its own tmpfs: so the
+grader makes it under the host's /tmp whatever TMPDIR says (/var/tmp/..., an HPC job's folder), and
+never as a link from /tmp (a test's `Path(tmp).resolve()` would hand the kernel the link's target).
 """
 
 from __future__ import annotations
@@ -23,6 +34,7 @@ from __future__ import annotations
 import os
 import stat
 import threading
+from collections.abc import Callable
 
 from autograder.judge.nofollow import (
     NOFOLLOW,
@@ -36,10 +48,26 @@ from autograder.judge.nofollow import (
     write_new,
 )
 
-FILE_CAP = 16 << 20
-TOTAL_CAP = 64 << 20
-ENTRY_CAP = 2_000
-def quietly(step) -> None:
+FILE_CAP = 16 << 20  # bytes of one file copied out (a bigger one is left in the sandbox)
+TOTAL_CAP = 64 << 20  # bytes in the judge's folder, and bytes copied out over a notebook's life
+ENTRY_CAP = 2_000  # names walked in one copy
+SANDBOX_TMP = "/tmp"  # the sandbox's writable /tmp (sandbox.py: a 64 MB tmpfs)
+
+
+class ScratchFull(BaseException):
+    """Copying out is over the judge's limit: the test fails (no `except Exception` in a test or in
+    the notebook's code catches it; `link_stop`: the link re-raises it, never answers with it)."""
+
+    link_stop = True
+
+
+def sandbox_visible(scratch: str) -> bool:
+    """Is `scratch` a real folder under /tmp (no link on the way), a path the sandbox has too?"""
+    real = os.path.realpath(scratch)
+    return real == os.path.abspath(scratch) and real.startswith(SANDBOX_TMP + "/")
+
+
+def quietly(step: Callable[[], None]) -> None:
     """A copy that fails (the kernel removed its folder, a file vanished) leaves the test to fail
     on what it finds; it never stops the judge."""
     try:
@@ -52,9 +80,15 @@ class Mirror:
     """`path` on the judge's side and, inside the sandbox whose root is `root`, at the same path."""
 
     def __init__(self, path: str, root: str):
+        if not sandbox_visible(path):  # the grader makes it under /tmp (judge/cells.py), whatever TMPDIR is
+            raise ValueError(f"the judge's scratch folder {path} is not a real folder under {SANDBOX_TMP}, "
+                             "the only one a sandboxed kernel can write")
         self.path, self.root = os.path.abspath(path), root
         self.judge_state: dict[str, tuple] = {}
         self.kernel_state: dict[str, tuple] = {}
+        self.copied = 0  # bytes written onto the judge's side by copying out, over the notebook
+        self.held = 0  # bytes the judge's folder holds (its files' st_size), as of the last copy out
+        self.full = False  # past TOTAL_CAP: copying out has stopped for good
         self.lock = threading.Lock()
         fd = self._kernel_dir(create=True)
         os.fchmod(fd, 0o777)
@@ -151,30 +185,59 @@ class Mirror:
         self.judge_state = now
 
     def _from_kernel(self) -> None:
+        if self.full:
+            raise ScratchFull(self._over())
         root = self._kernel_dir()
         try:
             now: dict = {}
             self._walk_kernel(root, "", now, [ENTRY_CAP])
             if now == self.kernel_state:
                 return
-            total = 0
+            held = {rel: v[1] for rel, v in self._judge_walk().items() if v[0] == "f"}  # st_size
             for rel in sorted(set(self.kernel_state) - set(now), reverse=True):
                 judge_remove(self.path, rel)
+                held.pop(rel, None)
+            self.held = sum(held.values())
             for rel in sorted(now):
                 if self.kernel_state.get(rel) == now[rel]:
                     continue
                 if now[rel][0] == "d":
                     judge_close(judge_dir(self.path, rel.split("/")))
                     continue
+                if now[rel][1] > FILE_CAP:
+                    continue  # never copied out (FILE_CAP), so never counted
+                if not self._fits(now[rel][1], held, rel):  # before reading it: nothing more is read
+                    break
                 data = self._read_kernel(root, rel)
-                if data is None or total + len(data) > TOTAL_CAP:
+                if data is None:
                     continue
-                total += len(data)
+                if not self._fits(len(data), held, rel):  # it grew since the walk
+                    break
+                self.copied += len(data)
+                self.held += len(data) - held.get(rel, 0)
+                held[rel] = len(data)
                 judge_file(self.path, rel, data)
-            self.kernel_state = now
+            else:
+                self.kernel_state = now
         finally:
             os.close(root)
         self.judge_state = self._judge_walk()
+        if self.full:
+            raise ScratchFull(self._over())
+
+    def _fits(self, size: int, held: dict[str, int], rel: str) -> bool:
+        """`size` bytes at `rel` keep the folder, and all copied out so far, within TOTAL_CAP; if
+        not, copying out stops for good."""
+        if self.copied + size > TOTAL_CAP or self.held - held.get(rel, 0) + size > TOTAL_CAP:
+            self.full = True
+        return not self.full
+
+    def _over(self) -> str:
+        cap = TOTAL_CAP >> 20
+        return (f"the notebook's files passed the judge's limit of {cap} MB: what the notebook's code "
+                f"writes in a test's folders is copied out to the grader, at most {cap} MB in all over "
+                f"the notebook's tests ({self.copied / 2**20:.1f} MB copied; a sparse file counts at its "
+                "full size), and no more is copied for this notebook")
 
     def _parent(self, root: int, rel: str) -> tuple[int, str, list[int]]:
         *dirs, name = rel.split("/")

@@ -474,6 +474,12 @@ calls of the table (an unknown tool, an extra customer_id, a wrong type, no conf
 that raises) gives an {"error": ...} observation instead of raising, and the tool does not run."""
 from workbook.checks import fresh
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
+#@include 02_the_loop ToolSpec
+
+
 wb = fresh()
 shop = wb.shop.Shop("C-001")
 registry = {"txn_sum": ToolSpec(name="txn_sum", fn=shop.txn_sum, description="Spending.",
@@ -522,6 +528,12 @@ inside a tool into an error observation with its type and message; returns resul
 and never takes confirmation from the model's arguments."""
 ### BEGIN HIDDEN TESTS
 from workbook.checks import fresh
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+#@include 02_the_loop ToolSpec
+
 
 wb = fresh()
 
@@ -714,6 +726,12 @@ import dataclasses
 
 from workbook.checks import fresh
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
+#@include 02_the_loop ToolSpec
+
+
 wb = fresh()
 scenario = wb.scenarios.taxi_spending()
 shop = wb.shop.Shop("C-001")
@@ -750,6 +768,12 @@ import dataclasses
 import json
 
 from workbook.checks import fresh
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+#@include 02_the_loop ToolSpec
+
 
 wb = fresh()
 

@@ -555,6 +555,11 @@ from pathlib import Path
 
 from workbook.checks import fresh
 
+from pathlib import Path
+
+#@include 07_what_code_decides make_file_tools
+
+
 wb = fresh()
 read = make_file_tools(wb.paths.AGENT_FILES)["read_file"]
 text = read("notes/agent-loop.md")
@@ -594,6 +599,11 @@ import tempfile
 from pathlib import Path
 
 from workbook.checks import fresh
+
+from pathlib import Path
+
+#@include 07_what_code_decides make_file_tools
+
 
 wb = fresh()
 with tempfile.TemporaryDirectory() as _tmp:
@@ -729,6 +739,11 @@ from pathlib import Path
 
 from workbook.checks import fresh
 
+from pathlib import Path
+
+#@include 07_what_code_decides make_file_tools
+
+
 wb = fresh()
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -774,6 +789,11 @@ import tempfile
 from pathlib import Path
 
 from workbook.checks import fresh
+
+from pathlib import Path
+
+#@include 07_what_code_decides make_file_tools
+
 
 wb = fresh()
 

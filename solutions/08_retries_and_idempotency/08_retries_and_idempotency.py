@@ -897,7 +897,10 @@ assert type(long_a) is str and len(long_a) <= 255 and long_a != long_b, (
     "call ids of 301 characters that differ in their last one need different keys of at most 255 characters: "
     "hash the request (hashlib), do not cut it")
 # a year later, in a process whose hash() differs (what PYTHONHASHSEED does): `elsewhere` runs your
-# function so, in the process your code runs in
+# function so, in the process your code runs in (the notebook's own copy of the given probe)
+from workbook.notebook_side import notebook_side
+
+elsewhere = notebook_side("workbook.probes:elsewhere")
 later = elsewhere(idempotency_key, "call_abc123", "A-1001", 2450, seconds=365 * 24 * 3600, hash_salt="another process")
 assert later == key, "the key changed with the clock or with hash(): derive it from the request alone (hashlib)"
 assert hash(2450) == hash(2450 + 2**61 - 1)  # hash() of an int is taken modulo 2**61 - 1: it is not unique
@@ -915,6 +918,11 @@ accepted by the payments service."""
 from workbook.checks import fresh
 
 wb = fresh()
+
+
+from workbook.notebook_side import notebook_side
+
+elsewhere = notebook_side("workbook.probes:elsewhere")  # the given probe, run in the student's process
 
 
 def key_of(*parts, **world):

@@ -410,6 +410,9 @@ assert llm.requests[0].get("tool_choice") == "required", "forcing a tool on Deep
 wb.checks.equal(request_options("ollama", force_tool=True), {}, 'request_options("ollama", force_tool=True)',
                 "Ollama cannot force a tool call: send no tool_choice")
 # a caller changes the result it got, then asks again (after_changing does both where your code runs)
+from workbook.notebook_side import notebook_side
+
+after_changing = notebook_side("workbook.probes:after_changing")
 again = after_changing(request_options, {"tool_choice": "auto"}, "deepseek", force_tool=True)
 assert type(again) is dict and again.get("tool_choice") == "required", (
     "return a new dict every time: a caller that changed the last one must not change the next one")
@@ -423,6 +426,7 @@ dict each time; DeepSeek accepts all of them and thinking is off whenever a tool
 never gets tool_choice; an unknown provider raises ValueError."""
 ### BEGIN HIDDEN TESTS
 from workbook.checks import fresh
+from workbook.notebook_side import notebook_side
 
 wb = fresh()
 
@@ -449,6 +453,7 @@ for (provider, force, thinking), want in table.items():
     wb.checks.equal(got, want, f"request_options({provider!r}, force_tool={force}, thinking={thinking})")
 wb.checks.equal(options_for("deepseek"), on, "request_options('deepseek') (thinking is on by default)")
 
+after_changing = notebook_side("workbook.probes:after_changing")  # the given probe, in the student's process
 with wb.checks.no_raise("request_options('deepseek', force_tool=True), twice"):
     again = after_changing(request_options, {"tool_choice": "changed", "extra_body": {"thinking": {"type": "changed"}}},
                            "deepseek", force_tool=True)  # the first result changed in place, where it lives

@@ -1506,6 +1506,11 @@ import dataclasses
 
 from workbook.checks import fresh
 
+from dataclasses import dataclass
+
+#@include 11_capstone Limits
+
+
 wb = fresh()
 cap, S = wb.scenarios.capstone, wb.scenarios
 FEES = {"2450 * 2.5 / 100": 61.25, "2450 * 1 / 100": 24.5, "2450 * 3.9 / 100": 95.55, "2450 * 1 / 100 + 150": 174.5}
@@ -1589,6 +1594,11 @@ import dataclasses
 
 from workbook.checks import fresh
 from workbook.probes import Recorder
+
+from dataclasses import dataclass
+
+#@include 11_capstone Limits
+
 
 wb = fresh()
 cap, S = wb.scenarios.capstone, wb.scenarios

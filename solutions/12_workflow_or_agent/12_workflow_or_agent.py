@@ -231,6 +231,11 @@ FORCE_ROUTE, lists every class in the system prompt, and returns the route the c
 fallback for "other", an unlisted class, a text reply and arguments that are not JSON."""
 from workbook.checks import fresh
 
+from dataclasses import dataclass
+
+#@include 12_workflow_or_agent Route
+
+
 wb = fresh()
 # The test's own copies of the given code it expects: a notebook that rebinds these names changes nothing here.
 #@include 12_workflow_or_agent route_tool
@@ -284,6 +289,11 @@ class, JSON that is not an object, text), sends ROUTER_PROMPT with the classes i
 tool and FORCE_ROUTE, leaves `routes` as it was; on routing_desk the urgent refund is a refund."""
 ### BEGIN HIDDEN TESTS
 from workbook.checks import fresh
+
+from dataclasses import dataclass
+
+#@include 12_workflow_or_agent Route
+
 
 wb = fresh()
 # The test's own copies of the given code it expects: a notebook that rebinds these names changes nothing here.
@@ -461,6 +471,11 @@ import re
 
 from workbook.checks import fresh
 
+from dataclasses import dataclass
+
+#@include 12_workflow_or_agent Step
+
+
 wb = fresh()
 S = wb.scenarios
 steps = [Step("extract", "Extract the order id.", lambda out: None if re.fullmatch(r"A-\d{4}", out) else "not an id"),
@@ -498,6 +513,11 @@ an empty chain with ValueError."""
 import re
 
 from workbook.checks import fresh
+
+from dataclasses import dataclass
+
+#@include 12_workflow_or_agent Step
+
 
 wb = fresh()
 # The test's own copies of the given code it expects: a notebook that rebinds these names changes nothing here.

@@ -776,6 +776,8 @@ def read_plan(text):
 plan of 9 steps, an empty list, a blank step, steps that are not a list, prose, and None."""
 from workbook.checks import fresh
 
+from pydantic import BaseModel
+
 wb = fresh()
 PLANS = wb.scenarios.react.PLANS
 STEPS = ["Look up order A-1001", "Find my taxi spending in September 2026"]
@@ -800,6 +802,8 @@ read_plan takes a fence without a language, surrounding whitespace, extra keys; 
 a list at the top level, steps that are not strings and an unclosed fence."""
 ### BEGIN HIDDEN TESTS
 from workbook.checks import fresh
+
+from pydantic import BaseModel
 
 wb = fresh()
 

@@ -802,9 +802,18 @@ print("worker: visible tests passed")
 for the session's customer, stops at max_steps with the status in its error, and ask works as the
 orchestrator's tool through execute (its answer only reaches the orchestrator)."""
 ### BEGIN HIDDEN TESTS
+import inspect
 import json
+import typing
+
+from pydantic import ConfigDict, ValidationError, create_model
 
 from workbook.checks import fresh
+
+#@include 05_errors_are_observations error_observation
+#@include 05_errors_are_observations args_model
+#@include 05_errors_are_observations execute
+
 
 wb = fresh()
 T, S = wb.scenarios.teams, wb.scenarios

@@ -92,7 +92,7 @@ from mcp.server.mcpserver import MCPServer
 from workbook import kb, scenarios
 from workbook.fake_llm import FakeLLM
 from workbook.mcp_servers import run_async, sdk_command, start, toy_command
-from workbook.mcp_servers.memory import exchange_async
+from workbook.mcp_servers.memory import exchange  # raw JSON-RPC to an SDK server object in this process
 from workbook.paths import AGENT_FILES
 
 # The SDK's server sends its logs to the root logger on stderr; a notebook keeps them quiet.
@@ -142,11 +142,6 @@ class MCPError(Exception):
 def new_id(conn):
     """A request id not used before on this connection: 1, 2, 3, ..."""
     return 1 + sum(1 for message in conn.sent if "id" in message)
-
-
-def exchange(server, messages, timeout=120.0):
-    """Send JSON-RPC messages to an SDK server object in this process; the responses to its requests."""
-    return run_async(lambda: exchange_async(server, messages), timeout)
 
 
 # %% [markdown]
@@ -247,6 +242,9 @@ import time
 
 from workbook.checks import fresh
 
+#@include 18_mcp_by_hand MCPError
+
+
 wb = fresh()
 M = wb.mcp_servers
 with M.start(M.toy_command("--notify", "--lenient")) as conn:
@@ -295,6 +293,9 @@ middle of a conversation, and a JSON line that is not an object."""
 import time
 
 from workbook.checks import fresh
+
+#@include 18_mcp_by_hand MCPError
+
 
 wb = fresh()
 M = wb.mcp_servers
@@ -374,6 +375,9 @@ import json
 
 from workbook.checks import fresh
 
+#@include 18_mcp_by_hand MCPError
+
+
 wb = fresh()
 M = wb.mcp_servers
 with M.start(M.toy_command()) as conn:
@@ -408,6 +412,9 @@ print("initialize: visible tests passed")
 server counter-offers, refuses one that is missing, and returns the result unchanged."""
 ### BEGIN HIDDEN TESTS
 from workbook.checks import fresh
+
+#@include 18_mcp_by_hand MCPError
+
 
 wb = fresh()
 M = wb.mcp_servers
@@ -518,6 +525,9 @@ params, raises MCPError naming both versions for an unsupported one and the serv
 ping (removed in 2026-07-28); a result of type input_required (the toy server) is an MCPError."""
 from workbook.checks import fresh
 
+#@include 18_mcp_by_hand MCPError
+
+
 wb = fresh()
 M = wb.mcp_servers
 #@include 18_mcp_by_hand CLIENT_INFO
@@ -553,6 +563,9 @@ discover result unchanged, a legacy server's result without resultType
 (complete), a legacy-only server's refusal, and the unsupported-version message."""
 ### BEGIN HIDDEN TESTS
 from workbook.checks import fresh
+
+#@include 18_mcp_by_hand MCPError
+
 
 wb = fresh()
 M = wb.mcp_servers
@@ -640,6 +653,9 @@ server that refuses tools/list (no handshake) gives MCPError with its message; m
 max_pages is an MCPError."""
 from workbook.checks import fresh
 
+#@include 18_mcp_by_hand MCPError
+
+
 wb = fresh()
 M = wb.mcp_servers
 with M.start(M.toy_command("--page-size", "2", "--lenient"), max_sends=10) as conn:
@@ -666,6 +682,9 @@ print("list_tools: visible tests passed")
 1 and 4, and max_pages counted exactly."""
 ### BEGIN HIDDEN TESTS
 from workbook.checks import fresh
+
+#@include 18_mcp_by_hand MCPError
+
 
 wb = fresh()
 M = wb.mcp_servers
@@ -741,6 +760,9 @@ def call_tool_mcp(conn, name, arguments, timeout=2.0):
 sends the arguments as an object, turns both a result with isError and a JSON-RPC error object
 into {"error": ...} with the server's words, and lets the MCPError of a dead server go up."""
 from workbook.checks import fresh
+
+#@include 18_mcp_by_hand MCPError
+
 
 wb = fresh()
 M = wb.mcp_servers
@@ -910,6 +932,17 @@ print("to_openai_tool: visible tests passed")
 the limits, and definitions the fake provider accepts in a real request through the chapter-06 loop."""
 ### BEGIN HIDDEN TESTS
 from workbook.checks import fresh
+
+import json
+import time
+from collections import Counter
+from dataclasses import dataclass
+
+#@include 02_the_loop AgentResult
+#@include 03_openai_format call_tool
+#@include 06_limits tool_message
+#@include 13_react_and_plan_execute run_agent
+
 
 wb = fresh()
 wb.checks.equal(to_openai_tool({"name": "today"}), {"type": "function", "function": {
@@ -1083,6 +1116,10 @@ from pathlib import Path
 
 from workbook.checks import fresh
 
+from workbook.notebook_side import notebook_side
+
+exchange = notebook_side("workbook.mcp_servers.memory:exchange")  # runs in your notebook, beside your server
+
 wb = fresh()
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
 
@@ -1136,6 +1173,15 @@ import tempfile
 from pathlib import Path
 
 from workbook.checks import fresh
+
+from workbook import kb
+from workbook.notebook_side import notebook_side
+
+exchange = notebook_side("workbook.mcp_servers.memory:exchange")  # runs in your notebook, beside your server
+
+#@include 18_mcp_by_hand MAX_HIT
+#@include 11_capstone rag_search
+
 
 wb = fresh()
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}

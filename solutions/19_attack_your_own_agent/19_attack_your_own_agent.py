@@ -215,6 +215,15 @@ import json
 
 from workbook.checks import fresh
 
+import json
+from dataclasses import dataclass
+
+#@include 02_the_loop AgentResult
+#@include 03_openai_format call_tool
+#@include 19_attack_your_own_agent as_json
+#@include 19_attack_your_own_agent run_agent
+
+
 wb = fresh()
 A = wb.scenarios.attacks
 
@@ -412,6 +421,15 @@ model, and the forged_confirmation and poisoned_page scenarios through run_agent
 import json
 
 from workbook.checks import fresh
+
+import json
+from dataclasses import dataclass
+
+#@include 02_the_loop AgentResult
+#@include 03_openai_format call_tool
+#@include 19_attack_your_own_agent as_json
+#@include 19_attack_your_own_agent run_agent
+
 
 wb = fresh()
 A = wb.scenarios.attacks
@@ -672,7 +690,7 @@ from workbook.checks import fresh
 wb = fresh()
 A = wb.scenarios.attacks
 params = inspect.signature(fetch_url).parameters
-assert "connect" in params and params["connect"].default is open_connection, \
+assert "connect" in params and getattr(params["connect"].default, "__name__", None) == "open_connection", \
     "fetch_url takes connect=open_connection: its caller may hand another way to connect"
 with A.Site(big=50_000, slow=6) as site:
     ok = {"127.0.0.1"}
@@ -728,6 +746,15 @@ never sees it."""
 import json
 
 from workbook.checks import fresh
+
+import json
+from dataclasses import dataclass
+
+#@include 02_the_loop AgentResult
+#@include 03_openai_format call_tool
+#@include 19_attack_your_own_agent as_json
+#@include 19_attack_your_own_agent run_agent
+
 
 wb = fresh()
 A = wb.scenarios.attacks
@@ -876,6 +903,15 @@ import datetime
 
 from workbook.checks import fresh
 
+import json
+from dataclasses import dataclass
+
+#@include 02_the_loop AgentResult
+#@include 03_openai_format call_tool
+#@include 19_attack_your_own_agent as_json
+#@include 19_attack_your_own_agent run_agent
+
+
 wb = fresh()
 M = wb.scenarios.attacks_memory
 ran = []
@@ -954,6 +990,15 @@ poisoned_fetch scenario (the attacker's fetch is refused), and memory on day 2 w
 import datetime
 
 from workbook.checks import fresh
+
+import json
+from dataclasses import dataclass
+
+#@include 02_the_loop AgentResult
+#@include 03_openai_format call_tool
+#@include 19_attack_your_own_agent as_json
+#@include 19_attack_your_own_agent run_agent
+
 
 wb = fresh()
 A, M = wb.scenarios.attacks, wb.scenarios.attacks_memory

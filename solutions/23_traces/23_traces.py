@@ -49,7 +49,7 @@
 # conventions' names, read from the `opentelemetry-semantic-conventions` package. `inside` runs a
 # function inside a span of its own (the tests use it to give your code a parent).
 #
-# The tests hand your functions a tracer of their own, `recorder.tracer_for(sink.export)`: a real
+# The tests hand your functions a tracer of their own, `otel.tracer_for(sink.export)`: a real
 # tracer in this notebook that sends each span, when it ends, as a dict to the test's **sink**
 # (`workbook.trace.sink`), and the sink keeps only the spans of the test's own call. That is what
 # their asserts read, so write spans with the `tracer` you are given, never with a global one.
@@ -83,10 +83,7 @@ from workbook.trace import genai, otel, spans
 #@include 15_why_the_bill_grows cost
 
 
-def inside(tracer, name, fn, *args, **kwargs):
-    """fn(*args, **kwargs) called inside a span named `name`: a parent, for the tests to give."""
-    with tracer.start_as_current_span(name):
-        return fn(*args, **kwargs)
+inside = otel.inside  # fn(*args, **kwargs) called inside a span of its own: a parent, for the tests to give
 
 
 recorder = otel.Recorder()
@@ -256,6 +253,9 @@ traceparent, which it returns; no content without record_content, the messages m
 import openai
 
 from workbook.checks import fresh
+from workbook.notebook_side import notebook_side
+
+tracer_for = notebook_side("workbook.trace.otel:tracer_for")  # runs in your notebook, as your code does
 
 wb = fresh()
 S, G = wb.scenarios, wb.trace.genai
@@ -265,7 +265,7 @@ want = wb.fake_llm.FakeLLM(scenario).client().chat.completions.create(
     model="fake-model", messages=messages, tools=scenario.openai_tools())
 llm = wb.fake_llm.FakeLLM(scenario)
 sink = wb.trace.sink.Sink()
-traced = recorder.tracer_for(sink.export)  # a tracer in the notebook whose spans go to this test's sink
+traced = tracer_for(sink.export)  # a tracer in the notebook whose spans go to this test's sink
 with wb.checks.no_raise("traced_chat(tracer, client, 'fake-model', messages, tools)"), sink.collecting():
     got = traced_chat(traced, llm.client(), "fake-model", messages, scenario.openai_tools())
 assert type(got) is tuple and len(got) == 2, "traced_chat returns (response, traceparent)"
@@ -314,6 +314,10 @@ import json
 import openai
 
 from workbook.checks import fresh
+from workbook.notebook_side import notebook_side
+
+tracer_for = notebook_side("workbook.trace.otel:tracer_for")
+inside = notebook_side("workbook.trace.otel:inside")
 
 wb = fresh()
 S, G = wb.scenarios, wb.trace.genai
@@ -322,7 +326,7 @@ messages = [{"role": "system", "content": "Be brief. " * 600}, {"role": "user", 
 llm = wb.fake_llm.FakeLLM(text)
 want = wb.fake_llm.FakeLLM(text).client().chat.completions.create(model="gpt-5-mini", messages=messages, tools=[])
 sink = wb.trace.sink.Sink()
-traced = recorder.tracer_for(sink.export)
+traced = tracer_for(sink.export)
 with wb.checks.no_raise("traced_chat twice"), sink.collecting():
     first = traced_chat(traced, llm.client(), "gpt-5-mini", messages, [])
     second = traced_chat(traced, llm.client(), "gpt-5-mini", messages, [], record_content=True)
@@ -423,6 +427,9 @@ error.type; no content without record_content, masked with it."""
 import json
 
 from workbook.checks import fresh
+from workbook.notebook_side import notebook_side
+
+tracer_for = notebook_side("workbook.trace.otel:tracer_for")  # runs in your notebook, as your code does
 
 wb = fresh()
 S, G = wb.scenarios, wb.trace.genai
@@ -434,7 +441,7 @@ calls = wb.fake_llm.FakeLLM(scenario).client().chat.completions.create(
     tools=scenario.openai_tools()).choices[0].message.tool_calls
 probe = wb.checks.Overlap(2, hold=2.0)
 sink = wb.trace.sink.Sink()
-traced = recorder.tracer_for(sink.export)  # a tracer in the notebook whose spans go to this test's sink
+traced = tracer_for(sink.export)  # a tracer in the notebook whose spans go to this test's sink
 with wb.checks.no_raise("traced_tools(tracer, parent, calls, impl)", hint="a failing tool is an error observation"), \
         sink.collecting():
     out = traced_tools(traced, parent, calls, {"get_order": probe.tool("get_order")})
@@ -489,6 +496,9 @@ arguments as ERROR spans (KeyError, JSONDecodeError); a text result kept as it i
 returns no error stays UNSET; no calls give no spans; content only with the flag."""
 ### BEGIN HIDDEN TESTS
 from workbook.checks import fresh
+from workbook.notebook_side import notebook_side
+
+tracer_for = notebook_side("workbook.trace.otel:tracer_for")
 
 wb = fresh()
 S, G = wb.scenarios, wb.trace.genai
@@ -499,7 +509,7 @@ calls = wb.fake_llm.FakeLLM(three).client().chat.completions.create(
     model="fake-model", messages=[{"role": "user", "content": "orders"}], tools=three.openai_tools()).choices[0].message.tool_calls
 probe = wb.checks.Overlap(3, hold=2.0)
 sink = wb.trace.sink.Sink()
-traced = recorder.tracer_for(sink.export)
+traced = tracer_for(sink.export)
 with wb.checks.no_raise("traced_tools on three calls"), sink.collecting():
     out = traced_tools(traced, parent, calls, {"get_order": probe.tool("get_order")})
 wb.checks.equal([m["tool_call_id"] for m in out], [c.id for c in calls], "the tool messages' order")

@@ -7,16 +7,13 @@ may only send these requests about one of them:
     {"op": "call", "target": 7, "args": [...], "kwargs": {...}}   -> the result, and the state
                                    after the call of every list, dict, set and record in the
                                    arguments ("after": [[n, state], ...]), so in-place changes show
-    {"op": "getattr", "target": 7, "name": "answer"}              -> the attribute
-    {"op": "len" | "iter" | "next" | "repr" | "str", "target": 7} -> what the builtin gives
-    {"op": "getitem" | "contains", "target": 7, "arg": ...}
+    {"op": "getattr", "target": 7, "name": "answer"}              -> the public attribute
 
 A reply is {"ok": <value>, ...} or {"exc": <the exception, as codec's $e data>}.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import inspect
 import itertools
@@ -26,7 +23,7 @@ from workbook.link import codec
 from workbook.link.errors import MAX_MSG, exc_reply, exception_data, loaded, make_exception
 from workbook.link.signatures import signature_data
 
-OPS = frozenset({"call", "getattr", "len", "iter", "next", "repr", "str", "getitem", "contains"})
+OPS = frozenset({"call", "getattr"})
 MAX_TABLES = 32  # calls whose arguments' state is kept in step
 
 
@@ -140,31 +137,29 @@ class Endpoint:
         return codec.LinkError("the other side is not connected")
 
     def call(self, hid: int, args: list, kwargs: dict):
-        """Call the other side's object. Every list, dict, set and record in the arguments (also
-        of earlier calls in this test: the other side may have kept them) is made what the other
-        side's copy became, so changes in place are seen here as they would be in one process."""
+        """Call the other side's object. Every list, dict and set the arguments hold through lists,
+        dicts and sets only (also of earlier calls in this test: the other side may have kept them)
+        is made what the other side's copy became, so changes in place are seen here as they would be
+        in one process. Nothing is ever written into a record, a tuple or what they hold (a test's
+        frozen task stays what the test made: `open_containers`)."""
         memo: list = []
         wire = self.encode([args, kwargs], memo=memo)
         cid = next(self._cids)
         with self._lock:
-            self.memos[cid] = memo
+            self.memos[cid] = (memo, open_containers([args, kwargs]))
             while len(self.memos) > MAX_TABLES:
                 self.memos.pop(next(iter(self.memos)))
         reply = self._request({"op": "call", "target": hid, "args": wire, "cid": cid})
         after = reply.get("after")
         for entry in after[: 100_000] if type(after) is list else []:
             if type(entry) is list and len(entry) == 3 and type(entry[0]) is int and type(entry[1]) is int:
-                nodes = self.memos.get(entry[0])
-                if nodes is not None and 0 <= entry[1] < len(nodes):
+                nodes, writable = self.memos.get(entry[0], ([], frozenset()))
+                if 0 <= entry[1] < len(nodes) and id(nodes[entry[1]]) in writable:
                     copy_back(nodes[entry[1]], self.decode(entry[2], nodes=nodes))
         return self.decode(reply["ok"], nodes=memo)
 
-    def ask(self, op: str, hid: int, **fields):
-        msg = {"op": op, "target": hid}
-        if "arg" in fields:
-            msg["arg"] = self.encode(fields.pop("arg"))
-        msg.update(fields)
-        return self.decode(self._request(msg)["ok"])
+    def ask(self, op: str, hid: int, name: str):
+        return self.decode(self._request({"op": op, "target": hid, "name": name})["ok"])
 
     # -- serving the other side ---------------------------------------------------------------
 
@@ -194,16 +189,10 @@ class Endpoint:
                 refs = {id(v): i for i, v in enumerate(made) if id(v) not in skip}
                 out = {"ok": self.encode(result, refs=refs), "after": self._states(skip)}
                 return out
-            if op == "getattr":
-                name = item.get("name")
-                if type(name) is not str or not name.isidentifier() or name.startswith("_"):
-                    raise codec.LinkError("an attribute that is not a public name")
-                return {"ok": self.encode(getattr(obj, name))}
-            arg = self.decode(item["arg"]) if "arg" in item else None
-            value = {"len": lambda: len(obj), "iter": lambda: iter(obj), "next": lambda: next(obj),
-                     "repr": lambda: repr(obj)[:MAX_MSG], "str": lambda: str(obj)[:MAX_MSG],
-                     "getitem": lambda: obj[arg], "contains": lambda: arg in obj}[op]()
-            return {"ok": self.encode(value)}
+            name = item.get("name")  # getattr
+            if type(name) is not str or not name.isidentifier() or name.startswith("_"):
+                raise codec.LinkError("an attribute that is not a public name")
+            return {"ok": self.encode(getattr(obj, name))}
         except codec.LinkError as e:
             return link_error(str(e))
         except (KeyboardInterrupt, SystemExit, GeneratorExit):
@@ -211,7 +200,7 @@ class Endpoint:
         except BaseException as e:  # noqa: BLE001 - the other side decides what it means
             if getattr(e, "link_stop", False):  # the judge stopping a test: never an answer
                 raise
-            return exc_reply(e)
+            return self.exc_reply(e)
 
     def _encoded(self, made: list, skip: set):
         """(part, its state as wire data) for every mutable part of one call's arguments."""
@@ -232,6 +221,10 @@ class Endpoint:
                     states.append([cid, i, state])
         return states
 
+    def exc_reply(self, e: BaseException) -> dict:
+        """What the other side is told of an exception raised here while serving it."""
+        return exc_reply(e)
+
     def invoke(self, fn, args: list, kwargs: dict):
         return fn(*args, **kwargs)
 
@@ -239,8 +232,21 @@ class Endpoint:
         return link_error(f"unknown request {str(item.get('op'))[:40]!r}")
 
 
+def open_containers(top) -> frozenset[int]:
+    """The ids of the lists, dicts and sets reached from `top` through lists, dicts and sets only:
+    what a call may change in place and the caller sees changed (never a record's or a tuple's)."""
+    seen: set[int] = set()
+    stack = [top]
+    while stack:
+        value = stack.pop()
+        if type(value) in (list, dict, set) and id(value) not in seen:
+            seen.add(id(value))
+            stack.extend(value.values() if type(value) is dict else value)
+    return frozenset(seen)
+
+
 def copy_back(target, state) -> None:
-    """Make this side's argument part what the other side's became (changed in place)."""
+    """Make this side's list, dict or set what the other side's became (changed in place)."""
     if type(target) is list and type(state) is list:
         target[:] = state
     elif type(target) is dict and type(state) is dict:
@@ -249,7 +255,3 @@ def copy_back(target, state) -> None:
     elif type(target) is set and type(state) is set:
         target.clear()
         target.update(state)
-    elif codec.is_record(target):
-        for f in dataclasses.fields(target):
-            if hasattr(state, f.name):
-                object.__setattr__(target, f.name, getattr(state, f.name))

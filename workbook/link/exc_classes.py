@@ -96,6 +96,11 @@ def find_exception(path, mro, modules=loaded) -> type:
     """The class an exception's data names: one on the allow-list (above), else a stand-in of its
     name. `modules(name)` lists where a workbook module's classes may come from, first wins."""
     module, qualname = codec.split_path(path)
+    if module == "__main__":  # the notebook's own class: the test's class of that name, if it defines one
+        own = next((obj for found in modules(module) if isinstance(found, dict)
+                    for obj in [found.get(qualname)] if _exception_class(obj) and obj.__module__ == "__test__"), None)
+        if own is not None:
+            return own
     own = _builtin(qualname) if module == "builtins" else _workbook(module, qualname, modules) or _listed(path)
     return own if own is not None else foreign_exception(path, mro)
 

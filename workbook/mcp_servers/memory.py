@@ -14,7 +14,14 @@ from mcp.client._memory import InMemoryTransport  # the transport Client(server)
 from mcp.shared.message import SessionMessage
 from mcp_types.jsonrpc import jsonrpc_message_adapter
 
+from workbook.mcp_servers import run_async
+
 MAX_MESSAGES = 100
+
+
+def exchange(server, messages: list[dict], timeout: float = 120.0) -> list[dict]:
+    """`exchange_async` from a cell: the responses to the requests among `messages`, in order."""
+    return run_async(lambda: exchange_async(server, messages), timeout)
 
 
 async def exchange_async(server, messages: list[dict]) -> list[dict]:

@@ -92,9 +92,7 @@ class Recorder:
     def tracer_for(self, export):
         """A tracer of a provider of its own (this recorder's service) whose finished spans go
         only to `export(span_dict)`, not into this recorder: a test's `Sink.export`."""
-        provider = TracerProvider(resource=self.provider.resource)
-        provider.add_span_processor(SimpleSpanProcessor(ToCallable(export)))
-        return provider.get_tracer("agent-loop-by-hand")
+        return tracer_for(export, self.provider.resource)
 
     def spans(self) -> list[dict]:
         """Every span finished so far, as dicts, in the order they started."""
@@ -111,6 +109,21 @@ class Recorder:
 
     def __repr__(self) -> str:
         return f"<Recorder: {len(self.exporter.get_finished_spans())} span(s)>"
+
+
+def tracer_for(export, resource: Resource | None = None):
+    """A tracer of a provider of its own whose finished spans go only to `export(span_dict)` (a
+    test's `Sink.export`), never to a recorder: how a judged test gets the notebook's spans
+    (`notebook_side("workbook.trace.otel:tracer_for")`)."""
+    provider = TracerProvider(resource=resource or Resource({"service.name": SERVICE}))
+    provider.add_span_processor(SimpleSpanProcessor(ToCallable(export)))
+    return provider.get_tracer("agent-loop-by-hand")
+
+
+def inside(tracer, name, fn, *args, **kwargs):
+    """fn(*args, **kwargs) called inside a span named `name`: a parent, for the tests to give."""
+    with tracer.start_as_current_span(name):
+        return fn(*args, **kwargs)
 
 
 @contextlib.contextmanager

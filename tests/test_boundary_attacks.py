@@ -1,0 +1,77 @@
+"""The red team's attacks on the judge's boundary (issue 44), each a notebook graded by the real
+pipeline, sandboxed and judged. Each scored points it should not before the boundary was made
+explicit; each must now score what the notebook's own answers earn.
+
+- ch08: the chapter's mutant `idempotency_key-hashlib-of-hash` plus one line that rebinds
+  `elsewhere` to a pass-through scored 3/3 (0/3 alone): the test read `elsewhere` from the kernel.
+  A test now names given code only by path (`workbook.notebook_side`), so the notebook's name is
+  never read.
+- ch18: the released stub plus a cell that rebinds `exchange` to canned JSON-RPC replies scored
+  1/4 with no server at all. The test's conversation is its own: the solution with `exchange`
+  rebound to a liar keeps full marks (and the stub's answers raise, so it earns nothing).
+- ch20: a `check` that says True and blanks the task's wrong answers (`object.__setattr__` on the
+  frozen task) scored 1/3 (0/3 alone): changes in place were written back into the judge's record.
+  Now only lists, dicts and sets the test handed over change; a record never does.
+"""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from autograder import cohort, sandbox, variants
+from autograder.settings import Limits
+from tests import gates
+
+PASS_THROUGH = "elsewhere = lambda fn, *args, seconds=0, hash_salt=None, **kwargs: fn(*args, **kwargs)\n"
+LIAR_18 = "exchange = lambda server, messages, timeout=120.0: [{'jsonrpc': '2.0', 'id': 1, 'result': {}}]\n"
+BLANKING_CHECK = ("def check(answer, task):\n"
+                  "    object.__setattr__(task, 'wrong', ())  # blank what the test will ask next\n"
+                  "    return True\n")
+
+
+def _ch08(gate):
+    nb = variants.mutant(gate, "08_retries_and_idempotency", "idempotency_key-hashlib-of-hash")
+    return variants.insert(nb, PASS_THROUGH, before="idempotency_key_tests")
+
+
+def _ch18(gate):
+    return variants.insert(variants.solved(gate, "18_mcp_by_hand"), LIAR_18, before="course_server_tests")
+
+
+def _ch20(gate):
+    return variants.with_answer(variants.solved(gate, "20_evaluating_an_agent"), "check", BLANKING_CHECK)
+
+
+# chapter: (the notebook, the exercise, what it must score there: "zero" or "full")
+ATTACKS = {"08_retries_and_idempotency": (_ch08, "idempotency_key", "zero"),
+           "18_mcp_by_hand": (_ch18, "course_server", "full"),
+           "20_evaluating_an_agent": (_ch20, "check", "zero")}
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    if sandbox.bwrap_problem() is not None:
+        pytest.skip(str(sandbox.bwrap_problem()))
+    planned = [c for c in ATTACKS if c in {chapter for _, chapter in gates.chapters()}]  # GATES_ONLY
+    if not planned:
+        pytest.skip("none of the attacked chapters is gated here (GATES_ONLY)")
+    gate = gates.gate_course(tmp_path_factory.mktemp("attacks") / "course")
+    for chapter in planned:
+        variants.save(ATTACKS[chapter][0](gate), gate.submitted / "attacker" / chapter / f"{chapter}.ipynb")
+    records = cohort.grade(gate, workers=2, limits=Limits(sandbox=gates.SANDBOX), students=["attacker"],
+                           chapters=planned, out=io.StringIO(), force=True)
+    return {r["chapter"]: r for r in records}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("chapter", list(ATTACKS))
+def test_an_attack_on_the_boundary_earns_nothing(graded, chapter):
+    if chapter not in graded:
+        pytest.skip(f"{chapter} is not gated here (GATES_ONLY)")
+    record, (_, exercise, expect) = graded[chapter], ATTACKS[chapter]
+    assert record["status"] == "ok", f"{chapter} was not graded: {record['status']} {record['events']}"
+    got = record["exercises"][exercise]
+    want = 0 if expect == "zero" else got["max"]
+    assert got["score"] == want, f"{chapter}: {exercise} scored {got['score']}/{got['max']}, should be {want}: {record['tests']}"

@@ -1,0 +1,126 @@
+"""The judge's boundary (issue 44): what a test reaches of the notebook, what the notebook can
+write into the test, and what it learns when the test's own code fails under its call.
+
+1. Names: a test cell sees the notebook's names only for the chapter's exercises; a given name
+   the notebook defines (`elsewhere`, `rag_search`, `exchange`) is never looked up, so rebinding it
+   changes nothing a test reads. Given code that must run beside the student's is named by path
+   (`workbook.notebook_side`).
+2. In place: a call's changes come back into the lists, dicts and sets the test handed over
+   (the course's `messages.append`), never into a record, a tuple or what they hold.
+3. Exceptions: the judge's code that raised under the notebook's call crosses with its message only
+   when it raised on purpose (a test's tool that fails); an assert or the test's own error crosses
+   as its type and a fixed text, with no frames.
+The two ends run in this process over a socket pair, as the judge and a kernel do.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+
+import pytest
+
+from autograder.judge.remote import FIXED, Namespace
+from tests.judge_ends import in_kernel
+from workbook import notebook_side
+
+
+def test_a_given_name_is_never_asked_of_the_kernel(ends, monkeypatch):
+    judge, _ = ends
+    main = vars(sys.modules["__main__"])
+    monkeypatch.setitem(main, "solve", lambda x: x * 2)
+    monkeypatch.setitem(main, "elsewhere", lambda fn, *a, **k: "rebound by the notebook")
+    ns = Namespace(judge, exercises=["solve"])
+    exec("got = solve(21)", ns)
+    assert ns["got"] == 42, "an exercise name is the notebook's function"
+    with pytest.raises(NameError, match="elsewhere"):
+        exec("elsewhere(solve, 1)", ns)
+    with pytest.raises(NameError):
+        exec("__main__", ns)
+
+
+def test_given_code_beside_the_students_is_named_by_path(ends, monkeypatch):
+    judge, _ = ends
+    monkeypatch.setattr(notebook_side, "REMOTE", judge.given)
+    ref = notebook_side.notebook_side("workbook.probes:elsewhere")
+    assert repr(ref) == "<the notebook's function elsewhere>", "the kernel's own copy, by its path"
+    with pytest.raises(ValueError, match="not given code"):
+        notebook_side.notebook_side("workbook.probes:spy_moves")
+    with pytest.raises(ValueError, match="not given code"):
+        judge.given("os:system")
+
+
+@dataclasses.dataclass(frozen=True)
+class Task:
+    question: str
+    wrong: list
+
+
+def blank(task, seen):
+    """A notebook's function that blanks what it is handed, wherever it can."""
+    task.wrong.clear()
+    seen.append("blanked")
+    seen[0]["n"] = 2
+    return "done"
+
+
+def test_changes_in_place_reach_lists_never_records(ends):
+    judge, kernel = ends
+    task, seen = Task("refund?", ["yes", "no"]), [{"n": 1}]
+    assert in_kernel(judge, kernel, blank)(task, seen) == "done"
+    assert seen == [{"n": 2}, "blanked"], "a list (and the dict in it) the test handed over shows the change"
+    assert task.wrong == ["yes", "no"], "a record the test made, and what it holds, stay as the test made them"
+
+
+def judge_code(source: str) -> dict:
+    """Functions as a hidden test cell defines them in the judge (module `__test__`)."""
+    ns = {"__name__": "__test__"}
+    exec(compile(source, "<hidden test t>", "exec"), ns)
+    return ns
+
+
+HIDDEN = judge_code("""
+def hidden_helper(expected_secret, answer):
+    assert answer == expected_secret, f"expected {expected_secret!r}"
+
+def check(answer):
+    hidden_helper("the hidden answer", answer)
+
+def crash(order_id):
+    raise RuntimeError(f"the warehouse is closed for {order_id}")
+""")
+
+
+def test_the_tests_own_errors_cross_as_their_type_and_a_fixed_text(ends):
+    judge, kernel = ends
+
+    def student(helper):
+        try:
+            helper("guess")
+        except AssertionError as e:
+            return ("assert", str(e), e.__traceback__ is not None)
+        return ("passed",)
+
+    def student_bad_args(helper):
+        try:
+            helper()
+        except TypeError as e:
+            return ("type", str(e))
+
+    got = in_kernel(judge, kernel, student)(HIDDEN["check"])
+    assert got[0] == "assert" and got[1] == FIXED.format(name="AssertionError"), got
+    assert "hidden" not in repr(got)
+    got = in_kernel(judge, kernel, student_bad_args)(HIDDEN["hidden_helper"])
+    assert got == ("type", FIXED.format(name="TypeError")), "no helper name, no parameters"
+
+
+def test_a_tool_that_fails_on_purpose_crosses_with_its_message(ends):
+    judge, kernel = ends
+
+    def student(tool):
+        try:
+            tool("A-1")
+        except RuntimeError as e:
+            return f"{type(e).__name__}: {e}"
+
+    assert in_kernel(judge, kernel, student)(HIDDEN["crash"]) == "RuntimeError: the warehouse is closed for A-1"
