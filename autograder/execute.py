@@ -4,7 +4,6 @@ time limit per cell and per notebook, no silent zero, no stderr penalty, bounded
 from __future__ import annotations
 
 import subprocess
-import threading
 import time
 from pathlib import Path
 
@@ -18,14 +17,11 @@ from traitlets import Bool, Integer, List, Unicode
 from autograder import caps, notebooks, sandbox
 from autograder.course import AutograderError
 from autograder.judge.cells import JudgedCells
-from autograder.judge.cpu import tree_cpu
-from autograder.judge.watch import CpuWatch
+from autograder.judge.watch import CpuWatch, NotebookWatch
 from autograder.feedback_filter import HIDDEN
-from autograder.settings import WALL_FACTOR
 
 LIMITS_FILE = Path(__file__).with_name("kernel_limits.py")
 TIMEOUT_ENAME = "CellTimeoutError"
-NOTEBOOK_POLL = 0.5  # seconds between looks at the sandbox's CPU time (a scan of /proc)
 NOT_RUN_ENAME = "CellNotRun"
 
 
@@ -33,37 +29,6 @@ def error_output(ename: str, evalue: str) -> NotebookNode:
     """An error output as nbgrader scores it: any error output makes a test cell worth 0."""
     return NotebookNode(output_type="error", ename=ename, evalue=evalue,
                         traceback=[f"{ename}: {evalue}"])
-
-
-class NotebookWatch:
-    """A notebook's time limit: `limit` s of CPU used by the sandbox's processes (the kernel and all
-    it started), with the clock as a backstop WALL_FACTOR times longer. CPU, so a busy machine
-    never turns a correct notebook into a timeout; the clock, so a kernel that only waits, or floods
-    its channels, still ends. Calls `kill()` every NOTEBOOK_POLL s once over, until it returns True."""
-
-    def __init__(self, limit: float, process, kill):
-        self.limit, self.wall = float(limit), float(limit) * WALL_FACTOR
-        self.process, self.kill = process, kill  # process(): the sandbox's first process, or None
-        self.why = ""
-        self._stop = threading.Event()
-        self._started = time.monotonic()
-        threading.Thread(target=self._run, daemon=True).start()
-
-    def _run(self) -> None:
-        while not self._stop.wait(NOTEBOOK_POLL):
-            if not self.why:
-                process = self.process()
-                cpu = tree_cpu(process.pid) if process is not None else 0.0
-                if cpu > self.limit:
-                    self.why = f"the notebook used more than {self.limit:g} s of CPU"
-                elif time.monotonic() - self._started > self.wall:
-                    self.why = (f"the notebook ran longer than {self.wall:g} s by the clock (its limit: "
-                                f"{self.limit:g} s of CPU)")
-            if self.why and self.kill():
-                return
-
-    def stop(self) -> None:
-        self._stop.set()
 
 
 class SafeExecute(JudgedCells, Execute):
@@ -123,7 +88,9 @@ class SafeExecute(JudgedCells, Execute):
         self._current_index = -1
         self._deadline_hit = False
         self._started = time.monotonic()
-        self._watch = NotebookWatch(self.notebook_timeout, self._kernel_process, self._kill_at_deadline)
+        self._watch = NotebookWatch(self.notebook_timeout, self._kernel_process, self._kill_at_deadline,
+                                    float(self.cell_cpu or self.timeout), lambda: self._current_index,
+                                    self._judge_pid)
         try:
             return super().preprocess(nb, resources, km)
         except DeadKernelError:  # killed at the limit before its first cell (a kernel slow to start)
@@ -154,6 +121,11 @@ class SafeExecute(JudgedCells, Execute):
     def _kernel_process(self):
         """The sandbox's first process (bubblewrap, or the kernel itself without a sandbox), once started."""
         return getattr(getattr(getattr(self, "km", None), "provisioner", None), "process", None)
+
+    def _judge_pid(self) -> int | None:
+        """The judge's process (a kernel serving a test waits on it), once there is one."""
+        judge = getattr(self, "_judge", None) or getattr(self, "_spawned", None)
+        return getattr(getattr(judge, "proc", None), "pid", None)
 
     def _kill_at_deadline(self) -> bool:
         """Not silence: a kernel that floods its channels still stops at the limit. True once killed."""
@@ -239,8 +211,9 @@ class SafeExecute(JudgedCells, Execute):
         return await super()._async_handle_timeout(timeout, cell)
 
     def _run_cell_under_cpu_limit(self, cell, index: int):
-        """A student's cell: interrupted once its sandbox used `cell_cpu` s of CPU (locked cells,
-        the course's own setup and imports, only have the notebook's limit)."""
+        """A student's cell: interrupted once its sandbox used `cell_cpu` s of CPU, or waited
+        `cell_cpu` + IDLE_GRACE s using none (watch.py; locked cells, the course's own setup and
+        imports, only have the notebook's limits)."""
         locked = cell.metadata.get("nbgrader", {}).get("locked", False)
         process = getattr(getattr(self.km, "provisioner", None), "process", None)
         limit = 0 if locked else float(self.cell_cpu)
@@ -250,7 +223,7 @@ class SafeExecute(JudgedCells, Execute):
         finally:
             if watch.stop():
                 self._timed_out[index] = True
-                self._timed_out_why = f"interrupted after {limit:g} s of CPU time"
+                self._timed_out_why = watch.why
         return cell
 
     def _quiet_stderr(self, cell, index: int) -> None:

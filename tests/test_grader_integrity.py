@@ -14,6 +14,7 @@ import pytest
 
 from autograder import execute, export, results, sandbox, scoring
 from autograder.course import REPO, AutograderError, Course
+from autograder.judge import watch as watches
 
 BWRAP = pytest.mark.skipif(sandbox.bwrap_problem() is not None, reason=str(sandbox.bwrap_problem()))
 
@@ -123,9 +124,9 @@ class _Box:
 def test_the_notebook_limit_counts_cpu_not_the_clock(monkeypatch):
     """A busy kernel is stopped once it used the limit in CPU seconds, however slowly its clock runs
     (the clock's backstop is out of reach here)."""
-    monkeypatch.setattr(execute, "WALL_FACTOR", 10_000)
+    monkeypatch.setattr(watches, "WALL_FACTOR", 10_000)
     box = _Box("while True: pass")
-    watch = execute.NotebookWatch(0.5, lambda: box, box.kill)
+    watch = watches.NotebookWatch(0.5, lambda: box, box.kill)
     try:
         assert box.killed.wait(600), "a busy kernel was never stopped"
     finally:
@@ -137,19 +138,19 @@ def test_the_notebook_limit_counts_cpu_not_the_clock(monkeypatch):
 def test_a_kernel_that_only_waits_ends_at_the_clocks_backstop():
     """Sleeping uses no CPU: the clock, WALL_FACTOR times the limit, still ends it."""
     box = _Box("import time; time.sleep(600)")
-    watch = execute.NotebookWatch(0.2, lambda: box, box.kill)
+    watch = watches.NotebookWatch(0.2, lambda: box, box.kill)
     try:
         assert box.killed.wait(600), "a waiting kernel was never stopped"
     finally:
         watch.stop()
         box.kill()
-    assert watch.why.startswith(f"the notebook ran longer than {0.2 * execute.WALL_FACTOR:g} s by the clock"), watch.why
+    assert watch.why.startswith(f"the notebook ran longer than {0.2 * watches.WALL_FACTOR:g} s by the clock"), watch.why
 
 
 def test_the_notebook_limit_waits_for_its_kernel_to_exist():
     """Over the clock's limit before the kernel started: it is stopped as soon as it appears."""
     box: list = []
-    watch = execute.NotebookWatch(0.01, lambda: box[0] if box else None,
+    watch = watches.NotebookWatch(0.01, lambda: box[0] if box else None,
                                   lambda: bool(box) and box[0].kill())
     try:
         while not watch.why:

@@ -12,8 +12,8 @@ The modules:
     runner          the judge process itself: runs test cells, under CPU and clock budgets
     limits          the judge process's own bounds: address space, file size, CPU per test
     clocks          the clocks the judge reads, bound when it starts (a test may patch time.*)
-    cpu             CPU time of a process tree, read from /proc
-    watch           a student cell's CPU-time limit
+    cpu             CPU time of a process tree, and the idle clock, read from /proc
+    watch           a cell's and a notebook's limits: CPU time, the idle clock (cpu.IdleClock), the wall
     remote          the judge's end of the link: JudgeEnd, the test's Namespace, Stop
     kernel_objects  what the notebook's objects become here: KernelRef, records, named tuples
     trust           which judge objects the kernel may reach; notebook names the judge replaces

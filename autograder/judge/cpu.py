@@ -1,12 +1,18 @@
 """CPU time of a process tree, read from /proc: what a test's time limit counts.
 
 A limit in CPU seconds does not move with the machine's load: a correct notebook that needs
-3 s of CPU needs 3 s whether the machine is idle or busy. The wall clock is only a backstop.
+3 s of CPU needs 3 s whether the machine is idle or busy. The wall clock is only a backstop, and
+the idle clock (IdleClock, below) ends what only waits.
 """
 
 from __future__ import annotations
 
 import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from autograder.judge.clocks import monotonic
 
 TICK = os.sysconf("SC_CLK_TCK")
 MAX_THREADS = 64  # past this, a process's children are found by a scan, so a kernel's threads never cost more
@@ -100,3 +106,126 @@ def tree_cpu(root: int | None) -> float:
 def descendants(root: int) -> list[int]:
     """Every live process below `root` (the tests' Jupyter servers: kernels they leave behind)."""
     return [pid for pid, _cpu in _tree(root) if pid != root]
+
+
+# The idle clock: a limit in CPU seconds never ends a process that only waits (a sleep, a read
+# that never returns), so the clock's backstop held such a kernel WALL_FACTOR times its limit,
+# and a cohort of them held every worker that long. Idle time is the clock's seconds in which the
+# processes a cell waits on neither ran on a CPU nor waited for one: a kernel starved by a busy
+# machine waits for a CPU (its run delay, field 2 of /proc/TID/schedstat), so load never makes
+# it idle; one that sleeps is idle at the clock's speed and is ended soon after its CPU limit.
+IDLE_GRACE = 5.0  # idle seconds past a CPU limit before the waiting is ended
+IDLE_POLL = 0.25  # seconds between reads of /proc (each a walk of the trees and their threads)
+MAX_STEP = 2.0  # idle seconds one read counts at most: a clock that jumped (a paused VM) ends nothing
+MAX_WAITERS = 1024  # threads read at most: past them the waits are unknown and count as none idle
+
+
+@dataclass(frozen=True)
+class Party:
+    """A process a cell waits on: `whole`, it and everything below it, its CPU time and its waits
+    for a CPU; else only its own threads' waits (the grader: the CPU it spends on what a kernel
+    sends it is no work of the kernel's, and a flood of messages must not count as work)."""
+
+    pid: int
+    whole: bool = True
+
+
+def _delays(pid: int, into: dict[int, int]) -> bool:
+    """Add each live thread of `pid` -> its run delay (ns) to `into`; False if this kernel keeps
+    no schedstats, or past MAX_WAITERS threads."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return True  # gone: it waits for nothing
+    if len(into) + len(tasks) > MAX_WAITERS:
+        return False
+    for tid in tasks:
+        try:
+            fd = os.open(f"/proc/{pid}/task/{tid}/schedstat", os.O_RDONLY)
+        except FileNotFoundError:
+            if os.path.exists(f"/proc/{pid}/task/{tid}"):
+                return False  # a kernel built without schedstats
+            continue
+        except OSError:
+            continue
+        try:
+            into[int(tid)] = int(os.read(fd, 128).split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        finally:
+            os.close(fd)
+    return True
+
+
+def _steal() -> float:
+    """Seconds the hypervisor took from this machine's CPUs (all of them), from /proc/stat."""
+    try:
+        with open("/proc/stat", "rb") as f:
+            return int(f.readline().split()[8]) / TICK
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def _schedstats() -> bool:
+    """Whether this kernel counts run delays: this process has run, so its schedstat says so (a
+    kernel that keeps none has no such file, or writes "0 0 0" in it)."""
+    try:
+        with open("/proc/self/schedstat", "rb") as f:
+            return any(int(x) > 0 for x in f.read().split()[:3])
+    except (OSError, ValueError):
+        return False
+
+
+SCHEDSTATS = _schedstats()
+
+
+class IdleClock:
+    """Idle seconds of `parties()` since the clock was made: the clock's time less their CPU time,
+    their threads' waits for a CPU and the hypervisor's steal, counted between reads and never
+    below 0 in one. Where run delays cannot be read, nothing is idle (the clock's backstop
+    stays). Threads that come and go are counted while they live (each thread's delay is counted
+    as it grows, read to read, so an ended one keeps what was read of it)."""
+
+    def __init__(self, parties: Callable[[], list[Party]], every: float = IDLE_POLL):
+        self.parties, self.every, self.idle = parties, every, 0.0
+        self._lock = threading.Lock()
+        self._cpu: dict[int, float] = {}  # party pid -> CPU seconds at the last read
+        self._delay: dict[int, int] = {}  # thread id -> run delay (ns) at the last read
+        self._at, self._steal = monotonic(), _steal()
+        self._read(self._at)
+
+    def seconds(self) -> float:
+        """Idle seconds so far, read afresh if `every` s have passed since the last read."""
+        now = monotonic()
+        if now - self._at >= self.every and self._lock.acquire(blocking=False):
+            try:
+                self._read(now)
+            finally:
+                self._lock.release()
+        return self.idle
+
+    def _read(self, now: float) -> None:
+        busy, known = 0.0, SCHEDSTATS
+        delays: dict[int, int] = {}  # thread id -> run delay (ns), this read
+        for party in self.parties():
+            first = party.pid not in self._cpu
+            mine: dict[int, int] = {}
+            if party.whole:
+                cpu = 0.0
+                for pid, seconds in _tree(party.pid):
+                    cpu += seconds
+                    known = known and _delays(pid, mine)
+                busy += 0.0 if first else max(0.0, cpu - self._cpu[party.pid])
+            else:
+                cpu = 0.0
+                known = known and _delays(party.pid, mine)
+            self._cpu[party.pid] = cpu
+            for tid, ns in mine.items():  # a thread new (or its id reused) waited since it began
+                seen = self._delay.get(tid, ns if first else 0)
+                busy += (ns - seen if ns >= seen else ns) / 1e9
+            delays.update(mine)
+        steal = _steal()
+        step = now - self._at - busy - max(0.0, steal - self._steal)
+        if known and step > 0:
+            self.idle += min(step, MAX_STEP)
+        self._at, self._steal, self._delay = now, steal, delays

@@ -35,7 +35,7 @@ import anthropic  # noqa: F401  (loaded while the kernel starts, not inside a te
 import openai  # noqa: F401
 
 from autograder.judge.clocks import monotonic, process_time
-from autograder.judge.cpu import tree_cpu
+from autograder.judge.cpu import IDLE_GRACE, IdleClock, Party, tree_cpu
 from autograder.judge.limits import MEMORY, limit_cpu, limit_process
 from autograder.judge.remote import JudgeEnd, KernelError, Namespace, Stop, TimeUp
 from autograder.judge.scratch import Mirror
@@ -87,6 +87,10 @@ class Judge:
 
     def _budget(self):
         started, kernel0, judge0 = monotonic(), tree_cpu(self.kernel_pid), process_time()
+        # Waiting uses no CPU: the test ends once it and the kernel were idle (neither on a CPU nor
+        # waiting for one, cpu.IdleClock) past its CPU limit, long before the clock's backstop.
+        parties = [Party(os.getpid())] + ([Party(self.kernel_pid)] if self.kernel_pid else [])
+        idle, idle_limit = IdleClock(lambda: parties), self.cpu_limit + IDLE_GRACE
 
         def check():
             used = tree_cpu(self.kernel_pid) - kernel0 + process_time() - judge0
@@ -94,6 +98,9 @@ class Judge:
                 raise TimeUp(f"the test ran over its limit of {self.cpu_limit:g} s of CPU time")
             if monotonic() - started > self.wall_limit:
                 raise TimeUp(f"the test ran over {self.wall_limit:g} s by the clock")
+            if idle.seconds() > idle_limit:
+                raise TimeUp(f"the test waited over {idle_limit:g} s for the notebook's kernel, which used "
+                             f"no CPU meanwhile (its limit: {self.cpu_limit:g} s of CPU time)")
             if self.cell_done.is_set() and (self.end.channel is None or self.end.channel.closed):
                 raise Stop("the notebook's kernel stopped answering the grader")
 
