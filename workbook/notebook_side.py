@@ -18,11 +18,12 @@ here: the notebook's own module is the one its code uses).
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 
 PATHS = frozenset({"workbook.probes:elsewhere", "workbook.probes:after_changing",
                    "workbook.trace.otel:tracer_for", "workbook.trace.otel:inside",
                    "workbook.mcp_servers.memory:exchange"})
-REMOTE = None  # the judge's way to the kernel's copy (autograder/judge/remote.py); None in a notebook
+REMOTE: Callable[[str], object] | None = None  # the judge's way to the kernel's copy (autograder/judge/remote.py); None in a notebook
 
 
 def local(path: str):

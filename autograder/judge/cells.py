@@ -15,12 +15,17 @@ import shutil
 import signal
 import tempfile
 import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from nbformat.notebooknode import NotebookNode
 
 from autograder.judge.process import JudgeProcess
 from autograder.judge.scratch import SANDBOX_TMP
 from autograder.sandbox import SOCKETS, sandbox_pid
+
+if TYPE_CHECKING:
+    from jupyter_client.manager import KernelManager
 
 SERVE = "__import__('workbook.link.kernel_side', fromlist=['serve']).serve({path!r}, {token!r})"
 GRACE = 10.0  # seconds (wall) the kernel has to end its cell after the judge's verdict
@@ -30,7 +35,17 @@ SANDBOX_SOCKETS = str(SOCKETS)  # inside the sandbox: the small tmpfs that holds
 class JudgedCells:
     """Mixin for SafeExecute: test cells judged out of process."""
 
-    def _judge_setup(self, on: bool, exercises: list[str] = ()) -> None:
+    if TYPE_CHECKING:  # what the mixin reads of SafeExecute (nbclient's NotebookClient and execute.py)
+        km: KernelManager | None
+        timeout: int  # nbgrader's Execute: 30 s unless configured
+        cell_cpu: int
+        _timed_out: dict[int, bool]
+        _timed_out_why: str
+
+        def execute_cell(self, cell: NotebookNode, cell_index: int, execution_count: int | None = None,
+                         store_history: bool = True) -> NotebookNode: ...
+
+    def _judge_setup(self, on: bool, exercises: Sequence[str] = ()) -> None:
         self._spawned = JudgeProcess() if on else None  # it imports while the kernel starts
         self._exercises = list(exercises)
         self._judge: JudgeProcess | None = None
@@ -56,14 +71,17 @@ class JudgedCells:
         return judge  # the judge binds the socket 0777 (runner.py): no chmod of a path here
 
     def _judge_close(self) -> None:
-        if getattr(self, "_spawned", None) is not None:
-            self._spawned.close()
+        spawned: JudgeProcess | None = getattr(self, "_spawned", None)
+        if spawned is not None:
+            spawned.close()
             self._spawned = None
-        if getattr(self, "_judge", None) is not None:
-            self._judge.close()
+        judge: JudgeProcess | None = getattr(self, "_judge", None)
+        if judge is not None:
+            judge.close()
             self._judge = None
-        if getattr(self, "_judge_dir", None):
-            shutil.rmtree(self._judge_dir, ignore_errors=True)
+        judge_dir: str | None = getattr(self, "_judge_dir", None)
+        if judge_dir:
+            shutil.rmtree(judge_dir, ignore_errors=True)
 
     def _interrupt_kernel(self) -> None:
         process = getattr(getattr(self.km, "provisioner", None), "process", None)
@@ -73,18 +91,19 @@ class JudgedCells:
             except OSError:
                 pass
 
-    def _judge_test_cell(self, cell, index: int, hidden: bool):
+    def _judge_test_cell(self, cell: NotebookNode, index: int, hidden: bool) -> NotebookNode:
         if self._judge is None:
             self._judge = self._judge_start()
+        judge = self._judge  # for the watcher thread (mypy does not carry the narrowing into it)
         original, grade_id = cell.source, cell.metadata["nbgrader"]["grade_id"]
         token = secrets.token_hex(8)
         self._judge.test(grade_id, original, hidden, token)
-        verdict: dict = {}
+        verdict: dict[str, Any] = {}
         finished = threading.Event()
 
-        def watch():
+        def watch() -> None:
             try:
-                verdict.update(self._judge.result(timeout=float(self.timeout) + 60))
+                verdict.update(judge.result(timeout=float(self.timeout) + 60))
             except RuntimeError as e:
                 verdict.update(passed=False, ename="JudgeError", evalue=str(e))
             if not finished.wait(GRACE):

@@ -23,6 +23,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import typing
+from collections.abc import Callable, Sized
 
 import pydantic
 
@@ -32,16 +33,17 @@ from workbook.link.signatures import signature_from
 MAX_FIELDS = 1_000  # fields of one record, named tuple or model class
 MAX_CLASSES = 256  # classes of each kind one judge (one notebook) makes
 
-_records: dict[tuple[str, tuple[str, ...]], type] = {}
-_tuples: dict[tuple[str, tuple[str, ...]], type] = {}
-_models: dict[tuple[str, tuple[str, ...]], type] = {}
+# Classes made at run time, of fields mypy cannot know: type[Any] (any attribute, any call).
+_records: dict[tuple[str, tuple[str, ...]], type[typing.Any]] = {}
+_tuples: dict[tuple[str, tuple[str, ...]], type[typing.Any]] = {}
+_models: dict[tuple[str, tuple[str, ...]], type[pydantic.BaseModel]] = {}
 
 
 class KernelError(Exception):
     """The kernel broke the link's rules while a test ran (a malformed or oversized reply)."""
 
 
-def _names(kind: str, names, private: str) -> tuple[str, ...]:
+def _names(kind: str, names: typing.Any, private: str) -> tuple[str, ...]:
     """The field names of a class the kernel describes, checked (count first, then each name)."""
     if type(names) not in (list, tuple) or len(names) > MAX_FIELDS:
         count = len(names) if type(names) in (list, tuple) else "no list of"
@@ -51,49 +53,51 @@ def _names(kind: str, names, private: str) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _room(cache: dict, kind: str) -> None:
+def _room(cache: Sized, kind: str) -> None:
     if len(cache) >= MAX_CLASSES:
         raise codec.LinkError(f"the notebook's objects needed more than {MAX_CLASSES} {kind} classes "
                               "(one per name and set of fields): the judge makes no more")
 
 
-def pydantic_type(path: str, fields: list) -> type:
+def pydantic_type(path: str, fields: list[str]) -> type[pydantic.BaseModel]:
     """A judge-side pydantic model of the notebook's model's name and fields (data only)."""
     module, qualname = codec.split_path(path)
     key = (path, _names("pydantic model", fields, "_"))
     if key not in _models:
         _room(_models, "pydantic model")
-        cls = pydantic.create_model(qualname.split(".")[-1], **{f: (typing.Any, None) for f in fields})
+        definitions: dict[str, typing.Any] = {f: (typing.Any, None) for f in fields}
+        cls = pydantic.create_model(qualname.split(".")[-1], **definitions)
         cls.__module__ = module
         _models[key] = cls
     return _models[key]
 
 
-def named_tuple(path: str, names: list) -> type:
+def named_tuple(path: str, names: list[str]) -> type[typing.Any]:
     """The judge's named tuple class for a kernel one: same name, same fields."""
     module, qualname = codec.split_path(path)
     key = (path, _names("named tuple", names, "_"))
     if key not in _tuples:
         _room(_tuples, "named tuple")
-        cls = collections.namedtuple(qualname.split(".")[-1], names)
+        # a class of the kernel's name, made at run time: mypy only follows a literal name
+        cls = collections.namedtuple(qualname.split(".")[-1], names)  # type: ignore[misc]
         cls.__module__ = module
         _tuples[key] = cls
     return _tuples[key]
 
 
-def record_type(path: str, fields: list[str], ctor=None) -> type:
+def record_type(path: str, fields: list[str], ctor: Callable[..., typing.Any] | None = None) -> type[typing.Any]:
     """The judge's dataclass for a kernel dataclass `path` ("module:Name") with these fields."""
     module, qualname = codec.split_path(path)
     names = _names("record", fields, "__")
     key = (path, names)
-    cls = _records.get(key)
+    cls: type[typing.Any] | None = _records.get(key)
     if cls is None:
         _room(_records, "record")
         cls = dataclasses.make_dataclass(qualname.split(".")[-1], list(names), eq=True, repr=True)
         cls.__module__, cls.__qualname__ = module, qualname
         original_init = cls.__init__
 
-        def __init__(self, *args, **kwargs):
+        def __init__(self: typing.Any, *args: typing.Any, **kwargs: typing.Any) -> None:
             if cls._kernel_ctor is None:  # not looked up in the kernel: the plain dataclass
                 return original_init(self, *args, **kwargs)
             made = cls._kernel_ctor(*args, **kwargs)
@@ -127,7 +131,8 @@ class KernelRef:
         return signature_from(self._info.get("sig"), self._end.decode, trusted=False)
 
     @property
-    def __annotations__(self):  # what typing.get_type_hints reads: built-in types, else the text
+    def __annotations__(self):  # type: ignore[override]  # read-only on purpose: a test sets nothing on it
+        # what typing.get_type_hints reads: built-in types, else the text
         sig = self.__signature__
         if sig is None:
             return {}
@@ -139,7 +144,7 @@ class KernelRef:
         return str(self._info.get("short", self._name))
 
     @property
-    def __doc__(self):
+    def __doc__(self):  # type: ignore[override]  # read-only on purpose: a test sets nothing on it
         doc = self._info.get("doc")
         return doc if isinstance(doc, str) else None
 

@@ -11,6 +11,8 @@ import struct
 import subprocess
 import sys
 import threading
+from collections.abc import Sequence
+from typing import Any, TextIO
 
 from autograder.course import REPO
 from autograder.judge.clocks import monotonic
@@ -22,13 +24,13 @@ DIED = ("the judge process ended before its verdict: it is ended when the test m
 ENV = {"PYTHONPATH": str(REPO), "PYTHONDONTWRITEBYTECODE": "1"}
 
 
-def _python(module: str, **kw) -> subprocess.Popen:
+def _python(module: str, **kw: Any) -> subprocess.Popen[Any]:
     # -P: the working folder is not on sys.path (a module a kernel wrote there is never imported)
     return subprocess.Popen([sys.executable, "-P", "-m", module, *kw.pop("args", ())], env={**os.environ, **ENV},
                             cwd=str(REPO), stderr=subprocess.DEVNULL, **kw)
 
 
-def spawn_plain() -> subprocess.Popen:
+def spawn_plain() -> subprocess.Popen[str]:
     """A judge in a new interpreter (when no zygote can fork one)."""
     return _python("autograder.judge", stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
 
@@ -36,7 +38,7 @@ def spawn_plain() -> subprocess.Popen:
 class Forked:
     """A judge forked by the zygote: the parts of Popen that JudgeProcess uses."""
 
-    def __init__(self, pid: int, stdin, stdout):
+    def __init__(self, pid: int, stdin: TextIO, stdout: TextIO) -> None:
         self.pid, self.stdin, self.stdout = pid, stdin, stdout
 
     def wait(self, timeout: float | None = None) -> None:
@@ -63,7 +65,7 @@ class Zygote:
     _lock = threading.Lock()
     _current: Zygote | None = None
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.control, theirs = socket.socketpair()
         self.owner = os.getpid()
         self.proc = _python("autograder.judge.zygote", args=[str(theirs.fileno())], stdin=subprocess.DEVNULL,
@@ -126,8 +128,9 @@ def request_judge(control: socket.socket) -> Forked | None:
     return Forked(pid, open(stdin_w, "w", buffering=1, encoding="utf-8"), open(stdout_r, encoding="utf-8"))
 
 
-def command(proc: Forked | subprocess.Popen, msg: dict) -> None:
+def command(proc: Forked | subprocess.Popen[str], msg: dict[str, Any]) -> None:
     """One command line to a judge (a judge that is gone answers nothing: its reader says so)."""
+    assert proc.stdin is not None  # a pipe, always (spawn_plain, request_judge)
     try:
         proc.stdin.write(json.dumps(msg) + "\n")
         proc.stdin.flush()
@@ -139,18 +142,18 @@ class JudgeProcess:
     """One judge for one notebook, forked by the worker's zygote (or `python -m autograder.judge`),
     fed over its stdin."""
 
-    def __init__(self, proc: Forked | None = None):
+    def __init__(self, proc: Forked | None = None) -> None:
         """Make the judge now (a fresh interpreter's imports overlap the kernel's start), or take
         one a zygote forked (`request_judge`); `start()` it later."""
         self.proc = proc or Zygote.fork() or spawn_plain()
-        self.results: queue.Queue = queue.Queue()
+        self.results: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self.dead = False
         self.pending: str | None = None  # the grade_id of the test whose verdict is awaited
         threading.Thread(target=self._read, daemon=True).start()
         self.wall = 0.0
 
     def start(self, socket_path: str, kernel_pid: int | None, scratch: str | None,
-              cpu: float, wall: float, kernel_root: str | None = None, exercises: list[str] = ()) -> None:
+              cpu: float, wall: float, kernel_root: str | None = None, exercises: Sequence[str] = ()) -> None:
         """Where the kernel is, the limits of each test, and the chapter's exercise names."""
         self.wall = wall
         self._send({"op": "start", "socket": socket_path, "kernel_pid": kernel_pid, "scratch": scratch,
@@ -158,6 +161,7 @@ class JudgeProcess:
         self._expect("started", 120)
 
     def _read(self) -> None:
+        assert self.proc.stdout is not None  # a pipe, always (spawn_plain, request_judge)
         for line in self.proc.stdout:
             try:
                 self.results.put(json.loads(line))
@@ -165,10 +169,10 @@ class JudgeProcess:
                 continue
         self.results.put(None)
 
-    def _send(self, msg: dict) -> None:
+    def _send(self, msg: dict[str, Any]) -> None:
         command(self.proc, msg)
 
-    def _expect(self, op: str, timeout: float, grade_id: str | None = None) -> dict:
+    def _expect(self, op: str, timeout: float, grade_id: str | None = None) -> dict[str, Any]:
         if self.dead:
             raise RuntimeError("the judge stopped earlier in this notebook")
         deadline = monotonic() + timeout
@@ -193,7 +197,7 @@ class JudgeProcess:
     def cell_done(self) -> None:
         self._send({"op": "cell_done"})
 
-    def result(self, timeout: float) -> dict:
+    def result(self, timeout: float) -> dict[str, Any]:
         """The verdict on the last test (after the kernel's cell ended)."""
         return self._expect("result", timeout, self.pending)
 

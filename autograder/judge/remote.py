@@ -20,6 +20,7 @@ import dis
 import secrets
 import sys
 import threading
+from typing import Any
 
 from autograder.judge.kernel_objects import (
     KernelError,
@@ -79,7 +80,7 @@ class JudgeEnd(Endpoint):
         self.greeted = threading.Event()  # this test's kernel said hello with this test's token
         self.mirror: Mirror | None = None  # the scratch folder, when the kernel is in a sandbox
         self._calls, self._calls_lock = 0, threading.Lock()  # the test's calls into the kernel now
-        self.namespace: dict | None = None  # the test's names (`Namespace`), where its fresh() copies are
+        self.namespace: Namespace | None = None  # the test's names (`Namespace`), where its fresh() copies are
 
     def _request(self, msg: dict) -> dict:
         if self.mirror is None:
@@ -222,10 +223,10 @@ class JudgeEnd(Endpoint):
                 raise codec.LinkError("an SDK object from outside the SDKs")
             if module not in sys.modules:  # kernel data never imports anything here
                 raise codec.LinkError(f"an SDK type from a module the judge has not loaded: {module[:80]}")
-            cls = sys.modules[module]
+            sdk_cls: Any = sys.modules[module]  # the module, then the SDK class its path names
             for part in qualname.split("."):
-                cls = getattr(cls, part)
-            return cls.model_validate(node.get("v"))
+                sdk_cls = getattr(sdk_cls, part)
+            return sdk_cls.model_validate(node.get("v"))
         return super().make(tag, node, inner)
 
     def _test_class(self, path, fields: list) -> type | None:

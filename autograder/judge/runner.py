@@ -58,7 +58,7 @@ class Judge:
         self.ns["__name__"] = "__test__"  # what the test's own functions and classes say they are
         notebook_side.REMOTE = self.end.given  # given code a test runs in the notebook: the kernel's copy
         self.listener: socket.socket | None = None
-        self.kernel_pid = None
+        self.kernel_pid: int | None = None
         self.cpu_limit, self.wall_limit = 30.0, 150.0
         self.cell_done = threading.Event()
 
@@ -107,6 +107,7 @@ class Judge:
         return check
 
     def _connect(self, token: str, check) -> Channel:
+        assert self.listener is not None, "start() binds the listener before any test"
         while True:
             check()
             try:
@@ -204,7 +205,7 @@ def main() -> None:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     sys.stdout = io.StringIO()
-    judge, tests = Judge(out), queue.Queue()
+    judge, tests = Judge(out), queue.Queue[dict]()
 
     def read_commands():
         for line in sys.stdin:

@@ -122,7 +122,7 @@ class Mirror:
 
     def _read_kernel(self, fd: int, rel: str) -> bytes | None:
         *dirs, name = rel.split("/")
-        opened = []
+        opened: list[int] = []
         try:
             for d in dirs:
                 fd = open_dir(d, fd)
@@ -138,8 +138,8 @@ class Mirror:
         except OSError:
             return None
         finally:
-            for d in opened:
-                os.close(d)
+            for opened_fd in opened:
+                os.close(opened_fd)
 
     # -- in step --------------------------------------------------------------------------------
 

@@ -167,7 +167,8 @@ class Channel:
                     raise LinkClosed("a reply to a call that is not waiting")
                 box.put(item)
                 return
-            box = self._waiting.get(item.get("parent")) if type(item.get("parent")) is int else None
+            parent = item.get("parent")
+            box = self._waiting.get(parent) if type(parent) is int else None
         if box is not None:
             box.put(item)
         elif self.orphans == "main":

@@ -45,7 +45,7 @@ MAX_INT_DIGITS = 4_300  # CPython's own int/str limit
 TAGS = frozenset({"$t", "$set", "$d", "$x", "$b", "$f", "$p", "$dt", "$rec", "$nt", "$sdk", "$pyd", "$e",
                   "$h", "$arg", "$type"})
 SDK_PREFIXES = ("openai.types.", "anthropic.types.")
-TIMES = {"datetime": datetime.datetime, "date": datetime.date, "time": datetime.time}
+TIMES: dict[str, type[datetime.date | datetime.time]] = {"datetime": datetime.datetime, "date": datetime.date, "time": datetime.time}
 
 
 class LinkError(Exception):
@@ -127,7 +127,7 @@ class Encoder:
             return {"$dt": "timedelta", "v": value.total_seconds()}
         if isinstance(value, BaseException):
             return self.exceptions(value, lambda x: self(x, depth + 1))
-        if isinstance(value, type) and value.__module__ == "builtins" and getattr(builtins, value.__name__, None) is value:
+        if isinstance(value, type) and value.__module__ == "builtins" and _builtin_named(value.__name__) is value:
             return {"$type": value.__name__}
         if value is type(None):
             return {"$type": "NoneType"}
@@ -182,7 +182,7 @@ class Decoder:
         return len(self.made) - 1
 
     def _fill(self, slot, value):
-        if slot is not None:
+        if slot is not None and self.made is not None:  # a slot is only given out with `made` (_slot)
             self.made[slot] = value
         return value
 
@@ -226,12 +226,9 @@ class Decoder:
         if tag in ("$t", "$d", "$x", "$nt", "$rec", "$sdk", "$pyd"):
             slot = self._slot()
             if tag == "$t":
-                value = tuple(inner(v) for v in _list(body))
-            elif tag == "$d":
-                value = {}
-                for p in _list(body):
-                    k = inner(_pair(p)[0])
-                    value[k] = inner(p[1])
+                value: object = tuple(inner(v) for v in _list(body))
+            elif tag == "$d":  # each key decoded before its value
+                value = {inner(_pair(p)[0]): inner(p[1]) for p in _list(body)}
             elif tag == "$x":
                 value = {_str(_pair(p)[0]): inner(p[1]) for p in _list(body)}
             else:
@@ -266,6 +263,11 @@ class Decoder:
 
 def decode(data, make, nodes=None, made=None):
     return Decoder(make, nodes, made)(data)
+
+
+def _builtin_named(name: str) -> object:
+    """The built-in of this name, if any (typed `object`, so mypy keeps a class compared to it a class)."""
+    return getattr(builtins, name, None)
 
 
 def _list(x) -> list:

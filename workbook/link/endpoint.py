@@ -18,6 +18,8 @@ import functools
 import inspect
 import itertools
 import threading
+from collections.abc import Iterator
+from typing import Any
 
 from workbook.link import codec
 from workbook.link.errors import MAX_MSG, exc_reply, exception_data, loaded, make_exception
@@ -45,12 +47,13 @@ class Endpoint:
     def __init__(self):
         self.objects: dict[int, object] = {}
         self._exported: dict[int, dict] = {}  # id(object) -> its handle
-        self._ids = itertools.count(1)
+        self._ids: Iterator[int] = itertools.count(1)  # handle ids (the judge's: random, remote.py)
         self._lock = threading.RLock()  # export() runs inside encodes that hold it
         self.channel = None
         self.on_wait = None
         self._cids = itertools.count(1)
-        self.memos: dict[int, list] = {}  # my calls' argument parts, by call id (the caller's copy)
+        # my calls' argument parts, and those the callee may change in place, by call id (the caller's copy)
+        self.memos: dict[int, tuple[list[Any], frozenset[int]]] = {}
         self.tables: dict[int, list] = {}  # the other side's calls' argument parts (the callee's copy)
         self.seen: dict[int, dict[int, object]] = {}  # their state as last sent or received
 
@@ -79,7 +82,7 @@ class Endpoint:
         """What the other side may know of a handle's object: data only."""
         kind = ("class" if isinstance(obj, type) else "function" if inspect.isroutine(obj) or isinstance(
             obj, functools.partial) else "object")
-        out = {"kind": kind, "name": str(getattr(obj, "__qualname__", type(obj).__qualname__))[:200]}
+        out: dict[str, Any] = {"kind": kind, "name": str(getattr(obj, "__qualname__", type(obj).__qualname__))[:200]}
         if kind != "object":
             out["short"] = str(getattr(obj, "__name__", out["name"]))[:200]
             doc = getattr(obj, "__doc__", None)

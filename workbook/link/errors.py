@@ -17,6 +17,7 @@ import inspect
 import json
 import math
 import traceback
+from typing import Any
 
 import httpx2
 
@@ -75,7 +76,7 @@ def plain_json(value):
 def exception_data(e: BaseException, inner=None) -> dict:
     """An exception as data: its class, message, args and listed attributes when they are data;
     an SDK error's status, headers and JSON body."""
-    out = {"$e": codec.class_path(e), "msg": _message(e)}
+    out: dict[str, Any] = {"$e": codec.class_path(e), "msg": _message(e)}
     args = _data(tuple(e.args)) if type(e.args) is tuple else None
     if args is not None:
         out["args"] = args
@@ -160,7 +161,7 @@ def _build_exception(node: dict, inner, request_url: str, cls: type):
             response = httpx2.Response(status, headers=headers, request=httpx2.Request("POST", request_url))
             return cls(msg, response=response, body=plain_json(inner(node.get("body"))))
         if "request" in params:
-            kwargs = {"request": httpx2.Request("POST", request_url)}
+            kwargs: dict[str, Any] = {"request": httpx2.Request("POST", request_url)}
             if "message" in params:
                 kwargs["message"] = msg
             if "body" in params and "body" in node:
@@ -177,7 +178,8 @@ def _build_exception(node: dict, inner, request_url: str, cls: type):
                     setattr(err, name, attrs[name])
         return err
     except Exception:  # noqa: BLE001 - a class that will not be built from its data
-        err = cls.__new__(cls)
+        exc_cls: type[BaseException] = cls  # an exception class, always (exc_classes.find_exception)
+        err = exc_cls.__new__(exc_cls)
         BaseException.__init__(err, *(args if args is not None else (msg,)))
         return err
 

@@ -57,7 +57,7 @@ def signature_data(fn, encode) -> dict | None:
         if p.annotation is not p.empty:
             d["ann"] = annotation_name(p.annotation)
         params.append(d)
-    out = {"params": params}
+    out: dict[str, typing.Any] = {"params": params}
     if sig.return_annotation is not sig.empty:
         out["ret"] = annotation_name(sig.return_annotation)
     return out
@@ -94,7 +94,7 @@ def function_proxy(call, info: dict, decode, trusted: bool):
     proxy.__doc__ = info.get("doc") if isinstance(info.get("doc"), str) else None
     sig = signature_from(info.get("sig"), decode, trusted)
     if sig is not None:
-        proxy.__signature__ = sig
+        proxy.__signature__ = sig  # type: ignore[attr-defined]  # a function takes any attribute; inspect reads it
         proxy.__annotations__ = {p.name: p.annotation for p in sig.parameters.values()
                                  if p.annotation is not p.empty and not isinstance(p.annotation, str)}
         if sig.return_annotation is not sig.empty and not isinstance(sig.return_annotation, str):
