@@ -15,6 +15,7 @@ The modules:
     cpu             CPU time of a process tree, and the idle clock, read from /proc
     watch           a cell's and a notebook's limits: CPU time, the idle clock (cpu.IdleClock), the wall
     remote          the judge's end of the link: JudgeEnd, the test's Namespace, Stop
+    heard           what the notebook sent, kept out of a hidden test's message
     kernel_objects  what the notebook's objects become here: KernelRef, records, named tuples
     trust           which judge objects the kernel may reach; notebook names the judge replaces
     sdk_bridge      a fake model's SDK client handed to the kernel, its HTTP answered here

@@ -22,6 +22,7 @@ import sys
 import threading
 from typing import Any
 
+from autograder.judge.heard import Heard
 from autograder.judge.kernel_objects import (
     KernelError,
     KernelRef,
@@ -81,6 +82,10 @@ class JudgeEnd(Endpoint):
         self.mirror: Mirror | None = None  # the scratch folder, when the kernel is in a sandbox
         self._calls, self._calls_lock = 0, threading.Lock()  # the test's calls into the kernel now
         self.namespace: Namespace | None = None  # the test's names (`Namespace`), where its fresh() copies are
+        self.heard = Heard()  # every text the kernel sent: kept out of a hidden test's message (heard.py)
+
+    def received(self, reply: dict) -> None:
+        self.heard.add(reply)
 
     def _request(self, msg: dict) -> dict:
         if self.mirror is None:
@@ -103,6 +108,7 @@ class JudgeEnd(Endpoint):
         kernel thread's call) the test may be writing files, and a copy would race it."""
         if not self.greeted.is_set() and item.get("op") != "hello":
             return link_error("a connection that has not said hello with this test's token")
+        self.heard.add(item)
         with self._calls_lock:
             waiting = self._calls > 0
         if self.mirror is None or not waiting:
@@ -159,7 +165,7 @@ class JudgeEnd(Endpoint):
             return self.borrowed[id(obj)]
         kind = sdk_kind(obj)
         if kind:
-            return {**self.export(SdkBridge(obj)), "kind": kind, "options": sdk_options(obj)}
+            return {**self.export(SdkBridge(obj, self.heard.add_body)), "kind": kind, "options": sdk_options(obj)}
         if not exportable(obj):
             raise codec.LinkError(f"a test cannot hand the notebook a {type(obj).__name__} "
                                   f"({getattr(obj, '__qualname__', '')})"[:200])

@@ -178,6 +178,8 @@ class Judge:
         else:
             ename, evalue = type(e).__name__, str(e)
         ename = ename if ename.isidentifier() else "Error"
+        if hidden:  # words the grader wrote: nothing the notebook sent (judge/heard.py)
+            evalue = self.end.heard.redact(evalue[: 4 * MAX_EVALUE])
         frames = []
         if not hidden:  # only the visible test's own lines, and where the notebook's code raised
             tb = traceback.extract_tb(e.__traceback__)

@@ -10,6 +10,7 @@ notebook reads.
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable
 
 import httpx2
 
@@ -37,14 +38,15 @@ def sdk_options(client) -> dict:
 class SdkBridge:
     """A judge-side SDK client as the kernel reaches it: one HTTP request at a time."""
 
-    def __init__(self, client):
-        self.client = client
+    def __init__(self, client, hear: Callable[[bytes], None] = lambda body: None):
+        self.client, self.hear = client, hear  # hear: the judge keeps what the kernel posts (heard.py)
 
     def __call__(self, op, method, url, headers, body):
         if op != "http" or type(method) is not str or type(url) is not str or type(headers) is not list:
             raise codec.LinkError("a malformed HTTP request")
-        request = httpx2.Request(method, url, headers=[(str(k), str(v)) for k, v in headers],
-                                 content=base64.b64decode(str(body)))
+        content = base64.b64decode(str(body))
+        self.hear(content)
+        request = httpx2.Request(method, url, headers=[(str(k), str(v)) for k, v in headers], content=content)
         try:
             response = self.client._client._transport.handle_request(request)
         except httpx2.TimeoutException as e:

@@ -408,7 +408,8 @@ def trim_memory(memory, max_items=12):
 
 # %% nbgrader={"grade": true, "grade_id": "trim_memory_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: two conversations of items (8, then 3) trimmed to 9: the tail starts at the
-second question, and the fake accepts it as a context."""
+second question, and the fake accepts it as a context; the memory itself is not changed."""
+import copy
 import json
 
 from workbook.checks import fresh
@@ -431,10 +432,12 @@ for question in ("Where are my orders A-1001 and A-1002?", scenario.question):
         memory += [{"type": "function_call_output", "call_id": c.call_id,
                     "output": json.dumps(impl[c.name](**json.loads(c.arguments)))} for c in calls]
 assert len(memory) == 11, f"the setup made {len(memory)} items"
+before = copy.deepcopy(memory)
 kept = trim_memory(memory, 9)
 assert type(kept) is list, f"trim_memory returns a list, got {type(kept).__name__}"
-wb.checks.equal(kept, memory[8:], "trim_memory(memory, 9): the tail from the second question")
-wb.checks.equal(memory[8], {"role": "user", "content": scenario.question}, "the setup's second question")
+wb.checks.equal(memory, before, "the memory after trim_memory", hint="return a new list; never change `memory`")
+wb.checks.equal(kept, before[8:], "trim_memory(memory, 9): the tail from the second question")
+wb.checks.equal(before[8], {"role": "user", "content": scenario.question}, "the setup's second question")
 with wb.checks.no_raise("the trimmed context, sent to the model"):
     client.responses.create(model="gpt-5-mini", input=kept + [{"role": "user", "content": "Thanks!"}], tools=tools,
                             store=False)
@@ -442,28 +445,41 @@ print("trim_memory: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "trim_memory_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 """Hidden tests: short memory kept whole, the default 12, no user message, assistant messages are
-not a boundary, a copy is returned."""
+not a boundary, a copy is returned and the memory is not changed."""
 ### BEGIN HIDDEN TESTS
+import copy
+
 from workbook.checks import fresh
 
 wb = fresh()
+
+
+def trimmed(memory, *max_items):
+    """trim_memory(memory, ...), with the memory checked unchanged afterwards."""
+    before = copy.deepcopy(memory)
+    kept = trim_memory(memory, *max_items)
+    wb.checks.equal(memory, before, "the memory after trim_memory", hint="return a new list; never change `memory`")
+    return kept
+
+
 u = [{"role": "user", "content": f"q{i}"} for i in range(5)]
 a = {"role": "assistant", "content": "ok"}
 call = {"type": "function_call", "call_id": "call_1", "name": "f", "arguments": "{}"}
 out = {"type": "function_call_output", "call_id": "call_1", "output": "{}"}
 short = [u[0], a]
-kept = trim_memory(short)
-wb.checks.equal(kept, short, "a short memory")
+kept = trimmed(short)
+wb.checks.equal(kept, [u[0], a], "a short memory")
 assert kept is not short, "return a new list, not the memory itself"
 long = [u[0], call, out, a] * 3 + [u[1], a, call, out, a]
-wb.checks.equal(trim_memory(long), long[8:], "the default max_items=12")
-wb.checks.equal(trim_memory(long, 5), long[-5:], "exactly max_items")
-wb.checks.equal(trim_memory(long, 4), [], "no tail of 4 starts at a user message")
-wb.checks.equal(trim_memory([a, call, out, a], 3), [], "an assistant message is not a boundary")
+expected = copy.deepcopy(long)
+wb.checks.equal(trimmed(long), expected[8:], "the default max_items=12")
+wb.checks.equal(trimmed(long, 5), expected[-5:], "exactly max_items")
+wb.checks.equal(trimmed(long, 4), [], "no tail of 4 starts at a user message")
+wb.checks.equal(trimmed([a, call, out, a], 3), [], "an assistant message is not a boundary")
 typed = [{"type": "message", "role": "user", "content": "q"}, a, {"type": "message", "role": "user",
                                                                   "content": [{"type": "input_text", "text": "r"}]}]
-wb.checks.equal(trim_memory(typed, 2), typed[2:], "a message item with type 'message'")
-wb.checks.equal(trim_memory([], 3), [], "an empty memory")
+wb.checks.equal(trimmed(typed, 2), copy.deepcopy(typed[2:]), "a message item with type 'message'")
+wb.checks.equal(trimmed([], 3), [], "an empty memory")
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -121,6 +121,7 @@ class Endpoint:
         if self.channel is None or self.channel.closed:
             raise self.not_connected()
         reply = self.channel.request(msg, on_wait=self.on_wait)
+        self.received(reply)
         if "exc" in reply:
             exc = reply["exc"] if type(reply["exc"]) is dict and "$e" in reply["exc"] else {
                 "$e": "builtins:RuntimeError", "msg": "a malformed error"}
@@ -128,6 +129,9 @@ class Endpoint:
         if "ok" not in reply:
             raise codec.LinkError("a reply without a value")
         return reply
+
+    def received(self, reply: dict) -> None:
+        """Every reply the other side sent, before it is read (the judge keeps its texts)."""
 
     def make_exception(self, exc: dict) -> BaseException:
         return make_exception(exc, self.decode, modules=self.exception_modules)

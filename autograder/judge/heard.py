@@ -1,0 +1,64 @@
+"""What the notebook said while it was judged, so a hidden test's message never carries it out.
+
+A hidden test's feedback shows its error name and message: words the grader wrote, and values the
+message quotes ("got {x!r}"). The notebook's code sees what a hidden test hands it (arguments, a
+tool's docstring and signature, the fake model's replies) and chooses what it sends back, so a
+value it sends, an exception message it raises or an HTTP body it posts could carry hidden test
+text into that message (red team, issue 44: a `@tool` that raised with the docstring of the
+function the hidden test registered). Every text the kernel sends is heard here, and a hidden
+test's message has each one of at least MIN_CHARS characters (and each of its lines, and its
+escaped form as `repr` shows it) replaced before it leaves the judge. Short texts and numbers stay
+(a count, a status, a tool's name), so most messages still say what was wrong.
+"""
+
+from __future__ import annotations
+
+import json
+
+MIN_CHARS = 12  # shorter texts are names and values a message needs ("refund", "STOPPED: timeout")
+MAX_TEXTS = 20_000  # texts kept (past it, the longest are kept: they carry the most)
+MAX_WALK = 200_000  # parts of one message walked
+REDACTED = "…"
+
+
+class Heard:
+    """The texts a notebook sent while it was judged."""
+
+    def __init__(self) -> None:
+        self.texts: set[str] = set()
+
+    def add(self, data: object) -> None:
+        """Every string in a message from the kernel (JSON data: dicts, lists, strings)."""
+        stack, budget = [data], MAX_WALK
+        while stack and budget > 0:
+            value = stack.pop()
+            budget -= 1
+            if type(value) is str:
+                self.add_text(value)
+            elif type(value) is dict:
+                stack.extend(value.keys())
+                stack.extend(value.values())
+            elif type(value) is list:
+                stack.extend(value)
+
+    def add_body(self, body: bytes) -> None:
+        """An HTTP body the kernel's SDK client posted: its JSON's strings, or its text."""
+        text = body.decode("utf-8", "replace")
+        try:
+            self.add(json.loads(text))
+        except ValueError:
+            self.add_text(text)
+
+    def add_text(self, text: str) -> None:
+        for piece in (text, *text.splitlines(), repr(text)[1:-1]):
+            piece = piece.strip()
+            if len(piece) >= MIN_CHARS:
+                self.texts.add(piece)
+        if len(self.texts) > MAX_TEXTS:
+            self.texts = set(sorted(self.texts, key=len, reverse=True)[:MAX_TEXTS // 2])
+
+    def redact(self, message: str) -> str:
+        """`message` with every text the notebook sent (the longest first) replaced."""
+        for text in sorted((t for t in self.texts if t in message), key=len, reverse=True):
+            message = message.replace(text, REDACTED)
+        return message
