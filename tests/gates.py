@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
+import io
 import json
 import os
 import platform
@@ -19,7 +20,10 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
+import pytest
+
 from autograder import (
+    cohort,
     hostile,
     hostile_judge,
     hostile_os,
@@ -111,6 +115,24 @@ def plan() -> list[tuple[Course, Submission]]:
         out += [(course, Submission(chapter, "hostile", name, expect))
                 for name, (_, expect) in hostile_cases(course, chapter).items()]
     return out
+
+
+def grade_made(root: Path, make) -> dict[tuple[str, str], dict]:
+    """Grade by the real pipeline, sandboxed, the notebooks `make(gate)` builds on a gate course
+    in `root` ({(student, chapter): notebook}, only of gated chapters); the records by the same key.
+    The calling test skips where bubblewrap cannot run, or when no chapter of its is gated."""
+    if sandbox.bwrap_problem() is not None:
+        pytest.skip(str(sandbox.bwrap_problem()))
+    gate = gate_course(root)
+    gated = {chapter for _, chapter in chapters()}
+    made = {key: nb for key, nb in make(gate).items() if key[1] in gated}
+    if not made:
+        pytest.skip("none of its chapters is gated here (GATES_ONLY)")
+    for (student, chapter), nb in made.items():
+        variants.save(nb, gate.submitted / student / chapter / f"{chapter}.ipynb")
+    records = cohort.grade(gate, workers=2, limits=Limits(sandbox=SANDBOX), students=sorted({s for s, _ in made}),
+                           chapters=sorted({c for _, c in made}), out=io.StringIO(), force=True)
+    return {(r["student"], r["chapter"]): r for r in records}
 
 
 def gate_course(root: Path) -> Course:

@@ -21,12 +21,9 @@ explicit; each must now score what the notebook's own answers earn.
 
 from __future__ import annotations
 
-import io
-
 import pytest
 
-from autograder import cohort, sandbox, variants
-from autograder.settings import Limits
+from autograder import variants
 from tests import gates
 
 PASS_THROUGH = "elsewhere = lambda fn, *args, seconds=0, hash_salt=None, **kwargs: fn(*args, **kwargs)\n"
@@ -83,22 +80,11 @@ ATTACKS = {"08_retries_and_idempotency": (_ch08, "idempotency_key", "zero"),
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    if sandbox.bwrap_problem() is not None:
-        pytest.skip(str(sandbox.bwrap_problem()))
-    planned = [c for c in ATTACKS if c in {chapter for _, chapter in gates.chapters()}]  # GATES_ONLY
-    if not planned:
-        pytest.skip("none of the attacked chapters is gated here (GATES_ONLY)")
-    gate = gates.gate_course(tmp_path_factory.mktemp("attacks") / "course")
-    for chapter in planned:
-        variants.save(ATTACKS[chapter][0](gate), gate.submitted / "attacker" / chapter / f"{chapter}.ipynb")
-    students = ["attacker"]
-    if "08_retries_and_idempotency" in planned:
-        chapter = "08_retries_and_idempotency"
-        variants.save(_ch08_probe(gate), gate.submitted / "prober" / chapter / f"{chapter}.ipynb")
-        students.append("prober")
-    records = cohort.grade(gate, workers=2, limits=Limits(sandbox=gates.SANDBOX), students=students,
-                           chapters=planned, out=io.StringIO(), force=True)
-    return {(r["student"], r["chapter"]): r for r in records}
+    def make(gate):
+        made = {("attacker", chapter): build(gate) for chapter, (build, _, _) in ATTACKS.items()}
+        return {**made, ("prober", "08_retries_and_idempotency"): _ch08_probe(gate)}
+
+    return gates.grade_made(tmp_path_factory.mktemp("attacks") / "course", make)
 
 
 @pytest.mark.slow

@@ -13,12 +13,9 @@ appends a sentence to a given prompt. Graded by the real pipeline, sandboxed and
 
 from __future__ import annotations
 
-import io
-
 import pytest
 
-from autograder import cohort, sandbox, variants
-from autograder.settings import Limits
+from autograder import variants
 from tests import gates
 
 # chapter: (the rebinding cell, the test cell it is inserted before, the test cells that must fail)
@@ -35,18 +32,12 @@ REBINDS = {
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    if sandbox.bwrap_problem() is not None:
-        pytest.skip(str(sandbox.bwrap_problem()))
-    planned = [c for c in REBINDS if c in {chapter for _, chapter in gates.chapters()}]  # GATES_ONLY
-    if not planned:
-        pytest.skip("none of chapters 12, 13, 15, 20 is gated here (GATES_ONLY)")
-    gate = gates.gate_course(tmp_path_factory.mktemp("rebind") / "course")
-    for chapter, (code, before, _) in ((c, REBINDS[c]) for c in planned):
-        nb = variants.insert(variants.solved(gate, chapter), code, before=before)
-        variants.save(nb, gate.submitted / "rebinds" / chapter / f"{chapter}.ipynb")
-    records = cohort.grade(gate, workers=2, limits=Limits(sandbox=gates.SANDBOX), students=["rebinds"],
-                           chapters=planned, out=io.StringIO(), force=True)
-    return {r["chapter"]: r for r in records}
+    def make(gate):
+        return {("rebinds", chapter): variants.insert(variants.solved(gate, chapter), code, before=before)
+                for chapter, (code, before, _) in REBINDS.items()}
+
+    return {chapter: record for (_, chapter), record in
+            gates.grade_made(tmp_path_factory.mktemp("rebind") / "course", make).items()}
 
 
 @pytest.mark.slow
