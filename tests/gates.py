@@ -35,7 +35,7 @@ from autograder import (
 )
 from autograder.course import REPO, Course
 from autograder.settings import Limits
-from tests import cell_deps, fast_results, fast_runner
+from tests import attacks, cell_deps, fast_results, fast_runner
 
 
 def sandbox_mode() -> str:
@@ -93,7 +93,7 @@ class Submission:
     """One gate submission and what it must score."""
 
     chapter: str
-    kind: str  # solution | stub | mutant | hostile
+    kind: str  # solution | stub | mutant | hostile | attack
     name: str  # mutant or hostile case name ("" otherwise)
     expect: hostile.Expect | None = None  # hostile only
 
@@ -114,6 +114,7 @@ def plan() -> list[tuple[Course, Submission]]:
         out += [(course, Submission(chapter, "mutant", m)) for m in variants.mutants(course, chapter)]
         out += [(course, Submission(chapter, "hostile", name, expect))
                 for name, (_, expect) in hostile_cases(course, chapter).items()]
+        out += [(course, Submission(chapter, "attack", name)) for name, a in attacks.ATTACKS.items() if a.chapter == chapter]
     return out
 
 
@@ -160,10 +161,12 @@ def build(gate: Course, todo: list[tuple[Course, Submission]]) -> dict[str, Limi
             nb = variants.stub(gate, sub.chapter)
         elif sub.kind == "mutant":
             nb = variants.mutant(gate, sub.chapter, sub.name)
+        elif sub.kind == "attack":
+            nb = attacks.ATTACKS[sub.name].build(gate)
         else:
             nb = ALL_CASES[sub.name][0](gate, sub.chapter)
         variants.save(nb, gate.submitted / sub.student / sub.chapter / f"{sub.chapter}.ipynb")
-        limits[sub.student] = (GATE_LIMITS if sub.kind in ("solution", "stub") else
+        limits[sub.student] = (GATE_LIMITS if sub.kind in ("solution", "stub", "attack") else
                                MUTANT_LIMITS if sub.kind == "mutant" else limits_of(sub.expect))
     return limits
 
@@ -282,7 +285,7 @@ def remember(keys: dict[str, str], records: list[dict], timeouts: frozenset[str]
             (CACHE / f"{keys[record['student']]}.json").write_text(json.dumps(record), encoding="utf-8")
 
 
-FAST_KINDS = ("solution", "stub", "mutant")  # our own code: the fast runner checks them all
+FAST_KINDS = ("solution", "stub", "mutant", "attack")  # our own code: the fast runner checks them all
 # What the pipeline grades of a chapter in place of its solution and its stub, to prove the fast
 # runner equal to it: noisy_without_tests is the solution (stderr noise in its answer cells, its
 # test cells deleted: the grader puts them back), cheats_everywhere answers what the stub leaves.
