@@ -18,7 +18,7 @@ import json
 MIN_CHARS = 12  # shorter texts are names and values a message needs ("refund", "STOPPED: timeout")
 MAX_TEXTS = 20_000  # texts kept (past it, the longest are kept: they carry the most)
 MAX_WALK = 200_000  # parts of one message walked
-REDACTED = "…"
+REDACTED = "[text from your notebook]"  # what a hidden test's message shows in its place
 
 
 class Heard:
