@@ -1900,7 +1900,7 @@ def accept_nulls(impl):
     return {name: wrap(fn) for name, fn in impl.items()}
 
 # %% [markdown]
-# Now the experiment of the seed: the small model's ten runs (both tasks, five runs each), with the
+# Now the experiment: the small model's ten runs (both tasks, five runs each), with the
 # tools as they are, with strict definitions on Ollama, and with strict definitions on a provider
 # that enforces them (the same scripted small model behind the fake's `openai` dialect):
 

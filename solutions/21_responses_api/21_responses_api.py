@@ -141,7 +141,7 @@ print(response.tools[0].strict, response.tools[0].parameters)
 # %% [markdown]
 # ## Exercise 1 — `run_agent`, the loop on items
 #
-# Write seed 003's loop, `run_agent(client, model, prompt, tools, impl, memory, max_rounds=4,
+# Write the loop of chapter 03 on items, `run_agent(client, model, prompt, tools, impl, memory, max_rounds=4,
 # log=None)`, stateless (`store=False` in every request):
 #
 # 1. `context` = the items of `memory`, then `{"role": "user", "content": prompt}`.
@@ -161,7 +161,7 @@ print(response.tools[0].strict, response.tools[0].parameters)
 
 # %% nbgrader={"grade": false, "grade_id": "run_agent", "locked": false, "schema_version": 3, "solution": true}
 def run_agent(client, model, prompt, tools, impl, memory, max_rounds=4, log=None):
-    """Seed 003's agent on the Responses API: items in, items out, results by call_id."""
+    """The agent loop on the Responses API: items in, items out, results by call_id."""
     ### BEGIN SOLUTION
     context = list(memory) + [{"role": "user", "content": prompt}]
     for step in range(1, max_rounds + 2):
@@ -279,7 +279,7 @@ for dialect in ("ollama", "deepseek"):
 # %% [markdown]
 # ## Exercise 2 — `create_response`, retries that help
 #
-# Seed 003 wraps the call: up to 3 attempts, retry only connection errors and 408/409/429/5xx,
+# A careful loop wraps the call: up to 3 attempts, retry only connection errors and 408/409/429/5xx,
 # wait `2 ** attempt` seconds (1, then 2), re-raise anything else at once. A 400 says *the request*
 # is wrong: sending it again gets the same 400 and burns a rate limit.
 #
@@ -385,7 +385,7 @@ wb.checks.equal((llm.calls, sleeps), (1, []), "x-should-retry: false is not retr
 # %% [markdown]
 # ## Exercise 3 — `trim_memory` that never orphans a call
 #
-# Seed 003 keeps the context short with `memory[-12:]`. On a list of items that cut can land
+# A simple loop keeps the context short with `memory[-12:]`. On a list of items that cut can land
 # between a `function_call` and its output, or between a reasoning item and the call it produced,
 # and the next request is a 400. Cut at a **user message** instead: every call after it is
 # answered after it too.
