@@ -121,39 +121,36 @@ class _Box:
         return True
 
 
-def test_a_kernel_that_sleeps_through_a_cell_is_killed(sleeper, graces, monkeypatch):
-    monkeypatch.setattr(watch, "WALL_FACTOR", 10_000)  # the clock's backstop out of reach
-    box = _Box(sleeper)
-    nb = watch.NotebookWatch(100, lambda: box, box.kill, cell_limit=1.0, cell=lambda: 3)
+def _killed(proc: subprocess.Popen, limit: float, **kw) -> tuple[float, str]:
+    """Watch `proc` as a notebook's sandbox (NotebookWatch) until it is killed: (seconds, why)."""
+    box = _Box(proc)
+    nb = watch.NotebookWatch(limit, lambda: box, box.kill, **kw)
     try:
         took = _wait(box.killed.is_set)
     finally:
         nb.stop()
+    return took, nb.why
+
+
+def test_a_kernel_that_sleeps_through_a_cell_is_killed(sleeper, graces, monkeypatch):
+    monkeypatch.setattr(watch, "WALL_FACTOR", 10_000)  # the clock's backstop out of reach
+    took, why = _killed(sleeper, 100, cell_limit=1.0, cell=lambda: 3)
     assert took < 10.0, took  # idle 1 + 2 x 0.5 + 0.5 s in cell 3
-    assert nb.why == ("the kernel waited more than 2.5 s in cell 3 without using the CPU "
-                      "(a cell's limit: 1 s of CPU)"), nb.why
+    assert why == ("the kernel waited more than 2.5 s in cell 3 without using the CPU "
+                      "(a cell's limit: 1 s of CPU)"), why
 
 
 def test_a_notebook_that_sleeps_is_killed_past_its_limit(sleeper, graces, monkeypatch):
     monkeypatch.setattr(watch, "WALL_FACTOR", 10_000)
-    box = _Box(sleeper)
-    nb = watch.NotebookWatch(1.0, lambda: box, box.kill)
-    try:
-        assert _wait(box.killed.is_set) < 10.0
-    finally:
-        nb.stop()
-    assert nb.why.startswith("the notebook waited more than 1.5 s without using the CPU"), nb.why
+    took, why = _killed(sleeper, 1.0)
+    assert took < 10.0
+    assert why.startswith("the notebook waited more than 1.5 s without using the CPU"), why
 
 
 def test_a_starved_notebook_is_killed_for_its_cpu_only(starved, graces, monkeypatch):
     monkeypatch.setattr(watch, "WALL_FACTOR", 10_000)
-    box = _Box(starved)
-    nb = watch.NotebookWatch(1.0, lambda: box, box.kill, cell_limit=1.0, cell=lambda: 0)
-    try:
-        _wait(box.killed.is_set)
-    finally:
-        nb.stop()
-    assert nb.why == "the notebook used more than 1 s of CPU", nb.why
+    _, why = _killed(starved, 1.0, cell_limit=1.0, cell=lambda: 0)
+    assert why == "the notebook used more than 1 s of CPU", why
 
 
 def test_the_idle_clock_waits_for_the_first_cell(sleeper, graces, monkeypatch):
@@ -171,13 +168,8 @@ def test_the_idle_clock_waits_for_the_first_cell(sleeper, graces, monkeypatch):
 
 def test_without_run_delays_only_the_clocks_backstop_ends_a_sleeper(sleeper, graces, monkeypatch):
     monkeypatch.setattr(cpu, "SCHEDSTATS", False)  # a kernel built without schedstats
-    box = _Box(sleeper)
-    nb = watch.NotebookWatch(0.4, lambda: box, box.kill, cell_limit=0.1, cell=lambda: 0)
-    try:
-        _wait(box.killed.is_set)
-    finally:
-        nb.stop()
-    assert nb.why.startswith(f"the notebook ran longer than {0.4 * watch.WALL_FACTOR:g} s by the clock"), nb.why
+    _, why = _killed(sleeper, 0.4, cell_limit=0.1, cell=lambda: 0)
+    assert why.startswith(f"the notebook ran longer than {0.4 * watch.WALL_FACTOR:g} s by the clock"), why
 
 
 def _time_up(kernel_pid: int) -> tuple[float, str]:

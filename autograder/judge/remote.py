@@ -141,8 +141,7 @@ class JudgeEnd(Endpoint):
         (the last one the test's names hold that loaded `name`), then the judge's modules. So
         `checks.raises(wb.scenarios.Crash)` catches the Crash the notebook let through."""
         if name == "__main__":  # a notebook's exception class becomes the test's own class of its name
-            ns = self.namespace
-            return [{k: v for k, v in list(dict.items(ns)) if k not in ns.from_kernel}] if ns is not None else []
+            return [self.namespace.own()] if self.namespace is not None else []
         copies = [v for v in list(dict.values(self.namespace or {})) if isinstance(v, Fresh)]
         found = [vars(c)["_modules"][name] for c in reversed(copies) if name in vars(c).get("_modules", {})]
         return found + loaded(name)
@@ -239,8 +238,7 @@ class JudgeEnd(Endpoint):
         """The test's own dataclass a record names ("__test__:Route", one the test handed over),
         when the test defines it with these fields: the record comes back as one of its own."""
         module, qualname = codec.split_path(path)
-        ns = self.namespace
-        cls = dict.get(ns, qualname) if module == "__test__" and ns is not None and qualname not in ns.from_kernel else None
+        cls = self.namespace.own().get(qualname) if module == "__test__" and self.namespace is not None else None
         if isinstance(cls, type) and dataclasses.is_dataclass(cls) and cls.__module__ == "__test__" and \
                 [f.name for f in dataclasses.fields(cls)] == fields:
             return cls
@@ -281,6 +279,10 @@ class Namespace(dict):
         self[name] = value
         self.from_kernel.add(name)
         return value
+
+    def own(self) -> dict:
+        """The names the test's own code defined (not those the kernel gave it)."""
+        return {k: v for k, v in list(dict.items(self)) if k not in self.from_kernel}
 
     def forget_kernel(self) -> None:
         """Before each test cell: the notebook may have redefined anything since the last one."""
