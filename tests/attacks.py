@@ -64,10 +64,7 @@ class Attack:
 
 
 ATTACKS = {"elsewhere_rebound": Attack("08_retries_and_idempotency", _ch08, "idempotency_key", "zero"),
-           "probe_patched": Attack("08_retries_and_idempotency", _ch08_probe, "idempotency_key", "zero",
-                                   open="a probe that runs beside the student's code (workbook.notebook_side) is "
-                                        "the kernel's own copy, which the notebook can patch; 'another process' "
-                                        "needs a second kernel the judge controls"),
+           "probe_patched": Attack("08_retries_and_idempotency", _ch08_probe, "idempotency_key", "zero"),
            "exchange_liar": Attack("18_mcp_by_hand", _ch18, "course_server", "full"),
            "record_blanked": Attack("20_evaluating_an_agent", _ch20, "check", "zero"),
            "memory_emptied": Attack("21_responses_api", _ch21, "trim_memory", "zero"),

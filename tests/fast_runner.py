@@ -37,7 +37,7 @@ from pathlib import Path
 
 from autograder import notebooks, results
 from autograder.course import REPO
-from autograder.judge.cells import SERVE
+from autograder.judge.cells import ANOTHER, REPLAY, SERVE
 from autograder.judge.process import command, request_judge
 
 BACKSTOP = 10  # wall seconds per CPU second of a cell's limit, for a cell that sleeps or blocks
@@ -131,7 +131,7 @@ class Judge:
         self.dir = Path(tempfile.mkdtemp(dir=root.parent))  # its scratch, and the socket the kernel calls
         self.socket, self.buffer, self.dead = str(self.dir / "judge.sock"), b"", ""
         self.send({"op": "start", "socket": self.socket, "kernel_pid": os.getpid(), "scratch": str(self.dir),
-                   "cpu": limit, "wall": limit * BACKSTOP, "exercises": exercises})
+                   "cpu": limit, "wall": limit * BACKSTOP, "exercises": exercises, "replay": REPLAY})
         self.expect("started", 120)
 
     def send(self, msg: dict) -> None:
@@ -171,15 +171,19 @@ def _linked_threads_ended() -> None:
             thread.join(SLACK)
 
 
-def run_cell(shell, cell: dict, limit: float, judge: Judge) -> dict:
-    """Run one code cell as the grader does (a test cell: the judge runs it); what happened to it."""
+def run_cell(shell, cell: dict, limit: float, judge: Judge, before: list[dict]) -> dict:
+    """Run one code cell as the grader does (a test cell: the judge runs it); what happened to it.
+    `before`: the cells before it (a test that runs the notebook again gets their code)."""
     out, err = sys.stdout, sys.stderr
     out.text = err.text = ""
     graded = cell["graded"]
     if graded:
         token = secrets.token_hex(8)
-        judge.send({"op": "test", "grade_id": cell["grade_id"], "source": cell["source"],
-                    "hidden": cell["hidden"], "token": token})
+        msg = {"op": "test", "grade_id": cell["grade_id"], "source": cell["source"], "hidden": cell["hidden"],
+               "token": token}
+        if ANOTHER in cell["source"]:
+            msg["cells"] = [c["source"] for c in before if not c["graded"]]
+        judge.send(msg)
         code, history = SERVE.format(path=judge.socket, token=token), False
     else:
         code, history = cell["source"], True
@@ -238,7 +242,7 @@ def _child(shell, cells: list[dict], start: int, limit: float, budget: float, w:
         if position in skip:
             os.write(w, (json.dumps({"index": cell["index"], "skipped": True}) + "\n").encode())
             continue
-        step = run_cell(shell, cell, min(limit, budget), judge)
+        step = run_cell(shell, cell, min(limit, budget), judge, cells[:position])
         budget -= step["cpu"]
         os.write(w, (json.dumps(step) + "\n").encode())
     os.write(w, b'{"done": true}\n')
@@ -370,7 +374,7 @@ def run_job(job: dict, out: Path) -> None:
                 f.write(json.dumps({"student": student, "at": round(time.monotonic() - t0, 2),
                                     "fork": i, **done[student]}) + "\n")
         if i < len(base):
-            prefix.append(run_cell(shell, base[i], job["base_limit"], judge))
+            prefix.append(run_cell(shell, base[i], job["base_limit"], judge, base[:i]))
     judge.close()
     with open(out, "a", encoding="utf-8") as f:  # what a variant's skipped cells are given
         f.write(json.dumps({"base": True, "steps": prefix}) + "\n")

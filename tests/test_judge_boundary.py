@@ -42,8 +42,8 @@ def test_a_given_name_is_never_asked_of_the_kernel(ends, monkeypatch):
 def test_given_code_beside_the_students_is_named_by_path(ends, monkeypatch):
     judge, _ = ends
     monkeypatch.setattr(notebook_side, "REMOTE", judge.given)
-    ref = notebook_side.notebook_side("workbook.probes:elsewhere")
-    assert repr(ref) == "<the notebook's function elsewhere>", "the kernel's own copy, by its path"
+    ref = notebook_side.notebook_side("workbook.probes:after_changing")
+    assert repr(ref) == "<the notebook's function after_changing>", "the kernel's own copy, by its path"
     with pytest.raises(ValueError, match="not given code"):
         notebook_side.notebook_side("workbook.probes:spy_moves")
     with pytest.raises(ValueError, match="not given code"):
@@ -124,3 +124,53 @@ def test_a_tool_that_fails_on_purpose_crosses_with_its_message(ends):
             return f"{type(e).__name__}: {e}"
 
     assert in_kernel(judge, kernel, student)(HIDDEN["crash"]) == "RuntimeError: the warehouse is closed for A-1"
+
+
+def test_another_process_is_the_notebook_run_again_outside_the_kernel():
+    """The judge's `another_process`: the notebook's cells in a fresh Python (another hash seed, the
+    clock moved), its exercises called by name as data; a name that is no exercise is refused."""
+    import time
+
+    from autograder.judge.another import Another
+    from autograder.judge.cells import REPLAY
+    from autograder.judge.remote import JudgeEnd, Namespace
+
+    ns = Namespace(JudgeEnd(), ["key", "now"])
+    cells = ["import builtins, time\nbuiltins.hash = lambda x: 0  # patched here: not there\n",
+             "def key(x):\n    return hash(x)\n", "1 / 0  # a failing cell ends that cell only\n",
+             "def now():\n    return time.time()\n", "def helper():\n    return 1\n"]
+    made: list = []
+    other = Another(list(REPLAY), cells, 3600.0, ns, lambda: None, made)
+    try:
+        assert made == [other], "its CPU counts in the test's from its start"
+        assert other.key("abc") == 0, "the notebook's own cells ran there"
+        assert 3590 < other.now() - time.time() < 3610, "its clock is an hour later"
+        with pytest.raises(AttributeError, match="exercises"):
+            other.helper  # noqa: B018 - a name that is not an exercise
+    finally:
+        other.close()
+    assert other.proc.returncode is not None, "it ends with the test"
+    seeds = {Another(list(REPLAY), ["def key(x):\n    return hash(x)\n"], 0.0, ns, lambda: None, made) for _ in range(2)}
+    try:
+        assert len({o.key("abc") for o in seeds}) == 2, "each is another Python: another hash seed"
+    finally:
+        for o in seeds:
+            o.close()
+
+
+def test_another_process_in_a_notebook_runs_the_function_elsewhere(monkeypatch):
+    """In a learning run, `another_process` is `workbook.probes.elsewhere` around the notebook's function."""
+    import sys
+    import time
+    import types
+
+    main = types.ModuleType("__main__")
+    exec("import time\ndef now():\n    return time.time()\n", vars(main))
+    monkeypatch.setitem(sys.modules, "__main__", main)
+    monkeypatch.setattr(notebook_side, "ANOTHER", None)
+    later = notebook_side.another_process(seconds=7200)
+    assert 7190 < later.now() - time.time() < 7210
+    with pytest.raises(AttributeError, match="no function 'nope'"):
+        later.nope  # noqa: B018
+    with pytest.raises(ValueError, match="seconds"):
+        notebook_side.another_process(seconds="soon")

@@ -1,18 +1,27 @@
 """Given code a test must run where the student's code runs: in the notebook's process.
 
 A graded test runs in the judge, outside the notebook, and reaches the notebook only by calling
-the chapter's exercises. A few checks need the notebook's process itself: "a year later, in
-another process" (`elsewhere` moves the clock and `hash()` around a call there), "a caller changes
-the result" (`after_changing`), a real tracer whose current span is the notebook's. A test names
-them here, by a fixed path, never by a name the notebook could rebind:
+the chapter's exercises. A few checks need the notebook's process itself: "a caller changes the
+result" (`after_changing`), a real tracer whose current span is the notebook's, an MCP exchange
+beside the student's server. A test names them here, by a fixed path, never by a name the
+notebook could rebind:
 
-    elsewhere = notebook_side("workbook.probes:elsewhere")
-    key = elsewhere(idempotency_key, "call_1", "A-1", 5, seconds=3600)
+    after_changing = notebook_side("workbook.probes:after_changing")
+    again = after_changing(request_options, {"tool_choice": "auto"}, "deepseek")
 
 In a notebook (a learning run) that is the workbook's function itself. In the judge it is the
 kernel's copy of it (`REMOTE`, set by the judge), so it runs beside the student's code. Only the
-paths in `PATHS` exist, each from a module the chapter's given cells import (nothing is imported
-here: the notebook's own module is the one its code uses).
+paths in `PATHS` exist, each from a module the chapter's given cells import (`local` imports
+nothing: the notebook's own module is the one its code uses).
+
+"In another process" is decided outside the notebook's process: `another_process(seconds)` is the
+notebook run again, graded, in a fresh sandboxed Python whose built-in `hash()` differs and whose
+wall clock is `seconds` later (the judge starts it: `ANOTHER`); its exercises are called by name:
+
+    later = another_process(seconds=365 * 24 * 3600)
+    assert later.idempotency_key("call_1", "A-1", 5) == idempotency_key("call_1", "A-1", 5)
+
+In a notebook it is `workbook.probes.elsewhere` around the notebook's own function.
 """
 
 from __future__ import annotations
@@ -20,10 +29,13 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
-PATHS = frozenset({"workbook.probes:elsewhere", "workbook.probes:after_changing",
+from workbook.probes import elsewhere
+
+PATHS = frozenset({"workbook.probes:after_changing",
                    "workbook.trace.otel:tracer_for", "workbook.trace.otel:inside",
                    "workbook.mcp_servers.memory:exchange"})
 REMOTE: Callable[[str], object] | None = None  # the judge's way to the kernel's copy (autograder/judge/remote.py); None in a notebook
+ANOTHER: Callable[[float], object] | None = None  # the judge's: the notebook run again elsewhere (autograder/judge/another.py)
 
 
 def local(path: str):
@@ -41,3 +53,25 @@ def notebook_side(path: str):
     if path not in PATHS:
         raise ValueError(f"{path!r} is not given code a test may run in the notebook: one of {sorted(PATHS)}")
     return local(path) if REMOTE is None else REMOTE(path)
+
+
+class _Elsewhere:
+    """In a notebook: the notebook's own functions, each run by `elsewhere` (clock moved, hash() salted)."""
+
+    def __init__(self, seconds: float):
+        self._seconds = seconds
+
+    def __getattr__(self, name: str):
+        fn = vars(sys.modules["__main__"]).get(name) if not name.startswith("_") else None
+        if not callable(fn):
+            raise AttributeError(f"the notebook defines no function {name!r}: run its cells first")
+        return lambda *args, **kwargs: elsewhere(fn, *args, seconds=self._seconds, hash_salt="another process",
+                                                 **kwargs)
+
+
+def another_process(seconds: float = 0):
+    """The notebook in another Python process (another hash seed), its clock `seconds` later: call
+    an exercise of it by name, `another_process(3600).idempotency_key(...)`."""
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds <= 10 * 365 * 86400:
+        raise ValueError(f"seconds must be a number of seconds from 0 to ten years, not {seconds!r}")
+    return _Elsewhere(float(seconds)) if ANOTHER is None else ANOTHER(float(seconds))

@@ -133,6 +133,16 @@ def _later_clock(seconds):
     return moved, pairs
 
 
+def move_clock(seconds) -> None:
+    """From now on, in this whole process, the wall clock reads `seconds` later (`time.time()` and
+    its kin, `datetime` imported from now on): the start of another process for a test
+    (workbook/link/replay.py), before any of the notebook's code runs."""
+    moved, pairs = _later_clock(seconds)
+    for name, reader in moved.items():
+        setattr(time, name, reader)
+    sys.modules["datetime"] = pairs[datetime]
+
+
 def elsewhere(fn, *args, seconds=0, hash_salt=None, **kwargs):
     """fn(*args, **kwargs) as it would run `seconds` later on the wall clock and, with a
     `hash_salt`, in a Python process whose built-in `hash()` differs (what another PYTHONHASHSEED

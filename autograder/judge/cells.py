@@ -13,6 +13,7 @@ import os
 import secrets
 import shutil
 import signal
+import sys
 import tempfile
 import threading
 from collections.abc import Sequence
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from nbformat.notebooknode import NotebookNode
 
+from autograder import sandbox
 from autograder.judge.process import JudgeProcess
 from autograder.judge.scratch import SANDBOX_TMP
 from autograder.sandbox import SOCKETS, sandbox_pid
@@ -30,6 +32,18 @@ if TYPE_CHECKING:
 SERVE = "__import__('workbook.link.kernel_side', fromlist=['serve']).serve({path!r}, {token!r})"
 GRACE = 10.0  # seconds (wall) the kernel has to end its cell after the judge's verdict
 SANDBOX_SOCKETS = str(SOCKETS)  # inside the sandbox: the small tmpfs that holds its sockets
+ANOTHER = "another_process("  # a test that runs the notebook again (workbook.notebook_side, judge/another.py)
+REPLAY = [sys.executable, "-m", "workbook.link.replay"]
+
+
+def is_test(cell: NotebookNode) -> bool:
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    return bool(meta.get("grade")) and not meta.get("solution")
+
+
+def code_before(nb: NotebookNode, index: int) -> list[str]:
+    """The notebook's code cells before cell `index`, but for test cells: what another process runs."""
+    return [c.source for c in nb.cells[:index] if c.cell_type == "code" and not is_test(c)]
 
 
 class JudgedCells:
@@ -37,6 +51,8 @@ class JudgedCells:
 
     if TYPE_CHECKING:  # what the mixin reads of SafeExecute (nbclient's NotebookClient and execute.py)
         km: KernelManager | None
+        nb: NotebookNode
+        _sandbox: sandbox.Sandbox | None
         timeout: int  # nbgrader's Execute: 30 s unless configured
         cell_cpu: int
         _timed_out: dict[int, bool]
@@ -51,6 +67,7 @@ class JudgedCells:
         self._judge: JudgeProcess | None = None
         self._judged: dict[str, bool] = {}
         self._judge_dir: str | None = None
+        self._replay_box: sandbox.Sandbox | None = None
 
     def _judge_start(self) -> JudgeProcess:
         process = getattr(getattr(self.km, "provisioner", None), "process", None)
@@ -67,8 +84,21 @@ class JudgedCells:
         cpu = float(self.cell_cpu or self.timeout)
         judge, self._spawned = self._spawned or JudgeProcess(), None
         judge.start(host, root, self._judge_dir, cpu=cpu, wall=float(self.timeout),
-                    kernel_root=f"/proc/{pid}/root" if pid is not None else None, exercises=self._exercises)
+                    kernel_root=f"/proc/{pid}/root" if pid is not None else None, exercises=self._exercises,
+                    replay=self._replay_argv(cpu))
         return judge  # the judge binds the socket 0777 (runner.py): no chmod of a path here
+
+    def _replay_argv(self, cpu: float) -> list[str]:
+        """How the judge runs this notebook again (judge/another.py): in a sandbox of its own, as the
+        kernel is, when the kernel is; nothing when no test of the notebook asks for it."""
+        if not any(c.cell_type == "code" and is_test(c) and ANOTHER in c.source for c in self.nb.cells):
+            return []
+        kernel_box = getattr(self, "_sandbox", None)
+        if kernel_box is None:
+            return list(REPLAY)
+        limits = sandbox.SandboxLimits(memory_mb=kernel_box.limits.memory_mb, cpu_seconds=int(getattr(self, "notebook_timeout", cpu)) + 1)
+        self._replay_box = sandbox.Sandbox(hidden=kernel_box.hidden, limits=limits)
+        return self._replay_box.command(list(REPLAY))
 
     def _judge_close(self) -> None:
         spawned: JudgeProcess | None = getattr(self, "_spawned", None)
@@ -82,6 +112,10 @@ class JudgedCells:
         judge_dir: str | None = getattr(self, "_judge_dir", None)
         if judge_dir:
             shutil.rmtree(judge_dir, ignore_errors=True)
+        box: sandbox.Sandbox | None = getattr(self, "_replay_box", None)
+        if box is not None:
+            box.close()
+            self._replay_box = None
 
     def _interrupt_kernel(self) -> None:
         process = getattr(getattr(self.km, "provisioner", None), "process", None)
@@ -97,7 +131,8 @@ class JudgedCells:
         judge = self._judge  # for the watcher thread (mypy does not carry the narrowing into it)
         original, grade_id = cell.source, cell.metadata["nbgrader"]["grade_id"]
         token = secrets.token_hex(8)
-        self._judge.test(grade_id, original, hidden, token)
+        self._judge.test(grade_id, original, hidden, token,
+                         cells=code_before(self.nb, index) if ANOTHER in original else None)
         verdict: dict[str, Any] = {}
         finished = threading.Event()
 

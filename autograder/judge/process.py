@@ -153,11 +153,14 @@ class JudgeProcess:
         self.wall = 0.0
 
     def start(self, socket_path: str, kernel_pid: int | None, scratch: str | None,
-              cpu: float, wall: float, kernel_root: str | None = None, exercises: Sequence[str] = ()) -> None:
-        """Where the kernel is, the limits of each test, and the chapter's exercise names."""
+              cpu: float, wall: float, kernel_root: str | None = None, exercises: Sequence[str] = (),
+              replay: Sequence[str] = ()) -> None:
+        """Where the kernel is, the limits of each test, the chapter's exercise names, and how to
+        run the notebook again in another process (`replay`, judge/another.py)."""
         self.wall = wall
         self._send({"op": "start", "socket": socket_path, "kernel_pid": kernel_pid, "scratch": scratch,
-                    "cpu": cpu, "wall": wall, "kernel_root": kernel_root, "exercises": list(exercises)})
+                    "cpu": cpu, "wall": wall, "kernel_root": kernel_root, "exercises": list(exercises),
+                    "replay": list(replay)})
         self._expect("started", 120)
 
     def _read(self) -> None:
@@ -190,9 +193,13 @@ class JudgeProcess:
                 return msg
             # a verdict on another test (one given up on earlier): never this test's
 
-    def test(self, grade_id: str, source: str, hidden: bool, token: str) -> None:
+    def test(self, grade_id: str, source: str, hidden: bool, token: str, cells: Sequence[str] | None = None) -> None:
+        """Run a test; `cells`, the notebook's code cells before it, when it runs them again."""
         self.pending = str(grade_id)
-        self._send({"op": "test", "grade_id": grade_id, "source": source, "hidden": hidden, "token": token})
+        msg: dict[str, Any] = {"op": "test", "grade_id": grade_id, "source": source, "hidden": hidden, "token": token}
+        if cells is not None:
+            msg["cells"] = list(cells)
+        self._send(msg)
 
     def cell_done(self) -> None:
         self._send({"op": "cell_done"})

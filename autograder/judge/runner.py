@@ -5,8 +5,10 @@ It reads one JSON command a line on stdin and writes one JSON line a result on t
 was started with (anything else that writes to fd 1 goes nowhere):
 
     {"op": "start", "socket": PATH, "kernel_pid": N, "scratch": DIR, "cpu": S, "wall": S,
-     "exercises": [NAME, ...]}  the chapter's exercise names: the only names asked of the kernel
-    {"op": "test", "grade_id": ID, "source": CODE, "hidden": BOOL, "token": T}
+     "exercises": [NAME, ...],  the chapter's exercise names: the only names asked of the kernel
+     "replay": [ARGV...]}       how to start the notebook again in another process (another.py)
+    {"op": "test", "grade_id": ID, "source": CODE, "hidden": BOOL, "token": T,
+     "cells": [CODE, ...]}      the notebook's code cells before it (for another process)
         -> {"op": "result", "grade_id": ID, "passed": BOOL, "ename": ..., "evalue": ...,
             "traceback": [...], "stdout": TEXT, "cpu": S, "wall": S, "timeout": BOOL}
     {"op": "cell_done"}     the kernel's cell is over (it will not connect any more)
@@ -34,6 +36,7 @@ import traceback
 import anthropic  # noqa: F401  (loaded while the kernel starts, not inside a test's time)
 import openai  # noqa: F401
 
+from autograder.judge.another import starter
 from autograder.judge.clocks import monotonic, process_time
 from autograder.judge.cpu import IDLE_GRACE, IdleClock, Party, tree_cpu
 from autograder.judge.limits import MEMORY, limit_cpu, limit_process
@@ -61,6 +64,8 @@ class Judge:
         self.kernel_pid: int | None = None
         self.cpu_limit, self.wall_limit = 30.0, 150.0
         self.cell_done = threading.Event()
+        self.replay: list[str] | None = None  # the command that runs the notebook again (another.py)
+        self.others: list = []  # the other processes of this test
 
     def start(self, cmd: dict) -> None:
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -77,6 +82,8 @@ class Judge:
         self.kernel_pid = cmd.get("kernel_pid")
         exercises = cmd.get("exercises") or []
         self.ns.exercises = frozenset(n for n in exercises if type(n) is str and n.isidentifier())
+        replay = cmd.get("replay")
+        self.replay = [str(a) for a in replay] if type(replay) is list and replay else None
         self.cpu_limit, self.wall_limit = float(cmd.get("cpu", 30)), float(cmd.get("wall", 150))
         if cmd.get("scratch"):
             scratch = str(cmd["scratch"])
@@ -90,10 +97,12 @@ class Judge:
         # Waiting uses no CPU: the test ends once it and the kernel were idle (neither on a CPU nor
         # waiting for one, cpu.IdleClock) past its CPU limit, long before the clock's backstop.
         parties = [Party(os.getpid())] + ([Party(self.kernel_pid)] if self.kernel_pid else [])
-        idle, idle_limit = IdleClock(lambda: parties), self.cpu_limit + IDLE_GRACE
+        idle = IdleClock(lambda: parties + [Party(o.proc.pid) for o in list(self.others)])
+        idle_limit = self.cpu_limit + IDLE_GRACE
 
         def check():
-            used = tree_cpu(self.kernel_pid) - kernel0 + process_time() - judge0
+            used = (tree_cpu(self.kernel_pid) - kernel0 + process_time() - judge0
+                    + self._others_cpu())
             if used > self.cpu_limit:
                 raise TimeUp(f"the test ran over its limit of {self.cpu_limit:g} s of CPU time")
             if monotonic() - started > self.wall_limit:
@@ -145,6 +154,9 @@ class Judge:
             lines = str(cmd["source"]).splitlines(True)
             linecache.cache[filename] = (len(cmd["source"]), None, lines, filename)
         self.end.token = str(cmd.get("token", ""))
+        cells = cmd.get("cells")
+        notebook_side.ANOTHER = starter(self.replay, cells if type(cells) is list else None, self.ns, check,
+                                        self.others)
         limit_cpu(self.cpu_limit)  # the backstop: past it the kernel ends this judge (limits.py)
         signal.signal(signal.SIGALRM, _alarm)
         signal.setitimer(signal.ITIMER_REAL, self.wall_limit)  # also while this thread serves a call
@@ -159,9 +171,10 @@ class Judge:
             result.update(self._failure(e, filename, hidden), timeout=isinstance(e, TimeUp))
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
+            other_cpu = self._others_cpu()
             self._hang_up()
         result["stdout"] = printed.getvalue()[:MAX_STDOUT]
-        result["cpu"] = round(tree_cpu(self.kernel_pid) - kernel0 + process_time() - judge0, 3)
+        result["cpu"] = round(tree_cpu(self.kernel_pid) - kernel0 + process_time() - judge0 + other_cpu, 3)
         result["wall"] = round(monotonic() - started, 3)
         return result
 
@@ -188,7 +201,14 @@ class Judge:
             frames += [f"  ({note[:300]})" for note in getattr(e, "__notes__", [])[:2] if isinstance(note, str)]
         return {"ename": ename[:80], "evalue": evalue[:MAX_EVALUE], "traceback": frames}
 
+    def _others_cpu(self) -> float:
+        """CPU seconds of the test's other processes (the notebook run again: another.py)."""
+        return sum(tree_cpu(o.proc.pid) for o in list(self.others))
+
     def _hang_up(self) -> None:
+        notebook_side.ANOTHER = None
+        while self.others:
+            self.others.pop().close()
         channel, self.end.channel, self.end.on_wait = self.end.channel, None, None
         self.end.forget_test()
         if channel is not None:

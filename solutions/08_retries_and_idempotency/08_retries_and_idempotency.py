@@ -896,12 +896,11 @@ long_a, long_b = idempotency_key("c" * 300 + "1", "A-1001", 2450), idempotency_k
 assert type(long_a) is str and len(long_a) <= 255 and long_a != long_b, (
     "call ids of 301 characters that differ in their last one need different keys of at most 255 characters: "
     "hash the request (hashlib), do not cut it")
-# a year later, in a process whose hash() differs (what PYTHONHASHSEED does): `elsewhere` runs your
-# function so, in the process your code runs in (the notebook's own copy of the given probe)
-from workbook.notebook_side import notebook_side
+# a year later, in another Python process (its hash() differs: PYTHONHASHSEED): graded, this notebook
+# runs again in a fresh process; here, `workbook.probes.elsewhere` moves the clock and salts hash()
+from workbook.notebook_side import another_process
 
-elsewhere = notebook_side("workbook.probes:elsewhere")
-later = elsewhere(idempotency_key, "call_abc123", "A-1001", 2450, seconds=365 * 24 * 3600, hash_salt="another process")
+later = another_process(seconds=365 * 24 * 3600).idempotency_key("call_abc123", "A-1001", 2450)
 assert later == key, "the key changed with the clock or with hash(): derive it from the request alone (hashlib)"
 assert hash(2450) == hash(2450 + 2**61 - 1)  # hash() of an int is taken modulo 2**61 - 1: it is not unique
 assert idempotency_key("call_abc123", "A-1001", 2450) != idempotency_key("call_abc123", "A-1001", 2450 + 2**61 - 1), (
@@ -916,20 +915,15 @@ together, stays within 255 characters for long inputs without losing their diffe
 accepted by the payments service."""
 ### BEGIN HIDDEN TESTS
 from workbook.checks import fresh
+from workbook.notebook_side import another_process
 
 wb = fresh()
 
 
-from workbook.notebook_side import notebook_side
-
-elsewhere = notebook_side("workbook.probes:elsewhere")  # the given probe, run in the student's process
-
-
-def key_of(*parts, **world):
-    """idempotency_key(*parts), run by `elsewhere` in the student's own process with `world`'s clock
-    shift and hash salt (patching this process's clock would not reach the student's code)."""
+def key_of(*parts, where=None):
+    """idempotency_key(*parts), in this notebook's process or `where` (another process)."""
     with wb.checks.no_raise(f"idempotency_key{parts}"):
-        key = elsewhere(idempotency_key, *parts, **world)
+        key = (where.idempotency_key if where is not None else idempotency_key)(*parts)
     assert type(key) is str and 0 < len(key) <= 255, (
         f"the key must be a str of 1 to 255 characters; got {len(key) if isinstance(key, str) else key!r}")
     return key
@@ -938,13 +932,12 @@ def key_of(*parts, **world):
 parts = ("call_7Qd0m2", "A-1001", 2450)
 before = key_of(*parts)
 
-# A year later, and in another process: the same key.
-later = key_of(*parts, seconds=365 * 24 * 3600)  # the wall clock (time.time, time.time_ns) a year on
-assert later == before, "the key changed when the clock moved on: build it from the request only, not the time"
-other_process = key_of(*parts, hash_salt="another process")  # what another PYTHONHASHSEED does
-assert other_process == before, (
-    "the key changed as it would in another Python process: built-in hash() of a str is randomised per "
-    "process; use hashlib (or the parts themselves)")
+# A year later, in another process (another PYTHONHASHSEED): the same key. The notebook runs again
+# there, outside the process your code can change (workbook.notebook_side.another_process).
+later = another_process(seconds=365 * 24 * 3600)
+assert key_of(*parts, where=later) == before, (
+    "the key changed in another Python process a year later: build it from the request only, not the time "
+    "nor the built-in hash() (randomised per process); use hashlib")
 assert len({key_of(*parts) for _ in range(20)}) == 1, "the same request must always give the same key"
 for a, b in ((("call_7Qd0m2", "A-1001", 0), ("call_7Qd0m2", "A-1001", 2**61 - 1)),
              (("call_7Qd0m2", "A-1001", -1), ("call_7Qd0m2", "A-1001", -2))):

@@ -254,6 +254,11 @@ def serve(path: str, token: str) -> None:
     """Answer the judge until it says the test is over (called by the grader's line in a test cell)."""
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.connect(path)
+    serve_on(sock, token)
+
+
+def serve_on(sock: socket.socket, token: str) -> None:
+    """Answer the judge on a connected socket until it says the test is over."""
     channel = END.channel = Channel(sock, END.serve, orphans="main")
     try:
         channel.request({"op": "hello", "token": token})
