@@ -13,6 +13,7 @@ import time
 import pytest
 
 from autograder.judge import clocks
+from autograder.judge.cells import REPLAY
 from autograder.judge.process import JudgeProcess
 from workbook.link import kernel_side
 
@@ -83,29 +84,36 @@ def test_the_clocks_are_the_time_modules_own():
         time.monotonic, time.time, time.perf_counter, time.process_time)
 
 
-ELSEWHERE = """
-from workbook.notebook_side import notebook_side
+ANOTHER = """
+from workbook.notebook_side import another_process
 
-elsewhere = notebook_side("workbook.probes:elsewhere")  # the kernel's own copy, beside its code
 year = 365 * 24 * 3600
-assert stamp()[1] == pid_of_kernel, "stamp runs in the kernel"
-moved = elsewhere(stamp, seconds=year, hash_salt="another process")
-now = stamp()
-assert moved[1] == now[1] and moved[0] - now[0] > year - 60, ("elsewhere moved the kernel's clock", moved, now)
-assert moved[2] != now[2], "and gave the kernel another hash()"
+later = another_process(seconds=year)
+moved, now = later.stamp(), stamp()
+assert now[1] == pid_of_kernel, "stamp runs in the kernel"
+assert moved[1] != now[1] and moved[0] - now[0] > year - 60, ("another process, a year later", moved, now)
+assert moved[2] != now[2], "with another hash()"
 """
+STAMP = "import os, time\n\ndef stamp():\n    return (time.time(), os.getpid(), hash('key'))\n"
 
 
-def test_a_test_moves_the_kernels_clock_with_the_kernels_elsewhere(judge, tmp_path, monkeypatch):
-    """Chapter 08 runs the student's idempotency_key a year later and in another process: patching
-    the judge's clock would not reach the kernel, so `elsewhere` is the kernel's own copy (the judge
-    swaps in its own copy of a workbook class, never of a function, autograder/judge/trust.py)."""
+def test_another_process_is_the_notebook_run_again_by_the_judge(judge, tmp_path, monkeypatch):
+    """Chapter 08 runs the student's idempotency_key a year later and in another process: the judge
+    runs the notebook's cells (sent with the test) again in a fresh Python, outside the kernel,
+    with the clock moved and another hash seed (autograder/judge/another.py)."""
     main = vars(sys.modules["__main__"])
     monkeypatch.setitem(main, "stamp", lambda: (time.time(), os.getpid(), hash("key")))
     monkeypatch.setitem(main, "pid_of_kernel", os.getpid())
-    result = run(judge, tmp_path, "elsewhere", ELSEWHERE)
+    sock = str(tmp_path / "another.sock")
+    judge.start(sock, None, None, cpu=20, wall=60, exercises=["stamp", "pid_of_kernel"], replay=REPLAY)
+    judge.test("another", ANOTHER, hidden=False, token="another", cells=[STAMP])
+    kernel = threading.Thread(target=kernel_side.serve, args=(sock, "another"), daemon=True)
+    kernel.start()
+    kernel.join(60)
+    judge.cell_done()
+    result = judge.result(60)
     assert result["passed"], result
-    assert time.time is clocks.wall, "the kernel's clock is back afterwards"
+    assert time.time is clocks.wall, "the kernel's clock was never moved"
 
 
 def test_a_test_cell_is_compiled_as_its_own_module(judge, tmp_path):

@@ -16,6 +16,7 @@ The modules:
     watch           a cell's and a notebook's limits: CPU time, the idle clock (cpu.IdleClock), the wall
     remote          the judge's end of the link: JudgeEnd, the test's Namespace, Stop
     heard           what the notebook sent, kept out of a hidden test's message
+    another         the notebook run again in another process (another hash seed, the clock moved)
     kernel_objects  what the notebook's objects become here: KernelRef, records, named tuples
     trust           which judge objects the kernel may reach; notebook names the judge replaces
     sdk_bridge      a fake model's SDK client handed to the kernel, its HTTP answered here

@@ -1,15 +1,14 @@
 """The judge's end of the link: the notebook's names as proxies, handles, exceptions as classes.
 
-A test cell runs in the judge in a `Namespace`: a name the cell did not define is looked up in
-the kernel. What comes back is data or a `KernelRef` (`kernel_objects`); what the judge may hand
-the kernel is decided by `trust`, and a fake model's client crosses as a real SDK client whose
-HTTP comes back here (`sdk_bridge`).
+A test cell runs in the judge in a `Namespace`: of the names it does not define, only the
+chapter's exercises are asked of the kernel. What comes back is data or a `KernelRef`
+(`kernel_objects`); what the judge may hand the kernel is decided by `trust`; a fake model's
+client crosses as a real SDK client whose HTTP comes back here (`sdk_bridge`).
 
 An exception class the notebook names, and every exception it raises, become the class
 `exc_classes.find_exception` allows: a built-in or listed standard-library or SDK class itself, a
 workbook class from the test's own `fresh()` copy (`exception_modules`), else one judge-side class
-of its name (a notebook's `class MCPError(Exception)`), so `checks.raises(...)` runs here as in
-the kernel.
+of its name (a notebook's `class MCPError(Exception)`): `checks.raises(...)` works as in a kernel.
 """
 
 from __future__ import annotations
@@ -178,61 +177,70 @@ class JudgeEnd(Endpoint):
         self._refs.clear()
 
     def make(self, tag: str, node: dict, inner):
-        if tag == "$h":
-            hid, side = node["$h"], node.get("side")
-            if type(hid) is not int:
-                raise codec.LinkError("a handle without an id")
-            if side == "j":
-                if hid not in self.objects:
-                    raise codec.LinkError("a handle to an object the judge never gave out")
-                obj = self.objects[hid]
-                return obj.client if isinstance(obj, SdkBridge) else obj
-            path = node.get("path")
-            if node.get("kind") == "class" and node.get("exc") is True and type(path) is str and \
-                    path not in TRUSTED_NAMES:  # an exception class: the one its raised errors become
-                own = find_exception(path, node.get("mro"), self.exception_modules)
-            else:  # pydantic.BaseModel, json.dumps, a workbook helper: the judge's own
-                own = trusted_object(path)
-            if own is not None:
-                self.borrowed[id(own)] = {"$h": hid, "side": "k"}
-                return own
-            info = {k: node[k] for k in ("kind", "name", "short", "doc", "sig") if k in node}
-            ref = self._refs[hid] if hid in self._refs else KernelRef(self, hid, info)
-            self._refs[hid] = ref
-            if info.get("kind") == "dataclass" and type(node.get("fields")) is list and type(node.get("path")) is str:
-                return record_type(node["path"], node["fields"], ctor=ref)
-            return ref
-        if tag == "$rec":
-            raw = node.get("f")
-            if type(raw) is not dict:
-                raise codec.LinkError("a record without fields")
-            fields = {k: inner(v) for k, v in raw.items()}
-            cls = self._test_class(node["$rec"], list(fields)) or record_type(node["$rec"], list(fields))
-            obj = object.__new__(cls)
-            for k, v in fields.items():
-                object.__setattr__(obj, k, v)
-            return obj
-        if tag == "$nt":
-            values, names = node.get("v"), node.get("n")
-            if type(values) is not list or type(names) is not list or len(names) != len(values):
-                raise codec.LinkError("a named tuple without its fields")
-            return named_tuple(node["$nt"], names)(*[inner(v) for v in values])
-        if tag == "$pyd":
-            value = inner(node.get("v"))
-            if type(value) is not dict:
-                raise codec.LinkError("a pydantic model that is not a dict of fields")
-            return pydantic_type(node["$pyd"], list(value)).model_construct(**value)
-        if tag == "$sdk":
-            module, qualname = codec.split_path(node["$sdk"])
-            if not module.startswith(codec.SDK_PREFIXES):
-                raise codec.LinkError("an SDK object from outside the SDKs")
-            if module not in sys.modules:  # kernel data never imports anything here
-                raise codec.LinkError(f"an SDK type from a module the judge has not loaded: {module[:80]}")
-            sdk_cls: Any = sys.modules[module]  # the module, then the SDK class its path names
-            for part in qualname.split("."):
-                sdk_cls = getattr(sdk_cls, part)
-            return sdk_cls.model_validate(node.get("v"))
-        return super().make(tag, node, inner)
+        maker = self._MAKERS.get(tag)
+        return maker(self, node, inner) if maker is not None else super().make(tag, node, inner)
+
+    def _handle(self, node: dict, inner):
+        """A handle: the judge's own object back, a trusted class the kernel named, or a KernelRef."""
+        hid, side = node["$h"], node.get("side")
+        if type(hid) is not int:
+            raise codec.LinkError("a handle without an id")
+        if side == "j":
+            if hid not in self.objects:
+                raise codec.LinkError("a handle to an object the judge never gave out")
+            obj = self.objects[hid]
+            return obj.client if isinstance(obj, SdkBridge) else obj
+        path = node.get("path")
+        if node.get("kind") == "class" and node.get("exc") is True and type(path) is str and \
+                path not in TRUSTED_NAMES:  # an exception class: the one its raised errors become
+            own = find_exception(path, node.get("mro"), self.exception_modules)
+        else:  # pydantic.BaseModel, json.dumps, a workbook helper: the judge's own
+            own = trusted_object(path)
+        if own is not None:
+            self.borrowed[id(own)] = {"$h": hid, "side": "k"}
+            return own
+        info = {k: node[k] for k in ("kind", "name", "short", "doc", "sig") if k in node}
+        ref = self._refs[hid] if hid in self._refs else KernelRef(self, hid, info)
+        self._refs[hid] = ref
+        if info.get("kind") == "dataclass" and type(node.get("fields")) is list and type(path) is str:
+            return record_type(path, node["fields"], ctor=ref)
+        return ref
+
+    def _record(self, node: dict, inner):
+        raw = node.get("f")
+        if type(raw) is not dict:
+            raise codec.LinkError("a record without fields")
+        fields = {k: inner(v) for k, v in raw.items()}
+        cls = self._test_class(node["$rec"], list(fields)) or record_type(node["$rec"], list(fields))
+        obj: object = object.__new__(cls)
+        for k, v in fields.items():
+            object.__setattr__(obj, k, v)
+        return obj
+
+    def _named_tuple(self, node: dict, inner):
+        values, names = node.get("v"), node.get("n")
+        if type(values) is not list or type(names) is not list or len(names) != len(values):
+            raise codec.LinkError("a named tuple without its fields")
+        return named_tuple(node["$nt"], names)(*[inner(v) for v in values])
+
+    def _model(self, node: dict, inner):
+        value = inner(node.get("v"))
+        if type(value) is not dict:
+            raise codec.LinkError("a pydantic model that is not a dict of fields")
+        return pydantic_type(node["$pyd"], list(value)).model_construct(**value)
+
+    def _sdk(self, node: dict, inner):
+        module, qualname = codec.split_path(node["$sdk"])
+        if not module.startswith(codec.SDK_PREFIXES):
+            raise codec.LinkError("an SDK object from outside the SDKs")
+        if module not in sys.modules:  # kernel data never imports anything here
+            raise codec.LinkError(f"an SDK type from a module the judge has not loaded: {module[:80]}")
+        sdk_cls: Any = sys.modules[module]  # the module, then the SDK class its path names
+        for part in qualname.split("."):
+            sdk_cls = getattr(sdk_cls, part)
+        return sdk_cls.model_validate(node.get("v"))
+
+    _MAKERS = {"$h": _handle, "$rec": _record, "$nt": _named_tuple, "$pyd": _model, "$sdk": _sdk}
 
     def _test_class(self, path, fields: list) -> type | None:
         """The test's own dataclass a record names ("__test__:Route", one the test handed over),

@@ -7,5 +7,6 @@
     errors       exceptions as data (args, SDK bodies), and back as exceptions this side can catch
     exc_classes  which class an exception's name becomes here: an allow-list, else a stand-in
     kernel_side  the kernel's end: serves the judge while a test cell is judged
+    replay       another process for a test: the notebook's cells run again, then it serves the judge
     sqlite_reader  how a test reads a SQLite file the notebook wrote: read-only, immutable, bounded
 """

@@ -104,49 +104,57 @@ class KernelEnd(Endpoint):
         return proxy
 
     def make(self, tag: str, node: dict, inner):
-        if tag == "$h":
-            hid, side = node["$h"], node.get("side")
-            if type(hid) is not int:
-                raise codec.LinkError("a handle without an id")
-            if side == "k":
-                if hid not in self.objects:
-                    raise codec.LinkError("a handle to an object this kernel no longer has")
-                return self.objects[hid]
-            return self._proxy(node)
-        if tag == "$rec":
-            cls = find_class(node["$rec"])
-            raw = node.get("f", {})
-            fields = {field_name(k): inner(v) for k, v in (raw.items() if type(raw) is dict else [])}
-            if cls is None and codec.split_path(node["$rec"])[0] == "__test__":
-                cls = test_record(node["$rec"], tuple(fields))  # a test's own record: back as itself
-            if cls is None or not dataclasses.is_dataclass(cls):
-                return types.SimpleNamespace(**fields)
-            # mypy: `cls` may be a dataclass instance the path names; then this raises TypeError, as ever
-            obj = object.__new__(cls)  # type: ignore[arg-type]
-            for k, v in fields.items():
-                object.__setattr__(obj, k, v)
-            return obj
-        if tag == "$nt":
-            cls = find_class(node["$nt"])
-            values = [inner(v) for v in codec._list(node.get("v", []))]
-            if cls is None or not hasattr(cls, "_fields"):
-                names = [field_name(n) for n in node.get("n", [])]
-                # a class of the judge's tuple's name, made at run time: mypy only follows a literal
-                # name, and takes it for a second class statement of `cls`
-                cls = collections.namedtuple(codec.split_path(node["$nt"])[1].split(".")[-1], names)  # type: ignore[misc,no-redef]
-            return cls(*values)
-        if tag == "$pyd":
-            cls = find_class(node["$pyd"])
-            value = inner(node.get("v"))
-            if cls is None or not hasattr(cls, "model_validate"):
-                return types.SimpleNamespace(**value) if type(value) is dict else value
-            return cls.model_validate(value)
-        if tag == "$sdk":
-            module, qualname = codec.split_path(node["$sdk"])
-            if not module.startswith(codec.SDK_PREFIXES):
-                raise codec.LinkError("an SDK object from outside the SDKs")
-            return _resolve(importlib.import_module(module), qualname).model_validate(node.get("v"))
-        return super().make(tag, node, inner)
+        maker = self._MAKERS.get(tag)
+        return maker(self, node, inner) if maker is not None else super().make(tag, node, inner)
+
+    def _handle(self, node: dict, inner):
+        hid, side = node["$h"], node.get("side")
+        if type(hid) is not int:
+            raise codec.LinkError("a handle without an id")
+        if side == "k":
+            if hid not in self.objects:
+                raise codec.LinkError("a handle to an object this kernel no longer has")
+            return self.objects[hid]
+        return self._proxy(node)
+
+    def _record(self, node: dict, inner):
+        cls = find_class(node["$rec"])
+        raw = node.get("f", {})
+        fields = {field_name(k): inner(v) for k, v in (raw.items() if type(raw) is dict else [])}
+        if cls is None and codec.split_path(node["$rec"])[0] == "__test__":
+            cls = test_record(node["$rec"], tuple(fields))  # a test's own record: back as itself
+        if cls is None or not dataclasses.is_dataclass(cls):
+            return types.SimpleNamespace(**fields)
+        # mypy: `cls` may be a dataclass instance the path names; then this raises TypeError, as ever
+        obj = object.__new__(cls)  # type: ignore[arg-type]
+        for k, v in fields.items():
+            object.__setattr__(obj, k, v)
+        return obj
+
+    def _named_tuple(self, node: dict, inner):
+        cls = find_class(node["$nt"])
+        values = [inner(v) for v in codec._list(node.get("v", []))]
+        if cls is None or not hasattr(cls, "_fields"):
+            names = [field_name(n) for n in node.get("n", [])]
+            # a class of the judge's tuple's name, made at run time: mypy only follows a literal
+            # name, and takes it for a second class statement of `cls`
+            cls = collections.namedtuple(codec.split_path(node["$nt"])[1].split(".")[-1], names)  # type: ignore[misc,no-redef]
+        return cls(*values)
+
+    def _model(self, node: dict, inner):
+        cls = find_class(node["$pyd"])
+        value = inner(node.get("v"))
+        if cls is None or not hasattr(cls, "model_validate"):
+            return types.SimpleNamespace(**value) if type(value) is dict else value
+        return cls.model_validate(value)
+
+    def _sdk(self, node: dict, inner):
+        module, qualname = codec.split_path(node["$sdk"])
+        if not module.startswith(codec.SDK_PREFIXES):
+            raise codec.LinkError("an SDK object from outside the SDKs")
+        return _resolve(importlib.import_module(module), qualname).model_validate(node.get("v"))
+
+    _MAKERS = {"$h": _handle, "$rec": _record, "$nt": _named_tuple, "$pyd": _model, "$sdk": _sdk}
 
     def serve_other(self, item: dict) -> dict:
         if item.get("op") == "lookup":
