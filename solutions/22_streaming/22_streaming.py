@@ -196,8 +196,8 @@ def accumulate_chat(chunks):
 
 # %% nbgrader={"grade": true, "grade_id": "accumulate_chat_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: accumulate_chat rebuilds two parallel tool calls (keyed by index, arguments
-joined per call) and the usage chunk's usage, the same message create returns; a text reply's
-content is the pieces joined."""
+joined per call) and the usage chunk's usage, the same message create returns, also when the two
+calls' fragments are interleaved; a text reply's content is the pieces joined."""
 from workbook.checks import fresh
 
 wb = fresh()
@@ -218,6 +218,18 @@ wb.checks.equal(got.message, whole.choices[0].message.model_dump(exclude_none=Tr
 wb.checks.equal(got.finish_reason, "tool_calls", "finish_reason")
 wb.checks.equal(got.usage, whole.usage.model_dump(), "usage", "take it from the chunk with choices == []")
 
+# the same fragments, the two calls' interleaved: only `index` says which call a fragment belongs to
+at = [i for i, c in enumerate(chunks) if c.choices and c.choices[0].delta.tool_calls]
+first = [chunks[i] for i in at if chunks[i].choices[0].delta.tool_calls[0].index == 0]
+second = [chunks[i] for i in at if chunks[i].choices[0].delta.tool_calls[0].index == 1]
+side_by_side = chunks[:at[0]] + [c for pair in zip(first, second, strict=True) for c in pair] + chunks[at[-1] + 1:]
+with wb.checks.no_raise("accumulate_chat on two calls streamed side by side",
+                        hint="add each fragment to the call its index names, not to the call started last"):
+    got = accumulate_chat(side_by_side)
+wb.checks.equal(got.message, whole.choices[0].message.model_dump(exclude_none=True),
+                "the message of two calls whose fragments are interleaved",
+                "add each fragment to the call its index names, not to the call started last")
+
 text = S.streamed(S.scripted("Taxi in September 2026: 2 rides."), fragment=3)
 chunks = list(wb.fake_llm.FakeLLM(text).client().chat.completions.create(
     model="fake-model", messages=question, stream=True))
@@ -230,9 +242,12 @@ print("accumulate_chat: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "accumulate_chat_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
 """Hidden tests: every dialect (DeepSeek's reasoning chunks, Ollama's whole calls) and fragment
-size gives what create gives; one-character fragments; non-ASCII arguments; a reply cut at its
-token limit keeps its half call unparsed with finish_reason "length"."""
+size gives what create gives; one-character fragments; non-ASCII arguments; three calls' fragments
+interleaved, and two fragments in one chunk; a reply cut at its token limit keeps its half call
+unparsed with finish_reason "length"."""
 ### BEGIN HIDDEN TESTS
+import itertools
+
 from workbook.checks import fresh
 
 wb = fresh()
@@ -258,6 +273,38 @@ for dialect, fragment in (("openai", 1), ("openai", None), ("deepseek", 4), ("ol
     wb.checks.equal(got_message, want, f"the message ({dialect}, fragment={fragment})")
     wb.checks.equal(got.usage, whole.usage.model_dump(), f"usage ({dialect})")
     wb.checks.equal(got.finish_reason, "tool_calls", "finish_reason")
+
+# three calls' fragments dealt in turn, then two fragments in one chunk: routed by index
+scenario = S.streamed(asks, fragment=3)
+kwargs = dict(model="fake-model", messages=question, tools=scenario.openai_tools())
+chunks = list(wb.fake_llm.FakeLLM(scenario).client().chat.completions.create(stream=True, **kwargs))
+want = wb.fake_llm.FakeLLM(scenario).client().chat.completions.create(**kwargs).choices[0].message.model_dump(
+    exclude_none=True)
+at = [i for i, c in enumerate(chunks) if c.choices and c.choices[0].delta.tool_calls]
+per_call = {}
+for i in at:
+    per_call.setdefault(chunks[i].choices[0].delta.tool_calls[0].index, []).append(chunks[i])
+dealt = [c for row in itertools.zip_longest(*per_call.values()) for c in row if c is not None]
+with wb.checks.no_raise("accumulate_chat on three calls streamed side by side",
+                        hint="add each fragment to the call its index names, not to the call started last"):
+    got = accumulate_chat(chunks[:at[0]] + dealt + chunks[at[-1] + 1:])
+wb.checks.equal(got.message, want, "three calls whose fragments are interleaved",
+                "add each fragment to the call its index names, not to the call started last")
+
+
+def two_in_one(a, b):
+    """One chunk whose delta carries the tool-call fragments of chunks a and b."""
+    data = a.model_dump()
+    data["choices"][0]["delta"]["tool_calls"] += b.model_dump()["choices"][0]["delta"]["tool_calls"]
+    return type(a).model_validate(data)
+
+
+paired = [two_in_one(*dealt[i:i + 2]) if i + 1 < len(dealt) else dealt[i] for i in range(0, len(dealt), 2)]
+with wb.checks.no_raise("accumulate_chat on chunks that carry two fragments each",
+                        hint="read every entry of delta.tool_calls, each by its index"):
+    got = accumulate_chat(chunks[:at[0]] + paired + chunks[at[-1] + 1:])
+wb.checks.equal(got.message, want, "chunks with two calls' fragments in one delta",
+                "read every entry of delta.tool_calls, each by its index")
 
 cut = S.stream_incomplete(after=4, fragment=4)
 chunks = list(wb.fake_llm.FakeLLM(cut).client().chat.completions.create(
@@ -351,7 +398,8 @@ def accumulate_messages(events):
 # %% nbgrader={"grade": true, "grade_id": "accumulate_messages_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: accumulate_messages rebuilds a text block and a tool_use block (partial_json
 joined and parsed at the block's stop), the stop_reason and the usage of the reply create gives;
-blocks streamed side by side are routed by their index; a block with no pieces has input {}."""
+blocks streamed side by side are routed by their index; a block with no pieces has input {}; of
+two message_delta events, the last one's output_tokens is the total."""
 from workbook.checks import fresh
 
 wb = fresh()
@@ -392,11 +440,21 @@ with wb.checks.no_raise("accumulate_messages on a tool_use block with no input_j
     got = accumulate_messages(no_input)
 wb.checks.equal(got["content"][2]["input"], {}, "the input of a block without partial_json pieces",
                 "no pieces: the input is {} (json.loads('') fails)")
+
+# two message_delta events (Anthropic sends one or more): each usage is the total so far
+at = next(i for i, e in enumerate(events) if e.type == "message_delta")
+usage = events[at].usage
+earlier = events[at].model_copy(update={"usage": usage.model_copy(update={"output_tokens": usage.output_tokens // 2})})
+with wb.checks.no_raise("accumulate_messages on a stream with two message_delta events",
+                        hint="output_tokens in message_delta is the total so far: replace it, do not add"):
+    got = accumulate_messages(events[:at] + [earlier] + events[at:])
+wb.checks.equal(got["usage"], want["usage"], "the usage after two message_delta events",
+                "output_tokens in message_delta is the total so far: replace it, do not add")
 print("accumulate_messages: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "accumulate_messages_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 """Hidden tests: every fragment size, one-character pieces of non-ASCII input, a tool with no
-input, and a reply of text only."""
+input, a reply of text only, and three message_delta events."""
 ### BEGIN HIDDEN TESTS
 from workbook.checks import fresh
 
@@ -419,6 +477,17 @@ for reply, fragment in ((tool_reply, 1), (tool_reply, None), (S.Reply(text="Only
     wb.checks.equal(got["stop_reason"], whole.stop_reason, "stop_reason")
     wb.checks.equal(got["usage"], {"input_tokens": whole.usage.input_tokens,
                                    "output_tokens": whole.usage.output_tokens}, "usage")
+
+# three message_delta events, each usage the total so far (the last reply: text only)
+at = next(i for i, e in enumerate(events) if e.type == "message_delta")
+usage = events[at].usage
+totals = [events[at].model_copy(update={"usage": usage.model_copy(update={"output_tokens": n})})
+          for n in (1, usage.output_tokens - 1)]
+with wb.checks.no_raise("accumulate_messages with three message_delta events",
+                        hint="each message_delta's output_tokens is the total so far"):
+    got = accumulate_messages(events[:at] + totals + events[at:])
+wb.checks.equal(got["usage"], {"input_tokens": whole.usage.input_tokens, "output_tokens": whole.usage.output_tokens},
+                "the usage after three message_delta events", "each message_delta's output_tokens is the total so far")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -1145,6 +1214,8 @@ for name in ("stream_cut", "stream_overloaded", "stream_stall", "stream_incomple
 #
 # - **Keying fragments by `id`.** Only a call's first fragment has an `id`; the rest carry just
 #   `index`. Keyed by id, the arguments vanish or land on `None`.
+# - **Adding a fragment to the call started last.** Nothing promises that one call's fragments
+#   all come before the next call's; the `index` says which call a fragment belongs to.
 # - **One buffer for all arguments.** Two calls joined into `{"category": "taxi", …}{"category":
 #   "food", …}`: not JSON, and neither call runs.
 # - **Parsing a fragment.** `json.loads('{"cate')` fails; parse a call once it is complete.
