@@ -17,11 +17,11 @@ None). A few tagged dicts carry the rest:
     {"$type": "int"}  a built-in type or exception class (by its name in builtins)
     {"$arg": 3}     "the very object that was part 3 of the call's arguments"
 
-Identity: while a call's arguments are encoded, every list, tuple, dict, record and named
-tuple in them is numbered in order (`memo`); the side that decodes numbers the same parts the
-same way (`nodes`). A result, or an argument's state after the call, that holds one of those
-objects says `{"$arg": n}`, so `result is messages` and `batches[0][0] is calls[0]` hold on the
-other side too.
+Identity: while a call's arguments are encoded, every list, tuple, dict, record, named tuple
+and pydantic model in them is numbered in the order it is met (`memo`); the side that decodes
+numbers the same parts the same way (`made`), each before its own parts. A result, or an
+argument's state after the call, that holds one of those objects says `{"$arg": n}` (read back
+from `nodes`), so `result is messages` and `batches[0][0] is calls[0]` hold on the other side too.
 
 Everything is checked while it is read: depth, the number of parts, the size of strings and
 numbers. A value that breaks a bound, or a tag that is not one of these, is a `LinkError`.
@@ -42,8 +42,9 @@ MAX_DEPTH = 64
 MAX_NODES = 500_000
 MAX_STR = 8_000_000  # characters in one string
 MAX_INT_DIGITS = 4_300  # CPython's own int/str limit
-TAGS = frozenset({"$t", "$set", "$d", "$x", "$b", "$f", "$p", "$dt", "$rec", "$nt", "$sdk", "$pyd", "$e",
-                  "$h", "$arg", "$type"})
+INT_LIMIT = 10 ** MAX_INT_DIGITS  # worked out once: each int read is compared with it
+TAGS = frozenset("$t $set $d $x $b $f $p $dt $rec $nt $sdk $pyd $e $h $arg $type".split())
+NUMBERED = frozenset({"$t", "$d", "$x", "$nt", "$rec", "$sdk", "$pyd"})  # tags numbered like a list
 SDK_PREFIXES = ("openai.types.", "anthropic.types.")
 TIMES: dict[str, type[datetime.date | datetime.time]] = {"datetime": datetime.datetime, "date": datetime.date, "time": datetime.time}
 
@@ -109,48 +110,55 @@ class Encoder:
         if depth > MAX_DEPTH:
             raise LinkError(f"a value nested deeper than {MAX_DEPTH}")
         kind = type(value)
-        if value is None or kind is bool or kind is int:
+        if kind is str and len(value) > MAX_STR:
+            raise LinkError(f"a string of {len(value)} characters (at most {MAX_STR})")
+        if value is None or kind is bool or kind is int or kind is str:
             return value
-        if kind is str:
-            if len(value) > MAX_STR:
-                raise LinkError(f"a string of {len(value)} characters (at most {MAX_STR})")
-            return value
-        if kind is float:
-            return value if math.isfinite(value) else {"$f": repr(value)}
-        if kind in (bytes, bytearray):
-            return {"$b": base64.b64encode(bytes(value)).decode("ascii")}
+        method = self.BY_TYPE.get(kind) if type(kind) is type else None  # runs no metaclass's __hash__
+        return self._other(value, depth + 1) if method is None else method(self, value, depth + 1)
+
+    def _ref(self, value) -> dict | None:  # {"$arg": n} for an argument's part, else None (numbered)
+        if id(value) in self.refs and id(value) != self.exclude:
+            return {"$arg": self.refs[id(value)]}
+        if self.memo is not None:
+            self.memo.append(value)
+        return None
+
+    def _dict(self, value, deeper: int):
+        if (ref := self._ref(value)) is not None:
+            return ref
+        if all(type(k) is str for k in value):
+            if any(k.startswith("$") for k in value):  # e.g. a JSON schema's "$schema"
+                return {"$x": [[k, self(v, deeper)] for k, v in value.items()]}
+            return {k: self(v, deeper) for k, v in value.items()}
+        return {"$d": [[self(k, deeper), self(v, deeper)] for k, v in value.items()]}
+
+    # The rest of BY_TYPE, one line each (`deeper`: the depth of the value's parts)
+    def _float(self, v, deeper: int): return v if math.isfinite(v) else {"$f": repr(v)}
+    def _bytes(self, v, deeper: int): return {"$b": base64.b64encode(bytes(v)).decode("ascii")}
+    def _time(self, v, deeper: int): return {"$dt": type(v).__name__, "v": v.isoformat()}
+    def _timedelta(self, v, deeper: int): return {"$dt": "timedelta", "v": v.total_seconds()}
+    def _list(self, v, deeper: int): return self._ref(v) or [self(x, deeper) for x in v]
+    def _tuple(self, v, deeper: int): return self._ref(v) or {"$t": [self(x, deeper) for x in v]}
+    def _set(self, v, deeper: int): return {"$set": [Encoder(self.handles, exceptions=self.exceptions)(x, deeper) for x in v]}
+
+    BY_TYPE = {float: _float, bytes: _bytes, bytearray: _bytes, datetime.datetime: _time,
+               datetime.date: _time, datetime.time: _time, datetime.timedelta: _timedelta,
+               list: _list, tuple: _tuple, set: _set, frozenset: _set, dict: _dict}
+
+    def _other(self, value, deeper: int):
         if isinstance(value, pathlib.PurePath):
             return {"$p": str(value)}
-        if kind in (datetime.datetime, datetime.date, datetime.time):
-            return {"$dt": kind.__name__, "v": value.isoformat()}
-        if kind is datetime.timedelta:
-            return {"$dt": "timedelta", "v": value.total_seconds()}
         if isinstance(value, BaseException):
-            return self.exceptions(value, lambda x: self(x, depth + 1))
-        if isinstance(value, type) and value.__module__ == "builtins" and _builtin_named(value.__name__) is value:
-            return {"$type": value.__name__}
+            return self.exceptions(value, lambda x: self(x, deeper))
+        if isinstance(value, type) and value.__module__ == "builtins" and getattr(builtins, name := value.__name__, None) is value:
+            return {"$type": name}
         if value is type(None):
             return {"$type": "NoneType"}
-        node = kind in (list, tuple, dict) or is_record(value) or is_pydantic(value) or (
-            isinstance(value, tuple) and hasattr(kind, "_fields"))
-        if node:
-            if id(value) in self.refs and id(value) != self.exclude:
-                return {"$arg": self.refs[id(value)]}
-            if self.memo is not None:
-                self.memo.append(value)
-        deeper = depth + 1
-        if kind is list:
-            return [self(v, deeper) for v in value]
-        if kind is tuple:
-            return {"$t": [self(v, deeper) for v in value]}
-        if kind in (set, frozenset):
-            return {"$set": [Encoder(self.handles, exceptions=self.exceptions)(v, deeper) for v in value]}
-        if kind is dict:
-            if all(type(k) is str for k in value):
-                if any(k.startswith("$") for k in value):  # e.g. a JSON schema's "$schema"
-                    return {"$x": [[k, self(v, deeper)] for k, v in value.items()]}
-                return {k: self(v, deeper) for k, v in value.items()}
-            return {"$d": [[self(k, deeper), self(v, deeper)] for k, v in value.items()]}
+        kind = type(value)  # a named tuple, a pydantic model or a record is numbered like a list
+        node = is_record(value) or is_pydantic(value) or (isinstance(value, tuple) and hasattr(kind, "_fields"))
+        if node and (ref := self._ref(value)) is not None:
+            return ref
         if isinstance(value, tuple):  # a named tuple
             return {"$nt": class_path(value), "n": list(kind._fields), "v": [self(v, deeper) for v in value]}
         if is_sdk_model(value):
@@ -191,83 +199,75 @@ class Decoder:
         if depth > MAX_DEPTH:
             raise LinkError(f"a value nested deeper than {MAX_DEPTH}")
         kind = type(data)
-        if data is None or kind in (bool, float):
+        if kind is int and abs(data) >= INT_LIMIT:
+            raise LinkError("an integer too large to read")
+        if kind is str and len(data) > MAX_STR:
+            raise LinkError(f"a string of {len(data)} characters (at most {MAX_STR})")
+        if data is None or kind in (bool, float, int, str):
             return data
-        if kind is int:
-            if abs(data) >= 10 ** MAX_INT_DIGITS:
-                raise LinkError("an integer too large to read")
-            return data
-        if kind is str:
-            if len(data) > MAX_STR:
-                raise LinkError(f"a string of {len(data)} characters (at most {MAX_STR})")
-            return data
-
-        def inner(x):
-            return self(x, depth + 1)
-
         if kind is list:
-            slot = self._slot()
-            return self._fill(slot, [inner(v) for v in data])
+            slot = self._slot()  # numbered before its parts are read, as the encoder numbered it
+            return self._fill(slot, [self(v, depth + 1) for v in data])
         if kind is not dict:
             raise LinkError(f"a value of type {kind.__name__} on the wire")
+        return self._dict(data, depth + 1)
+
+    def _dict(self, data, deeper: int):
         tagged = [k for k in data if k.startswith("$")]
         if not tagged:
             slot = self._slot()
-            return self._fill(slot, {k: inner(v) for k, v in data.items()})
+            return self._fill(slot, {k: self(v, deeper) for k, v in data.items()})
         tag = tagged[0]
         if tag not in TAGS or len(tagged) > 1:
             raise LinkError(f"an unknown tag {tag[:40]!r}")
-        body = data[tag]
-        if tag == "$type":
-            found = type(None) if body == "NoneType" else getattr(builtins, _str(body), None)
-            if not isinstance(found, type):
-                raise LinkError(f"a type {str(body)[:40]!r} that is not built in")
-            return found
-        if tag in ("$t", "$d", "$x", "$nt", "$rec", "$sdk", "$pyd"):
-            slot = self._slot()
-            if tag == "$t":
-                value: object = tuple(inner(v) for v in _list(body))
-            elif tag == "$d":  # each key decoded before its value
-                value = {inner(_pair(p)[0]): inner(p[1]) for p in _list(body)}
-            elif tag == "$x":
-                value = {_str(_pair(p)[0]): inner(p[1]) for p in _list(body)}
-            else:
-                value = self.make(tag, data, inner)
-            return self._fill(slot, value)
-        if tag == "$set":
-            return set(Decoder(self.make)(v, depth + 1) for v in _list(body))
-        if tag == "$b":
-            try:
-                return base64.b64decode(_str(body), validate=True)
-            except ValueError as e:
-                raise LinkError("bytes that are not base64") from e
-        if tag == "$f":
-            if body not in ("nan", "inf", "-inf"):
-                raise LinkError(f"a float {str(body)[:20]!r}")
-            return float(body)
-        if tag == "$p":
-            return pathlib.Path(_str(body))
-        if tag == "$dt":
-            try:
-                if body == "timedelta":
-                    return datetime.timedelta(seconds=float(data.get("v")))
-                return TIMES[body].fromisoformat(_str(data.get("v")))
-            except (KeyError, TypeError, ValueError, OverflowError) as e:
-                raise LinkError("a date or time that is not one") from e
-        if tag == "$arg":
-            if self.nodes is None or type(body) is not int or not 0 <= body < len(self.nodes):
-                raise LinkError("a reference to an argument the call did not have")
-            return self.nodes[body]
-        return self.make(tag, data, inner)
+        slot = self._slot() if tag in NUMBERED else None  # taken before the parts are read
+        return self._fill(slot, self.BY_TAG[tag](self, tag, data, deeper))
+
+    # A tag's reader (BY_TAG), one line where it can: `make` builds $nt, $rec, $sdk, $pyd, $e, $h
+    def _make(self, tag, data, deeper: int): return self.make(tag, data, lambda x: self(x, deeper))
+    def _tuple(self, tag, data, deeper: int): return tuple(self(v, deeper) for v in _list(data[tag]))
+    def _pairs(self, tag, data, deeper: int): return {self(_pair(p)[0], deeper): self(p[1], deeper) for p in _list(data[tag])}
+    def _escaped(self, tag, data, deeper: int): return {_str(_pair(p)[0]): self(p[1], deeper) for p in _list(data[tag])}
+    def _set(self, tag, data, deeper: int): return set(Decoder(self.make)(v, deeper) for v in _list(data[tag]))
+    def _path(self, tag, data, deeper: int): return pathlib.Path(_str(data[tag]))
+
+    def _bytes(self, tag, data, deeper: int):
+        try:
+            return base64.b64decode(_str(data[tag]), validate=True)
+        except ValueError as e:
+            raise LinkError("bytes that are not base64") from e
+
+    def _float(self, tag, data, deeper: int):
+        if data[tag] not in ("nan", "inf", "-inf"):
+            raise LinkError(f"a float {str(data[tag])[:20]!r}")
+        return float(data[tag])
+
+    def _time(self, tag, data, deeper: int):
+        try:
+            if data[tag] == "timedelta":
+                return datetime.timedelta(seconds=float(data.get("v")))
+            return TIMES[data[tag]].fromisoformat(_str(data.get("v")))
+        except (KeyError, TypeError, ValueError, OverflowError) as e:
+            raise LinkError("a date or time that is not one") from e
+
+    def _arg(self, tag, data, deeper: int):
+        if self.nodes is None or type(data[tag]) is not int or not 0 <= data[tag] < len(self.nodes):
+            raise LinkError("a reference to an argument the call did not have")
+        return self.nodes[data[tag]]
+
+    def _type(self, tag, data, deeper: int):
+        found = type(None) if data[tag] == "NoneType" else getattr(builtins, _str(data[tag]), None)
+        if not isinstance(found, type):
+            raise LinkError(f"a type {str(data[tag])[:40]!r} that is not built in")
+        return found
+
+    BY_TAG = {"$t": _tuple, "$d": _pairs, "$x": _escaped, "$nt": _make, "$rec": _make,
+              "$sdk": _make, "$pyd": _make, "$e": _make, "$h": _make, "$set": _set, "$b": _bytes,
+              "$f": _float, "$p": _path, "$dt": _time, "$arg": _arg, "$type": _type}
 
 
 def decode(data, make, nodes=None, made=None):
     return Decoder(make, nodes, made)(data)
-
-
-def _builtin_named(name: str) -> object:
-    """The built-in of this name, if any (typed `object`, so mypy keeps a class compared to it a class)."""
-    return getattr(builtins, name, None)
 
 
 def _list(x) -> list:

@@ -1,0 +1,121 @@
+"""The codec's shape (workbook/link/codec.py): trusted code of the judge, so no function in it is
+above radon grade C (issue 44 item 9), and the dispatch tables that keep it so say the same as
+the wire forms. Also the numbering the tables must not change: every list, tuple, dict, record,
+named tuple and pydantic model each time it is met, in that order, each before its own parts."""
+
+from __future__ import annotations
+
+import ast
+import collections
+import datetime
+import pathlib
+
+import pytest
+
+from workbook.link import codec
+
+GRADE_C = 20  # radon: A 1-5, B 6-10, C 11-20, D 21-30, ...
+
+
+def complexity(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    """Cyclomatic complexity as radon counts it (its ComplexityVisitor), so the check needs no
+    radon installed; a nested function's branches count for the one around it too (never less)."""
+    n = 1
+    for node in (x for stmt in fn.body for x in ast.walk(stmt)):
+        if isinstance(node, (ast.If, ast.IfExp, ast.Assert)):
+            n += 1
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            n += 1 + bool(node.orelse)
+        elif isinstance(node, ast.Try):
+            n += len(node.handlers) + bool(node.orelse)
+        elif isinstance(node, ast.BoolOp):
+            n += len(node.values) - 1
+        elif isinstance(node, ast.comprehension):
+            n += 1 + len(node.ifs)
+        elif isinstance(node, ast.Match):
+            n += len(node.cases)
+    return n
+
+
+def test_no_function_in_the_codec_is_above_grade_c():
+    tree = ast.parse(pathlib.Path(codec.__file__).read_text())
+    found = {f.name: complexity(f) for f in ast.walk(tree)
+             if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    assert found["__call__"] >= 1 and len(found) > 20  # the walk saw the methods too
+    assert {name: n for name, n in found.items() if n > GRADE_C} == {}
+
+
+def test_the_tables_cover_every_tag_and_the_numbered_ones():
+    assert set(codec.Decoder.BY_TAG) == codec.TAGS
+    assert codec.NUMBERED <= codec.TAGS
+    assert set(codec.Encoder.BY_TYPE) >= {float, bytes, list, tuple, set, dict, datetime.date}
+
+
+Point = collections.namedtuple("Point", "x y")
+
+
+def handles(obj):
+    return {"$h": 1, "side": "k", "kind": type(obj).__name__}
+
+
+def make(tag, node, inner):
+    assert tag == "$nt"
+    return Point(*[inner(v) for v in node["v"]])
+
+
+def test_parts_are_numbered_each_time_met_each_before_its_own_parts():
+    a, b, c = [1], [2], {"k": [3]}
+    value = [a, (b, Point(a, c)), {1: b}]
+    memo: list = []
+    wire = codec.encode(value, handles, memo=memo)
+    expect = [value, a, value[1], b, value[1][1], a, c, c["k"], value[2], b]  # `a` twice, as met
+    assert [id(x) for x in memo] == [id(x) for x in expect]
+    made: list = []
+    back = codec.decode(wire, make, made=made)
+    assert back == [[1], ([2], Point([1], {"k": [3]})), {1: [2]}]
+    parts = [back, back[0], back[1], back[1][0], back[1][1], back[1][1].x, back[1][1].y,
+             back[1][1].y["k"], back[2], back[2][1]]
+    assert [id(x) for x in made] == [id(x) for x in parts]
+
+
+def test_a_part_of_the_arguments_is_sent_as_a_ref_unless_excluded():
+    part = [1]
+    assert codec.encode([part, (part,)], handles, refs={id(part): 4}) == [{"$arg": 4}, {"$t": [{"$arg": 4}]}]
+    assert codec.encode(part, handles, refs={id(part): 4}, exclude=id(part)) == [1]
+    assert codec.decode({"$arg": 1}, make, nodes=["x", part]) is part
+    with pytest.raises(codec.LinkError, match="an argument the call did not have"):
+        codec.decode({"$arg": 2}, make, nodes=["x", part])
+
+
+def test_the_wire_forms_round_trip():
+    value = {"s": "x", "f": float("inf"), "b": b"\x00", "p": pathlib.PurePosixPath("/a"),
+             "dt": datetime.datetime(2024, 1, 2, 3, 4), "d": datetime.date(2024, 1, 2),
+             "t": datetime.time(5), "td": datetime.timedelta(seconds=90), "set": {(1, 2)},
+             "types": [int, type(None), KeyError], "$schema": {1: None}}
+    wire = codec.encode(value, handles)
+    assert wire["$x"][2] == ["b", {"$b": "AA=="}] and wire["$x"][-1] == ["$schema", {"$d": [[1, None]]}]
+    back = codec.decode(wire, make)
+    assert back == {**value, "p": pathlib.Path("/a")}
+
+
+def test_an_int_is_bounded_by_its_digits():
+    assert codec.decode(10 ** codec.MAX_INT_DIGITS - 1, make) == 10 ** codec.MAX_INT_DIGITS - 1
+    with pytest.raises(codec.LinkError, match="an integer too large to read"):
+        codec.decode(-(10 ** codec.MAX_INT_DIGITS), make)
+
+
+class Unhashable(type):
+    """A metaclass without a hash: the encoder's table lookup must not ask for one."""
+
+    def __eq__(cls, other):
+        return NotImplemented
+
+    __hash__ = None
+
+
+class Odd(metaclass=Unhashable):
+    pass
+
+
+def test_an_object_of_a_class_that_cannot_be_hashed_is_a_handle():
+    assert codec.encode(Odd(), handles) == {"$h": 1, "side": "k", "kind": "Odd"}
