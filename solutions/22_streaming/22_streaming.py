@@ -210,7 +210,8 @@ chunks = list(llm.client().chat.completions.create(
     stream_options={"include_usage": True}))
 whole = wb.fake_llm.FakeLLM(scenario).client().chat.completions.create(
     model="fake-model", messages=question, tools=scenario.openai_tools())
-with wb.checks.no_raise("accumulate_chat(chunks)", hint="the usage chunk has choices == []"):
+with wb.checks.no_raise("accumulate_chat(chunks)", hint="the usage chunk has choices == []; key the "
+                        "fragments by index (only the first has the id)"):
     got = accumulate_chat(chunks)
 assert type(got).__name__ == "Streamed", f"return a Streamed, got {type(got).__name__}"
 wb.checks.equal(got.message, whole.choices[0].message.model_dump(exclude_none=True),
@@ -233,7 +234,8 @@ wb.checks.equal(got.message, whole.choices[0].message.model_dump(exclude_none=Tr
 text = S.streamed(S.scripted("Taxi in September 2026: 2 rides."), fragment=3)
 chunks = list(wb.fake_llm.FakeLLM(text).client().chat.completions.create(
     model="fake-model", messages=question, stream=True))
-with wb.checks.no_raise("accumulate_chat on a text reply"):
+with wb.checks.no_raise("accumulate_chat on a text reply",
+                        hint="a text reply's deltas carry content and no tool_calls (None)"):
     got = accumulate_chat(chunks)
 wb.checks.equal(got.message, {"role": "assistant", "content": "Taxi in September 2026: 2 rides."},
                 "a text reply's message")
@@ -264,7 +266,9 @@ for dialect, fragment in (("openai", 1), ("openai", None), ("deepseek", 4), ("ol
         stream_options={"include_usage": True}))
     whole = wb.fake_llm.FakeLLM(scenario, dialect).client().chat.completions.create(
         model="fake-model", messages=question, tools=scenario.openai_tools())
-    with wb.checks.no_raise(f"accumulate_chat ({dialect}, fragment={fragment})"):
+    with wb.checks.no_raise(f"accumulate_chat ({dialect}, fragment={fragment})",
+                            hint="key every fragment by index: Ollama sends a call whole in one chunk, "
+                            "DeepSeek sends reasoning_content first"):
         got = accumulate_chat(chunks)
     want = whole.choices[0].message.model_dump(exclude_none=True)
     want.pop("reasoning_content", None)
@@ -309,7 +313,8 @@ wb.checks.equal(got.message, want, "chunks with two calls' fragments in one delt
 cut = S.stream_incomplete(after=4, fragment=4)
 chunks = list(wb.fake_llm.FakeLLM(cut).client().chat.completions.create(
     model="fake-model", messages=question, tools=cut.openai_tools(), stream=True))
-with wb.checks.no_raise("accumulate_chat on a reply cut at its token limit"):
+with wb.checks.no_raise("accumulate_chat on a reply cut at its token limit",
+                        hint="keep the pieces as a string; never parse a fragment"):
     got = accumulate_chat(chunks)
 wb.checks.equal(got.finish_reason, "length", "finish_reason of a cut reply")
 call = got.message["tool_calls"][0]
@@ -430,13 +435,15 @@ pairs = [e for pair in zip(first, second) for e in pair] + first[len(second):] +
 starts = [i for i, e in enumerate(mixed) if e.type == "content_block_start" and e.index > 0]
 side_by_side = (mixed[:starts[0]] + [mixed[starts[0]], mixed[starts[1]]] + pairs
                 + [e for e in events if e.type == "content_block_stop" and e.index > 0] + mixed[at:])
-with wb.checks.no_raise("accumulate_messages on blocks streamed side by side"):
+with wb.checks.no_raise("accumulate_messages on blocks streamed side by side",
+                        hint="route each delta by event.index, not to the latest block"):
     got = accumulate_messages(side_by_side)
 wb.checks.equal(got["content"], want["content"], "the blocks streamed side by side",
                 "route each delta by event.index, not to the latest block")
 
 no_input = [e for e in events if not (e.type == "content_block_delta" and e.index == 2)]  # no partial_json at all
-with wb.checks.no_raise("accumulate_messages on a tool_use block with no input_json_delta"):
+with wb.checks.no_raise("accumulate_messages on a tool_use block with no input_json_delta",
+                        hint="no pieces: the input is {} (json.loads('') fails)"):
     got = accumulate_messages(no_input)
 wb.checks.equal(got["content"][2]["input"], {}, "the input of a block without partial_json pieces",
                 "no pieces: the input is {} (json.loads('') fails)")
@@ -471,7 +478,9 @@ for reply, fragment in ((tool_reply, 1), (tool_reply, None), (S.Reply(text="Only
     whole = wb.fake_llm.FakeLLM(scenario).anthropic_client().messages.create(**kwargs)
     want = [{"type": "text", "text": b.text} if b.type == "text" else
             {"type": "tool_use", "id": b.id, "name": b.name, "input": b.input} for b in whole.content]
-    with wb.checks.no_raise(f"accumulate_messages (fragment={fragment})"):
+    with wb.checks.no_raise(f"accumulate_messages (fragment={fragment})",
+                            hint="join each block's partial_json and parse it at its content_block_stop; "
+                            "no pieces: the input is {}"):
         got = accumulate_messages(events)
     wb.checks.equal(got["content"], want, f"the blocks (fragment={fragment})")
     wb.checks.equal(got["stop_reason"], whole.stop_reason, "stop_reason")
@@ -602,7 +611,8 @@ second = whole.output[-1].id  # the second call's item
 at = next(i for i, e in enumerate(events) if e.type == "response.function_call_arguments.delta" and e.item_id == second)
 cut = events[:at + 2]  # the stream, up to the second call's first two argument pieces
 pieces = "".join(e.delta for e in cut if e.type == "response.function_call_arguments.delta" and e.item_id == second)
-with wb.checks.no_raise("accumulate_responses on the first events of a stream"):
+with wb.checks.no_raise("accumulate_responses on the first events of a stream",
+                        hint="say what arrived: the text and the pieces so far, no status yet"):
     got = accumulate_responses(cut)
 wb.checks.equal(got, {"text": whole.output_text, "status": None, "usage": None, "calls": [
     calls[0], dict(calls[1], arguments=pieces, complete=False)]}, "what a stream cut short holds so far",
@@ -619,7 +629,8 @@ ends = [e for e in events if e.type in ("response.output_item.done", "response.f
         and e.output_index >= len(whole.output) - 2]
 side_by_side = rest[:added + 1] + [e for pair in zip(ones, twos) for e in pair] + ones[len(twos):] + \
     twos[len(ones):] + ends + rest[added + 1:]
-with wb.checks.no_raise("accumulate_responses on two calls streamed side by side"):
+with wb.checks.no_raise("accumulate_responses on two calls streamed side by side",
+                        hint="route each argument piece by its output_index (or item_id), not to the latest call"):
     got = accumulate_responses(side_by_side)
 wb.checks.equal(got["calls"], calls, "two calls streamed side by side",
                 "route each argument piece by its output_index (or item_id), not to the latest call")
@@ -628,7 +639,8 @@ short = S.streamed(S.scripted(S.Reply(text="Checking.", calls=(S.Call("txn_sum",
                                                                                    "month": "2026-09"}),)),
                               tools=("txn_sum",)), S.StreamPlan(fragment=4, incomplete_after=4))
 events = list(wb.fake_llm.FakeLLM(short).client().responses.create(stream=True, **kwargs))
-with wb.checks.no_raise("accumulate_responses on a reply that ran out of tokens"):
+with wb.checks.no_raise("accumulate_responses on a reply that ran out of tokens",
+                        hint="the end event is response.incomplete; never parse a call's arguments"):
     got = accumulate_responses(events)
 wb.checks.equal((got["status"], got["text"], [c["complete"] for c in got["calls"]]),
                 ("incomplete", "Checking.", [False]), "the status, text and calls of an incomplete reply",
@@ -667,7 +679,8 @@ for reply, fragment, model, dialect in ((tool_reply, 1, "gpt-5-mini", "openai"),
     kwargs = dict(model=model, input=question, tools=[{"type": "function", **t["function"]} for t in scenario.openai_tools()])
     events = list(wb.fake_llm.FakeLLM(scenario, dialect).client().responses.create(stream=True, **kwargs))
     whole = wb.fake_llm.FakeLLM(scenario, dialect).client().responses.create(**kwargs)
-    with wb.checks.no_raise(f"accumulate_responses ({model}, fragment={fragment})"):
+    with wb.checks.no_raise(f"accumulate_responses ({model}, fragment={fragment})",
+                            hint="join the argument pieces as text; skip the events you do not know"):
         got = accumulate_responses(events)
     wb.checks.equal(got, expected(whole), f"the accumulated reply ({model} on {dialect}, fragment={fragment})")
 
@@ -777,7 +790,8 @@ llm = wb.fake_llm.FakeLLM(scenario)
 prompt = wb.fake_llm.FakeLLM(scenario).client().chat.completions.create(
     model="fake-model", messages=question).usage.prompt_tokens
 shown = []
-with wb.checks.no_raise("watch(...)"):
+with wb.checks.no_raise("watch(...)", hint="delta.content is None on the first and last chunks: show "
+                        "only non-empty pieces"):
     got = watch(llm.client(), "fake-model", question, lambda piece: shown.append((llm.clock(), piece)), llm.clock.now)
 assert type(got).__name__ == "Watched", f"return a Watched, got {type(got).__name__}"
 wb.checks.equal((got.text, got.status), (text, "done"), "(text, status)")
@@ -793,7 +807,8 @@ wb.checks.expect(len(shown) == 9 and all(t < shown[-1][0] for t, _ in shown[:-1]
 
 llm = wb.fake_llm.FakeLLM(scenario)
 shown = []
-with wb.checks.no_raise("watch(..., max_chars=12)"):
+with wb.checks.no_raise("watch(..., max_chars=12)",
+                        hint="at max_chars keep the first max_chars characters, close the stream and stop"):
     got = watch(llm.client(), "fake-model", question, shown.append, llm.clock.now, max_chars=12)
 wb.checks.equal((got.text, got.status), (text[:12], "STOPPED: budget"), "(text, status) at the budget")
 wb.checks.equal("".join(shown), text[:12], "the text shown up to the budget")
@@ -805,7 +820,8 @@ wb.checks.expect(math.isclose(got.total_s, (200 + prompt + 5 * 15) / 1000),
 
 cut = S.streamed(S.scripted(S.final("Taxi in Sept", finish_reason="length")), fragment=4)
 llm = wb.fake_llm.FakeLLM(cut)
-with wb.checks.no_raise("watch on a reply cut at its token limit"):
+with wb.checks.no_raise("watch on a reply cut at its token limit",
+                        hint='a finish reason other than "stop" is f"STOPPED: {finish_reason}"'):
     got = watch(llm.client(), "fake-model", question, lambda piece: None, llm.clock.now)
 wb.checks.equal((got.text, got.status), ("Taxi in Sept", "STOPPED: length"), "(text, status) of a reply cut at its limit",
                 'a finish reason other than "stop" is f"STOPPED: {finish_reason}"')
@@ -832,7 +848,9 @@ for fragment, max_chars, want_text, want_status in (
     prompt = wb.fake_llm.FakeLLM(scenario).client().chat.completions.create(
         model="m", messages=question).usage.prompt_tokens
     shown = []
-    with wb.checks.no_raise(f"watch (fragment={fragment}, max_chars={max_chars})"):
+    with wb.checks.no_raise(f"watch (fragment={fragment}, max_chars={max_chars})",
+                            hint="show each non-empty piece; at max_chars (inside a piece too) keep the "
+                            "first max_chars characters and close the stream"):
         got = watch(llm.client(), "fake-model-2", question, shown.append, llm.clock.now, max_chars=max_chars)
     wb.checks.equal((got.text, got.status), (want_text, want_status), f"(text, status), fragment={fragment}, max_chars={max_chars}")
     wb.checks.equal("".join(shown), want_text, "the text shown")
@@ -849,7 +867,8 @@ for fragment, max_chars, want_text, want_status in (
 
 cut = S.streamed(S.scripted(S.final("Your taxi spending in Sept", finish_reason="length")), fragment=4)
 llm = wb.fake_llm.FakeLLM(cut)
-with wb.checks.no_raise("watch on a reply cut at its token limit"):
+with wb.checks.no_raise("watch on a reply cut at its token limit",
+                        hint='a finish reason other than "stop" is f"STOPPED: {finish_reason}"'):
     got = watch(llm.client(), "m", question, lambda piece: None, llm.clock.now)
 wb.checks.equal((got.text, got.status), ("Your taxi spending in Sept", "STOPPED: length"), "a cut reply")
 ### END HIDDEN TESTS
@@ -1057,7 +1076,9 @@ wb = fresh()
 S = wb.scenarios
 taxi = S.taxi_spending()
 llm = wb.fake_llm.FakeLLM(S.streamed(taxi, fragment=8))
-with wb.checks.no_raise("run_agent_streaming on the taxi question"):
+with wb.checks.no_raise("run_agent_streaming on the taxi question",
+                        hint="each step: with client.chat.completions.stream(...) as stream, then "
+                        "stream.get_final_completion()"):
     result = run_agent_streaming(llm.client(max_calls=6), "fake-model", taxi.question, taxi.openai_tools(),
                                  wb.shop.Shop("C-001").tools())
 assert type(result).__name__ == "AgentResult", f"return an AgentResult, got {type(result).__name__}"
@@ -1076,7 +1097,8 @@ wb.checks.equal(llm.calls, 3, "model requests (the cut one, its retry, the answe
 
 llm = wb.fake_llm.FakeLLM(S.stream_incomplete())
 shop = wb.shop.Shop("C-001")
-with wb.checks.no_raise("run_agent_streaming on a reply cut at its token limit"):
+with wb.checks.no_raise("run_agent_streaming on a reply cut at its token limit",
+                        hint='openai.LengthFinishReasonError: return "STOPPED: length", run no tool'):
     result = run_agent_streaming(llm.client(max_calls=4), "fake-model", taxi.question, taxi.openai_tools(),
                                  shop.tools())
 wb.checks.equal((result.answer, result.status, result.steps), (None, "STOPPED: length", 1), "a cut reply")
@@ -1084,7 +1106,8 @@ wb.checks.equal(shop.log, [], "tools run from a half-received reply", "never run
 
 later = S.streamed(taxi, S.StreamPlan(16), S.StreamPlan(16, cut_after=3), fragment=16)  # step 2's is cut
 llm, shop = wb.fake_llm.FakeLLM(later), wb.shop.Shop("C-001")
-with wb.checks.no_raise("run_agent_streaming when step 2's stream is cut"):
+with wb.checks.no_raise("run_agent_streaming when step 2's stream is cut",
+                        hint="retry the model call that failed, not the run"):
     result = run_agent_streaming(llm.client(max_calls=6, max_retries=0), "fake-model", taxi.question,
                                  taxi.openai_tools(), shop.tools())
 wb.checks.equal((result.status, result.steps, llm.calls), ("done", 2, 3), "(status, steps, requests) after a cut in step 2")
@@ -1098,7 +1121,8 @@ wb.checks.equal(llm.calls, 1, "requests for a 400", "a 400 is the request's faul
 
 always = S.streamed(taxi, *[S.StreamPlan(16, cut_after=2)] * 4, fragment=16)  # every stream is cut
 llm, shop = wb.fake_llm.FakeLLM(always), wb.shop.Shop("C-001")
-with wb.checks.no_raise("run_agent_streaming when every stream is cut"):
+with wb.checks.no_raise("run_agent_streaming when every stream is cut",
+                        hint='after retries + 1 failed requests return "STOPPED: stream failed"'):
     result = run_agent_streaming(llm.client(max_calls=6, max_retries=0), "fake-model", taxi.question,
                                  taxi.openai_tools(), shop.tools(), retries=1)
 wb.checks.equal((result.answer, result.status, result.steps, llm.calls), (None, "STOPPED: stream failed", 1, 2),
@@ -1106,13 +1130,15 @@ wb.checks.equal((result.answer, result.status, result.steps, llm.calls), (None, 
 
 filtered = S.streamed(S.scripted(S.final("I cannot", finish_reason="content_filter")), fragment=4)
 llm = wb.fake_llm.FakeLLM(filtered)
-with wb.checks.no_raise("run_agent_streaming on a filtered reply"):
+with wb.checks.no_raise("run_agent_streaming on a filtered reply",
+                        hint='openai.ContentFilterFinishReasonError: return "STOPPED: content_filter"'):
     result = run_agent_streaming(llm.client(max_calls=4), "fake-model", taxi.question, taxi.openai_tools(), {})
 wb.checks.equal((result.answer, result.status, result.steps), (None, "STOPPED: content_filter", 1), "a filtered reply")
 
 never = S.streamed(S.never_finishes(), fragment=None)
 llm = wb.fake_llm.FakeLLM(never)
-with wb.checks.no_raise("run_agent_streaming on a model that never answers"):
+with wb.checks.no_raise("run_agent_streaming on a model that never answers",
+                        hint='after max_steps model calls return "STOPPED: step limit"'):
     result = run_agent_streaming(llm.client(max_calls=5), "fake-model", "How long does delivery take?",
                                  never.openai_tools(), {"search_kb": lambda query: {"hits": []}}, max_steps=2)
 wb.checks.equal((result.answer, result.status, result.steps, llm.calls), (None, "STOPPED: step limit", 2, 2),
@@ -1135,7 +1161,8 @@ taxi = S.taxi_spending()
 def run(scenario, cap=10, shop=None, **kwargs):
     llm = wb.fake_llm.FakeLLM(scenario)
     shop = shop or wb.shop.Shop("C-002")
-    with wb.checks.no_raise("run_agent_streaming"):
+    with wb.checks.no_raise("run_agent_streaming", hint="a stream that fails mid-way (any other openai.APIError) "
+                            "is retried as a whole model call; only openai.APIStatusError propagates"):
         r = run_agent_streaming(llm.client(max_calls=cap, max_retries=0, timeout=0.5), "fake-model",
                                 scenario.question, scenario.openai_tools(), shop.tools(), **kwargs)
     assert type(r).__name__ == "AgentResult", f"return an AgentResult, got {type(r).__name__}"
