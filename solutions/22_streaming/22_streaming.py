@@ -1277,25 +1277,41 @@ show("22_streaming")
 #
 # Your `watch` against a real model: the text appears as the model writes it, and the times are
 # real ones (`time.monotonic`). It runs when `LLM_PROVIDER` names a live provider (see chapter 00)
-# and is never graded.
+# and is never graded. It shows text only: a model that answers with tool calls instead (the fake
+# server's `two_orders`, say) shows nothing, and the cell says so.
 
 # %%
 import time
+
+import ipywidgets as widgets
+import openai
+from IPython.display import display
 
 from workbook.providers import SKIP_HINT, ProviderError, live_enabled, make_client
 
 if live_enabled():
     try:
         live_client, live_model = make_client()
-        live_out = widgets.Output()
-        display(live_out)
-        live = watch(live_client, live_model, [{"role": "user", "content": "In two sentences: what is an agent loop?"}],
-                     live_out.append_stdout, time.monotonic)
-        print(f"first token after {live.first_token_s:.2f} s, total {live.total_s:.2f} s, {live.status}")
     except ProviderError as e:  # a set-up problem, explained in one line
         print(e)
-    except Exception as e:  # the provider is down or refused: no traceback (and no key) in a cell
-        print(f"The live call failed ({type(e).__name__}): check LLM_PROVIDER, the key and the network.")
+    else:
+        live_out = widgets.Output()
+        display(live_out)
+        try:
+            live = watch(live_client, live_model, [{"role": "user", "content": "In two sentences: what is an agent loop?"}],
+                         live_out.append_stdout, time.monotonic)
+        except openai.APIError as e:  # the provider refused or could not be reached (its text, never the key)
+            key = live_client.api_key
+            said = str(e).replace(key, "[key]") if len(key) > 8 else str(e)
+            print(f"The provider failed ({type(e).__name__}: {said}): check LLM_PROVIDER, the key and the network.")
+        except Exception as e:  # not the provider's fault: this notebook's code (your watch, say)
+            print(f"watch failed here, not at the provider: {type(e).__name__}: {e}")
+        else:
+            if live.first_token_s is None:
+                print(f"No text came back ({live.status}, after {live.total_s:.2f} s): a model that answers "
+                      "with tool calls has nothing to show here.")
+            else:
+                print(f"first token after {live.first_token_s:.2f} s, total {live.total_s:.2f} s, {live.status}")
 else:
     print(SKIP_HINT)
 
