@@ -157,7 +157,8 @@ print(response.tools[0].strict, response.tools[0].parameters)
 # 5. Otherwise append **every** output item to `context` as a dict
 #    (`item.model_dump(exclude_none=True)`), in order, then one `function_call_output` per call
 #    with its `call_id` and `output` = `json.dumps(result)`: the result of `call_tool`, or an
-#    `{"error": ...}` when the arguments are not JSON or not a JSON object. Go to 2.
+#    `{"error": ...}` that says so when the arguments are not JSON or not a JSON object (the model
+#    reads it and sends them again). Go to 2.
 
 # %% nbgrader={"grade": false, "grade_id": "run_agent", "locked": false, "schema_version": 3, "solution": true}
 def run_agent(client, model, prompt, tools, impl, memory, max_rounds=4, log=None):
@@ -194,8 +195,9 @@ def run_agent(client, model, prompt, tools, impl, memory, max_rounds=4, log=None
 
 # %% nbgrader={"grade": true, "grade_id": "run_agent_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: run_agent answers two_orders in two calls (store=False, the reasoning item and
-both calls sent back in order, each answered by its call_id), fills memory and the log, and an
-empty final answer is the "finished without text" status."""
+both calls sent back in order, each answered by its call_id), fills memory and the log; an empty
+final answer is the "finished without text" status; arguments that are not JSON are an error
+output the model can fix, not an exception."""
 from workbook.checks import fresh
 
 wb = fresh()
@@ -226,6 +228,19 @@ with wb.checks.no_raise("run_agent on a model that says nothing"):
 wb.checks.equal((result.answer, result.status, result.steps), (None, "STOPPED: finished without text", 1),
                 "an empty answer")
 wb.checks.equal(memory, [], "memory after an empty answer")
+
+broken = wb.scenarios.broken_json_then_fix()  # its first call's arguments are not JSON
+llm = wb.fake_llm.FakeLLM(broken)
+not_json = "arguments that are not JSON are an {\"error\": ...} output the model can fix, not an exception"
+with wb.checks.no_raise("run_agent when a call's arguments are not JSON", hint=not_json):
+    result = run_agent(llm.client(max_calls=4), "gpt-5-mini", broken.question,
+                       [{"type": "function", **t["function"]} for t in broken.openai_tools()],
+                       wb.shop.Shop("C-001").tools(), [])
+outputs = [i for i in llm.requests[1]["input"] if i.get("type") == "function_call_output"]
+wb.checks.equal(len(outputs), 1, "outputs sent after the call whose arguments are not JSON", not_json)
+error = wb.checks.error_text(outputs[0]["output"], "the output for arguments that are not JSON")
+assert "json" in error.lower(), f"the error should say the arguments are not JSON, got {error!r}"
+wb.checks.equal((result.answer, result.status), (broken.answer, "done"), "the result once the model fixed its call")
 print("run_agent: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "run_agent_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
@@ -239,11 +254,11 @@ wb = fresh()
 S = wb.scenarios
 
 
-def run(scenario, impl, memory, cap=8, dialect="openai", **kwargs):
+def run(scenario, impl, memory, cap=8, dialect="openai",
+        hint="send every output item back in order, each call answered by its call_id", **kwargs):
     llm = wb.fake_llm.FakeLLM(scenario, dialect=dialect)
     tools = [{"type": "function", **t["function"]} for t in scenario.openai_tools()]
-    with wb.checks.no_raise("run_agent", hint="send every output item back in order, each call answered "
-                            "by its call_id"):
+    with wb.checks.no_raise(f"run_agent on {scenario.name}", hint=hint):
         r = run_agent(llm.client(max_calls=cap), "gpt-5-mini", scenario.question, tools, impl, memory,
                       **kwargs)
     assert type(r).__name__ == "AgentResult", f"run_agent returns an AgentResult, got {r!r}"
@@ -266,7 +281,8 @@ for max_rounds in (1, 2):
     wb.checks.equal((r.answer, r.status, r.steps, llm.calls), (None, "STOPPED: tool round limit",
                                                                 max_rounds + 1, max_rounds + 1),
                     f"never_finishes with max_rounds={max_rounds}")
-r, llm = run(S.broken_json_then_fix(), wb.shop.Shop("C-001").tools(), [])
+r, llm = run(S.broken_json_then_fix(), wb.shop.Shop("C-001").tools(), [],
+             hint="arguments that are not JSON are an {\"error\": ...} output, not an exception")
 wb.checks.equal((r.answer, r.status), (S.broken_json_then_fix().answer, "done"), "broken arguments")
 outputs = [i for b in llm.requests for i in b["input"] if i.get("type") == "function_call_output"]
 assert all(type(i["output"]) is str for i in outputs), "each output is a JSON string"
@@ -408,7 +424,8 @@ def trim_memory(memory, max_items=12):
 
 # %% nbgrader={"grade": true, "grade_id": "trim_memory_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: two conversations of items (8, then 3) trimmed to 9: the tail starts at the
-second question, and the fake accepts it as a context; the memory itself is not changed."""
+second question, and the fake accepts it as a context; trimmed to 12, the longest tail is the
+whole memory, from the first question; the memory itself is not changed."""
 import copy
 import json
 
@@ -438,7 +455,10 @@ assert type(kept) is list, f"trim_memory returns a list, got {type(kept).__name_
 wb.checks.equal(memory, before, "the memory after trim_memory", hint="return a new list; never change `memory`")
 wb.checks.equal(kept, before[8:], "trim_memory(memory, 9): the tail from the second question")
 wb.checks.equal(before[8], {"role": "user", "content": scenario.question}, "the setup's second question")
-with wb.checks.no_raise("the trimmed context, sent to the model"):
+wb.checks.equal(trim_memory(memory, 12), before, "trim_memory(memory, 12): the whole memory fits",
+                "keep the longest tail: cut at the earliest user message whose tail fits, not at the last one")
+with wb.checks.no_raise("the trimmed context, sent to the model",
+                        hint="a tail that starts at a user message answers every call it holds"):
     client.responses.create(model="gpt-5-mini", input=kept + [{"role": "user", "content": "Thanks!"}], tools=tools,
                             store=False)
 print("trim_memory: visible tests passed")
