@@ -223,7 +223,8 @@ wb.checks.equal(log, ["step=1 calls=2", "step=2 calls=0"], "the log")
 silent = wb.scenarios.scripted("", tools=("get_order",), question="Anything?")
 llm = wb.fake_llm.FakeLLM(silent)
 memory = []
-with wb.checks.no_raise("run_agent on a model that says nothing"):
+with wb.checks.no_raise("run_agent on a model that says nothing",
+                        hint='no calls and no text: AgentResult(None, "STOPPED: finished without text", step)'):
     result = run_agent(llm.client(max_calls=3), "gpt-5-mini", "Anything?", tools, {}, memory)
 wb.checks.equal((result.answer, result.status, result.steps), (None, "STOPPED: finished without text", 1),
                 "an empty answer")
@@ -362,7 +363,7 @@ wb = fresh()
 S = wb.scenarios
 sleeps = []
 llm = wb.fake_llm.FakeLLM(S.rate_limited(failures=2))
-with wb.checks.no_raise("create_response on rate_limited"):
+with wb.checks.no_raise("create_response on rate_limited", hint="a 429 is retried, after 1 s, then 2 s"):
     r = create_response(llm.client(max_retries=0, max_calls=5), model="gpt-5-mini", input="taxi?", sleep=sleeps.append,
                         instructions="Be brief.", store=False)
 wb.checks.equal((llm.calls, sleeps), (3, [1, 2]), "429 twice: (requests, sleeps)")
@@ -376,7 +377,7 @@ with wb.checks.raises(openai.RateLimitError, what="create_response when every at
 wb.checks.equal((llm.calls, sleeps), (4, [1, 2, 4]), "attempts=4: (requests, sleeps)")
 sleeps = []
 llm = wb.fake_llm.FakeLLM(S.slow_provider(), hang_seconds=0.01)
-with wb.checks.no_raise("create_response on a timeout"):
+with wb.checks.no_raise("create_response on a timeout", hint="a timeout (openai.APITimeoutError) is retried"):
     create_response(llm.client(max_retries=0, max_calls=4), model="gpt-5-mini", input="taxi?", sleep=sleeps.append)
 wb.checks.equal((llm.calls, sleeps), (2, [1]), "a timeout is retried: (requests, sleeps)")
 sleeps = []
@@ -598,7 +599,8 @@ wb.checks.equal(next_request(previous, outs, "m", [], "Be brief."),
 scenario = wb.scenarios.two_orders()
 llm = wb.fake_llm.FakeLLM(scenario)
 tools = [{"type": "function", **t["function"]} for t in scenario.openai_tools()]
-with wb.checks.no_raise("chained_agent with your next_request"):
+with wb.checks.no_raise("chained_agent with your next_request",
+                        hint="input is only the new outputs; previous_response_id is previous.id"):
     result, responses = chained_agent(llm.client(max_calls=6), "gpt-5-mini", scenario.question, tools,
                                       wb.shop.Shop("C-001").tools(), "You are Northwind support.", next_request)
 wb.checks.equal((result.answer, result.status), (scenario.answer, "done"), "the chained run")
@@ -642,7 +644,8 @@ wb.checks.equal(set(req), {"model", "tools", "instructions", "previous_response_
 scenario = S.deepseek_thinking()
 llm = wb.fake_llm.FakeLLM(scenario)
 tools = [{"type": "function", **t["function"]} for t in scenario.openai_tools()]
-with wb.checks.no_raise("chained_agent on a three-call question"):
+with wb.checks.no_raise("chained_agent on a three-call question",
+                        hint="input is only the new outputs; previous_response_id is previous.id"):
     result, responses = chained_agent(llm.client(max_calls=6), "gpt-5-mini", scenario.question, tools,
                                       wb.shop.Shop("C-001").tools(), "Answer briefly.", next_request)
 wb.checks.equal((result.answer, result.status, result.steps), (scenario.answer, "done", 3), "the chain")
@@ -928,7 +931,8 @@ wb.checks.equal(items[2], {"type": "function_call", "call_id": calls[0].id, "nam
                            "arguments": calls[0].function.arguments}, "the first function_call item")
 llm = wb.fake_llm.FakeLLM(scenario)
 tools = [{"type": "function", **t["function"]} for t in scenario.openai_tools()]
-with wb.checks.no_raise("the converted trajectory, sent to the Responses API"):
+with wb.checks.no_raise("the converted trajectory, sent to the Responses API",
+                        hint="every function_call item is answered by a function_call_output with its call_id"):
     r = llm.client(max_calls=2).responses.create(model="gpt-5-mini", input=items, tools=tools, store=False)
 wb.checks.equal(r.output_text, scenario.answer, "the Responses face's answer to the converted trajectory")
 wb.checks.equal(to_messages(items), messages, "to_messages(to_items(messages))")
@@ -977,7 +981,8 @@ for _ in range(6):
 final = messages.pop()
 llm = wb.fake_llm.FakeLLM(scenario)
 tools = [{"type": "function", **t["function"]} for t in scenario.openai_tools()]
-with wb.checks.no_raise("a taxi_spending trajectory, converted and sent to the Responses API"):
+with wb.checks.no_raise("a taxi_spending trajectory, converted and sent to the Responses API",
+                        hint="every function_call item is answered by a function_call_output with its call_id"):
     r = llm.client(max_calls=2).responses.create(model="gpt-5-mini", input=to_items(messages), tools=tools, store=False)
 wb.checks.equal(r.output_text, final["content"], "the same answer on either API")
 def shape(seen):
