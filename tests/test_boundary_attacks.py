@@ -13,6 +13,11 @@ each notebook and what it did before the fix).
 - ch02: a `@tool` that raises with the docstring and signature of the function a hidden test
   registers put that hidden text in the feedback. A hidden test's message now has every text the
   notebook sent taken out (autograder/judge/heard.py).
+- ch08 (second pass): a key of the date read through `_datetime` (the C module) scored 3/3 in
+  another process whose clock only `datetime` moved; answers that returned what hidden tests handed
+  them, cut into 11-character strings, put hidden inputs and helper names in the feedback through
+  "got {x!r}"; a hidden test's message, and every test's after one, now has its values masked.
+- ch10 (open): a `request_options` of shared dicts that replaces the kernel's `after_changing`.
 Graded with the gates (the fast runner, the grader's judge), so they cost a fork each.
 """
 
@@ -40,5 +45,6 @@ def test_an_attack_on_the_boundary_earns_nothing(graded, sub):
     want = 0 if attack.expect == "zero" else got["max"]
     assert got["score"] == want, (
         f"{sub.student}: {attack.exercise} scored {got['score']}/{got['max']}, should be {want}: {record['tests']}")
-    leaked = {t: v["error"] for t, v in record["tests"].items() if "hidden" in t and HIDDEN_DOC in str(v.get("error"))}
-    assert not leaked, f"{sub.student}: a hidden test's message carried what the notebook sent: {leaked}"
+    leaked = {t: v["error"] for t, v in record["tests"].items()
+              if ("hidden" in t and HIDDEN_DOC in str(v.get("error"))) or any(m in str(v.get("error")) for m in attack.secrets)}
+    assert not leaked, f"{sub.student}: a test's message carried hidden test text the notebook sent back: {leaked}"

@@ -1,6 +1,6 @@
 """What the notebook sends is kept out of a hidden test's message (autograder/judge/heard.py)."""
 
-from autograder.judge.heard import MIN_CHARS, REDACTED, Heard
+from autograder.judge.heard import MIN_CHARS, REDACTED, VALUE, Heard, mask_values
 
 DOC = "Refund money for one order.\n\nChanges state: needs the customer's confirmation."
 
@@ -32,3 +32,15 @@ def test_an_http_body_the_kernel_posted_is_heard():
     heard = Heard()
     heard.add_body(b'{"messages": [{"role": "user", "content": "the hidden scenario\'s question"}]}')
     assert heard.redact("the request said: the hidden scenario's question") == f"the request said: {REDACTED}"
+
+
+def test_values_a_message_quotes_are_masked_and_its_words_stay():
+    """Short pieces pass the heard texts (the red team cut a result into 11-character strings):
+    a quiet message masks every value it quotes, and keeps the grader's words."""
+    chunks = "a call that works returns its response; got ['retryable=r', 'eference_re', 'tryable/ref']"
+    assert mask_values(chunks) == f"a call that works returns its response; got {VALUE}"
+    pairs = "('call_1', 'A-10', 12) and ('call_1', 'A-101', 2) are different requests: use hashlib (or the parts)"
+    assert mask_values(pairs) == f"{VALUE} and {VALUE} are different requests: use hashlib (or the parts)"
+    assert mask_values("got 2305843009213693951, at most 255 characters") == f"got {VALUE}, at most 255 characters"
+    assert mask_values("the student's key, {'a': [1, (2, 3)]}") == f"the student's key, {VALUE}"
+    assert mask_values('expected "done", got "x" (see above)') == f"expected {VALUE}, got {VALUE} (see above)"

@@ -109,8 +109,23 @@ class Fresh:
         return f"<fresh copy of the workbook from {self._dir}>"
 
 
+_ready: list[Fresh] = []  # copies made ahead of time (`prepare`), each handed out once
+
+
+def prepare(count: int, modules: tuple[str, ...] = ("fake_llm", "scenarios", "checks")) -> None:
+    """Make `count` copies now, each with `modules` loaded, for `fresh()` to hand out one at a time:
+    a process that forks (the judge's zygote) pays for them once, and every fork gets its own."""
+    for _ in range(count):
+        copy = Fresh(PACKAGE_DIR)
+        for name in modules:
+            getattr(copy, name)
+        _ready.append(copy)
+
+
 def fresh(package_dir: Path | str = PACKAGE_DIR) -> Fresh:
     """Return a private, freshly loaded copy of the workbook package (modules load on first use)."""
+    if _ready and Path(package_dir) == PACKAGE_DIR:
+        return _ready.pop()  # never used before in this process: as private as a new one
     return Fresh(Path(package_dir))
 
 

@@ -135,12 +135,16 @@ def _later_clock(seconds):
 
 def move_clock(seconds) -> None:
     """From now on, in this whole process, the wall clock reads `seconds` later (`time.time()` and
-    its kin, `datetime` imported from now on): the start of another process for a test
-    (workbook/link/replay.py), before any of the notebook's code runs."""
+    its kin, `datetime` and `_datetime` imported from now on): the start of another process for a
+    test (workbook/link/replay.py), before any of the notebook's code runs. A clock read below
+    Python's modules (a raw system call, a new file's mtime) is not moved."""
     moved, pairs = _later_clock(seconds)
     for name, reader in moved.items():
         setattr(time, name, reader)
     sys.modules["datetime"] = pairs[datetime]
+    c_module = types.ModuleType("_datetime")  # its C classes read the clock themselves (red team)
+    c_module.__dict__.update(vars(pairs[datetime]))
+    sys.modules["_datetime"] = c_module
 
 
 def elsewhere(fn, *args, seconds=0, hash_salt=None, **kwargs):

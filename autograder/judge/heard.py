@@ -9,16 +9,51 @@ function the hidden test registered). Every text the kernel sends is heard here,
 test's message has each one of at least MIN_CHARS characters (and each of its lines, and its
 escaped form as `repr` shows it) replaced before it leaves the judge. Short texts and numbers stay
 (a count, a status, a tool's name), so most messages still say what was wrong.
+
+Short pieces can still carry text out (red team: a result cut into 11-character strings, echoed by
+"got {x!r}"), so such a message also has every value it quotes masked (`mask_values`): a quoted
+string, a bracketed group that holds quotes, digits or punctuation, a long number. The grader's
+words stay; the values become VALUE. The judge does both for a hidden test and for every test after
+it (by then the notebook has seen hidden inputs it could send back through a visible test).
 """
 
 from __future__ import annotations
 
 import json
+import re
 
 MIN_CHARS = 12  # shorter texts are names and values a message needs ("refund", "STOPPED: timeout")
 MAX_TEXTS = 20_000  # texts kept (past it, the longest are kept: they carry the most)
 MAX_WALK = 200_000  # parts of one message walked
 REDACTED = "[text from your notebook]"  # what a hidden test's message shows in its place
+VALUE = "[…]"  # what a quoted value in such a message becomes
+_QUOTED = re.compile(r"""(?<![\w])(?:'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")(?![\w])""")
+_NUMBER = re.compile(r"-?\b\d{6,}\b")
+_OPEN, _CLOSE = "([{", ")]}"
+
+
+def mask_values(message: str) -> str:
+    """`message` with the values it quotes replaced by VALUE: quoted strings, then bracketed groups
+    holding quotes, digits, commas or colons (a repr of a list, a tuple, a dict), then long numbers.
+    A group of plain words ("(hashlib)") stays."""
+    message = _QUOTED.sub(VALUE, message)
+    out: list[str] = []
+    stack: list[tuple[int, str]] = []  # stack: (where the group starts in out, its opening bracket)
+    for ch in message:
+        if ch in _OPEN:
+            stack.append((len(out), ch))
+            out.append(ch)
+        elif ch in _CLOSE and stack and _OPEN.index(stack[-1][1]) == _CLOSE.index(ch):
+            start, _ = stack.pop()
+            inner = "".join(out[start + 1:])
+            if VALUE in inner or any(c.isdigit() or c in ",:=" for c in inner):
+                del out[start:]
+                out.append(VALUE)
+            else:
+                out.append(ch)
+        else:
+            out.append(ch)
+    return _NUMBER.sub(VALUE, "".join(out))
 
 
 class Heard:

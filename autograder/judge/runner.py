@@ -39,6 +39,7 @@ import openai  # noqa: F401
 from autograder.judge.another import starter
 from autograder.judge.clocks import monotonic, process_time
 from autograder.judge.cpu import IDLE_GRACE, IdleClock, Party, tree_cpu
+from autograder.judge.heard import mask_values
 from autograder.judge.limits import MEMORY, limit_cpu, limit_process
 from autograder.judge.remote import JudgeEnd, KernelError, Namespace, Stop, TimeUp
 from autograder.judge.scratch import Mirror
@@ -66,6 +67,7 @@ class Judge:
         self.cell_done = threading.Event()
         self.replay: list[str] | None = None  # the command that runs the notebook again (another.py)
         self.others: list = []  # the other processes of this test
+        self.after_hidden = False  # a hidden test has run: the notebook has seen hidden inputs
 
     def start(self, cmd: dict) -> None:
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -168,17 +170,21 @@ class Judge:
                 exec(code, self.ns)
             result["passed"] = True
         except BaseException as e:  # noqa: BLE001 - every way a test can fail is a failed test
-            result.update(self._failure(e, filename, hidden), timeout=isinstance(e, TimeUp))
+            result.update(self._failure(e, filename, hidden, quiet=hidden or self.after_hidden),
+                          timeout=isinstance(e, TimeUp))
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
             other_cpu = self._others_cpu()
             self._hang_up()
         result["stdout"] = printed.getvalue()[:MAX_STDOUT]
+        self.after_hidden = self.after_hidden or hidden
         result["cpu"] = round(tree_cpu(self.kernel_pid) - kernel0 + process_time() - judge0 + other_cpu, 3)
         result["wall"] = round(monotonic() - started, 3)
         return result
 
-    def _failure(self, e: BaseException, filename: str, hidden: bool) -> dict:
+    def _failure(self, e: BaseException, filename: str, hidden: bool, quiet: bool) -> dict:
+        """The verdict's error. `quiet` (a hidden test, or any test after one): only words the
+        grader wrote, never a text or a value the notebook sent (judge/heard.py)."""
         if isinstance(e, Stop):
             ename, evalue = "TestStopped", str(e)
         elif isinstance(e, LinkClosed):
@@ -191,14 +197,15 @@ class Judge:
         else:
             ename, evalue = type(e).__name__, str(e)
         ename = ename if ename.isidentifier() else "Error"
-        if hidden:  # words the grader wrote: nothing the notebook sent (judge/heard.py)
-            evalue = self.end.heard.redact(evalue[: 4 * MAX_EVALUE])
+        if quiet:
+            evalue = mask_values(self.end.heard.redact(evalue[: 4 * MAX_EVALUE]))
         frames = []
         if not hidden:  # only the visible test's own lines, and where the notebook's code raised
             tb = traceback.extract_tb(e.__traceback__)
             frames = [f"  line {f.lineno}: {f.line}" for f in tb if f.filename == filename][-3:]
             frames = [f for f in frames if not f.endswith(": ")] or frames
-            frames += [f"  ({note[:300]})" for note in getattr(e, "__notes__", [])[:2] if isinstance(note, str)]
+            if not quiet:
+                frames += [f"  ({note[:300]})" for note in getattr(e, "__notes__", [])[:2] if isinstance(note, str)]
         return {"ename": ename[:80], "evalue": evalue[:MAX_EVALUE], "traceback": frames}
 
     def _others_cpu(self) -> float:

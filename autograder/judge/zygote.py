@@ -1,6 +1,6 @@
 """A warm parent for judges: `python -P -m autograder.judge.zygote` imports what every judge needs
-(the runner, the fake's engine, openai and anthropic: about 4.5 s of CPU) once per grading worker,
-then forks one judge per notebook.
+(the runner, the fake's engine, openai and anthropic: about 4.5 s of CPU) and READY private copies
+of the workbook for the tests' `fresh()` once per grading worker, then forks one judge per notebook.
 
 Trust: the zygote is the grader's own code and never sees a submission; it reads only fork
 requests from the worker that started it, over a socket pair nothing else holds. Each judge is a
@@ -25,6 +25,9 @@ import sys
 
 import autograder.judge.runner as runner
 from autograder.judge.process import PID
+from workbook import checks
+
+READY = 24  # fresh() copies of the workbook made here once, for each judge to use (a notebook's tests)
 
 
 def _child(fds: list[int], control: socket.socket) -> None:
@@ -84,6 +87,7 @@ def serve(control: socket.socket) -> None:
 
 
 def main() -> None:
+    checks.prepare(READY)  # ~30 ms of CPU each, paid once here rather than in every test cell
     serve(socket.socket(fileno=int(sys.argv[1])))  # stdin, stdout and stderr are /dev/null
     os._exit(0)
 
