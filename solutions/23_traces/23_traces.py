@@ -684,14 +684,16 @@ def cost_by_run(found, prices):
 
 # %% nbgrader={"grade": true, "grade_id": "cost_by_run_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: cost_by_run keeps two runs apart, prices cached tokens at the cached price, counts
-a worker's calls nested in a run, skips other spans, and refuses a model without a price."""
+a worker's calls nested in a run, skips other spans, prices a call by the model that answered
+(the request's model only when there is none), and refuses a model without a price."""
 from workbook.checks import fresh
 
 wb = fresh()
 G, P = wb.trace.genai, wb.prices.PRICES
 run_a = wb.trace.spans.from_trajectory(wb.trace.sample("two_orders"), model="gpt-5-mini")
 run_b = wb.trace.spans.from_trajectory(wb.trace.sample("weather_and_math"), model="gpt-5.4")
-with wb.checks.no_raise("cost_by_run(two runs, PRICES)"):
+with wb.checks.no_raise("cost_by_run(two runs, PRICES)",
+                        hint="count the chat spans only; price each by gen_ai.response.model"):
     got = cost_by_run(run_a + run_b, P)
 assert type(got) is dict, f"cost_by_run returns a dict keyed by trace_id, got {type(got).__name__}"
 wb.checks.equal(sorted(got), sorted({run_a[0]["trace_id"], run_b[0]["trace_id"]}), "the runs (trace ids)")
@@ -710,13 +712,27 @@ worker = make("invoke_agent billing", T, S2, S1, attributes={G.OPERATION_NAME: "
 nested = make("chat gpt-5.4", T, "03" * 8, S2, kind="CLIENT", attributes={
     G.OPERATION_NAME: "chat", G.REQUEST_MODEL: "gpt-5.4", G.INPUT_TOKENS: 10, G.OUTPUT_TOKENS: 5})
 tool = make("execute_tool refund", T, "04" * 8, S1, attributes={G.OPERATION_NAME: "execute_tool", G.INPUT_TOKENS: 999})
-with wb.checks.no_raise("cost_by_run on cached and nested calls"):
+with wb.checks.no_raise("cost_by_run on cached and nested calls",
+                        hint="skip spans that are not chat (a tool span has no model); a chat span without "
+                        "gen_ai.response.model is priced by its gen_ai.request.model"):
     got = cost_by_run([cached_call, worker, nested, tool], P)
+assert type(got) is dict and T in got, (f"cost_by_run should have an entry for trace {T}, got {got!r}: every chat "
+                                        "span of the trace counts, a nested worker's too")
 wb.checks.equal({k: got[T][k] for k in ("input_tokens", "cached_tokens", "output_tokens")},
                 {"input_tokens": 2010, "cached_tokens": 1536, "output_tokens": 105}, "tokens with a nested worker",
                 "every chat span of the trace counts; a tool span is not a model call")
 want = ((2000 - 1536) * 0.25 + 1536 * 0.025 + 100 * 2.0 + 10 * 2.5 + 5 * 15.0) / 1e6
 assert abs(got[T]["cost"] - want) < 1e-12, f"cached tokens are billed at the cached price: cost {got[T]['cost']!r}, want {want!r}"
+answered = make("chat gpt-5.4", T, S1, kind="CLIENT", attributes={
+    G.OPERATION_NAME: "chat", G.REQUEST_MODEL: "gpt-5.4", G.RESPONSE_MODEL: "gpt-5-mini",
+    G.INPUT_TOKENS: 1000, G.OUTPUT_TOKENS: 100})
+with wb.checks.no_raise("cost_by_run on a call answered by another model than it asked for",
+                        hint="price a call by gen_ai.response.model, the model that answered"):
+    got = cost_by_run([answered], P)
+want = (1000 * 0.25 + 100 * 2.0) / 1e6
+assert abs(got[T]["cost"] - want) < 1e-12, (
+    f"a call that asked for gpt-5.4 and was answered by gpt-5-mini costs gpt-5-mini's price, {want!r}; got "
+    f"{got[T]['cost']!r}: price by gen_ai.response.model, gen_ai.request.model only when there is none")
 with wb.checks.raises(ValueError, match="gpt-9", what="cost_by_run with an unknown model"):
     cost_by_run([make("chat gpt-9", T, S1, attributes={G.OPERATION_NAME: "chat", G.RESPONSE_MODEL: "gpt-9"})], P)
 print("cost_by_run: visible tests passed")
@@ -731,7 +747,7 @@ from workbook.checks import fresh
 wb = fresh()
 G, P, make = wb.trace.genai, wb.prices.PRICES, wb.trace.spans.span
 runs = [wb.trace.spans.from_trajectory(wb.trace.sample(n), model="gpt-5-mini") for n in wb.trace.samples()]
-with wb.checks.no_raise("cost_by_run on three runs"):
+with wb.checks.no_raise("cost_by_run on three runs", hint="one entry per trace_id, from its chat spans"):
     got = cost_by_run([s for r in runs for s in r], P)
 for r, name in zip(runs, wb.trace.samples(), strict=True):
     traj = wb.trace.sample(name)
@@ -750,7 +766,9 @@ chat = [make("chat deepseek-flash", T, f"{i + 1:016x}", kind="CLIENT", start_ns=
 failed = make("chat deepseek-flash", T, "0f" * 8, kind="CLIENT", status="ERROR",
               attributes={G.OPERATION_NAME: "chat", G.REQUEST_MODEL: "deepseek-flash", G.ERROR_TYPE: "RateLimitError"})
 lonely = make("invoke_agent idle", "ef" * 16, "aa" * 8, attributes={G.OPERATION_NAME: "invoke_agent"})
-with wb.checks.no_raise("cost_by_run on priced calls, a failed one and an idle run"):
+with wb.checks.no_raise("cost_by_run on priced calls, a failed one and an idle run",
+                        hint="a failed call has no usage (0 tokens) and no response model (its request "
+                        "model prices it); a run with no chat span has no entry"):
     got = cost_by_run(chat + [failed, lonely], P)
 wb.checks.equal(sorted(got), [T], "only runs with a model call")
 p = P["deepseek-flash"]
