@@ -266,7 +266,8 @@ want = wb.fake_llm.FakeLLM(scenario).client().chat.completions.create(
 llm = wb.fake_llm.FakeLLM(scenario)
 sink = wb.trace.sink.Sink()
 traced = tracer_for(sink.export)  # a tracer in the notebook whose spans go to this test's sink
-with wb.checks.no_raise("traced_chat(tracer, client, 'fake-model', messages, tools)"), sink.collecting():
+with wb.checks.no_raise("traced_chat(tracer, client, 'fake-model', messages, tools)",
+                        hint="call propagate.inject(headers) inside the with block, while the chat span is current: outside a span it writes nothing"), sink.collecting():
     got = traced_chat(traced, llm.client(), "fake-model", messages, scenario.openai_tools())
 assert type(got) is tuple and len(got) == 2, "traced_chat returns (response, traceparent)"
 found = sink.spans("the spans of one traced_chat")
@@ -281,6 +282,9 @@ wb.checks.equal({k: span["attributes"].get(k) for k in keys},
                  G.INPUT_TOKENS: want.usage.prompt_tokens, G.OUTPUT_TOKENS: want.usage.completion_tokens},
                 "the span's attributes", "finish_reasons is a list; the tokens come from response.usage")
 wb.checks.equal([k for k in span["attributes"] if k in G.CONTENT], [], "content attributes without record_content")
+assert type(got[1]) is str and got[1].count("-") == 3, (
+    f"the traceparent returned should be the header's text '00-<trace_id>-<span_id>-01', got {got[1]!r}: "
+    "call propagate.inject(headers) inside the with block, while the chat span is current: outside a span it writes nothing")
 wb.checks.equal(llm.traceparents, [got[1]], "the traceparent the provider received, and the one returned",
                 "propagate.inject into a dict inside the span; send it as extra_headers")
 wb.checks.equal(got[1].split("-")[1:3], [span["trace_id"], span["span_id"]], "the traceparent's trace and span ids",
@@ -340,6 +344,8 @@ cached = found[1]["attributes"].get(G.CACHE_READ_TOKENS)
 assert type(cached) is int and cached >= 1024, f"the second call of a long prompt is cached: cache_read {cached!r}"
 wb.checks.equal(len({s["trace_id"] for s in found}), 2, "two calls outside any span: two traces")
 wb.checks.equal(llm.traceparents, [first[1], second[1]], "each request's traceparent")
+wb.checks.equal([t.split("-")[2] if type(t) is str else t for t in llm.traceparents], [s["span_id"] for s in found],
+                "the span each request's traceparent names", "inject inside the with block: it names the chat span")
 content = found[1]["attributes"][G.INPUT_MESSAGES] + found[1]["attributes"][G.OUTPUT_MESSAGES]
 assert "sk-proj" not in content and "4111" not in content and "[key]" in content and "[card]" in content, \
     "mask both the messages sent and the reply"
