@@ -290,7 +290,8 @@ wb.checks.equal(llm.traceparents, [got[1]], "the traceparent the provider receiv
 wb.checks.equal(got[1].split("-")[1:3], [span["trace_id"], span["span_id"]], "the traceparent's trace and span ids",
                 "inject while the chat span is the current one")
 
-with wb.checks.no_raise("traced_chat(..., record_content=True)"), sink.collecting():
+with wb.checks.no_raise("traced_chat(..., record_content=True)",
+                        hint="gen_ai.input.messages is mask(json.dumps(spans.to_parts(messages)))"), sink.collecting():
     traced_chat(traced, wb.fake_llm.FakeLLM(scenario).client(), "fake-model", messages,
                 scenario.openai_tools(), record_content=True)
 attrs = sink.spans("the spans of traced_chat with record_content")[0]["attributes"]
@@ -331,7 +332,8 @@ llm = wb.fake_llm.FakeLLM(text)
 want = wb.fake_llm.FakeLLM(text).client().chat.completions.create(model="gpt-5-mini", messages=messages, tools=[])
 sink = wb.trace.sink.Sink()
 traced = tracer_for(sink.export)
-with wb.checks.no_raise("traced_chat twice"), sink.collecting():
+with wb.checks.no_raise("traced_chat twice", hint="cached_tokens is in usage.prompt_tokens_details; mask both "
+                        "messages"), sink.collecting():
     first = traced_chat(traced, llm.client(), "gpt-5-mini", messages, [])
     second = traced_chat(traced, llm.client(), "gpt-5-mini", messages, [], record_content=True)
 found = sink.spans("the spans of two calls")
@@ -352,7 +354,8 @@ assert "sk-proj" not in content and "4111" not in content and "[key]" in content
 parts = json.loads(found[1]["attributes"][G.INPUT_MESSAGES])
 wb.checks.equal(parts[1]["parts"][0]["content"], "block [key]", "the input messages in the conventions' shape")
 
-with wb.checks.no_raise("traced_chat inside a run's span (the given inside())"), sink.collecting():
+with wb.checks.no_raise("traced_chat inside a run's span (the given inside())",
+                        hint="start_as_current_span makes the chat span a child of the current one"), sink.collecting():
     inside(traced, "invoke_agent test", traced_chat, traced, wb.fake_llm.FakeLLM(text).client(), "fake-model",
            messages[1:], [])
 inner, outer = sorted(sink.spans("the spans of a call inside a run"), key=lambda s: s["name"])
@@ -516,7 +519,8 @@ calls = wb.fake_llm.FakeLLM(three).client().chat.completions.create(
 probe = wb.checks.Overlap(3, hold=2.0)
 sink = wb.trace.sink.Sink()
 traced = tracer_for(sink.export)
-with wb.checks.no_raise("traced_tools on three calls"), sink.collecting():
+with wb.checks.no_raise("traced_tools on three calls", hint="one worker thread per call, each span under the "
+                        "parent (propagate.extract)"), sink.collecting():
     out = traced_tools(traced, parent, calls, {"get_order": probe.tool("get_order")})
 wb.checks.equal([m["tool_call_id"] for m in out], [c.id for c in calls], "the tool messages' order")
 wb.checks.equal(len(probe.together), 3, "three calls at the same time")
@@ -531,7 +535,8 @@ odd = S.scripted(S.calls(S.Call("nope", {}), S.Call("get_order", {"order_id": "A
 calls = wb.fake_llm.FakeLLM(odd).client().chat.completions.create(
     model="fake-model", messages=[{"role": "user", "content": "x"}], tools=odd.openai_tools()).choices[0].message.tool_calls
 calls[1].function.arguments = '{"order_id": '
-with wb.checks.no_raise("traced_tools on an unknown tool and bad arguments"), sink.collecting():
+with wb.checks.no_raise("traced_tools on an unknown tool and bad arguments",
+                        hint="an unknown tool and bad JSON are error observations and ERROR spans"), sink.collecting():
     out = traced_tools(traced, parent, calls, {"get_order": lambda order_id: order_id, "note": lambda text: "noted: " + text})
 assert "nope" in wb.checks.error_text(out[0]["content"], "an unknown tool's observation")
 assert "JSONDecodeError" in wb.checks.error_text(out[1]["content"], "bad arguments' observation")
@@ -542,7 +547,8 @@ wb.checks.equal({n: (s["status"], s["attributes"].get(G.ERROR_TYPE)) for n, s in
                  "execute_tool note": ("UNSET", None)}, "each span's (status, error.type)")
 wb.checks.equal([k for s in by_name.values() for k in s["attributes"] if k in G.CONTENT], [], "content without the flag")
 
-with wb.checks.no_raise("traced_tools with no calls"), sink.collecting():
+with wb.checks.no_raise("traced_tools with no calls",
+                        hint="no calls: no messages and no spans (a pool needs max_workers >= 1)"), sink.collecting():
     out = traced_tools(traced, parent, [], {})
 wb.checks.equal((out, sink.spans("the spans of no calls")), ([], []), "no calls: no messages and no spans")
 ### END HIDDEN TESTS
