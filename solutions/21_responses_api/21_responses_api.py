@@ -1073,7 +1073,7 @@ for kind, task, run in (("cloud-like", "lamps", 0), ("cloud-like", "payment", 0)
 # %% [markdown]
 # ## Common mistakes
 #
-# Each of these is a wrong answer the hidden tests catch.
+# Each of these is a wrong answer the tests catch.
 #
 # - **Answering by position.** `call_id=f"call_{i}"`, or the item's `id` (`fc_…`) instead of its
 #   `call_id`: "No tool call found for function call output with call_id …".
@@ -1081,11 +1081,15 @@ for kind, task, run in (("cloud-like", "lamps", 0), ("cloud-like", "payment", 0)
 #   type 'function_call' was provided without its required 'reasoning' item: 'rs_…'".
 # - **Replaying `output_text` instead of the items.** `output_text` is the SDK's join of the text
 #   parts; the calls are not in it, so the outputs answer calls the model never sees.
+# - **Letting arguments that are not JSON raise.** `json.loads(call.arguments)` fails on what the
+#   model wrote; the loop crashes where an `{"error": ...}` output would have let the model fix it.
 # - **Treating an empty answer as one.** A reasoning model can spend its whole budget thinking:
 #   `status: "incomplete"`, no message, `output_text == ""`.
 # - **Retrying a 400.** The same request gets the same 400; retry connection errors, 408, 409,
 #   429 and 5xx only, with growing waits.
 # - **Trimming between a call and its output** (`memory[-12:]` on items): cut at a user message.
+# - **Cutting at the last user message.** The longest tail that fits may start at an earlier one;
+#   cutting later throws away turns the budget had room for.
 # - **Re-sending the instructions as an item, or not at all.** With `previous_response_id` a
 #   developer message in `input` is stored and piles up turn after turn; `instructions=` is not
 #   carried over, so send it every time.

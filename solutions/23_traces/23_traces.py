@@ -902,6 +902,8 @@ else:
 #   customers' e-mails and cards.
 # - **No `traceparent`** on the request, or injected outside the span: the provider's half of
 #   the trace cannot join yours.
+# - **Pricing by the model you asked for.** The bill is the model that answered,
+#   `gen_ai.response.model`; the request's model stands in only when a failed call has none.
 # - **Tokens summed across runs.** Each trace is one run: its bill is its own spans' bill.
 # - **Cached tokens at the full price**, or a worker's calls missed because only the run's direct
 #   children were counted.
