@@ -3,6 +3,7 @@
     codec        values that cross: plain data, bounded, tagged (tuples, records, handles...)
     channel      one connection: length-prefixed JSON frames, calls both ways, nested calls
     endpoint     what both ends share: objects behind handles, calls with their arguments' state
+    shadow       a copy of an argument part, to tell cheaply whether a call changed it
     signatures   a function's signature as data, and a real function that calls the other side
     errors       exceptions as data (args, SDK bodies), and back as exceptions this side can catch
     exc_classes  which class an exception's name becomes here: an allow-list, else a stand-in
