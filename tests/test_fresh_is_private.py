@@ -164,12 +164,13 @@ def test_the_traps_work_and_are_removed(traps):
 
 
 def test_copies_made_ahead_are_each_handed_out_once(monkeypatch):
-    """`checks.prepare` (the judge's zygote) makes copies ahead of time; `fresh()` hands out each
+    """The judge's zygote makes copies ahead of time (`zygote.prepare`); `fresh()` hands out each
     once, then loads new ones: every test still gets a private copy."""
+    from autograder.judge import zygote
     from workbook import checks
 
     monkeypatch.setattr(checks, "_ready", [])
-    checks.prepare(2)
+    zygote.prepare(2)
     a, b, c = checks.fresh(), checks.fresh(), checks.fresh()
     assert len({id(a), id(b), id(c)}) == 3 and not checks._ready
     assert "workbook.fake_llm" in vars(a)["_modules"], "made ahead with the fake loaded"

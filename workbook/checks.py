@@ -41,9 +41,7 @@ _import_module, _filter, _list = importlib.import_module, filter, list
 _spec_from_file = importlib.util.spec_from_file_location
 _FileFinder = importlib.machinery.PathFinder
 _lock = threading.Lock()  # fresh() swaps sys.modules entries; two threads must not interleave
-# `workbook` and its submodules, picked out of sys.modules in C (a judge's has ~4,000 names: a test
-# of each in Python, three times a load, was a third of what a test's fresh() cost).
-_ours = re.compile(re.escape(PACKAGE) + r"(?:\.|\Z)").match
+_ours = re.compile(re.escape(PACKAGE) + r"(?:\.|\Z)").match  # `workbook` and its submodules, in C
 
 
 class _Finder:
@@ -109,17 +107,7 @@ class Fresh:
         return f"<fresh copy of the workbook from {self._dir}>"
 
 
-_ready: list[Fresh] = []  # copies made ahead of time (`prepare`), each handed out once
-
-
-def prepare(count: int, modules: tuple[str, ...] = ("fake_llm", "scenarios", "checks")) -> None:
-    """Make `count` copies now, each with `modules` loaded, for `fresh()` to hand out one at a time:
-    a process that forks (the judge's zygote) pays for them once, and every fork gets its own."""
-    for _ in range(count):
-        copy = Fresh(PACKAGE_DIR)
-        for name in modules:
-            getattr(copy, name)
-        _ready.append(copy)
+_ready: list[Fresh] = []  # copies made ahead (the judge's zygote: judge/zygote.py), each handed out once
 
 
 def fresh(package_dir: Path | str = PACKAGE_DIR) -> Fresh:
@@ -127,9 +115,6 @@ def fresh(package_dir: Path | str = PACKAGE_DIR) -> Fresh:
     if _ready and Path(package_dir) == PACKAGE_DIR:
         return _ready.pop()  # never used before in this process: as private as a new one
     return Fresh(Path(package_dir))
-
-
-# ---- clear assertion messages ------------------------------------------------------------------
 
 
 def _shown(tb: types.TracebackType | None) -> types.TracebackType | None:
