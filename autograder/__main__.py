@@ -44,6 +44,9 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--exchange", type=Path, metavar="DIR",
                    help="nbgrader's exchange (a JupyterHub's): each student's latest submission (docs/HUB.md)")
     c.add_argument("--course-id", default=COURSE_ID, help=f"the exchange's course (default {COURSE_ID})")
+    c.add_argument("--roster", metavar="FILE|NAMES",
+                   help="with --exchange: the course's students (a file, one account a line, or NAME,NAME); "
+                        "default: the hub's list, hub.json beside the exchange")
     c.add_argument("--skip-bad", action="store_true", help="collect what can be placed, list the rest")
     c.add_argument("--chapter", help="the chapter of an LMS download whose file names name none")
     g = sub.add_parser("grade", help="autograde collected submissions in parallel", epilog=WORKSPACE_RULES,
@@ -94,11 +97,13 @@ def main(argv: list[str] | None = None) -> int:
         from autograder.exchange import collect_exchange
         if args.source is not None or args.chapter:
             raise AutograderError("collect takes a folder or zip, or --exchange DIR, not both (nor --chapter)")
-        lines = collect_exchange(course, args.exchange, args.course_id, skip_bad=args.skip_bad)
+        lines = collect_exchange(course, args.exchange, args.course_id, skip_bad=args.skip_bad, students=args.roster)
     elif args.command == "collect":
         from autograder.collect import collect
         if args.source is None:
             raise AutograderError("collect needs a folder, a .zip or --exchange DIR")
+        if args.roster is not None:
+            raise AutograderError("--roster is for --exchange (a folder or zip names its students itself)")
         lines = collect(course, args.source, skip_bad=args.skip_bad, chapter=args.chapter)
     elif args.command == "release-feedback":
         from autograder.exchange import release_feedback

@@ -160,9 +160,10 @@ def _open_folder(root: Path, rel: PurePosixPath) -> int:
     return fd
 
 
-def read_regular(root: Path, rel: PurePosixPath) -> bytes:
+def read_regular(root: Path, rel: PurePosixPath, owner: int | None = None) -> bytes:
     """The bytes of root/rel, opened without following links and checked once open: a regular
-    file with one name, at most MAX_NOTEBOOK_BYTES. Raises ValueError saying why not."""
+    file with one name, at most MAX_NOTEBOOK_BYTES, and owned by the uid `owner` when one is given
+    (nbgrader's exchange: the submitting account's). Raises ValueError saying why not."""
     try:
         folder = _open_folder(root, rel.parent)
     except OSError as e:
@@ -174,9 +175,12 @@ def read_regular(root: Path, rel: PurePosixPath) -> bytes:
     finally:
         os.close(folder)
     with os.fdopen(fd, "rb") as f:
-        why = _why_not(os.fstat(fd))
+        st = os.fstat(fd)
+        why = _why_not(st)
         if why:
             raise ValueError(why)
+        if owner is not None and st.st_uid != owner:
+            raise ValueError(f"owned by uid {st.st_uid}, not by the submitting account (uid {owner})")
         data = f.read(MAX_NOTEBOOK_BYTES + 1)
     if len(data) > MAX_NOTEBOOK_BYTES:
         raise ValueError(f"larger than {MAX_NOTEBOOK_BYTES >> 20} MB")
