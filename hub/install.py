@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The course's JupyterHub on one Debian or Ubuntu machine, in one command (docs/HUB.md). As root,
-from the repository (a clone every account can read, e.g. /opt/agent-loop):
+from the repository (a clone in a folder every account can enter, e.g. /opt/agent-loop):
 
     sudo hub/install.py --instructor ines --students ada,ben [--dry-run]
 
@@ -8,8 +8,10 @@ It runs these steps in order, each only when it is not done yet, so a second run
 and says so: system packages (apt: bubblewrap, npm, python3-venv), configurable-http-proxy (npm),
 the course's venv, the course and JupyterHub in it (pip, pinned by requirements.lock), the
 accounts (useradd), their passwords (passwd, or chpasswd from --passwords), homes only their owner
-can open (chmod 700), the hub's settings, exchange and course copy (hub/setup_hub.py), and a
-systemd unit that starts the hub at boot (or, without systemd, the command that starts it).
+can open (chmod 700), the hub's settings, exchange and course copies (hub/setup_hub.py: the
+instructor's, and the students' copy their servers run from), the clone closed to all but root and
+the instructor (chgrp, chmod 750: it holds the solutions and hidden tests), and a systemd unit that
+starts the hub at boot (or, without systemd, the command that starts it).
 --dry-run prints every step and what it would run, and changes nothing (root not needed).
 Only the standard library: it runs before the venv exists.
 """
@@ -91,6 +93,26 @@ class Machine:
             return os.stat(path).st_mode & 0o777
         except OSError:
             return None
+
+    def group(self, path: Path) -> str | None:
+        """The name of the group that owns `path` (its gid when the group has no name)."""
+        import grp
+
+        gid = os.stat(path).st_gid
+        try:
+            return grp.getgrgid(gid).gr_name
+        except KeyError:
+            return str(gid)
+
+    def group_members(self, name: str) -> set[str] | None:
+        """The accounts in group `name` (as their primary group or added to it); None: no such group."""
+        import grp
+
+        try:
+            group = grp.getgrnam(name)
+        except KeyError:
+            return None
+        return set(group.gr_mem) | {p.pw_name for p in pwd.getpwall() if p.pw_gid == group.gr_gid}
 
     def shadow(self) -> dict[str, str] | None:
         """account -> its password field, or None when /etc/shadow cannot be read (not root)."""
@@ -179,9 +201,13 @@ def problems(args, m: Machine) -> list[str]:
     if not m.which("configurable-http-proxy") and proxy_version(m.node_major()) is None:
         found.append(f"configurable-http-proxy needs Node.js 18 or newer (found {m.node_major() or 'none'}): "
                      "install a newer Node.js (e.g. NodeSource's packages), then run it again")
-    if not m.readable_by_all(REPO / "workbook" / "__init__.py"):
-        found.append(f"{REPO} cannot be read by other accounts, and the students' servers run from it: "
-                     "clone the course where every account can read it (e.g. /opt/agent-loop)")
+    if not m.readable_by_all(REPO.parent):
+        found.append(f"{REPO.parent} cannot be entered by other accounts, and the instructor's server reads "
+                     f"{REPO} (hub/instructor/, autograder/): clone the course elsewhere (e.g. /opt/agent-loop)")
+    members = m.group_members(args.instructor)
+    if members and (shared := sorted(set(args.students) & members)):
+        found.append(f"{', '.join(shared)} in the group {args.instructor}, which may read the clone (its solutions "
+                     f"and hidden tests): take them out of it (gpasswd -d NAME {args.instructor})")
     if args.passwords and not Path(args.passwords).is_file():
         found.append(f"--passwords {args.passwords}: no such file")
     return found
@@ -198,8 +224,9 @@ def plan(args, m: Machine) -> list[Step]:
     steps = [Step("system packages (apt)"), Step("configurable-http-proxy (npm)"), Step("the course's venv"),
              Step("the course and JupyterHub in the venv (pip, requirements.lock)"), Step("the accounts (useradd)"),
              Step("their passwords"), Step("homes only their owner opens (chmod 700)"),
-             Step("the hub's settings, exchange and course copy (hub/setup_hub.py)"), Step("the hub starts at boot")]
-    apt, proxy, made, pip, users, passwords, homes, setup, boot = steps
+             Step("the hub's settings, exchange and course copies (hub/setup_hub.py)"),
+             Step("the clone only root and the instructor read (chgrp, chmod 750)"), Step("the hub starts at boot")]
+    apt, proxy, made, pip, users, passwords, homes, setup, closed, boot = steps
 
     needed = [p for p, have in apt_packages(m) if not have]
     apt.actions = [Run(["apt-get", "update", "-qq"]), Run(["env", "DEBIAN_FRONTEND=noninteractive", "apt-get",
@@ -240,9 +267,13 @@ def plan(args, m: Machine) -> list[Step]:
         current = json.loads(settings) if settings else {}
     except ValueError:
         current = {}
-    if new or any(current.get(k) != v for k, v in asked.items()):
+    # a hub.json without the students' copy predates it: its servers would run from the clone
+    if new or "student_course" not in current or any(current.get(k) != v for k, v in asked.items()):
         setup.actions = [Run([f"{venv}/bin/python", str(HERE / "setup_hub.py"), *settings_args(args)])]
     setup.done = f"{state}/hub.json already has this instructor, these students, course id and port"
+    if m.group(REPO) != args.instructor or m.mode(str(REPO)) != 0o750:
+        closed.actions = [Run(["chgrp", args.instructor, str(REPO)]), Run(["chmod", "750", str(REPO)])]
+    closed.done = f"{REPO} is 750, group {args.instructor}"
 
     if args.no_systemd or not m.systemd():
         boot.done = f"{'--no-systemd' if args.no_systemd else 'no systemd here'}: the last line says how to start it"

@@ -5,7 +5,9 @@ Everything comes from the settings file hub/setup_hub.py wrote (HUB_SETTINGS, de
 Each account's server runs as that account (JupyterHub's LocalProcessSpawner), so nbgrader's
 exchange knows who submitted by the account's name and its folder permissions keep students apart.
 Students get the Assignments tab and Validate; the instructor every nbgrader tool (hub/student/,
-hub/instructor/ on JUPYTER_CONFIG_PATH).
+hub/instructor/ on JUPYTER_CONFIG_PATH). Every server runs the Python of the students' copy of the
+course (hub/student_course.py); a student's environment names nothing else of the course, never
+the repository or the instructor's course (setup_hub.account_env).
 """
 
 import json
@@ -42,6 +44,9 @@ if S.get("auth") == "shared-password":  # a rehearsal on throw-away accounts: on
 # else JupyterHub's default, PAM: each account's own Unix password.
 
 c.Spawner.cmd = [S["python"], "-m", "jupyterhub.singleuser"]
+# Nothing of the hub's own environment (a VIRTUAL_ENV or PYTHONPATH naming the repository) reaches
+# a server: account_env below is all it gets, with JupyterHub's own variables.
+c.Spawner.env_keep = ["LANG", "LC_ALL", "JUPYTERHUB_SINGLEUSER_APP"]
 c.Spawner.default_url = "/lab"
 c.Spawner.notebook_dir = "~"
 c.Spawner.start_timeout = S.get("start_timeout", 180)  # a first lab start on a busy machine

@@ -3,8 +3,10 @@
     sudo .venv/bin/python hub/setup_hub.py --instructor ines --students ada,ben [--state DIR]
 
 It writes DIR/hub.json (what hub/jupyterhub_config.py reads), makes nbgrader's exchange
-(DIR/exchange, 1777 as nbgrader asks), copies the course (solutions/ and chapters/) into the
-instructor's home, owned by the instructor, and finds a Python every account can run. Then:
+(DIR/exchange, 1777 as nbgrader asks), copies the course (solutions/, chapters/, the mutants) into
+the instructor's home, owned by the instructor and closed to everyone else, and builds the students'
+copy DIR/student-course (hub/student_course.py: the released chapters, workbook/, a Python every
+account can run; never a solution or hidden test), which every account's server runs from. Then:
 
     sudo HUB_SETTINGS=DIR/hub.json .venv/bin/jupyterhub -f hub/jupyterhub_config.py
 """
@@ -19,20 +21,22 @@ import pwd
 import secrets
 import shutil
 import socket
-import stat
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 
+from student_course import (  # hub/ is on the path of whatever imports this
+    DEFAULT_STATE,
+    SetupError,
+    accounts_interpreter,
+    runnable_by_all,
+)
+from student_course import build as build_student_course
+
+__all__ = ["DEFAULT_STATE", "SetupError", "account_env", "main", "runnable_by_all", "setup"]
 REPO = Path(__file__).resolve().parent.parent
 COURSE_PARTS = ("solutions", "chapters", "autograder/mutants")
-DEFAULT_STATE = Path("/srv/agent-loop-hub")
-TOOLS = ("nbgrader", "alembic", "jupyter")  # commands the accounts' servers run, by module
-
-
-class SetupError(Exception):
-    """Why the hub cannot be set up, in one line."""
+STUDENT_COURSE = "student-course"  # in the hub's folder: what every account's server runs from
 
 
 def free_port() -> int:
@@ -41,56 +45,24 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def runnable_by_all(path: Path) -> bool:
-    """True when any account can reach `path` (every folder above it has o+x) and read or run it."""
-    path = Path(os.path.realpath(path))
-    folders_ok = all(os.stat(p).st_mode & stat.S_IXOTH for p in path.parents)
-    return folders_ok and bool(os.stat(path).st_mode & stat.S_IROTH)
-
-
-def accounts_python(state: Path) -> Path:
-    """A Python the accounts can run that imports the course's packages: the course's own when its
-    interpreter is readable by all; else (a pyenv under a 0700 /root) a venv of the system's Python
-    of the same version whose site-packages reach the course's (they are readable by all)."""
-    venv_python = Path(sys.prefix) / "bin" / "python"
-    if runnable_by_all(Path(sys.base_prefix) / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}") \
-            and runnable_by_all(venv_python):
-        return venv_python
-    version = f"{sys.version_info.major}.{sys.version_info.minor}"
-    system = shutil.which(f"python{version}", path="/usr/local/bin:/usr/bin:/bin")
-    site = Path(sysconfig.get_paths()["purelib"])
-    if system is None or not runnable_by_all(Path(system)):
-        raise SetupError(f"the course's Python ({sys.base_prefix}) cannot be run by other accounts and there is "
-                         f"no system python{version}: make the course's venv from a Python every account can run")
-    if not runnable_by_all(site):
-        raise SetupError(f"{site} is not readable by other accounts: the students' servers need it")
-    target = state / "python"
-    if not (target / "bin" / "python").exists():
-        subprocess.run([system, "-m", "venv", "--without-pip", str(target)], check=True)
-    own_site = next((target / "lib").glob("python*/site-packages"))
-    (own_site / "agent_loop_course.pth").write_text(f"import site; site.addsitedir({str(site)!r})\n")
-    for tool in TOOLS:  # scripts whose #! names the course's Python would not run for the accounts
-        script = target / "bin" / tool
-        script.write_text(f'#!/bin/sh\nexec "{target}/bin/python" -m {tool} "$@"\n')
-        script.chmod(0o755)
-    return target / "bin" / "python"
-
-
 def account_env(settings: dict, user: str) -> dict[str, str]:
-    """What an account's server (and its nbgrader commands) runs with: hub/student/ or
-    hub/instructor/ ahead of the course's own Jupyter settings, the course's lab extensions, the
-    accounts' Python first on PATH, and the exchange and course the nbgrader settings read."""
-    role = "instructor" if user == settings["instructor"] else "student"
-    env = settings["course_env"]
-    return {
-        "JUPYTER_CONFIG_PATH": f"{REPO / 'hub' / role}:{env}/etc/jupyter",
+    """What an account's server (and its nbgrader commands) runs with. A student's names only the
+    students' copy (hub/student_course.py): its hub/student/ settings, its Python and that Python's
+    Jupyter settings and lab extensions; the exchange and the course id. The instructor's adds
+    hub/instructor/ and the autograder from the repository, and her course (HUB_COURSE_ROOT)."""
+    tree = settings["student_course"]
+    env = f"{tree}/python"
+    common = {
         "JUPYTER_PATH": f"{env}/share/jupyter",
         "JUPYTERLAB_DIR": f"{env}/share/jupyter/lab",
-        "PATH": f"{Path(settings['python']).parent}:/usr/local/bin:/usr/bin:/bin",
+        "PATH": f"{env}/bin:/usr/local/bin:/usr/bin:/bin",
         "HUB_EXCHANGE": settings["exchange"], "HUB_COURSE_ID": settings["course_id"],
-        "HUB_COURSE_ROOT": settings["course_root"], "HUB_REPO": settings["repo"],
         "LLM_PROVIDER": "fake",  # graded cells use the fake anyway; a live cell needs a key set by hand
     }
+    if user != settings["instructor"]:
+        return {"JUPYTER_CONFIG_PATH": f"{tree}/hub/student:{env}/etc/jupyter", **common}
+    return {"JUPYTER_CONFIG_PATH": f"{settings['repo']}/hub/instructor:{env}/etc/jupyter", **common,
+            "HUB_COURSE_ROOT": settings["course_root"], "HUB_REPO": settings["repo"]}
 
 
 def make_user(name: str, homes: Path | None) -> None:
@@ -106,11 +78,14 @@ def make_user(name: str, homes: Path | None) -> None:
 
 
 def copy_course(source: Path, instructor: str) -> Path:
-    """The course (solutions/, chapters/, mutants) in the instructor's home, owned by them. A run
-    again (hub/install.py with one more student) adds what is missing and keeps every file there:
-    the instructor may have edited them."""
+    """The course (solutions/, chapters/, mutants) in the instructor's home, owned by them and
+    closed to everyone else (0700, whatever the home's mode: the workspace and gradebook go in it
+    too). A run again (hub/install.py with one more student) adds what is missing and keeps every
+    file there: the instructor may have edited them."""
     user = pwd.getpwnam(instructor)
     dest = Path(user.pw_dir) / "agent-loop-course"
+    dest.mkdir(mode=0o700, exist_ok=True)
+    dest.chmod(0o700)
     for part in COURSE_PARTS:
         if (source / part).is_dir():
             shutil.copytree(source / part, dest / part, dirs_exist_ok=True, copy_function=_copy_if_missing)
@@ -159,13 +134,16 @@ def setup(args) -> Path:
     exchange = state / "exchange"
     exchange.mkdir(exist_ok=True)
     exchange.chmod(0o1777)  # nbgrader: everyone writes; the sticky bit keeps what each made their own
+    course_root = copy_course(Path(args.course).resolve(), args.instructor)
+    tree = state / STUDENT_COURSE  # from the instructor's chapters/; hub/student_course.py again after a release
+    build_student_course(tree, course_root, accounts_interpreter())
     settings = {
         "state": str(state), "ip": "127.0.0.1", "port": args.port or free_port(),
         "hub_port": free_port(), "proxy_api_port": free_port(), "proxy": proxy,
         "students": students, "instructor": args.instructor,
         "exchange": str(exchange), "course_id": args.course_id,
-        "course_root": str(copy_course(Path(args.course).resolve(), args.instructor)),
-        "python": str(accounts_python(state)), "course_env": sys.prefix, "repo": str(REPO),
+        "course_root": str(course_root), "student_course": str(tree),
+        "python": str(tree / "python" / "bin" / "python"), "repo": str(REPO),
         "auth": "shared-password" if args.password else "pam", "password": args.password or "",
         "start_timeout": args.start_timeout,
         # JupyterHub's shared password is for students; the instructor (an admin) needs their own

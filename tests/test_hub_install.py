@@ -27,6 +27,7 @@ class Fresh(install.Machine):
         self.tools, self.users, self.shadow_ = {"apt-get", "apt-cache", "systemctl"}, {}, None
         self.files, self.uid, self.node, self.ensurepip, self.readable = {}, 1000, 18, False, True
         self.systemd_, self.on = True, False
+        self.repo_group, self.repo_mode, self.groups = "root", 0o755, {}  # a fresh clone: open to all
         self.__dict__.update(changes)
 
     def euid(self):
@@ -42,7 +43,16 @@ class Fresh(install.Machine):
         return SimpleNamespace(pw_dir=f"/home/{name}") if name in self.users else None
 
     def mode(self, path):
+        if path == str(install.REPO):
+            return self.repo_mode
         return next((mode for name, mode in self.users.items() if path == f"/home/{name}"), None)
+
+    def group(self, path):
+        assert path == install.REPO, path
+        return self.repo_group
+
+    def group_members(self, name):
+        return self.groups.get(name)
 
     def shadow(self):
         return self.shadow_
@@ -73,12 +83,13 @@ def set_up(**changes) -> Fresh:
     """The machine as install.py leaves it: every step done."""
     names = ["ines", "ada", "ben"]
     settings = {"instructor": "ines", "students": ["ada", "ben"], "course_id": "agent-loop-by-hand",
-                "port": 8000, "exchange": "/srv/h/exchange"}
+                "port": 8000, "exchange": "/srv/h/exchange", "student_course": "/srv/h/student-course"}
     unit = install.unit_text(SimpleNamespace(venv="/opt/c/.venv", state="/srv/h"))
     machine = Fresh(tools={"apt-get", "apt-cache", "systemctl", "bwrap", "npm", "node", "configurable-http-proxy"},
                     ensurepip=True, users={n: 0o700 for n in names}, shadow_={n: PASSWORD_HASH for n in names},
                     files={"/opt/c/.venv/bin/python": "", "/opt/c/.venv/.hub-installed-stamp": install.stamp_text(),
-                           "/srv/h/hub.json": json.dumps(settings), str(install.UNIT): unit}, on=True)
+                           "/srv/h/hub.json": json.dumps(settings), str(install.UNIT): unit}, on=True,
+                    repo_group="ines", repo_mode=0o750, groups={"ines": {"ines"}})
     machine.__dict__.update(changes)
     return machine
 
@@ -91,11 +102,12 @@ def test_dry_run_on_a_fresh_machine_prints_every_step_in_order(capsys):
     assert install.main([*ARGS, "--dry-run"], Fresh()) == 0
     out = capsys.readouterr().out
     titles = [line.split(":")[0] for line in out.splitlines() if line.startswith("[")]
-    assert titles == [f"[{i}/9] {t}" for i, t in enumerate([
+    assert titles == [f"[{i}/10] {t}" for i, t in enumerate([
         "system packages (apt)", "configurable-http-proxy (npm)", "the course's venv",
         "the course and JupyterHub in the venv (pip, requirements.lock)", "the accounts (useradd)",
         "their passwords", "homes only their owner opens (chmod 700)",
-        "the hub's settings, exchange and course copy (hub/setup_hub.py)", "the hub starts at boot"], 1)]
+        "the hub's settings, exchange and course copies (hub/setup_hub.py)",
+        "the clone only root and the instructor read (chgrp, chmod 750)", "the hub starts at boot"], 1)]
     setup = f"/opt/c/.venv/bin/python {ROOT}/hub/setup_hub.py --instructor ines --students ada,ben --state /srv/h " \
             "--course-id agent-loop-by-hand --port 8000 --start-timeout 180"
     assert actions(out) == [
@@ -109,9 +121,10 @@ def test_dry_run_on_a_fresh_machine_prints_every_step_in_order(capsys):
         "passwd ben  (asks for ben's password here)",
         "chmod 700 /home/ines", "chmod 700 /home/ada", "chmod 700 /home/ben",
         setup,
+        f"chgrp ines {ROOT}", f"chmod 750 {ROOT}",
         f"write {install.UNIT} (12 lines)", "systemctl daemon-reload", "systemctl enable agent-loop-hub",
         "systemctl restart agent-loop-hub"]
-    assert "dry run, not as root" in out and "9 step(s) would change this machine; nothing was changed" in out
+    assert "dry run, not as root" in out and "10 step(s) would change this machine; nothing was changed" in out
 
 
 def test_a_second_run_changes_nothing_and_says_so(capsys, monkeypatch):
@@ -121,20 +134,34 @@ def test_a_second_run_changes_nothing_and_says_so(capsys, monkeypatch):
     monkeypatch.setattr(install.subprocess, "run", refuse)
     assert install.main(ARGS, set_up(uid=0)) == 0
     out = capsys.readouterr().out
-    assert not actions(out) and out.count("nothing to do") == 9
+    assert not actions(out) and out.count("nothing to do") == 10
     assert "nothing changed: every step was already done" in out
 
 
 @pytest.mark.parametrize("change, step", [
-    ({"files": {}}, "[3/9] the course's venv: would run"),  # no venv, no stamp, no hub.json, no unit
+    ({"files": {}}, "[3/10] the course's venv: would run"),  # no venv, no stamp, no hub.json, no unit
     ({"users": {"ines": 0o700, "ada": 0o755, "ben": 0o700}}, "chmod 700 /home/ada"),
     ({"shadow_": {"ines": PASSWORD_HASH, "ada": "!", "ben": PASSWORD_HASH}}, "passwd ada"),
     ({"on": False}, "systemctl enable --now agent-loop-hub"),
+    ({"repo_mode": 0o755}, f"chmod 750 {ROOT}"),  # a clone opened again (a git checkout as another umask)
+    ({"repo_group": "users"}, f"chgrp ines {ROOT}"),
 ])
 def test_what_is_not_done_yet_is_done_again(change, step, capsys):
     """The check of the check above: each step's own test of 'done' sees the machine."""
     assert install.main([*ARGS, "--dry-run"], set_up(**change)) == 0
     assert step in capsys.readouterr().out
+
+
+def test_a_hub_set_up_before_the_students_copy_is_set_up_again(capsys):
+    """Issue 46: its hub.json has no student_course, so its servers would run from the clone."""
+    before = json.dumps({"instructor": "ines", "students": ["ada", "ben"], "course_id": "agent-loop-by-hand",
+                         "port": 8000, "exchange": "/srv/h/exchange"})
+    machine = set_up()
+    machine.files = {**machine.files, "/srv/h/hub.json": before}
+    assert install.main([*ARGS, "--dry-run"], machine) == 0
+    out = capsys.readouterr().out
+    assert "[8/10] the hub's settings, exchange and course copies (hub/setup_hub.py): would run" in out
+    assert "[9/10] the clone only root and the instructor read (chgrp, chmod 750): nothing to do" in out
 
 
 def test_a_new_student_is_added_and_the_hub_restarted(capsys):
@@ -161,7 +188,8 @@ def test_passwords_from_a_file_are_never_printed(tmp_path, capsys):
     (Fresh(tools=set()), [], "bubblewrap, npm, python3-venv missing and no apt-get here"),
     (Fresh(node=12), [], "configurable-http-proxy needs Node.js 18 or newer (found 12)"),
     (Fresh(node=None, tools={"apt-get"}), [], "Node.js 18 or newer (found none)"),
-    (Fresh(readable=False), [], "cannot be read by other accounts"),
+    (Fresh(readable=False), [], "cannot be entered by other accounts, and the instructor's server reads"),
+    (Fresh(groups={"ines": {"ines", "ada"}}), [], "ada in the group ines, which may read the clone"),
     (Fresh(), ["--passwords", "/nonexistent/p"], "--passwords /nonexistent/p: no such file"),
     (Fresh(uid=1000), None, "run as root (sudo)"),  # a real run; a dry run needs no root
 ])
@@ -169,7 +197,7 @@ def test_a_missing_prerequisite_is_named_before_any_step(machine, extra, says, c
     argv = ARGS + (extra if extra is not None else []) + ([] if extra is None else ["--dry-run"])
     assert install.main(argv, machine) == 2
     out, err = capsys.readouterr()
-    assert says in err and "[1/9]" not in out
+    assert says in err and "[1/10]" not in out
 
 
 def test_node_20_gets_the_tested_proxy_release():

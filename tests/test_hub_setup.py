@@ -1,5 +1,6 @@
 """hub/: the settings an account's server gets, the hub's configuration as JupyterHub loads it, and
-setup's refusals (issue 31). The hub itself runs in tests/browser/test_hub.py."""
+setup's refusals (issue 31). The hub itself runs in tests/browser/test_hub.py; the students' copy
+of the course their servers run from (issue 46) in tests/test_hub_student_course.py."""
 
 from __future__ import annotations
 
@@ -20,16 +21,19 @@ import setup_hub  # noqa: E402
 SETTINGS = {"state": "/srv/h", "ip": "127.0.0.1", "port": 8000, "hub_port": 8081, "proxy_api_port": 8001,
             "proxy": "/usr/bin/configurable-http-proxy", "students": ["ada", "ben"], "instructor": "ines",
             "exchange": "/srv/h/exchange", "course_id": "c1", "course_root": "/home/ines/agent-loop-course",
-            "python": "/srv/h/python/bin/python", "course_env": "/opt/venv", "repo": str(ROOT),
+            "student_course": "/srv/h/student-course", "python": "/srv/h/student-course/python/bin/python",
+            "repo": str(ROOT),
             "auth": "shared-password", "password": "rehearsal-only",
             "admin_password": "the-instructor-s-own-32-characters"}
 
 
 def test_students_and_the_instructor_get_their_own_settings():
     ada, ines = setup_hub.account_env(SETTINGS, "ada"), setup_hub.account_env(SETTINGS, "ines")
-    assert ada["JUPYTER_CONFIG_PATH"] == f"{ROOT}/hub/student:/opt/venv/etc/jupyter"
-    assert ines["JUPYTER_CONFIG_PATH"] == f"{ROOT}/hub/instructor:/opt/venv/etc/jupyter"
-    assert ada["PATH"].startswith("/srv/h/python/bin:")  # `nbgrader` is the accounts' Python's
+    env = "/srv/h/student-course/python"
+    assert ada["JUPYTER_CONFIG_PATH"] == f"/srv/h/student-course/hub/student:{env}/etc/jupyter"
+    assert ines["JUPYTER_CONFIG_PATH"] == f"{ROOT}/hub/instructor:{env}/etc/jupyter"
+    assert ada["PATH"].startswith(f"{env}/bin:")  # `nbgrader` is the accounts' Python's
+    assert "HUB_REPO" not in ada and ines["HUB_REPO"] == str(ROOT)
     assert {ada[k] for k in ("HUB_EXCHANGE", "HUB_COURSE_ID")} == {"/srv/h/exchange", "c1"}
     pages = json.loads((ROOT / "hub" / "student" / "labconfig" / "page_config.json").read_text())
     assert set(pages["disabledExtensions"]) == {"@jupyter/nbgrader:create-assignment",
@@ -47,7 +51,7 @@ def test_the_hub_configuration_loads_from_the_settings(tmp_path, monkeypatch):
     assert config.JupyterHub.bind_url == "http://127.0.0.1:8000"
     assert config.Authenticator.allowed_users == {"ada", "ben", "ines"}
     assert config.Authenticator.admin_users == {"ines"}
-    assert config.Spawner.cmd == ["/srv/h/python/bin/python", "-m", "jupyterhub.singleuser"]
+    assert config.Spawner.cmd == ["/srv/h/student-course/python/bin/python", "-m", "jupyterhub.singleuser"]
     assert config.SharedPasswordAuthenticator.user_password == "rehearsal-only"
     assert config.SharedPasswordAuthenticator.admin_password == SETTINGS["admin_password"]
 
@@ -111,6 +115,7 @@ def test_setup_run_again_keeps_the_instructors_edits(tmp_path, monkeypatch):
     (source / "solutions" / "01_x").mkdir(parents=True)
     (source / "solutions" / "01_x" / "01_x.py").write_text("the repository's\n")
     course = setup_hub.copy_course(source, "ines")
+    assert course.stat().st_mode & 0o777 == 0o700, "the instructor's course: hers alone, whatever her home's mode"
     (course / "solutions" / "01_x" / "01_x.py").write_text("ines edited this\n")
     (source / "solutions" / "02_y").mkdir()
     (source / "solutions" / "02_y" / "02_y.py").write_text("a new chapter\n")

@@ -1,8 +1,12 @@
-"""A student's server on the hub: Validate's success says what it knows (lab/student/custom/custom.css)."""
+"""A student's server on the hub: Validate's success says what it knows (lab/student/custom/custom.css).
+
+The CSS is found beside this folder (../../lab/student/custom): in the students' copy of the course
+(hub/student_course.py) on the hub, in the repository elsewhere; no path to the repository is needed.
+"""
 
 import os
 
-REPO = os.environ["HUB_REPO"]
+COURSE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 c = get_config()  # noqa: F821 - provided by traitlets when it loads this file
-c.ServerApp.tornado_settings = {"static_custom_path": [os.path.join(REPO, "lab", "student", "custom")]}
+c.ServerApp.tornado_settings = {"static_custom_path": [os.path.join(COURSE, "lab", "student", "custom")]}
 c.LabApp.custom_css = True
