@@ -1,6 +1,7 @@
 """A warm parent for judges: `python -P -m autograder.judge.zygote` imports what every judge needs
-(the runner, the fake's engine, openai and anthropic: about 4.5 s of CPU) and READY private copies
-of the workbook for the tests' `fresh()` once per grading worker, then forks one judge per notebook.
+(the runner, the fake's engine, openai and anthropic: about 4.5 s of CPU), READY private copies of
+the workbook for the tests' `fresh()` and the SDKs' first use (`warm`) once per grading worker, then
+forks one judge per notebook.
 
 Trust: the zygote is the grader's own code and never sees a submission; it reads only fork
 requests from the worker that started it, over a socket pair nothing else holds. Each judge is a
@@ -96,8 +97,34 @@ def prepare(count: int, modules: tuple[str, ...] = ("fake_llm", "scenarios", "ch
         checks._ready.append(copy)
 
 
+def warm() -> None:
+    """Use the SDKs once, as tests do (Chat Completions, Responses and Messages, streamed and not),
+    through a throwaway copy of the workbook: the resources they import on first use, their type
+    adapters and deferred model schemas are then made here once, not in every judge (~1.5 s of CPU
+    each). Nothing of the copy is kept; a failure here only leaves the judges to do it themselves."""
+    try:
+        wb = checks.Fresh(checks.PACKAGE_DIR)
+        scenario = wb.scenarios.taxi_spending()
+        question, tools = [{"role": "user", "content": "hi"}], scenario.openai_tools()
+        for stream in (False, True):
+            def llm():
+                return wb.fake_llm.FakeLLM(wb.scenarios.taxi_spending())
+
+            chat = llm().client().chat.completions.create(model="fake-model", messages=question, tools=tools,
+                                                          stream=stream)
+            answer = llm().client().responses.create(model="fake-model", input=question, stream=stream)
+            claude = llm().anthropic_client().messages.create(model="fake-model", max_tokens=100, messages=question,
+                                                              stream=stream)
+            for reply in (chat, answer, claude):
+                for item in (list(reply) if stream else [reply]):
+                    item.model_dump()
+    except Exception:  # noqa: BLE001 - a warm-up, never a reason for a judge not to start
+        pass
+
+
 def main() -> None:
     prepare(READY)
+    warm()
     serve(socket.socket(fileno=int(sys.argv[1])))  # stdin, stdout and stderr are /dev/null
     os._exit(0)
 
