@@ -39,6 +39,7 @@ from autograder import notebooks, results
 from autograder.course import REPO
 from autograder.judge.cells import ANOTHER, REPLAY, SERVE
 from autograder.judge.process import command, request_judge
+from autograder.judge.zygote import warm
 
 BACKSTOP = 10  # wall seconds per CPU second of a cell's limit, for a cell that sleeps or blocks
 EXERCISES: list[str] = []  # the chapter's exercise names: the only names its judges ask of the kernel
@@ -343,6 +344,8 @@ def preload(cells: list[dict]) -> None:
         if name in text:
             for module in modules:
                 importlib.import_module(module)
+    if any(name in text for name in PRELOAD):
+        warm()  # the SDKs' first use, through a throwaway copy of the workbook, as the zygote does
 
 
 def run_job(job: dict, out: Path) -> None:
