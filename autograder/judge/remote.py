@@ -176,10 +176,6 @@ class JudgeEnd(Endpoint):
         self._exported.clear()
         self._refs.clear()
 
-    def make(self, tag: str, node: dict, inner):
-        maker = self._MAKERS.get(tag)
-        return maker(self, node, inner) if maker is not None else super().make(tag, node, inner)
-
     def _handle(self, node: dict, inner):
         """A handle: the judge's own object back, a trusted class the kernel named, or a KernelRef."""
         hid, side = node["$h"], node.get("side")

@@ -104,7 +104,12 @@ class Endpoint:
 
     # -- in -----------------------------------------------------------------------------------
 
+    _MAKERS: dict = {}  # tag -> the method that builds it on this side (remote.py, kernel_side.py)
+
     def make(self, tag: str, node: dict, inner):
+        maker = self._MAKERS.get(tag)
+        if maker is not None:
+            return maker(self, node, inner)
         if tag == "$e":
             return make_exception(node, inner, modules=self.exception_modules)
         raise codec.LinkError(f"{tag} is not accepted here")

@@ -103,10 +103,6 @@ class KernelEnd(Endpoint):
         self.proxies[id(proxy)] = (proxy, {"$h": hid, "side": "j", "kind": kind})
         return proxy
 
-    def make(self, tag: str, node: dict, inner):
-        maker = self._MAKERS.get(tag)
-        return maker(self, node, inner) if maker is not None else super().make(tag, node, inner)
-
     def _handle(self, node: dict, inner):
         hid, side = node["$h"], node.get("side")
         if type(hid) is not int:
