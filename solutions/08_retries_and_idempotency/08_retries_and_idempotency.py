@@ -430,7 +430,8 @@ import openai
 from workbook.checks import fresh
 
 wb = fresh()
-timeout = openai.APITimeoutError(request=None)
+REQUEST = httpx2.Request("POST", "https://api.example.invalid/v1/chat/completions")
+timeout = openai.APITimeoutError(request=REQUEST)  # a real request: newer SDKs read its headers
 got = [retry_delay(attempt, timeout, rand=lambda: 0.0) for attempt in range(6)]
 assert all(type(g) is float for g in got), f"return a float number of seconds, got {got!r}"
 assert got == [0.5, 1.0, 2.0, 4.0, 8.0, 8.0], (
@@ -445,7 +446,6 @@ except openai.RateLimitError as e:
                           f"expected 0.001 s, got {got!r}")
 got = retry_delay(0, timeout, rand=lambda: 1.0)
 assert got == 0.375, f"the jitter: 0.5 * (1 - 0.25 * rand()) with rand() == 1 is 0.375; got {got!r}"
-REQUEST = httpx2.Request("POST", "https://api.example.invalid/v1/chat/completions")
 limited = openai.RateLimitError("Error code: 429", body=None,
                                 response=httpx2.Response(429, headers={"retry-after": "20"}, request=REQUEST))
 got = retry_delay(3, limited, rand=lambda: 0.0)
