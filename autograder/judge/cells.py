@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from nbformat.notebooknode import NotebookNode
 
-from autograder import sandbox
+from autograder import notebooks, sandbox
 from autograder.judge.process import JudgeProcess
 from autograder.judge.scratch import SANDBOX_TMP
 from autograder.sandbox import SOCKETS, sandbox_pid
@@ -36,14 +36,9 @@ ANOTHER = "another_process("  # a test that runs the notebook again (workbook.no
 REPLAY = [sys.executable, "-m", "workbook.link.replay"]
 
 
-def is_test(cell: NotebookNode) -> bool:
-    meta = cell.get("metadata", {}).get("nbgrader", {})
-    return bool(meta.get("grade")) and not meta.get("solution")
-
-
 def code_before(nb: NotebookNode, index: int) -> list[str]:
     """The notebook's code cells before cell `index`, but for test cells: what another process runs."""
-    return [c.source for c in nb.cells[:index] if c.cell_type == "code" and not is_test(c)]
+    return [c.source for c in nb.cells[:index] if c.cell_type == "code" and not notebooks.is_test(c)]
 
 
 class JudgedCells:
@@ -91,7 +86,7 @@ class JudgedCells:
     def _replay_argv(self, cpu: float) -> list[str]:
         """How the judge runs this notebook again (judge/another.py): in a sandbox of its own, as the
         kernel is, when the kernel is; nothing when no test of the notebook asks for it."""
-        if not any(c.cell_type == "code" and is_test(c) and ANOTHER in c.source for c in self.nb.cells):
+        if not any(c.cell_type == "code" and notebooks.is_test(c) and ANOTHER in c.source for c in self.nb.cells):
             return []
         kernel_box = getattr(self, "_sandbox", None)
         if kernel_box is None:
