@@ -31,14 +31,11 @@ Run `python -m autograder --help` (`__main__`). The modules:
     check           `check NB`: a student's own run, saying which test cells fail and why
     demo            `demo` (`make grade`): the whole pipeline on the sample cohort
     sample          the sample cohort under autograder/sample_cohort/, made from the chapters
-    variants        submissions made from a chapter: solved, stub, partial, mutants, hostile
+    variants        submissions made from a chapter: solved, stub, partial, mutants
     mutant_diff     `mutant-diff`: a mutant's patch from an edited copy of its answer cell
-    hostile         hostile submissions built from any chapter, with the grade each must get
-    hostile_os      hostile submissions against the grading itself (the OS sandbox)
-    hostile_redteam hostile submissions a red-team pass found (notes, feedback, outputs, environ)
-    hostile_judge   hostile submissions against in-process grading, which the judge must score 0
 
-The quality gates' plan and cache live next to the tests, in tests/gates.py.
+The quality gates' plan and cache live next to the tests, in tests/gates.py, and so do their
+hostile submissions (tests/hostile*.py): the package ships only what instructors run.
 """
 
 import sys

@@ -9,8 +9,6 @@ from autograder import gradebook, results
 from autograder.course import AutograderError, Course
 from autograder.settings import Limits
 
-_slot: int | None = None  # which worker this process is: picks its private gradebook
-
 
 def pool_context():
     """Workers start from a clean forkserver with nbgrader imported: fast, and safe to use from a
@@ -20,13 +18,6 @@ def pool_context():
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(["autograder.grading", "nbgrader.converters", "nbclient"])
     return ctx
-
-
-def init_worker(slots) -> None:
-    """ProcessPoolExecutor initializer: take a worker slot (and so a gradebook) for this process."""
-    global _slot
-    _slot = slots.get()
-    quiet()
 
 
 def quiet() -> None:
@@ -39,11 +30,10 @@ def quiet() -> None:
 
 
 def grade_student(course: Course, student: str, chapters: list[str], limits: Limits,
-                  slot: int | None = None) -> tuple[int, list[dict]]:
-    """Autograde `student`'s chapters into this worker's gradebook; save and return the results."""
+                  slot: int) -> tuple[int, list[dict]]:
+    """Autograde `student`'s chapters into worker `slot`'s gradebook; save and return the results."""
     from autograder.settings import nbgrader_config
 
-    slot = _slot if slot is None else slot
     db = course.work / f"worker{slot}" / "gradebook.db"
     config = nbgrader_config(course, db=f"sqlite:///{db}", limits=limits)
     records = []

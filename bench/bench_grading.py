@@ -24,13 +24,14 @@ import nbformat
 from nbclient import NotebookClient
 
 from autograder import cohort, gradebook, variants
-from autograder.course import Course
+from autograder.course import REPO, Course
 from autograder.release import build_release
 from autograder.sandbox import bwrap_problem
 from autograder.settings import Limits
 from bench import print_table
-from tests.dask_cluster import Cluster
-from tests.gates import PILOT
+from bench.dask_cluster import Cluster
+
+PILOT = Course(root=REPO / "tests" / "pilot")  # the small pilot chapter, when solutions/ has none
 
 PLAIN_CONFIG = """\
 c = get_config()

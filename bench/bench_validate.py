@@ -14,14 +14,17 @@ from pathlib import Path
 from nbgrader.validator import Validator
 from traitlets.config import Config
 
+from autograder import variants
+from autograder.course import Course
 from bench import print_table
-from tests.browser.jupyter import CHAPTERS, fill_answers
+
+COURSE = Course()
 
 
 def validate_seconds(chapter: str, dest: Path) -> tuple[float, str]:
     """(wall seconds, verdict) for one finished chapter."""
-    shutil.copytree(CHAPTERS / chapter, dest / chapter)
-    notebook = fill_answers(dest, chapter)
+    shutil.copytree(COURSE.release / chapter, dest / chapter)
+    notebook = variants.save(variants.solved(COURSE, chapter), dest / chapter / f"{chapter}.ipynb")
     start = time.perf_counter()
     result = Validator(config=Config()).validate(str(notebook))
     seconds = time.perf_counter() - start
@@ -29,7 +32,7 @@ def validate_seconds(chapter: str, dest: Path) -> tuple[float, str]:
 
 
 def main() -> None:
-    chapters = sorted(p.name for p in CHAPTERS.iterdir() if p.is_dir() and p.name[:2].isdigit())
+    chapters = COURSE.chapters()
     with tempfile.TemporaryDirectory(prefix="bench-validate-") as tmp:
         rows = [(chapter, *validate_seconds(chapter, Path(tmp))) for chapter in chapters]
     seconds = [s for _, s, _ in rows]

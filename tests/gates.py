@@ -22,20 +22,19 @@ from pathlib import Path
 
 import pytest
 
-from autograder import (
-    cohort,
+from autograder import cohort, notebooks, results, sandbox, variants
+from autograder.course import REPO, Course
+from autograder.settings import Limits
+from tests import (
+    attacks,
+    cell_deps,
+    fast_results,
+    fast_runner,
     hostile,
     hostile_judge,
     hostile_os,
     hostile_redteam,
-    notebooks,
-    results,
-    sandbox,
-    variants,
 )
-from autograder.course import REPO, Course
-from autograder.settings import Limits
-from tests import attacks, cell_deps, fast_results, fast_runner
 
 
 def sandbox_mode() -> str:

@@ -18,11 +18,12 @@ import sqlite3
 
 import pytest
 
-from autograder import cohort, export, hostile_judge, variants
+from autograder import cohort, export, variants
 from autograder.course import REPO, AutograderError, Course
 from autograder.sandbox import bwrap_problem
 from autograder.settings import Limits
-from tests.dask_cluster import Cluster
+from bench.dask_cluster import Cluster
+from tests import hostile_judge
 
 pytestmark = pytest.mark.slow
 PILOT, CHAPTER = REPO / "tests" / "pilot", "00_pilot"

@@ -1,7 +1,7 @@
 """Gates on what hostile submissions leave behind: nothing on the machine, nothing in another
 student's grade, nothing in feedback; and `export` and `feedback` still finish for everyone.
 
-The cases are in autograder/hostile_os.py (one or more per class of attack); their scores are
+The cases are in tests/hostile_os.py (one or more per class of attack); their scores are
 checked with every other hostile case in test_gates_grading.py. These read the graded batch.
 """
 
@@ -15,16 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder import (
-    export,
-    feedback,
-    feedback_filter,
-    hostile_os,
-    hostile_redteam,
-    notebooks,
-)
+from autograder import export, feedback, feedback_filter, notebooks
 from autograder.course import REPO
-from tests import gates
+from tests import gates, hostile_os, hostile_redteam
 
 pytestmark = pytest.mark.slow
 OS_LEVEL = pytest.mark.skipif(gates.SANDBOX != "bwrap", reason="needs the bubblewrap sandbox "

@@ -8,7 +8,7 @@ each must score 0 on every exercise.
 from __future__ import annotations
 
 from autograder import variants
-from autograder.hostile import Expect
+from tests.hostile import Expect
 
 
 def closure_cells(course, chapter):

@@ -9,25 +9,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from autograder import notebooks, results, variants
-from autograder.course import Course
-
-ALWAYS_EQUAL = '''\
-class AlwaysEqual:
-    """Looks equal to anything, is truthy, has every attribute: fools `==`-only tests."""
-    def __eq__(self, other): return True
-    def __ne__(self, other): return False
-    def __lt__(self, other): return True
-    __le__ = __gt__ = __ge__ = __lt__
-    def __hash__(self): return 0
-    def __bool__(self): return True
-    def __len__(self): return 1
-    def __iter__(self): return iter([AlwaysEqual()])
-    def __contains__(self, item): return True
-    def __getattr__(self, name): return AlwaysEqual()
-    def __getitem__(self, key): return AlwaysEqual()
-    def __call__(self, *args, **kwargs): return AlwaysEqual()
-    def __repr__(self): return "AlwaysEqual()"
-'''
+from autograder.sample import (  # the sample cohort's hostile students are cases here too
+    ALWAYS_EQUAL,
+    cheat_answers,
+    first_answer_defs,
+    loop_in_function,
+    os_exit,
+    patch_workbook,
+    patch_workbook_code,
+    stderr_noise,
+)
 
 
 @dataclass(frozen=True)
@@ -39,35 +30,6 @@ class Expect:
     notebook_limit: int = 0  # a notebook time limit of its own (0: the gate's)
 
 
-def _cheat_answers(course: Course, chapter: str):
-    """The released notebook whose every answer returns AlwaysEqual instead of working."""
-    nb = variants.stub(course, chapter)
-    for grade_id in variants.answer_ids(nb):
-        defs = variants.defined_names(variants.solution_answers(course, chapter)[grade_id])
-        lines = [ALWAYS_EQUAL]
-        for kind, name in defs:
-            if kind == "class":
-                lines.append(f"{name} = AlwaysEqual()")
-            else:
-                lines.append(f"{kind} {name}(*args, **kwargs):\n    return AlwaysEqual()")
-        nb = variants.with_answer(nb, grade_id, "\n".join(lines) + "\n")
-    return nb
-
-
-def _first_answer_defs(course: Course, chapter: str) -> tuple[str, list[tuple[str, str]]]:
-    answers = variants.solution_answers(course, chapter)
-    first = next(iter(answers))
-    return first, variants.defined_names(answers[first])
-
-
-def loop_in_function(course, chapter):
-    first, defs = _first_answer_defs(course, chapter)
-    nb = variants.solved(course, chapter)
-    loops = "\n".join(f"{k if k != 'class' else 'def'} {n}(*args, **kwargs):\n    while True:\n        pass"
-                      for k, n in defs)
-    return variants.with_answer(nb, first, variants.solution_answers(course, chapter)[first] + "\n" + loops + "\n")
-
-
 def loop_top_level(course, chapter):
     return variants.insert(variants.solved(course, chapter), "while True:\n    pass\n")
 
@@ -75,10 +37,6 @@ def loop_top_level(course, chapter):
 def loop_ignores_interrupt(course, chapter):
     code = "while True:\n    try:\n        while True:\n            pass\n    except KeyboardInterrupt:\n        pass\n"
     return variants.insert(variants.solved(course, chapter), code)
-
-
-def os_exit(course, chapter):
-    return variants.insert(variants.solved(course, chapter), "import os\nos._exit(1)\n")
 
 
 def sys_exit(course, chapter):
@@ -89,7 +47,7 @@ def huge_output(course, chapter):
     """A flood at the top and in every call of the first exercise: each over every cap (a cell's
     100 000 bytes; together, the notebook's 2 MB). 2 MB per call, not more: at 10 MB a hidden test's
     three calls took over 50 s of wall time at load 12 per core, which measured only the machine."""
-    first, defs = _first_answer_defs(course, chapter)
+    first, defs = first_answer_defs(course, chapter)
     noisy = "\n".join(f"_quiet_{n} = {n}\ndef {n}(*args, **kwargs):\n    print('x' * 2_000_000)\n"
                       f"    return _quiet_{n}(*args, **kwargs)" for k, n in defs if k == "def")
     nb = variants.solved(course, chapter)
@@ -101,24 +59,8 @@ def asks_input(course, chapter):
     return variants.insert(variants.solved(course, chapter), "name = input('Your name? ')\n")
 
 
-def stderr_noise(course, chapter):
-    """Correct answers that log to stderr, warn, and print to stderr every time they are called."""
-    nb = variants.solved(course, chapter)
-    for grade_id, source in variants.solution_answers(course, chapter).items():
-        wraps = "\n".join(
-            f"{n} = _noisy({n})" for k, n in variants.defined_names(source) if k == "def")
-        noisy = ("import functools, logging, sys, warnings\n"
-                 "def _noisy(f):\n    @functools.wraps(f)\n    def wrapper(*args, **kwargs):\n"
-                 "        print('debug: calling', f.__name__, file=sys.stderr)\n"
-                 "        warnings.warn('a warning from ' + f.__name__)\n"
-                 "        logging.getLogger('student').warning('a log line')\n"
-                 "        return f(*args, **kwargs)\n    return wrapper\n")
-        nb = variants.with_answer(nb, grade_id, source + "\n" + noisy + wraps + "\n")
-    return nb
-
-
 def always_equal(course, chapter):
-    return _cheat_answers(course, chapter)
+    return cheat_answers(course, chapter)
 
 
 SHADOW_CODE = ("def fresh(*args, **kwargs):\n    return AlwaysEqual()\n"
@@ -126,29 +68,7 @@ SHADOW_CODE = ("def fresh(*args, **kwargs):\n    return AlwaysEqual()\n"
 
 
 def shadow_names(course, chapter):
-    return variants.insert(_cheat_answers(course, chapter), ALWAYS_EQUAL + SHADOW_CODE)
-
-
-def patch_workbook(course, chapter):
-    return variants.insert(_cheat_answers(course, chapter), ALWAYS_EQUAL + patch_workbook_code())
-
-
-def patch_workbook_code() -> str:
-    return '''
-import importlib, pkgutil
-import workbook, workbook.checks
-for info in pkgutil.iter_modules(workbook.__path__):
-    try:
-        module = importlib.import_module("workbook." + info.name)
-    except Exception:
-        continue
-    for name, value in list(vars(module).items()):
-        if callable(value) and not name.startswith("_"):
-            setattr(module, name, AlwaysEqual())
-def _fake_fresh(*args, **kwargs):
-    return AlwaysEqual()
-workbook.checks.fresh = _fake_fresh
-'''
+    return variants.insert(cheat_answers(course, chapter), ALWAYS_EQUAL + SHADOW_CODE)
 
 
 def patch_code(course, chapter):
@@ -158,7 +78,7 @@ def _fake_fresh(*args, **kwargs):
     return AlwaysEqual()
 workbook.checks.fresh.__code__ = _fake_fresh.__code__
 '''
-    return variants.insert(_cheat_answers(course, chapter), code)
+    return variants.insert(cheat_answers(course, chapter), code)
 
 
 def replace_modules(course, chapter):
@@ -171,7 +91,7 @@ fake.__getattr__ = lambda name: AlwaysEqual()
 sys.modules["workbook.checks"] = fake
 workbook.checks = fake
 '''
-    return variants.insert(_cheat_answers(course, chapter), code)
+    return variants.insert(cheat_answers(course, chapter), code)
 
 
 def patch_builtins(course, chapter):
@@ -182,7 +102,7 @@ _real_isinstance, _real_callable = builtins.isinstance, builtins.callable
 builtins.isinstance = lambda obj, types: type(obj).__name__ == "AlwaysEqual" or _real_isinstance(obj, types)
 builtins.callable = lambda obj: True
 '''
-    return variants.insert(_cheat_answers(course, chapter), code)
+    return variants.insert(cheat_answers(course, chapter), code)
 
 
 def swallow_errors(course, chapter):
@@ -285,7 +205,7 @@ GRADER_CASES = {
 def cheats_everywhere(course, chapter):
     """shadow_names and patch_workbook in one notebook: answers equal to anything, with the test
     vocabulary shadowed and every public workbook function replaced."""
-    return variants.insert(_cheat_answers(course, chapter), ALWAYS_EQUAL + patch_workbook_code() + SHADOW_CODE)
+    return variants.insert(cheat_answers(course, chapter), ALWAYS_EQUAL + patch_workbook_code() + SHADOW_CODE)
 
 
 def noisy_without_tests(course, chapter):

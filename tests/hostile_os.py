@@ -12,7 +12,7 @@ import nbformat
 
 from autograder import variants
 from autograder.course import Course
-from autograder.hostile import Expect
+from tests.hostile import Expect
 
 DETACHED = "AGENTLOOP-HOSTILE-DETACHED"
 LEAK = "AGENTLOOP-HOSTILE-LEAK"

@@ -1,4 +1,5 @@
-"""A Dask cluster of real processes on 127.0.0.1, for the cluster tests and the grading bench."""
+"""A Dask cluster of real processes on 127.0.0.1, for the grading bench and the cluster tests
+(bench/ never imports tests/; tests/test_cluster.py imports this)."""
 
 import json
 import os
