@@ -8,74 +8,27 @@ Accepted layouts (inside the folder or zip, under any one wrapping folder):
 Only regular files are read: a symlink (to a file or a folder), a hard link, a device, fifo or
 socket, and in a zip a symlink entry, an absolute path or `..`, is refused and listed, and the rest
 is collected. Files are opened without following links and checked again once open, so nothing
-swapped in between the check and the read is taken. Every notebook is checked before anything is
-written; one that cannot be placed stops the collection (unless skip_bad).
+swapped in between the check and the read is taken.
+
+Nothing blocks the class (issue 46): a notebook that cannot be placed, read or that is another
+chapter's is listed with the reason and the rest is collected. What happened to each student's
+chapter (collected, unreadable, wrong chapter, ...) and the ids an LMS download gave are kept in
+`work/collected.json` (autograder/collected.py), so that `export` gives every student a row with
+the reason, and `export --lms` the ids the LMS knows.
 """
 
 from __future__ import annotations
 
-import os
-import re
 import shutil
-import stat
 import tempfile
-import unicodedata
-import zipfile
 from pathlib import Path, PurePosixPath
 
-from autograder import notebooks
+from autograder import collected, notebooks
 from autograder.course import AutograderError, Course
+from autograder.lms_names import STUDENT_ID, lms_ids, lms_place, student_of
+from autograder.safe_files import MAX_NOTEBOOK_BYTES, MAX_ZIP_BYTES, extract, read_regular, walk
 
-STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-SKIP = ("__MACOSX", ".ipynb_checkpoints")
-MAX_ZIP_BYTES = 500 * 1024 * 1024  # uncompressed; a zip bomb stops here
-MAX_NOTEBOOK_BYTES = 100 * 1024 * 1024  # one submitted notebook; a larger file is refused
-
-# LMS download names (sources and dates in docs/SOURCES.md, "LMS exports").
-CANVAS = re.compile(r"^(?P<name>[a-z0-9]*)_(?P<late>LATE_)?(?P<uid>\d+)_(?P<file_id>\d+)_(?P<orig>.+)$")
-MOODLE = re.compile(r"^(?P<name>[^/]+)_(?P<pid>\d+)_assignsubmission_file_?$")
-BLACKBOARD = re.compile(r"^(?P<assignment>.+)_(?P<user>[^_]+)_attempt_"
-                        r"(?P<when>\d{4}-\d\d-\d\d-\d\d-\d\d-\d\d)(?:_(?P<orig>.+))?$")
-
-
-def _skipped(name: str) -> bool:
-    return name in SKIP or name.startswith(".")
-
-
-def _slug(name: str) -> str:
-    """A Moodle full name as a student id: `Jane Doe` -> `jane-doe`."""
-    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
-    return re.sub(r"[^a-z0-9]+", "-", ascii_name.lower()).strip("-")
-
-
-def _chapter_in(name: str, chapters: set[str], given: str | None) -> str:
-    """The chapter a file name names (the longest known id in it), else `given`, else why not."""
-    found = [c for c in chapters if c in name]
-    if found:
-        chapter = max(found, key=len)
-        if given and chapter != given:
-            raise ValueError(f"the name says chapter {chapter} but --chapter is {given}")
-        return chapter
-    if given:
-        return given
-    raise ValueError(f"the original file name {name!r} names no known chapter: pass --chapter")
-
-
-def lms_place(rel: PurePosixPath, chapters: set[str], given: str | None = None):
-    """(student, chapter, note) for an LMS download name, None if it is none, or ValueError."""
-    parts = rel.parts
-    if len(parts) >= 2 and (m := MOODLE.match(parts[0])):
-        name, pid = m["name"], m["pid"]
-        student = f"participant-{pid}" if name == "Participant" else _slug(name)  # blind marking
-        return student, _chapter_in(rel.name, chapters, given), f"Moodle participant {pid}"
-    if len(parts) == 1 and (m := CANVAS.match(rel.name)):
-        note = "Canvas, LATE" if m["late"] else "Canvas"
-        return f"{m['name']}_{m['uid']}" if m["name"] else m["uid"], _chapter_in(m["orig"], chapters, given), note
-    if len(parts) == 1 and (m := BLACKBOARD.match(rel.stem)):
-        named = m["orig"] if any(c in (m["orig"] or "") for c in chapters) else m["assignment"]
-        chapter = _chapter_in(named, chapters, given)
-        return m["user"], chapter, f"Blackboard attempt {m['when']}"
-    return None
+__all__ = ["MAX_NOTEBOOK_BYTES", "MAX_ZIP_BYTES", "collect", "lms_place", "read_regular", "run", "walk"]
 
 
 def _place(rel: PurePosixPath, chapters: set[str], given: str | None = None):
@@ -106,152 +59,93 @@ def _place(rel: PurePosixPath, chapters: set[str], given: str | None = None):
     return student, chapter, note
 
 
-def walk(root: Path) -> tuple[list[PurePosixPath], list[str]]:
-    """The notebooks under `root` that are regular files with one name, and every entry refused
-    (a symlink, hard link, device, fifo or socket), without following any link."""
-    found, refused, folders = [], [], [PurePosixPath()]
-    while folders:
-        folder = folders.pop()
-        try:
-            fd = _open_folder(root, folder)
-        except OSError as e:
-            refused.append(f"{folder}/: cannot be read safely ({e.strerror})")
-            continue
-        try:
-            names = sorted(os.listdir(fd))
-            for name in names:
-                if _skipped(name):
-                    continue
-                rel, st = folder / name, os.stat(name, dir_fd=fd, follow_symlinks=False)
-                why = _why_not(st)
-                if stat.S_ISDIR(st.st_mode):
-                    folders.append(rel)
-                elif why and (name.endswith(".ipynb") or not stat.S_ISREG(st.st_mode)):
-                    refused.append(f"{rel}: refused, {why}")  # a hard-linked stray file is just ignored
-                elif not why and name.endswith(".ipynb"):
-                    found.append(rel)
-        finally:
-            os.close(fd)
-    return sorted(found), sorted(refused)
+class Plan:
+    """Where each notebook goes ((student, chapter) -> (relative path, note)), the problems (each
+    listed; none stops the rest), the entries refused, the notebooks left out on purpose (older
+    Blackboard attempts), the (student, chapter) with two notebooks (neither is collected), and per
+    student what could not be placed."""
+
+    def __init__(self):
+        self.placed: dict[tuple[str, str], tuple[PurePosixPath, str]] = {}
+        self.problems: list[str] = []
+        self.refused: list[str] = []
+        self.older: list[str] = []
+        self.twice: dict[tuple[str, str], list[PurePosixPath]] = {}
+        self.unplaced: dict[str, list[str]] = {}
+        self.top: PurePosixPath | None = None  # the wrapping folder the paths are in, if any
+
+    def under(self, top: PurePosixPath) -> Plan:
+        """The same plan with every path inside the wrapping folder `top`."""
+        moved = Plan()
+        moved.placed = {k: (top / rel, note) for k, (rel, note) in self.placed.items()}
+        moved.problems, moved.older = [f"{top}/{p}" for p in self.problems], [f"{top}/{p}" for p in self.older]
+        moved.twice = {k: [top / rel for rel in rels] for k, rels in self.twice.items()}
+        moved.unplaced = {s: [f"{top}/{p}" for p in items] for s, items in self.unplaced.items()}
+        moved.top = top
+        return moved
 
 
-def _why_not(st: os.stat_result) -> str:
-    """Why an entry is not collected ('' for a regular file with one name or a folder)."""
-    if stat.S_ISLNK(st.st_mode):
-        return "a symbolic link (links are never followed)"
-    if stat.S_ISDIR(st.st_mode):
-        return ""
-    if not stat.S_ISREG(st.st_mode):
-        return "not a regular file (a device, fifo or socket)"
-    if st.st_nlink > 1:
-        return f"a hard link ({st.st_nlink} names for one file)"
-    return ""
-
-
-def _open_folder(root: Path, rel: PurePosixPath) -> int:
-    """A descriptor for root/rel, opening each folder on the way without following a link."""
-    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
-    for part in rel.parts:
-        try:
-            inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
-        finally:
-            os.close(fd)
-        fd = inner
-    return fd
-
-
-def read_regular(root: Path, rel: PurePosixPath, owner: int | None = None) -> bytes:
-    """The bytes of root/rel, opened without following links and checked once open: a regular
-    file with one name, at most MAX_NOTEBOOK_BYTES, and owned by the uid `owner` when one is given
-    (nbgrader's exchange: the submitting account's). Raises ValueError saying why not."""
-    try:
-        folder = _open_folder(root, rel.parent)
-    except OSError as e:
-        raise ValueError(f"a folder on its path cannot be opened without following a link ({e.strerror})") from None
-    try:
-        fd = os.open(rel.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder)
-    except OSError as e:
-        raise ValueError(f"cannot be opened without following a link ({e.strerror})") from None
-    finally:
-        os.close(folder)
-    with os.fdopen(fd, "rb") as f:
-        st = os.fstat(fd)
-        why = _why_not(st)
-        if why:
-            raise ValueError(why)
-        if owner is not None and st.st_uid != owner:
-            raise ValueError(f"owned by uid {st.st_uid}, not by the submitting account (uid {owner})")
-        data = f.read(MAX_NOTEBOOK_BYTES + 1)
-    if len(data) > MAX_NOTEBOOK_BYTES:
-        raise ValueError(f"larger than {MAX_NOTEBOOK_BYTES >> 20} MB")
-    return data
-
-
-def _extract(zip_path: Path, into: Path) -> list[str]:
-    """Unpack the zip's notebooks as plain files; return the entries refused, with why."""
-    refused = []
-    try:
-        with zipfile.ZipFile(zip_path) as zf:
-            infos = zf.infolist()
-            if sum(i.file_size for i in infos) > MAX_ZIP_BYTES:
-                raise AutograderError(f"{zip_path} unpacks to more than {MAX_ZIP_BYTES >> 20} MB")
-            for info in infos:
-                name, mode = PurePosixPath(info.filename), info.external_attr >> 16
-                if name.is_absolute() or ".." in name.parts or "\\" in info.filename:
-                    refused.append(f"{info.filename}: refused, an unsafe path in the zip (absolute or ..)")
-                elif stat.S_ISLNK(mode):
-                    refused.append(f"{info.filename}: refused, a symbolic link in the zip")
-                elif mode and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
-                    refused.append(f"{info.filename}: refused, not a regular file in the zip")
-                elif not info.is_dir() and name.suffix == ".ipynb" and not any(map(_skipped, name.parts)):
-                    target = into.joinpath(*name.parts)
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    with zf.open(info) as src, open(target, "xb") as dst:
-                        shutil.copyfileobj(src, dst)
-    except zipfile.BadZipFile as e:
-        raise AutograderError(f"{zip_path} is not a zip file ({e})") from None
-    except FileExistsError as e:
-        raise AutograderError(f"{zip_path}: two entries unpack to one name ({e.filename})") from None
-    return refused
-
-
-def plan(source: Path, chapters: list[str], chapter: str | None = None):
-    """For the folder `source`: where each notebook goes ((student, chapter) -> (relative path,
-    note)), the problems that stop the collection, the entries refused, the notebooks left out on
-    purpose (older Blackboard attempts)."""
+def plan(source: Path, chapters: list[str], chapter: str | None = None) -> Plan:
+    """What to collect from the folder `source` (see Plan)."""
     found, refused = walk(source)
-    placed, problems, older = _plan(found, chapters, chapter)
+    result = _plan(found, chapters, chapter)
     tops = {rel.parts[0] for rel in found}
-    if problems and len(tops) == 1 and all(len(rel.parts) > 1 for rel in found):  # a wrapping folder
-        top = tops.pop()
+    if result.problems and len(tops) == 1 and all(len(rel.parts) > 1 for rel in found):  # a wrapping folder
+        top = PurePosixPath(tops.pop())
         inner = _plan([PurePosixPath(*rel.parts[1:]) for rel in found], chapters, chapter)
-        if len(inner[1]) < len(problems):
-            placed = {k: (PurePosixPath(top) / rel, note) for k, (rel, note) in inner[0].items()}
-            problems, older = [f"{top}/{p}" for p in inner[1]], [f"{top}/{p}" for p in inner[2]]
-    return placed, problems, refused, older
+        if len(inner.problems) < len(result.problems):
+            result = inner.under(top)
+    result.refused = refused
+    return result
 
 
-def _plan(found: list[PurePosixPath], chapters: list[str], chapter: str | None):
-    placed, problems, older = {}, [], []
+def _plan(found: list[PurePosixPath], chapters: list[str], chapter: str | None) -> Plan:
+    result, placed = Plan(), {}
     for rel in found:
         where = _place(rel, set(chapters), chapter)
         if isinstance(where, str):
-            problems.append(f"{rel}: {where}")
+            result.problems.append(f"{rel}: {where}")
+            if student := student_of(rel, set(chapters)):
+                result.unplaced.setdefault(student, []).append(f"{rel.name}: {where}")
             continue
         key, note = where[:2], where[2]
         if key in placed and note.startswith("Blackboard") and placed[key][1].startswith("Blackboard"):
             (old_rel, _), placed[key] = sorted([placed[key], (rel, note)], key=lambda x: x[1])
-            older.append(f"{old_rel}: an older Blackboard attempt of {key[0]} / {key[1]} "
-                         f"(the latest, {placed[key][0]}, is collected)")
-        elif key in placed:
-            problems.append(f"{rel}: a second notebook for {key[0]} / {key[1]} (first: {placed[key][0]})")
+            result.older.append(f"{old_rel}: an older Blackboard attempt of {key[0]} / {key[1]} "
+                                f"(the latest, {placed[key][0]}, is collected)")
+        elif key in placed or key in result.twice:
+            result.twice.setdefault(key, [placed.pop(key)[0]] if key in placed else []).append(rel)
         else:
             placed[key] = (rel, note)
-    return placed, problems, older
+    for (student, chapter_id), rels in result.twice.items():
+        result.problems.append(f"{student} / {chapter_id}: {len(rels)} notebooks ({', '.join(map(str, rels))}); "
+                               "neither is collected: keep one")
+    result.placed = placed
+    return result
 
 
-def collect(course: Course, source: Path, skip_bad: bool = False, chapter: str | None = None) -> list[str]:
-    """Copy every placeable notebook into submitted/; return the lines to print."""
+def _belongs(nb, chapter: str, course: Course, cache: dict[str, set[str]]) -> str:
+    """'' when the notebook is one of `chapter`'s, else why not: none of its graded cells (nbgrader
+    grade ids) is the chapter's, and which chapter it is when its cells say so. A notebook without
+    any graded cell is left to the grader."""
+    def ids(c: str) -> set[str]:
+        if c not in cache:
+            source = course.solution_ipynb(c)
+            cache[c] = {notebooks.nbmeta(x).get("grade_id") for x in notebooks.read(source).cells} - {None} \
+                if source.is_file() else set()
+        return cache[c]
+    mine = {notebooks.nbmeta(cell).get("grade_id") for cell in nb.cells if isinstance(cell, dict)} - {None}
+    if not mine or not ids(chapter) or mine & ids(chapter):
+        return ""
+    best = max(course.chapters(), key=lambda c: len(mine & ids(c)))
+    if mine & ids(best):
+        return f"it is the notebook of chapter {best}, not of {chapter}"
+    return f"none of its graded cells is one of chapter {chapter}'s (it was not made from the released notebook)"
+
+
+def run(course: Course, source: Path, chapter: str | None = None):
+    """Copy every notebook that can be placed and read into submitted/; return the lines to print,
+    how many were copied, and the findings for collected.note: (outcomes, unplaced, ids)."""
     source = Path(source)
     if not source.exists():
         raise AutograderError(f"no such folder or zip: {source}")
@@ -260,51 +154,76 @@ def collect(course: Course, source: Path, skip_bad: bool = False, chapter: str |
         raise AutograderError(f"the course has no chapters in {course.source}")
     if chapter is not None:
         course.check_chapter(chapter)
+    outcomes: dict[tuple[str, str], dict] = {}
+    ids: dict[str, dict] = {}
     with tempfile.TemporaryDirectory(prefix="collect-") as tmp:
         staged, refused = Path(tmp) / "staged", []
         if source.is_file():
             if source.suffix.lower() != ".zip":
                 raise AutograderError(f"{source} is neither a folder nor a .zip")
             (Path(tmp) / "zip").mkdir()
-            refused = _extract(source, Path(tmp) / "zip")
+            refused = extract(source, Path(tmp) / "zip")
             folder = Path(tmp) / "zip"
         else:
             folder = source.resolve()
-        placed, problems, walk_refused, older = plan(folder, chapters, chapter)
-        refused += walk_refused
-        if not placed and not problems and not refused:
+        found = plan(folder, chapters, chapter)
+        refused += found.refused
+        if not found.placed and not found.problems and not refused:
             raise AutograderError(f"no notebooks found in {source}")
-        copies = {}
-        for key, (rel, note) in sorted(placed.items()):
+        for key, rels in found.twice.items():
+            outcomes[key] = {"status": "duplicate", "reason": f"{len(rels)} notebooks for one chapter: "
+                                                              + ", ".join(r.name for r in rels)}
+        copies, problems, belongs_cache = {}, list(found.problems), {}
+        for key, (rel, note) in sorted(found.placed.items()):
+            lms = lms_ids(rel.relative_to(found.top) if found.top else rel)
+            extra = lms[2] if lms else {}
+            if lms:
+                ids[key[0]] = lms[1]
             try:  # read once, safely; every later step uses this copy
                 data = read_regular(folder, rel)
             except ValueError as e:
                 refused.append(f"{rel}: refused, {e}")
+                outcomes[key] = {"status": "refused", "reason": str(e), "from": str(rel)} | extra
                 continue
             staged_path = staged / key[0] / key[1] / f"{key[1]}.ipynb"
             staged_path.parent.mkdir(parents=True, exist_ok=True)
             staged_path.write_bytes(data)
             try:
-                notebooks.read(staged_path)
+                why = _belongs(notebooks.read(staged_path), key[1], course, belongs_cache)
             except AutograderError as e:
-                problems.append(f"{rel}: {str(e).replace(str(staged_path), 'file')}")
+                why = str(e).replace(str(staged_path), "file")
+                problems.append(f"{rel}: {why}")
+                outcomes[key] = {"status": "unreadable", "reason": why.removeprefix("file is "), "from": str(rel)} | extra
+                continue
+            if why:
+                problems.append(f"{rel}: wrong chapter: {why}")
+                outcomes[key] = {"status": "wrong_chapter", "reason": why, "from": str(rel)} | extra
                 continue
             copies[key] = (rel, note, staged_path)
-        if problems and not skip_bad:
-            raise AutograderError(f"cannot collect {source}; nothing was copied:\n  "
-                                  + "\n  ".join(problems + refused)
-                                  + "\n(fix or remove these files, or pass --skip-bad to collect the rest)")
-        if not copies and refused:
-            raise AutograderError(f"nothing to collect in {source}:\n  " + "\n  ".join(refused))
+            outcomes[key] = {"status": "collected", "from": str(rel)} | extra
         lines = []
         for (student, chapter_id), (rel, note, staged_path) in copies.items():
             dest = course.submitted / student / chapter_id / f"{chapter_id}.ipynb"
             dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(staged_path, dest)  # only the notebook: stray files never reach the grader
             lines.append(f"{student:20} {chapter_id:24} <- {rel}" + (f"  ({note})" if note else ""))
-    lines += ([f"skipped: {p}" for p in problems] + [f"not collected: {o}" for o in older]
+    lines += ([f"skipped: {p}" for p in problems] + [f"not collected: {o}" for o in found.older]
               + [f"refused: {r}" for r in refused])
     students = len({s for s, _ in copies})
     lines.append(f"collected {len(copies)} notebook(s) of {students} student(s) into {course.submitted}"
-                 + (f"; {len(refused)} entr(ies) refused (listed above)" if refused else ""))
+                 + (f"; {len(problems)} skipped" if problems else "")
+                 + (f"; {len(refused)} entr(ies) refused" if refused else "")
+                 + (" (listed above)" if problems or refused else ""))
+    return lines, len(copies), (outcomes, found.unplaced, ids)
+
+
+def collect(course: Course, source: Path, skip_bad: bool = True, chapter: str | None = None) -> list[str]:
+    """Copy every notebook that can be placed and read into submitted/, list the rest with the
+    reason, and note what happened to each student's chapter; return the lines to print. Refuses
+    only when nothing at all can be collected. (`skip_bad` is what collect always does now; it is
+    kept for old callers.)"""
+    lines, copied, (outcomes, unplaced, ids) = run(course, source, chapter)
+    collected.note(course, outcomes, unplaced, ids)
+    if not copied:
+        raise AutograderError(f"nothing to collect in {source}:\n  " + "\n  ".join(lines[:-1]))
     return lines

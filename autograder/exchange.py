@@ -35,7 +35,7 @@ from pathlib import Path, PurePosixPath
 
 from nbgrader.utils import notebook_hash, parse_utc
 
-from autograder import collect
+from autograder import collect, collected, results
 from autograder.course import COURSE_ID, AutograderError, Course
 
 FEEDBACK_DIR_MODE = 0o711  # nbgrader's: students enter it, only the instructor lists it
@@ -187,42 +187,52 @@ def _secret(folder: Path, name: str, uid: int | None = None) -> str:
     return data.decode("ascii", "replace").strip()[:256]
 
 
-def collect_exchange(course: Course, exchange: Path, course_id: str = COURSE_ID, skip_bad: bool = False,
+def collect_exchange(course: Course, exchange: Path, course_id: str = COURSE_ID, skip_bad: bool = True,
                      students: str | Iterable[str] | None = None, who: UidOf = uid_of,
                      now: datetime | None = None) -> list[str]:
     """Collect every student's latest submission of each chapter from the exchange. `students`
-    is the roster (see `roster`; default: the hub's list). A folder that does not count is listed
-    and skipped, never stops the rest; `skip_bad` is `collect`'s, for notebooks that cannot be read."""
+    is the roster (see `roster`; default: the hub's list). A folder that does not count, a notebook
+    that cannot be read or is another chapter's, is listed and never stops the rest; what happened
+    to each is noted for `export` and `release-feedback` (`skip_bad` is kept for old callers)."""
     chapters = course.chapters()
     folder = inbound(Path(exchange), course_id)
     enrolled, source = roster(Path(exchange), students)
     picked, problems, older = latest(Path(exchange), course_id, chapters, enrolled, who, now)
-    records, refused = {}, []
+    if not picked:
+        raise AutograderError(f"nothing to collect in {folder} (roster: {source})"
+                              + "".join(f"\n  skipped: {p}" for p in problems))
+    records, refused, outcomes = {}, [], {}
     with tempfile.TemporaryDirectory(prefix="exchange-") as tmp:
         for (student, chapter), (name, stamp, uid) in sorted(picked.items()):
+            records[f"{student}/{chapter}"] = {"submission": name, "timestamp": stamp,
+                                               "secret": _secret(folder, name, uid)}
             rel = PurePosixPath(name) / f"{chapter}.ipynb"
             try:
                 data = collect.read_regular(folder, rel, owner=uid)
             except ValueError as e:
                 refused.append(f"{rel}: refused, {e}")
+                outcomes[(student, chapter)] = {"status": "refused", "reason": str(e)}
                 continue
             staged = Path(tmp) / student / chapter / f"{chapter}.ipynb"
             staged.parent.mkdir(parents=True, exist_ok=True)
             staged.write_bytes(data)
-            records[f"{student}/{chapter}"] = {"submission": name, "timestamp": stamp,
-                                               "secret": _secret(folder, name, uid)}
-        if not records:
-            raise AutograderError(f"nothing to collect in {folder} (roster: {source})"
-                                  + "".join(f"\n  skipped: {p}" for p in problems)
-                                  + "".join(f"\n  {r}" for r in refused))
-        lines = collect.collect(course, Path(tmp), skip_bad=skip_bad)
-    course.work.mkdir(parents=True, exist_ok=True)
+        if len(outcomes) < len(picked):
+            lines, _, (found, _, _) = collect.run(course, Path(tmp))
+            outcomes.update(found)
+        else:
+            lines = [f"collected 0 notebook(s) of 0 student(s) into {course.submitted}"]
+    for (student, chapter), found in outcomes.items():
+        record = records[f"{student}/{chapter}"]
+        found["from"] = f"inbound/{record['submission']}"
+        if found["status"] != "collected":
+            record["problem"] = collected.why_not(found)
+        lines = [line.replace(f"{student}/{chapter}/{chapter}.ipynb", found["from"]) for line in lines]
+    outbound = Path(exchange) / course_id / "outbound"
+    released = sorted(set(os.listdir(outbound)) & set(chapters)) if outbound.is_dir() else None
+    collected.note(course, outcomes, roster=sorted(enrolled), released=released)
     kept = _load(course)
     kept.update(records)
     _record_path(course).write_text(json.dumps(kept, indent=1, sort_keys=True), encoding="utf-8")
-    for key, record in records.items():  # say which submission folder each notebook came from
-        lines = [line.replace(f"<- {key}/{key.split('/')[1]}.ipynb", f"<- inbound/{record['submission']}")
-                 for line in lines]
     lines[-1:-1] = ([f"skipped: {p}" for p in problems] + [f"refused: {r}" for r in refused]
                     + ([f"not collected: {older} earlier submission(s) (the latest of each is)"] if older else []))
     lines[-1] += f" from the exchange {folder} (roster: {source})"
@@ -261,19 +271,35 @@ def release_feedback(course: Course, exchange: Path, course_id: str = COURSE_ID)
     for key, record in sorted(records.items()):
         student, chapter = key.split("/")
         page = course.feedback / student / chapter / f"{chapter}.html"
-        if not page.is_file():
-            lines.append(f"no feedback yet: {student} / {chapter} (run feedback first)")
-            continue
         if not record.get("secret"):
             lines.append(f"cannot release: {student} / {chapter} was submitted without a secret (nbgrader < 0.9)")
             continue
         name = notebook_hash(secret=record["secret"], notebook_id=chapter) + ".html"
         tmp = dest / f".{name}.tmp"
-        shutil.copyfile(page, tmp)
+        if page.is_file() and not record.get("problem"):
+            shutil.copyfile(page, tmp)
+            lines.append(f"{student:20} {chapter:24} -> feedback/{name}")
+        else:
+            why, todo = _no_page(course, student, chapter, record)
+            tmp.write_text(collected.why_page(chapter, why, record.get("timestamp", "")), encoding="utf-8")
+            lines.append(f"{student:20} {chapter:24} -> feedback/{name}: no feedback page ({why}; {todo}); "
+                         "released a page that says so")
         os.chmod(tmp, PAGE_MODE)
         _own(tmp, owner)
         os.replace(tmp, dest / name)  # a student fetching now gets the old page or the new, whole
         released += 1
-        lines.append(f"{student:20} {chapter:24} -> feedback/{name}")
     lines.append(f"released {released} feedback page(s) to {dest}")
     return lines
+
+
+def _no_page(course: Course, student: str, chapter: str, record: dict) -> tuple[str, str]:
+    """Why a collected submission has no feedback page, as the student may read it, and what the
+    instructor can do."""
+    if record.get("problem"):
+        return f"it was not graded: {record['problem']}", "the student can submit again"
+    result = results.load(course, student, chapter)
+    if result is None:
+        return "it has not been graded yet", "run grade, then feedback and release-feedback again"
+    if result["status"] == "error":  # the grader's message stays with the instructor (grades.csv notes)
+        return "the grader could not grade it; your instructor has the details", "see grades.csv's notes"
+    return "its feedback page has not been made yet", "run feedback, then release-feedback again"

@@ -6,38 +6,66 @@ import csv
 import io
 from pathlib import Path
 
-from autograder import results
+from autograder import collected, lms_export, notebooks, results
 from autograder.course import AutograderError, Course
 
 
 def rows(course: Course, problems: list[str] | None = None) -> tuple[list[str], list[dict]]:
-    """CSV columns and one row per student x chapter (missing chapters included)."""
+    """CSV columns and one row per student x chapter: every student of the roster and every one
+    collected or graded, every released, collected or graded chapter (issue 46). A row without a
+    grade says why: `missing`, `not_graded`, or what collect found (`unreadable`, `wrong_chapter`,
+    `refused`, `duplicate`; autograder/collected.py)."""
     records = results.load_all(course, problems)
-    if not records:
-        raise AutograderError(f"no grading results in {course.results}: run `grade` first")
-    chapters = sorted({r["chapter"] for r in records})
-    students = sorted({r["student"] for r in records})
+    seen = collected.load(course)
+    keys = [k.split("/", 1) for k in seen["outcomes"]]
+    known = set(course.chapters())
+    chapters = sorted(({r["chapter"] for r in records} | set(seen.get("released", [])) | {c for _, c in keys})
+                      & (known | {r["chapter"] for r in records}))
+    students = sorted({r["student"] for r in records} | set(seen.get("roster", [])) | {s for s, _ in keys}
+                      | set(seen["unplaced"]))
+    if not records and not chapters:
+        raise AutograderError(f"no grading results in {course.results} and nothing collected: "
+                              "run `collect` and `grade` first")
     by_key = {(r["student"], r["chapter"]): r for r in records}
+    specs = {c: _spec(course, c, records) for c in chapters}
     exercise_cols: list[str] = []
     for chapter in chapters:
-        sample = next(r for r in records if r["chapter"] == chapter)
-        exercise_cols += [e for e in sample["exercises"] if e not in exercise_cols]
+        exercise_cols += [e for e in specs[chapter][1] if e not in exercise_cols]
     columns = ["student", "chapter", "status", "score", "max_score", *exercise_cols, "notes"]
     out = []
     for student in students:
         for chapter in chapters:
-            r = by_key.get((student, chapter))
-            if r is None:
-                sample = next(x for x in records if x["chapter"] == chapter)
-                out.append({"student": student, "chapter": chapter, "status": "missing", "score": 0,
-                            "max_score": _g(sample["max_score"]), "notes": "no submission"}
-                           | {e: 0 for e in sample["exercises"]})
+            r, found = by_key.get((student, chapter)), collected.outcome(seen, student, chapter)
+            late = ["handed in late (Canvas: LATE)"] if found and found.get("late") else []
+            if r is not None:
+                stale = ([f"graded an earlier notebook; the latest was not collected ({collected.why_not(found)})"]
+                         if found and found["status"] in collected.PROBLEMS else [])
+                row = {"student": student, "chapter": chapter, "status": r["status"], "score": _g(r["score"]),
+                       "max_score": _g(r["max_score"]), "notes": "; ".join(filter(None, [notes(r), *stale, *late]))}
+                out.append(row | {e: _g(v["score"]) for e, v in r["exercises"].items()})
                 continue
-            row = {"student": student, "chapter": chapter, "status": r["status"],
-                   "score": _g(r["score"]), "max_score": _g(r["max_score"]), "notes": notes(r)}
-            row |= {e: _g(v["score"]) for e, v in r["exercises"].items()}
-            out.append(row)
+            if found and found["status"] == "collected":
+                status, why = "not_graded", ["collected, not graded yet: run grade"]
+            elif found:
+                status, why = found["status"], [collected.why_not(found)]
+            else:
+                status, why = "missing", ["no submission", *(f"not collected: {u}" for u in seen["unplaced"].get(student, []))]
+            out.append({"student": student, "chapter": chapter, "status": status, "score": 0,
+                        "max_score": _g(specs[chapter][0]), "notes": "; ".join(why + late)}
+                       | {e: 0 for e in specs[chapter][1]})
     return columns, out
+
+
+def _spec(course: Course, chapter: str, records: list[dict]) -> tuple[float, list[str]]:
+    """A chapter's maximum score and exercises: from a graded record, else from its source."""
+    sample = next((r for r in records if r["chapter"] == chapter), None)
+    if sample is not None:
+        return sample["max_score"], list(sample["exercises"])
+    try:
+        tests = results.chapter_tests(notebooks.read(course.solution_ipynb(chapter)))
+    except AutograderError:
+        return 0.0, []
+    return sum(t["points"] for t in tests), list(dict.fromkeys(t["exercise"] for t in tests))
 
 
 def _g(x: float) -> float | int:
@@ -55,10 +83,13 @@ def notes(record: dict) -> str:
     return "; ".join(parts)
 
 
-def export(course: Course, path: Path | None = None) -> list[str]:
-    """Write grades.csv; return the lines to print."""
+def export(course: Course, path: Path | None = None, lms: str | None = None) -> list[str]:
+    """Write grades.csv, or with `lms` ("canvas", "moodle") a file that LMS's grade import takes
+    (autograder/lms_export.py, docs/LMS.md); return the lines to print."""
     problems: list[str] = []
     columns, data = rows(course, problems)
+    if lms is not None:
+        return problems + lms_export.write(course, lms, data, collected.load(course), path)
     path = Path(path or course.grades_csv)
     text = io.StringIO()
     writer = csv.DictWriter(text, fieldnames=columns, restval="", lineterminator="\n")
