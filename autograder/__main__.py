@@ -47,7 +47,8 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--roster", metavar="FILE|NAMES",
                    help="with --exchange: the course's students (a file, one account a line, or NAME,NAME); "
                         "default: the hub's list, hub.json beside the exchange")
-    c.add_argument("--skip-bad", action="store_true", help="collect what can be placed, list the rest")
+    c.add_argument("--skip-bad", action="store_true",
+                   help="what collect always does now: what cannot be placed or read is listed, the rest collected")
     c.add_argument("--chapter", help="the chapter of an LMS download whose file names name none")
     g = sub.add_parser("grade", help="autograde collected submissions in parallel", epilog=WORKSPACE_RULES,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -68,8 +69,11 @@ def _parser() -> argparse.ArgumentParser:
     x.add_argument("--course-id", default=COURSE_ID, help=f"the exchange's course (default {COURSE_ID})")
     f = sub.add_parser("feedback", help="HTML feedback per student and chapter (no hidden tests)")
     f.add_argument("--workers", type=int, default=2)
-    e = sub.add_parser("export", help="write grades.csv")
+    e = sub.add_parser("export", help="write grades.csv, or a file an LMS's grade import takes (docs/LMS.md)")
     e.add_argument("--out", type=Path, default=None)
+    e.add_argument("--lms", choices=("canvas", "moodle"),
+                   help="canvas.csv for Canvas's gradebook import, or moodle.csv (and a grading worksheet per "
+                        "chapter for students a Moodle download named) for Moodle's")
     sub.add_parser("report", help="summary table per chapter and exercise")
     k = sub.add_parser("check", help="run a notebook's tests; exit 1 if one fails (students)")
     k.add_argument("notebook", type=Path)
@@ -120,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         lines = feedback(course, workers=args.workers)
     elif args.command == "export":
         from autograder.export import export
-        lines = export(course, args.out)
+        lines = export(course, args.out, lms=args.lms)
     elif args.command == "report":
         from autograder.export import report
         lines = report(course)
