@@ -77,10 +77,11 @@ grade: venv
 	$(BIN)/python -m autograder demo
 
 # The verdict is the last line printed: a failing recipe would add make's own "*** Error 1" after
-# it, so a failed test makes `make check` exit non-zero only where a script asks (CI or STRICT set).
+# it, so a failed test (exit 1) makes `make check` exit non-zero only where a script asks (CI or
+# STRICT set). Anything else, a wrong path above all (exit 2, with "did you mean ..."), fails.
 check: venv
 	@test -n "$(NB)" || { echo 'usage: make check NB=chapters/01_one_step/01_one_step.ipynb'; exit 2; }
-	@$(BIN)/python -m autograder check "$(NB)" || test -z "$(CI)$(STRICT)"
+	@$(BIN)/python -m autograder check "$(NB)" || { code=$$?; test $$code -eq 1 && test -z "$(CI)$(STRICT)" || exit $$code; }
 
 clean:
 	rm -rf autograder/submitted autograder/autograded autograder/feedback autograder/work autograder/gradebook.db autograder/grades.csv

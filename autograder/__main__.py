@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from autograder.course import COURSE_ID, REPO, AutograderError, Course
+from workbook import cli
 
 WORKSPACE_RULES = """\
 --workspace DIR (given before the command: python -m autograder --workspace DIR collect ...)
@@ -130,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         lines = report(course)
     elif args.command == "check":
         from autograder.check import check
-        code, lines = check(args.notebook, timeout=args.timeout)
+        code, lines = check(args.notebook, timeout=args.timeout, chapters=course.release)
     elif args.command == "demo":
         from autograder.demo import demo
         demo(course, workers=args.workers)
@@ -144,12 +145,17 @@ def main(argv: list[str] | None = None) -> int:
     return code
 
 
-if __name__ == "__main__":
+def main_with_errors(argv: list[str] | None = None) -> int:
+    """`main`, with an AutograderError said in one line (exit 2) and Ctrl+C in one word (130)."""
     try:
-        sys.exit(main())
+        return main(argv)
     except AutograderError as e:
         print(f"error: {e}", file=sys.stderr)
-        sys.exit(2)
+        return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
-        sys.exit(130)
+        return 130
+
+
+if __name__ == "__main__":
+    cli.run(main_with_errors)

@@ -7,6 +7,9 @@ ignores too, survives infinite loops and crashes, and warns about edited test ce
 from __future__ import annotations
 
 import ast
+import difflib
+import os
+import re
 from pathlib import Path
 
 from nbgrader.utils import compute_checksum, is_locked
@@ -88,10 +91,45 @@ def summarise(path: Path, nb, edited: list[str]) -> tuple[int, list[str]]:
     return (1 if failed else 0), lines
 
 
-def check(path: Path | str, timeout: int = 30) -> tuple[int, list[str]]:
-    """Run the notebook's tests; return (exit code, lines to print)."""
+def suggest(path: Path, chapters: Path) -> str | None:
+    """The chapter notebook `path` most likely meant, as a path to type (relative to the current
+    folder when it is inside it), or None. A chapter's folder, its name or number, or a name a
+    few letters off: `chapters/01_one_step`, `01_one_step.ipynb`, `chapters/1`, `01_one_stp`."""
+    notebooks_ = {nb.stem: nb for nb in sorted(chapters.glob("*/*.ipynb")) if nb.parent.name == nb.stem}
+    name = path.stem if path.suffix == ".ipynb" else path.name
+    number = re.match(r"(?:chapter[ _-]?)?(\d{1,2})(?:$|_)", name, re.I)
+    if name in notebooks_:
+        found = notebooks_[name]
+    elif number:
+        found = next((nb for stem, nb in notebooks_.items() if stem[:2] == number.group(1).zfill(2)), None)
+    else:
+        close = difflib.get_close_matches(name, list(notebooks_), n=1, cutoff=0.6)
+        found = notebooks_[close[0]] if close else None
+    return None if found is None else _typed(found)
+
+
+def _typed(path: Path) -> str:
+    """`path` as a student would type it here: relative when it is inside the current folder."""
+    here, full = Path.cwd().resolve(), path.resolve()
+    return os.path.relpath(full, here) if full.is_relative_to(here) else str(path)
+
+
+def _not_a_notebook(path: Path, chapters: Path | None) -> AutograderError:
+    """What `check` says of a path that is no notebook: what is wrong, then the path it likely meant."""
+    what = (f"{path} is a folder, not a notebook" if path.is_dir() else
+            f"{path} is not a notebook (.ipynb)" if path.exists() else f"no such notebook: {path}")
+    meant = suggest(path, chapters) if chapters is not None else None
+    if meant is not None:
+        return AutograderError(f"{what}; did you mean {meant}?")
+    where = f" ({_typed(chapters)}/NN_name/NN_name.ipynb)" if chapters is not None else ""
+    return AutograderError(f"{what}; give a chapter's notebook{where}")
+
+
+def check(path: Path | str, timeout: int = 30, chapters: Path | None = None) -> tuple[int, list[str]]:
+    """Run the notebook's tests; return (exit code, lines to print). A path that is no notebook is
+    an AutograderError that suggests one of `chapters` (the released chapters' folder)."""
     path = Path(path)
-    if path.suffix != ".ipynb":
-        raise AutograderError(f"{path} is not a notebook (.ipynb)")
+    if path.suffix != ".ipynb" or not path.is_file():
+        raise _not_a_notebook(path, chapters)
     edited = _edited(notebooks.read(path))
     return summarise(path, run(path, timeout), edited)

@@ -1,4 +1,5 @@
-"""`make check` ends with its verdict, not make's "*** Error 1"; CI or STRICT keeps the exit code (§9)."""
+"""`make check` ends with its verdict, not make's "*** Error 1"; CI or STRICT keeps the exit code (§9);
+a wrong path is an error, with the path it meant (issue 45)."""
 
 import os
 import subprocess
@@ -8,9 +9,9 @@ import pytest
 from workbook.paths import ROOT
 
 ENV = {k: v for k, v in os.environ.items() if k not in ("CI", "STRICT", "MAKEFLAGS", "MAKELEVEL")}
-# What `python -m autograder check` does with a missing notebook (test_autograder_cli proves the
-# real one: an AutograderError, printed as one line, exit 2), without the seconds a CLI start costs.
-FAILING_PYTHON = '#!/bin/sh\necho "error: no such notebook: $4 (stand-in)" >&2\nexit 2\n'
+# What `python -m autograder check` does when a test fails (exit 1, the verdict last), without the
+# seconds a notebook's run costs.
+FAILING_PYTHON = '#!/bin/sh\necho "0 of 3 test cell(s) passed. ($4, stand-in)"\nexit 1\n'
 
 
 def _make(*args):
@@ -20,16 +21,23 @@ def _make(*args):
 
 
 @pytest.mark.slow
-def test_a_failed_check_exits_non_zero_only_when_asked(tmp_path):
-    quiet = _make("NB=no/such.ipynb")
-    assert quiet.returncode == 0 and "***" not in quiet.stderr, quiet.stderr
-    assert quiet.stderr.strip().endswith("no such notebook: no/such.ipynb")
-    # The recipe's exit code under CI or STRICT, with a stand-in for the check that fails the same way.
+def test_a_wrong_path_fails_and_says_which_path_was_meant():
+    wrong = _make("NB=chapters/01_one_step")
+    assert wrong.returncode == 2, wrong.stdout + wrong.stderr
+    assert ("error: chapters/01_one_step is a folder, not a notebook; "
+            "did you mean chapters/01_one_step/01_one_step.ipynb?") in wrong.stderr
+
+
+@pytest.mark.slow
+def test_a_failed_test_exits_non_zero_only_when_asked(tmp_path):
     (tmp_path / "python").write_text(FAILING_PYTHON)
     (tmp_path / "python").chmod(0o755)
+    quiet = _make("NB=some.ipynb", f"BIN={tmp_path}")
+    assert quiet.returncode == 0 and "***" not in quiet.stdout + quiet.stderr, quiet.stderr
+    assert quiet.stdout.strip().endswith("passed. (some.ipynb, stand-in)"), quiet.stdout
     for strict in ("STRICT=1", "CI=true"):
-        done = _make("NB=no/such.ipynb", f"BIN={tmp_path}", strict)
-        assert done.returncode != 0 and "no/such.ipynb (stand-in)" in done.stderr, (strict, done.stderr)
+        done = _make("NB=some.ipynb", f"BIN={tmp_path}", strict)
+        assert done.returncode != 0 and "(some.ipynb, stand-in)" in done.stdout, (strict, done.stdout)
 
 
 @pytest.mark.slow

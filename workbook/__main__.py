@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from workbook import progress
+from workbook import cli, progress
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -27,4 +27,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

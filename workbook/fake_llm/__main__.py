@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 import threading
 
-from workbook import scenarios
+from workbook import cli, scenarios
 from workbook.fake_llm import FakeLLM
 
 
@@ -50,4 +49,4 @@ def hint(base_url: str) -> str:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)
