@@ -1,6 +1,8 @@
 """For plain `nbgrader ...` commands run from this folder (e.g. `cd autograder && nbgrader formgrader`).
 
-The autograder itself builds the same configuration in code (settings.nbgrader_config).
+The autograder itself builds the same configuration in code (settings.nbgrader_config). nbgrader's
+own autograde and collect grade and collect nothing here: they name the course's commands
+(nbgrader_buttons.py; autograde would run the tests in the student's kernel).
 """
 
 import sys
@@ -12,3 +14,5 @@ from autograder.settings import nbgrader_config  # noqa: E402
 
 c = get_config()  # noqa: F821 - provided by traitlets when it loads this file
 c.merge(nbgrader_config())
+c.Autograde.exporter_class = "autograder.nbgrader_buttons.GradeElsewhere"
+c.ExchangeFactory.collect = "autograder.nbgrader_buttons.CourseCollect"

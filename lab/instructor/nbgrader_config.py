@@ -6,9 +6,14 @@ submissions of a workspace. Which workspace: AUTOGRADER_WORKSPACE if set (`make 
 WORKSPACE=...`); else autograder/ once it has a gradebook (a cohort was graded); else the sample
 cohort's, autograder/work/demo/, once `make grade` has made it. AUTOGRADER_ROOT names another
 course laid out the same way (`python -m autograder --root`), inside the lab's root.
+
+The Formgrader's Autograde and Collect buttons (and `nbgrader autograde` / `collect` in the lab's
+terminal) grade and collect nothing here: they name the course's commands
+(autograder/nbgrader_buttons.py). nbgrader's autograde would run the tests in the student's kernel.
 """
 
 import os
+import shlex
 import sys
 from pathlib import Path
 
@@ -39,3 +44,10 @@ c.merge(nbgrader_config(course))
 exchange = course.work / "exchange"
 exchange.mkdir(parents=True, exist_ok=True)
 c.Exchange.root = str(exchange)
+where = "" if course.root == REPO else f" --root {shlex.quote(str(course.root))}"
+if course.workspace != Course(ROOT).workspace:
+    where += f" --workspace {shlex.quote(str(course.workspace))}"
+c.Autograde.exporter_class = "autograder.nbgrader_buttons.GradeElsewhere"
+c.GradeElsewhere.command = f"{shlex.quote(sys.executable)} -m autograder{where} grade"
+c.ExchangeFactory.collect = "autograder.nbgrader_buttons.CourseCollect"
+c.CourseCollect.command = f"{shlex.quote(sys.executable)} -m autograder{where} collect FOLDER_OR_ZIP"
