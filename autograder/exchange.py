@@ -4,10 +4,8 @@ On a JupyterHub, students submit through the Assignments tab: nbgrader's exchang
 notebook to `<exchange>/<course>/inbound/<student>+<chapter>+<timestamp>+<random>/`, with
 `timestamp.txt` and `submission_secret.txt` beside it. `collect_exchange` takes each student's
 latest submission of each chapter (as `nbgrader collect` does), reads its notebook as `collect`
-reads any file (no link followed, one name, a size cap) and hands the lot to `collect.collect`,
-so an exchange passes the same checks as a folder or an LMS zip. What feedback needs later (the
-timestamp and the secret) is kept in the workspace, `work/exchange.json`, never next to the
-notebook the grader runs.
+reads any file and hands the lot to `collect.run` (the same checks as a folder or an LMS zip). The
+timestamp and the secret are kept in `work/exchange.json`, never next to the notebook graded.
 
 The folder's name says who and when, and any account may write it (inbound is writable by all),
 so the name alone proves nothing (issue 46). A submission counts only when the student it names is
@@ -18,7 +16,7 @@ the latest is chosen, so it never blocks the class, nor hides or replaces anothe
 
 `release_feedback` puts each feedback page where nbgrader's Fetch Feedback looks for it:
 `<exchange>/<course>/feedback/<md5(secret + notebook)>.html`, in a folder students may enter but
-not list. Only a student's own submission holds the secret, so each finds only their own page.
+not list: each finds only their own page. A submission without a page gets one that says why.
 """
 
 from __future__ import annotations
@@ -216,20 +214,18 @@ def collect_exchange(course: Course, exchange: Path, course_id: str = COURSE_ID,
             staged = Path(tmp) / student / chapter / f"{chapter}.ipynb"
             staged.parent.mkdir(parents=True, exist_ok=True)
             staged.write_bytes(data)
-        if len(outcomes) < len(picked):
-            lines, _, (found, _, _) = collect.run(course, Path(tmp))
-            outcomes.update(found)
-        else:
-            lines = [f"collected 0 notebook(s) of 0 student(s) into {course.submitted}"]
+        lines, _, (found, _, _) = collect.run(course, Path(tmp)) if len(outcomes) < len(picked) else \
+            ([f"collected 0 notebook(s) of 0 student(s) into {course.submitted}"], 0, ({}, {}, {}))
+        outcomes.update(found)
     for (student, chapter), found in outcomes.items():
         record = records[f"{student}/{chapter}"]
         found["from"] = f"inbound/{record['submission']}"
         if found["status"] != "collected":
             record["problem"] = collected.why_not(found)
         lines = [line.replace(f"{student}/{chapter}/{chapter}.ipynb", found["from"]) for line in lines]
-    outbound = Path(exchange) / course_id / "outbound"
-    released = sorted(set(os.listdir(outbound)) & set(chapters)) if outbound.is_dir() else None
-    collected.note(course, outcomes, roster=sorted(enrolled), released=released)
+    outbound = Path(exchange) / course_id / "outbound"  # what was released: nbgrader's release_assignment
+    collected.note(course, outcomes, roster=sorted(enrolled),
+                   released=sorted(set(os.listdir(outbound)) & set(chapters)) if outbound.is_dir() else None)
     kept = _load(course)
     kept.update(records)
     _record_path(course).write_text(json.dumps(kept, indent=1, sort_keys=True), encoding="utf-8")
@@ -240,8 +236,7 @@ def collect_exchange(course: Course, exchange: Path, course_id: str = COURSE_ID,
 
 
 def _load(course: Course) -> dict:
-    path = _record_path(course)
-    if not path.is_file():
+    if not (path := _record_path(course)).is_file():
         return {}
     try:
         return json.loads(path.read_text(encoding="utf-8"))
@@ -293,11 +288,10 @@ def release_feedback(course: Course, exchange: Path, course_id: str = COURSE_ID)
 
 
 def _no_page(course: Course, student: str, chapter: str, record: dict) -> tuple[str, str]:
-    """Why a collected submission has no feedback page, as the student may read it, and what the
-    instructor can do."""
+    """Why a submission has no feedback page (for the student to read), and what the instructor can do."""
+    result = results.load(course, student, chapter)
     if record.get("problem"):
         return f"it was not graded: {record['problem']}", "the student can submit again"
-    result = results.load(course, student, chapter)
     if result is None:
         return "it has not been graded yet", "run grade, then feedback and release-feedback again"
     if result["status"] == "error":  # the grader's message stays with the instructor (grades.csv notes)
