@@ -68,8 +68,10 @@ def canvas(data: list[dict], seen: dict) -> tuple[str, list[str]]:
         name = ids.get("full_name") or ids.get("name") or student
         rows.append([name, canvas_id, "", login, "", *(_cell(by[(student, c)]) for c in chapters)])
         if not canvas_id:
-            lines.append(f"{student}: no Canvas user id (not collected from a Canvas download); "
-                         f"Canvas matches them by SIS Login ID {login!r} or by name")
+            lines.append(student)
+    if lines:  # Canvas looks them up by SIS Login ID (their student id here), else by name
+        lines = [f"no Canvas user id (not collected from a Canvas download), matched by SIS Login ID or name: "
+                 f"{', '.join(lines)}"]
     lines += [f"late: {s} / {c} (Canvas's LATE; the score is not changed)" for s in students for c in chapters
               if (collected.outcome(seen, s, c) or {}).get("late")]
     return _csv(rows), lines
