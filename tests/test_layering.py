@@ -35,7 +35,8 @@ LAYERS = [
      ["workbook.fake_llm*", "workbook.trace*", "workbook.env", "workbook.saved_answers",
       "workbook.quiz", "workbook.link*"]),
     ("the entry points: providers, checks, progress", [
-        "workbook", "workbook.__main__", "workbook.providers", "workbook.checks", "workbook.progress"]),
+        "workbook", "workbook.__main__", "workbook.providers", "workbook.checks", "workbook.progress",
+        "workbook.validate"]),
 ]
 
 

@@ -1,0 +1,75 @@
+"""In a real browser, the student's Validate dialog says what failed first (issue 45): the failed
+test's name and its error's own line (what is wrong, and the hint), then the traceback; the test
+cell's 20 to 50 lines of code stay in the notebook (workbook/validate.py).
+
+The server runs with lab/student/ on JUPYTER_CONFIG_PATH, as `make lab` starts it, on a copy of
+chapter 01 whose parse_reply is a wrong answer (an empty final answer taken for a tool call). Screenshot: test-artifacts/validate-failure.png. Skip locally with SKIP_BROWSER=1.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import nbformat
+import pytest
+
+from tests.browser.jupyter import CHAPTERS, ROOT, JupyterServer, marks, open_notebook, shot
+
+pytestmark = marks()
+CHAPTER = "01_one_step"
+WRONG = '''def parse_reply(reply):
+    if reply.get("final"):
+        return ("final", reply["final"])
+    return ("tool", reply["tool"], reply.get("args", {}))
+'''
+SAID = ("AssertionError: parse_reply({'final': ''}) raised KeyError: 'tool' — "
+        "an empty final answer is still a final answer")  # what is wrong — the test's hint
+
+
+def expect(locator):
+    from playwright.sync_api import expect as _expect  # imported late: the module may be skipped
+
+    return _expect(locator)
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("validate")
+    root = tmp / "root"
+    shutil.copytree(CHAPTERS / CHAPTER, root / CHAPTER)
+    path = root / CHAPTER / f"{CHAPTER}.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "parse_reply")
+    cell.source = WRONG
+    nbformat.write(nb, path)
+    server = JupyterServer(root, tmp, config_path=ROOT / "lab" / "student")
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def test_validate_shows_the_failed_assertion_and_its_hint_first(page, lab):
+    source = nbformat.read(CHAPTERS / CHAPTER / f"{CHAPTER}.ipynb", as_version=4)
+    test_code = next(c.source for c in source.cells
+                     if c.metadata.get("nbgrader", {}).get("grade_id") == "parse_reply_tests")
+    open_notebook(page, lab, f"{CHAPTER}/{CHAPTER}.ipynb")
+    page.locator(".jp-NotebookPanel-toolbar").get_by_text("Validate", exact=True).click()
+    dialog = page.locator("#validation-message.validation-failed")
+    expect(dialog).to_contain_text(SAID)
+    shot(page.locator(".jp-Dialog-content"), "validate-failure.png")
+    blocks = dialog.locator(".jp-RenderedText pre").all_inner_texts()
+    # Per failed cell: the headline, then the traceback (three cells fail: the other two are stubs).
+    assert len(blocks) == 6, blocks
+    assert blocks[0] == f"parse_reply_tests\n{SAID}", blocks[0]
+    assert "Traceback" in blocks[1] and blocks[1].rstrip().endswith(SAID), blocks[1]
+    assert blocks[2] == ("one_step_tests\nNotImplementedError: not answered yet: your answer to "
+                         "one_step goes here"), blocks[2]
+    text = dialog.inner_text()
+    assert text.index(SAID) < text.index("Traceback")
+    first_line = test_code.splitlines()[0]  # the test's docstring: its code is not listed
+    assert first_line not in text and len(text.splitlines()) < 80, text
+    # The headline wraps inside the dialog: nothing is cut off or scrolled sideways.
+    headline = dialog.locator(".jp-RenderedText pre").first
+    assert headline.evaluate("e => e.scrollWidth <= e.clientWidth"), "the headline is cut off"
