@@ -19,10 +19,6 @@ IDS = [chapter for _, chapter in CHAPTERS]
 COURSES = gates.courses()
 
 
-def _nb_text(path):
-    return notebooks.dumps(notebooks.read(path))
-
-
 @pytest.mark.parametrize(("course", "chapter"), CHAPTERS, ids=IDS)
 def test_solution_py_and_ipynb_agree(course, chapter):
     py, ipynb = course.solution_py(chapter), course.solution_ipynb(chapter)
