@@ -183,7 +183,7 @@ def bwrap_argv(run: Path, hidden: list[Path], limits: SandboxLimits = SandboxLim
             argv += ["--symlink", os.readlink(top), top]
         elif Path(top).is_dir():
             argv += ["--ro-bind", top, top]
-    needed = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    needed = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)} | pth_folders()
     needed |= {REPO / "workbook", REPO / "chapters", REPO / "README.md"}
     targets = needed | {run / "kernel.json", HOME, SOCKETS, REPO / "agent_files", Path("/etc/passwd")}
     argv += _parents(targets)
@@ -214,7 +214,8 @@ def bwrap_argv(run: Path, hidden: list[Path], limits: SandboxLimits = SandboxLim
     env = {"HOME": HOME, "IPYTHONDIR": HOME / ".ipython", "TMPDIR": "/tmp", "JUPYTER_RUNTIME_DIR": "/tmp",
            "MPLCONFIGDIR": "/tmp/matplotlib", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
            "PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin", "USER": "student",
-           "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
+           "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+           "PYTHONPATH": REPO}  # `import workbook` from any venv (the judge's too): here REPO holds only what is bound
     argv += ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
              "--die-with-parent", "--cap-drop", "ALL", "--clearenv"]
     if drop:  # only for the first process inside, which drops to the sandbox's uid at once
@@ -222,6 +223,21 @@ def bwrap_argv(run: Path, hidden: list[Path], limits: SandboxLimits = SandboxLim
     for name, value in env.items():
         argv += ["--setenv", name, str(value)]
     return argv + ["--chdir", str(HOME)]
+
+
+def pth_folders() -> set[Path]:
+    """What the .pth files of this Python's site folders add to its path (a venv layered on the
+    course's, the hub's students' copy): the kernel's Python reads the same files, so it needs them.
+    Never the repository or a folder above it (its solutions)."""
+    found = set()
+    for site in {Path(p) for p in sys.path if Path(p).name in ("site-packages", "dist-packages")}:
+        for pth in sorted(site.glob("*.pth")) if site.is_dir() else ():
+            for line in pth.read_text(encoding="utf-8", errors="replace").splitlines():
+                if line.strip() and not line.startswith(("#", "import ", "import\t")):
+                    path = (site / line.strip()).resolve()
+                    if path.is_dir() and not REPO.is_relative_to(path):
+                        found.add(path)
+    return found
 
 
 @functools.cache
