@@ -11,7 +11,8 @@ accounts (useradd), their passwords (passwd, or chpasswd from --passwords), home
 can open (chmod 700), the hub's settings, exchange and course copies (hub/setup_hub.py: the
 instructor's, and the students' copy their servers run from), the clone closed to all but root and
 the instructor (chgrp, chmod 750: it holds the solutions and hidden tests), and a systemd unit that
-starts the hub at boot (or, without systemd, the command that starts it).
+starts the hub at boot (or, without systemd, the command that starts it). A run that only adds
+students restarts nothing: setup_hub.py adds them to the running hub through its API.
 --dry-run prints every step and what it would run, and changes nothing (root not needed).
 Only the standard library: it runs before the venv exists.
 """
@@ -267,8 +268,9 @@ def plan(args, m: Machine) -> list[Step]:
         current = json.loads(settings) if settings else {}
     except ValueError:
         current = {}
-    # a hub.json without the students' copy predates it: its servers would run from the clone
-    if new or "student_course" not in current or any(current.get(k) != v for k, v in asked.items()):
+    # a hub.json without the students' copy predates it: its servers would run from the clone;
+    # one without the setup token predates the closed database and exchange (issue 46)
+    if new or not {"student_course", "setup_token"} <= set(current) or any(current.get(k) != v for k, v in asked.items()):
         setup.actions = [Run([f"{venv}/bin/python", str(HERE / "setup_hub.py"), *settings_args(args)])]
     setup.done = f"{state}/hub.json already has this instructor, these students, course id and port"
     if m.group(REPO) != args.instructor or m.mode(str(REPO)) != 0o750:
@@ -279,14 +281,25 @@ def plan(args, m: Machine) -> list[Step]:
         boot.done = f"{'--no-systemd' if args.no_systemd else 'no systemd here'}: the last line says how to start it"
     else:
         changed = m.read(UNIT) != unit_text(args)
+        boot.done = f"{UNIT} is enabled and running"
         if changed:
             boot.actions = [Write(UNIT, unit_text(args)), Run(["systemctl", "daemon-reload"])]
-        if changed or setup.actions:
+        if changed or (setup.actions and not only_new_students(args, current)):
             boot.actions += [Run(["systemctl", "enable", UNIT.stem]), Run(["systemctl", "restart", UNIT.stem])]
+        elif setup.actions and m.unit_on():
+            boot.done = f"{UNIT} is running; setup adds the new students to it (no server stops)"
         elif not m.unit_on():
             boot.actions = [Run(["systemctl", "enable", "--now", UNIT.stem])]
-        boot.done = f"{UNIT} is enabled and running"
     return steps
+
+
+def only_new_students(args, current: dict) -> bool:
+    """The settings differ from the running hub's only by new students, which setup_hub.py adds to
+    it through its API (hub/hub_state.py): no restart, which would stop every student's server."""
+    same = {"instructor": args.instructor, "course_id": args.course_id, **({"port": args.port} if args.port else {})}
+    return (bool(current.get("setup_token")) and "student_course" in current
+            and all(current.get(k) == v for k, v in same.items())
+            and set(current.get("students", [])) <= set(args.students))
 
 
 def run(steps: list[Step], dry_run: bool) -> int:

@@ -36,6 +36,13 @@ c.JupyterHub.cleanup_servers = True
 c.JupyterHub.cleanup_proxy = True
 
 c.Authenticator.allowed_users = set(S["students"]) | {S["instructor"]}
+# hub/setup_hub.py adds new students to the running hub through its API with this service's token
+# (root's, 0600; hub/hub_state.py): users only, no server stops.
+TOKEN = STATE / "setup-token"
+if S.get("setup_token") and TOKEN.is_file():
+    c.JupyterHub.services = [{"name": "agent-loop-setup", "api_token": TOKEN.read_text(encoding="utf-8").strip()}]
+    c.JupyterHub.load_roles = [{"name": "agent-loop-setup", "scopes": ["admin:users"],
+                                "services": ["agent-loop-setup"]}]
 c.Authenticator.admin_users = {S["instructor"]}
 if S.get("auth") == "shared-password":  # a rehearsal on throw-away accounts: one password
     c.JupyterHub.authenticator_class = "shared-password"

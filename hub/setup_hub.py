@@ -25,6 +25,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+from hub_state import (
+    PATH_VARIABLE,
+    add_users,
+    close_database,
+    course_exchange,
+    setup_token,
+    write_profile,
+    write_roster,
+)
 from student_course import (  # hub/ is on the path of whatever imports this
     DEFAULT_STATE,
     SetupError,
@@ -56,13 +65,15 @@ def account_env(settings: dict, user: str) -> dict[str, str]:
         "JUPYTER_PATH": f"{env}/share/jupyter",
         "JUPYTERLAB_DIR": f"{env}/share/jupyter/lab",
         "PATH": f"{env}/bin:/usr/local/bin:/usr/bin:/bin",
+        PATH_VARIABLE: f"{env}/bin",  # a login shell's PATH gets it back (/etc/profile.d, hub_state.py)
         "HUB_EXCHANGE": settings["exchange"], "HUB_COURSE_ID": settings["course_id"],
         "LLM_PROVIDER": "fake",  # graded cells use the fake anyway; a live cell needs a key set by hand
     }
     if user != settings["instructor"]:
         return {"JUPYTER_CONFIG_PATH": f"{tree}/hub/student:{env}/etc/jupyter", **common}
     return {"JUPYTER_CONFIG_PATH": f"{settings['repo']}/hub/instructor:{env}/etc/jupyter", **common,
-            "HUB_COURSE_ROOT": settings["course_root"], "HUB_REPO": settings["repo"]}
+            "HUB_COURSE_ROOT": settings["course_root"], "HUB_REPO": settings["repo"],
+            "HUB_ROSTER": f"{settings['state']}/roster"}  # the Formgrader's Collect (hub_state.py)
 
 
 def make_user(name: str, homes: Path | None) -> None:
@@ -111,7 +122,7 @@ def missing_prerequisite() -> str | None:
     return None
 
 
-def setup(args) -> Path:
+def setup(args) -> tuple[Path, list[str]]:
     if os.geteuid() != 0:
         raise SetupError("run as root: each account's server is started as that account")
     if args.password is not None and len(args.password) < 8:
@@ -131,15 +142,23 @@ def setup(args) -> Path:
     missing = [n for n in [args.instructor, *students] if not _exists(n)]
     if missing:
         raise SetupError(f"no such account(s): {', '.join(missing)} (make them, or --create-users for a rehearsal)")
+    before = _settings(state / "hub.json")
+    close_database(state)
     exchange = state / "exchange"
     exchange.mkdir(exist_ok=True)
     exchange.chmod(0o1777)  # nbgrader: everyone writes; the sticky bit keeps what each made their own
+    course_exchange(exchange, args.course_id, args.instructor)  # the instructor's before any student's
+    write_roster(state, students, args.instructor)
+    write_profile()
+    setup_token(state)
     course_root = copy_course(Path(args.course).resolve(), args.instructor)
     tree = state / STUDENT_COURSE  # from the instructor's chapters/; hub/student_course.py again after a release
     build_student_course(tree, course_root, accounts_interpreter())
+    same_hub = before.get("state") == str(state)  # a running hub keeps its ports: adding a student is no restart
     settings = {
-        "state": str(state), "ip": "127.0.0.1", "port": args.port or free_port(),
-        "hub_port": free_port(), "proxy_api_port": free_port(), "proxy": proxy,
+        "state": str(state), "ip": "127.0.0.1", "port": args.port or before.get("port") or free_port(),
+        "hub_port": before.get("hub_port") if same_hub else free_port(),
+        "proxy_api_port": before.get("proxy_api_port") if same_hub else free_port(), "proxy": proxy,
         "students": students, "instructor": args.instructor,
         "exchange": str(exchange), "course_id": args.course_id,
         "course_root": str(course_root), "student_course": str(tree),
@@ -147,12 +166,30 @@ def setup(args) -> Path:
         "auth": "shared-password" if args.password else "pam", "password": args.password or "",
         "start_timeout": args.start_timeout,
         # JupyterHub's shared password is for students; the instructor (an admin) needs their own
-        "admin_password": secrets.token_hex(16) if args.password else "",
+        "admin_password": (before.get("admin_password") or secrets.token_hex(16)) if args.password else "",
+        "setup_token": "setup-token",  # the hub's users are managed through its API (hub_state.py)
     }
+    settings["hub_port"] = settings["hub_port"] or free_port()
+    settings["proxy_api_port"] = settings["proxy_api_port"] or free_port()
     path = state / "hub.json"
     path.write_text(json.dumps(settings, indent=1), encoding="utf-8")
     path.chmod(0o600)  # it may hold the rehearsal's password
-    return path
+    new = [n for n in students if n not in before.get("students", [])]
+    if not before or not new:
+        return path, []
+    if before.get("setup_token"):
+        return path, [add_users(settings, new)]
+    return path, [f"a hub started before this setup lets {', '.join(new)} in only once it restarts "
+                  "(which stops every server; hub/install.py restarts it)"]
+
+
+def _settings(path: Path) -> dict:
+    """The hub.json an earlier run wrote ({} if none or unreadable)."""
+    try:
+        found = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
 
 
 def _exists(name: str) -> bool:
@@ -178,7 +215,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--homes", help="with --create-users: the folder their homes go in (default /home)")
     args = p.parse_args(argv)
     try:
-        print(f"hub settings: {setup(args)}")
+        path, lines = setup(args)
+        print("\n".join([*lines, f"hub settings: {path}"]))
     except (SetupError, subprocess.CalledProcessError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

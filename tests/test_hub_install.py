@@ -83,7 +83,8 @@ def set_up(**changes) -> Fresh:
     """The machine as install.py leaves it: every step done."""
     names = ["ines", "ada", "ben"]
     settings = {"instructor": "ines", "students": ["ada", "ben"], "course_id": "agent-loop-by-hand",
-                "port": 8000, "exchange": "/srv/h/exchange", "student_course": "/srv/h/student-course"}
+                "port": 8000, "exchange": "/srv/h/exchange", "student_course": "/srv/h/student-course",
+                "setup_token": "setup-token"}
     unit = install.unit_text(SimpleNamespace(venv="/opt/c/.venv", state="/srv/h"))
     machine = Fresh(tools={"apt-get", "apt-cache", "systemctl", "bwrap", "npm", "node", "configurable-http-proxy"},
                     ensurepip=True, users={n: 0o700 for n in names}, shadow_={n: PASSWORD_HASH for n in names},
@@ -164,12 +165,27 @@ def test_a_hub_set_up_before_the_students_copy_is_set_up_again(capsys):
     assert "[9/10] the clone only root and the instructor read (chgrp, chmod 750): nothing to do" in out
 
 
-def test_a_new_student_is_added_and_the_hub_restarted(capsys):
+def test_a_new_student_is_added_without_a_restart(capsys):
+    """Issue 46: setup_hub.py adds them to the running hub through its API; a restart would stop
+    every student's server."""
     assert install.main(["--instructor", "ines", "--students", "ada,ben,cy", "--state", "/srv/h",
                          "--venv", "/opt/c/.venv", "--dry-run"], set_up()) == 0
-    done = actions(capsys.readouterr().out)
+    out = capsys.readouterr().out
+    done = actions(out)
     assert done[:2] == ["useradd -m -s /bin/bash cy", "passwd cy  (asks for cy's password here)"]
-    assert "--students ada,ben,cy" in done[3] and done[-1] == "systemctl restart agent-loop-hub"
+    assert "--students ada,ben,cy" in done[3] and not any("systemctl" in a for a in done), done
+    assert "setup adds the new students to it (no server stops)" in out
+
+
+def test_a_hub_set_up_before_its_setup_token_is_set_up_again_and_restarted_once(capsys):
+    """The check of the check: a hub started before the token cannot be told of new students."""
+    machine = set_up()
+    settings = json.loads(machine.files["/srv/h/hub.json"])
+    del settings["setup_token"]
+    machine.files = {**machine.files, "/srv/h/hub.json": json.dumps(settings)}
+    assert install.main([*ARGS, "--dry-run"], machine) == 0
+    done = actions(capsys.readouterr().out)
+    assert any("setup_hub.py" in a for a in done) and done[-1] == "systemctl restart agent-loop-hub", done
 
 
 def test_passwords_from_a_file_are_never_printed(tmp_path, capsys):
