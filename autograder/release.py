@@ -13,7 +13,7 @@ from pathlib import Path
 from ipykernel.ipkernel import IPythonKernel
 from nbgrader.utils import compute_checksum
 
-from autograder import notebooks
+from autograder import notebooks, reading
 from autograder.course import CHAPTER_ID, Course
 
 # nbgrader leaves a hidden-test cell with its docstring as the last expression, which IPython
@@ -69,6 +69,7 @@ def generate(course: Course, chapters: list[str], out: Path, db: Path) -> None:
         nb = notebooks.read(released)
         quiet_hidden_cells(notebooks.read(course.solution_ipynb(chapter)), nb)
         name_stubs(nb)
+        reading.append(course, chapter, nb)  # the chapter's row of docs/READING.md, its last cell
         notebooks.cell_ids(nb)
         nb.metadata = notebooks.normalise(nb.copy()).metadata
         nb.metadata["language_info"] = copy.deepcopy(LANGUAGE_INFO)  # as JupyterLab saves it: opens clean
