@@ -30,9 +30,10 @@
 #   waiting;
 # - tell an answer (`finish_reason == "stop"`) from a reply that was cut off (`"length"`) or
 #   filtered (`"content_filter"`), and stop with a clear status;
-# - write `run_agent` with all of this, every stop a status in the `AgentResult`.
+# - write `run_agent` with all of this, every stop a status in the `AgentResult`;
+# - say in the status when a run stopped after a tool that writes had already run.
 #
-# **Time:** about 75 minutes.
+# **Time:** about 85 minutes.
 #
 # **Builds on:** 03 · The OpenAI wire format (`run_agent`, `AgentResult`, tool messages by id)
 # and 02 · The loop (the step limit). What you need from them is restated below as given code.
@@ -966,6 +967,265 @@ for name, limits in runs:
 # Every run ended, and every status says how. None of them raised.
 
 # %% [markdown]
+# ## Part 7 · A stop after a tool acted
+#
+# A person takes over every run that is not `done`, and the first thing they need to know is
+# whether anything has already happened. `STOPPED: loop` reads as "nothing was done; run it again".
+# Here is a run it would mislead: the model asks for a refund, the payment provider does not answer
+# in time, the model asks again, and again, and the third request is stopped as a loop.
+
+# %%
+def refund(order_id, amount):
+    """The payment provider does not answer: the refund may or may not have gone through."""
+    raise TimeoutError("the payment provider did not answer within 30 s")
+
+
+scenario = scenarios.refund_with_timeout()
+print(run_agent(FakeLLM(scenario).client(), "fake-model", scenario.question, scenario.openai_tools(),
+                {"refund": refund}))
+
+# %% [markdown]
+# The refund ran twice. A timeout says nothing about the outcome (chapter 08): the money may have
+# gone out once, twice or not at all. Whoever runs this again, or tells the customer "nothing
+# happened", may refund twice. The status has to say it: `STOPPED: loop after refund ran`.
+#
+# Tools that only **read** (`get_order`, `txn_sum`, `search_kb`) change nothing, and a run that
+# stopped after them can simply run again. Tools that **write** (`refund`, `card_block`,
+# `write_note`) act on the world. Which tools write is something your code knows, not the model:
+# it is a list you keep next to the tools.
+
+# %% [markdown]
+# ## Exercise 5 — `report_actions` (3 points)
+#
+# Write `report_actions(run, impl, writes)`:
+#
+# - `run` is the loop with everything but its tools filled in: a function that takes a tools dict
+#   and returns an `AgentResult`, e.g. `lambda tools: run_agent(client, model, question, schemas,
+#   tools)`. `impl` is the tools by name, `writes` the names of the tools that write.
+# - Call `run` once, with a **new** dict of the same tools in which each tool named in `writes`
+#   first notes its name and then calls the real tool, returning what it returns (an exception goes
+#   on as it is: the loop turns it into an observation). Note the name **before** the call: a write
+#   that raised or timed out may still have acted. Tools not in `writes` go in as they are, and
+#   `impl` itself does not change.
+# - When the result's status is not `"done"` and a write tool was called, return
+#   `AgentResult(result.answer, f"{result.status} after {names} ran", result.steps)`, where `names`
+#   are the write tools called, each once, in the order of their first call, joined by `", "`
+#   (`"STOPPED: timeout after refund, write_note ran"`). Otherwise return the result as it is: a
+#   `done` run tells what it did in its answer, and a stop after reads only can simply run again.
+#
+# Chapter 20 counts how often each limit stops the runs of an evaluation; it reads the limit
+# before `" after "`, so a timeout after a refund still counts as a timeout.
+
+# %% nbgrader={"grade": false, "grade_id": "report_actions", "locked": false, "schema_version": 3, "solution": true}
+def report_actions(run, impl, writes):
+    """Run the loop with its writing tools watched: a stop after one of them ran says so in its status."""
+    ### BEGIN SOLUTION
+    acted = []
+
+    def watched(name, tool):
+        def call(*args, **kwargs):
+            if name not in acted:
+                acted.append(name)  # before the call: a write that fails may still have acted
+            return tool(*args, **kwargs)
+        return call
+
+    tools = {name: watched(name, tool) if name in writes else tool for name, tool in impl.items()}
+    result = run(tools)
+    if result.status == "done" or not acted:
+        return result
+    return AgentResult(result.answer, f"{result.status} after {', '.join(acted)} ran", result.steps)
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "report_actions_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+"""Visible tests: report_actions adds "after refund ran" to a stop that came after a refund, with
+the answer and the steps kept; a stop after reads only and a done run keep their status; a refund
+that raised still counts; each write tool is named once, in order, and each wrapped tool calls its
+own tool and returns its result; impl is not changed."""
+import dataclasses
+from dataclasses import dataclass
+
+from workbook.checks import fresh
+
+#@include 02_the_loop AgentResult
+
+
+wb = fresh()
+calls = []
+
+
+def get_order(order_id):
+    calls.append(("get_order", order_id))
+    return {"order_id": order_id, "status": "shipped"}
+
+
+def refund(order_id, amount):
+    calls.append(("refund", order_id))
+    return {"refunded": amount, "order_id": order_id}
+
+
+def card_block():
+    calls.append(("card_block",))
+    return {"blocked": True}
+
+
+def failing_refund(order_id, amount):
+    raise RuntimeError("the payment provider did not answer")
+
+
+def check(got, status, what):
+    assert dataclasses.is_dataclass(got) and type(got).__name__ == "AgentResult", (
+        f"{what}: report_actions returns an AgentResult, got {type(got).__name__}: {got!r}")
+    wb.checks.equal((got.answer, got.status, got.steps), (None, status, 3) if status != "done" else ("Done.", status, 2),
+                    what, hint="keep the answer and the steps; add ' after <write tools> ran' to a stop only")
+
+
+def stopped(*steps, status="STOPPED: step limit"):
+    """A stand-in loop: calls the tools as the model asked, then stops."""
+    def run(tools):
+        for name, kwargs in steps:
+            try:
+                tools[name](**kwargs)
+            except Exception:
+                pass  # call_tool turns it into an observation
+        return AgentResult(None, status, 3) if status != "done" else AgentResult("Done.", "done", 2)
+    return run
+
+
+impl = {"get_order": get_order, "refund": refund, "card_block": card_block}
+saved = dict(impl)
+writes = {"refund", "card_block"}
+with wb.checks.no_raise("report_actions(run, impl, writes)"):
+    got = report_actions(stopped(("get_order", {"order_id": "A-1001"}), ("refund", {"order_id": "A-1001", "amount": 2450})),
+                         impl, writes)
+check(got, "STOPPED: step limit after refund ran", "a step limit after get_order and refund")
+assert calls == [("get_order", "A-1001"), ("refund", "A-1001")], (
+    f"each tool in the new dict calls its own tool, once per call; the tools saw {calls}")
+got = report_actions(stopped(("get_order", {"order_id": "A-1001"}), ("get_order", {"order_id": "A-1002"})), impl, writes)
+check(got, "STOPPED: step limit", "a step limit after two get_order calls (reads only)")
+got = report_actions(stopped(("refund", {"order_id": "A-1001", "amount": 2450}), status="done"), impl, writes)
+check(got, "done", "a done run after a refund")
+got = report_actions(stopped(("refund", {"order_id": "A-1001", "amount": 2450}), status="STOPPED: timeout"),
+                     {**impl, "refund": failing_refund}, writes)
+check(got, "STOPPED: timeout after refund ran", "a timeout after a refund that raised")
+calls.clear()
+got = report_actions(stopped(("refund", {"order_id": "A-1001", "amount": 2450}), ("card_block", {}),
+                             ("refund", {"order_id": "A-1002", "amount": 1290}), status="STOPPED: loop"), impl, writes)
+check(got, "STOPPED: loop after refund, card_block ran", "a loop stop after refund, card_block and refund again")
+assert calls == [("refund", "A-1001"), ("card_block",), ("refund", "A-1002")], (
+    f"each wrapped tool must call its own tool (in a loop, bind the name and the tool for each one); the tools saw {calls}")
+returned = []
+report_actions(lambda tools: returned.append(tools["refund"](order_id="A-1", amount=5)) or AgentResult("ok", "done", 1),
+               impl, writes)
+wb.checks.equal(returned, [{"refunded": 5, "order_id": "A-1"}], "what the wrapped refund returned to the loop",
+                hint="return the real tool's result")
+assert impl == saved and all(impl[name] is saved[name] for name in saved), (
+    "report_actions must not change impl: give run a new dict")
+print("report_actions: visible tests passed")
+
+# %% nbgrader={"grade": true, "grade_id": "report_actions_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+"""Hidden tests: every stop status keeps its text before " after "; writes as a list, a tuple or
+empty; a write tool the run never calls; run called once; positional arguments; the real loop on
+the refund that times out."""
+### BEGIN HIDDEN TESTS
+import dataclasses
+import json
+from dataclasses import dataclass
+
+from workbook.checks import fresh
+
+#@include 02_the_loop AgentResult
+
+
+wb = fresh()
+
+
+def tool(name, seen):
+    def call(*args, **kwargs):
+        seen.append((name, args, kwargs))
+        return {"tool": name}
+    return call
+
+
+def run_calling(names, status, answer=None, steps=4):
+    runs = []
+
+    def run(tools):
+        runs.append(sorted(tools))
+        for name in names:
+            tools[name](order_id="A-1001")
+        return AgentResult(answer, status, steps)
+    return run, runs
+
+
+seen = []
+impl = {name: tool(name, seen) for name in ("get_order", "refund", "write_note", "card_block")}
+for status in ("STOPPED: token budget", "STOPPED: length", "STOPPED: empty answer", "STOPPED: timeout"):
+    run, runs = run_calling(["write_note", "get_order", "refund", "write_note"], status)
+    got = report_actions(run, impl, ["refund", "write_note"])
+    assert dataclasses.is_dataclass(got) and type(got).__name__ == "AgentResult", f"an AgentResult, got {got!r}"
+    wb.checks.equal((got.answer, got.status, got.steps), (None, f"{status} after write_note, refund ran", 4),
+                    f"report_actions on {status}")
+    wb.checks.equal(runs, [["card_block", "get_order", "refund", "write_note"]], "run is called once, with every tool")
+run, runs = run_calling(["refund"], "STOPPED: loop")
+wb.checks.equal(report_actions(run, impl, ("refund",)).status, "STOPPED: loop after refund ran", "writes as a tuple")
+run, runs = run_calling(["refund"], "STOPPED: loop")
+wb.checks.equal(report_actions(run, impl, []).status, "STOPPED: loop", "no write tools")
+run, runs = run_calling(["get_order"], "STOPPED: loop")
+wb.checks.equal(report_actions(run, impl, {"refund", "cancel_order"}).status, "STOPPED: loop",
+                "a write tool never called, and one that is not in impl")
+run, runs = run_calling(["refund"], "done", answer="Refunded.")
+got = report_actions(run, impl, {"refund"})
+wb.checks.equal((got.answer, got.status, got.steps), ("Refunded.", "done", 4), "a done run after a refund")
+seen.clear()
+got = report_actions(lambda tools: (tools["refund"]("A-1", 5), AgentResult(None, "STOPPED: step limit", 1))[1],
+                     impl, {"refund"})
+wb.checks.equal(got.status, "STOPPED: step limit after refund ran", "a write called with positional arguments")
+wb.checks.equal(seen, [("refund", ("A-1", 5), {})], "the real tool gets the same arguments")
+
+S = wb.scenarios
+scenario = S.refund_with_timeout()
+
+
+def timed_out(order_id, amount):
+    raise TimeoutError("the payment provider did not answer within 30 s")
+
+
+def loop(tools):
+    """Chapter 03's loop, at most 3 model calls: the tool calls until the model answers."""
+    client = wb.fake_llm.FakeLLM(scenario).client(max_calls=3)
+    messages = [{"role": "user", "content": scenario.question}]
+    for step in range(1, 4):
+        message = client.chat.completions.create(model="fake-model", messages=messages,
+                                                 tools=scenario.openai_tools()).choices[0].message
+        messages.append(message.model_dump(exclude_none=True))
+        if not message.tool_calls:
+            return AgentResult(message.content, "done", step)
+        for call in message.tool_calls:
+            try:
+                result = tools[call.function.name](**json.loads(call.function.arguments))
+            except Exception as e:
+                result = {"error": f"{type(e).__name__}: {e}"}
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": json.dumps(result)})
+    return AgentResult(None, "STOPPED: step limit", 3)
+
+
+got = report_actions(loop, {"refund": timed_out}, {"refund"})
+wb.checks.equal((got.answer, got.status, got.steps), (None, "STOPPED: step limit after refund ran", 3),
+                "the refund that timed out three times")
+print("report_actions: hidden tests passed")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# The run from the start of this part, reported:
+
+# %%
+scenario = scenarios.refund_with_timeout()
+print(report_actions(lambda tools: run_agent(FakeLLM(scenario).client(), "fake-model", scenario.question,
+                                             scenario.openai_tools(), tools),
+                     {"refund": refund}, writes={"refund"}))
+
+# %% [markdown]
 # ## Common mistakes
 #
 # Each of these is a wrong answer the hidden tests catch.
@@ -988,6 +1248,15 @@ for name, limits in runs:
 #   a cut reply; a cut tool call has arguments the model never finished.
 # - **Raising on a limit.** `raise TimeoutError(...)` loses the conversation and the reason. Return
 #   `AgentResult(None, "STOPPED: ...", steps)`.
+# - **A stop that hides what acted.** A status without `after refund ran` reads as "nothing
+#   happened"; so does one that lists a write only when it succeeded (a refund that timed out may
+#   have gone through), and one that counts reads, which change nothing, as actions.
+# - **The status changed for a done run,** or a write named as often as it ran: `done` keeps its
+#   status, and `after refund, refund ran` is one refund too many to read.
+# - **Wrapping tools in a loop without binding each one.** `for name in writes: wrapped[name] =
+#   lambda **kw: impl[name](**kw)` makes every wrapper call the last tool of the loop; pass the name
+#   and the tool to a function that makes the wrapper. And give `run` a new dict: wrapping `impl` in
+#   place changes the caller's tools.
 
 # %% [markdown]
 # ## Self-check quiz
