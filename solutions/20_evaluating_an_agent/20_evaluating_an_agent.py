@@ -32,12 +32,14 @@
 #   what a difference needs: more runs to be sure on these tasks, more tasks to be sure beyond them;
 # - use an LLM judge fairly: both orders, averaged; checked against answers you labelled, with and
 #   without a reference answer; and replaced by a checker wherever an exact answer exists;
-# - write a regression check a CI job can run on every change.
+# - write a regression check a CI job can run on every change;
+# - count how the runs that did not answer ended: stopped by which limit, or crashed.
 #
-# **Time:** about 90 minutes.
+# **Time:** about 100 minutes.
 #
-# **Builds on:** 11 · Capstone (the evaluation table). Nothing from earlier chapters is needed as
-# code: the agent under test is a black box, a function from a question to an answer.
+# **Builds on:** 11 · Capstone (the evaluation table), and 06 · Limits for Part 6 (its loop is
+# given there as code). Elsewhere the agent under test is a black box, a function from a question
+# to an answer.
 
 # %% [markdown]
 # ## Given code: the task set and an agent that varies
@@ -821,6 +823,194 @@ for label, value in lines:
 print(f"runs per prompt needed to tell A from B: about {runs_needed(share_a, share_b)}")
 
 # %% [markdown]
+# ## Part 6 · How the runs ended: count the limits
+#
+# A share of right runs says how often the agent was right; it does not say how the other runs
+# ended. A run can be wrong in its answer, or never answer at all: stopped by a limit (chapter 06)
+# or crashed. Those are different failures with different fixes. A prompt that lifts the right
+# share by two points while the step limit starts firing in one run of ten has made the agent
+# slower, dearer and worse for the customers who wait for a person; a model that loops where the
+# old one answered is a regression whatever its right share says. This is why chapter 06's loop
+# returns a status for every stop: so an evaluation can **count** them.
+#
+# Here is a small evaluation of chapter 06's loop, given below with its `report_actions` (a stop
+# after a tool that writes says `after refund ran`), over the limit scenarios. One task's provider
+# fails with a 500 error and the run crashes (the client does not retry here): its result is `None`.
+
+# %% nbgrader={"grade": false, "grade_id": "given_limited_loop", "locked": true, "schema_version": 3, "solution": false}
+import json
+import time
+from collections import Counter
+from dataclasses import dataclass
+
+from workbook.fake_llm import FakeLLM
+from workbook.shop import Shop
+
+
+#@include 02_the_loop AgentResult
+
+
+#@include 03_openai_format call_tool
+
+
+#@include 06_limits tool_message
+
+
+#@include 06_limits run_agent
+
+
+#@include 06_limits report_actions
+
+
+WRITES = {"refund", "card_block", "write_note"}
+
+
+def refund(order_id, amount):
+    """The payment provider does not answer: the refund may or may not have gone through."""
+    raise TimeoutError("the payment provider did not answer within 30 s")
+
+
+def tools():
+    """The shop's tools, a knowledge base with no hits, a long report and a refund that times out."""
+    return {**Shop("C-001").tools(), "search_kb": lambda query: {"hits": []}, "refund": refund,
+            "fetch_report": lambda page: {"page": page, "text": "Taxi 2500 KZT; food 5400 KZT; " * 20}}
+
+
+def limited_run(name, **limits):
+    """One run of chapter 06's loop on a scenario; None when the run crashed."""
+    scenario = scenarios.get(name)
+    client = FakeLLM(scenario).client(max_retries=0)
+    try:
+        return report_actions(lambda impl: run_agent(client, "fake-model", scenario.question,
+                                                     scenario.openai_tools(), impl, **limits),
+                              tools(), WRITES)
+    except Exception as e:  # the provider failed and the client did not retry
+        print(f"{name}: crashed ({type(e).__name__})")
+        return None
+
+
+SUITE = [("taxi_spending", {}), ("two_orders", {}), ("never_finishes", {"max_steps": 4}),
+         ("goes_in_circles", {}), ("token_hog", {"max_tokens": 3_000}), ("cut_off", {}),
+         ("content_filtered", {}), ("refund_with_timeout", {}), ("repeat_forever", {}),
+         ("flaky_server", {})]
+limit_results = [limited_run(name, **limits) for name, limits in SUITE]
+for (name, _), result in zip(SUITE, limit_results):
+    print(f"{name:20} {result.status if result else 'crashed'}")
+
+# %% [markdown]
+# ## Exercise 5 — `stop_counts` (3 points)
+#
+# Write `stop_counts(results)`. `results` is a list with one entry per run: an `AgentResult` (read
+# its `status`), or `None` for a run that crashed. Return a dict:
+#
+# | key | value |
+# |---|---|
+# | `"runs"` | the number of runs, crashed ones included |
+# | `"done"` | the runs whose status is `"done"` |
+# | `"crashed"` | the runs that are `None` |
+# | `"stopped"` | a dict: for each limit, the number of runs it stopped |
+#
+# - the limit is what follows `"STOPPED: "`, up to `" after "` when the status has it:
+#   `"STOPPED: loop after refund ran"` counts as `"loop"` (chapter 06 says what acted; the limit
+#   is the same), `"STOPPED: step limit"` as `"step limit"`;
+# - any other status (not a `str`, or neither `"done"` nor `"STOPPED: …"`) → `ValueError` that
+#   names the **status**: an evaluation that skips what it cannot read hides failures;
+# - no runs → every count 0, `"stopped"` empty.
+
+# %% nbgrader={"grade": false, "grade_id": "stop_counts", "locked": false, "schema_version": 3, "solution": true}
+def stop_counts(results):
+    """How the runs ended: done, crashed, and how many each limit stopped."""
+    ### BEGIN SOLUTION
+    counts = {"runs": 0, "done": 0, "crashed": 0, "stopped": {}}
+    for result in results:
+        counts["runs"] += 1
+        if result is None:
+            counts["crashed"] += 1
+            continue
+        status = result.status
+        if status == "done":
+            counts["done"] += 1
+        elif isinstance(status, str) and status.startswith("STOPPED: "):
+            limit = status[len("STOPPED: "):].split(" after ")[0]
+            counts["stopped"][limit] = counts["stopped"].get(limit, 0) + 1
+        else:
+            raise ValueError(f"unknown status {status!r}: a run is done, STOPPED: <limit>, or None (crashed)")
+    return counts
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "stop_counts_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+"""Visible tests: stop_counts counts done, crashed (None) and stopped runs by limit on seven runs;
+a stop "after refund ran" counts as its limit; a limit of two words is one limit; two stops by the
+same limit are two; an unknown status is a ValueError that names it; no runs, all counts 0."""
+from dataclasses import dataclass
+
+from workbook.checks import fresh
+
+#@include 02_the_loop AgentResult
+
+
+wb = fresh()
+runs = [AgentResult("5000 KZT.", "done", 2), None, AgentResult(None, "STOPPED: step limit", 8),
+        AgentResult(None, "STOPPED: loop after refund ran", 3), AgentResult(None, "STOPPED: loop", 5),
+        AgentResult(None, "STOPPED: token budget", 4), AgentResult("Shipped.", "done", 2)]
+with wb.checks.no_raise("stop_counts(seven runs)", hint="a crashed run is None: count it, do not read its status"):
+    got = stop_counts(runs)
+wb.checks.equal(got, {"runs": 7, "done": 2, "crashed": 1,
+                      "stopped": {"step limit": 1, "loop": 2, "token budget": 1}}, "stop_counts(seven runs)",
+                hint="the limit is the text after 'STOPPED: ' up to ' after ' (a loop after a refund is a loop); "
+                     "every run counts once, a crashed one (None) as crashed")
+for status in ("error", "Done", 42):
+    with wb.checks.raises(ValueError, match=str(status), what=f"stop_counts with a status {status!r}"):
+        stop_counts([AgentResult(None, status, 1)])
+wb.checks.equal(stop_counts([]), {"runs": 0, "done": 0, "crashed": 0, "stopped": {}}, "stop_counts([])")
+print("stop_counts: visible tests passed")
+
+# %% nbgrader={"grade": true, "grade_id": "stop_counts_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+"""Hidden tests: the evaluation above; every limit of chapter 06; a status with several tools
+after it; only crashes; the list untouched; the error names the status."""
+### BEGIN HIDDEN TESTS
+from dataclasses import dataclass
+
+from workbook.checks import fresh
+
+#@include 02_the_loop AgentResult
+
+
+wb = fresh()
+limits = ["step limit", "timeout", "token budget", "loop", "length", "content_filter", "empty answer"]
+runs = [AgentResult(None, f"STOPPED: {limit}", 1) for limit in limits for _ in range(2)]
+wb.checks.equal(stop_counts(runs), {"runs": 14, "done": 0, "crashed": 0, "stopped": {limit: 2 for limit in limits}},
+                "two runs stopped by each limit of chapter 06")
+runs = [AgentResult(None, "STOPPED: timeout after refund, write_note ran", 6),
+        AgentResult(None, "STOPPED: timeout", 6), None, None, AgentResult("Refunded.", "done", 3)]
+saved = list(runs)
+wb.checks.equal(stop_counts(runs), {"runs": 5, "done": 1, "crashed": 2, "stopped": {"timeout": 2}},
+                "timeouts with and without writes, two crashes, one answer")
+assert runs == saved, "stop_counts must not change the list of runs"
+wb.checks.equal(stop_counts([None] * 3), {"runs": 3, "done": 0, "crashed": 3, "stopped": {}}, "three crashed runs")
+for status in ("stopped: loop", "STOPPED:loop", None, ""):
+    with wb.checks.raises(ValueError, match="status", what=f"stop_counts with a status {status!r}"):
+        stop_counts([AgentResult("x", "done", 1), AgentResult(None, status, 1)])
+got = stop_counts([AgentResult(None, "STOPPED: loop after refund ran", 3)] * 4)
+wb.checks.equal(got, {"runs": 4, "done": 0, "crashed": 0, "stopped": {"loop": 4}}, "four loops after a refund")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# The evaluation above, counted:
+
+# %%
+counts = stop_counts(limit_results)
+print(f"{counts['runs']} runs: {counts['done']} done, {counts['crashed']} crashed, stopped by "
+      + ", ".join(f"{limit} {n}" for limit, n in sorted(counts["stopped"].items(), key=lambda kv: -kv[1])))
+
+# %% [markdown]
+# Put these counts next to the right share in every comparison table, and in the regression check
+# of Part 5: a change that makes a limit fire more often is a regression even when the share of
+# right runs holds. And read the runs a limit stopped before you raise the limit: a loop or a
+# growing bill is usually a tool result the model cannot use, not a limit that is too tight.
+
+# %% [markdown]
 # ## Common mistakes
 #
 # - **One run taken as the truth.** One run per prompt, or the first of n, decides nothing; even
@@ -844,6 +1034,13 @@ print(f"runs per prompt needed to tell A from B: about {runs_needed(share_a, sha
 # - **A judge trusted untested.** With a reference answer or without one, a judge's verdicts count
 #   after they agree with labels you made; and where an exact answer exists, use a checker.
 # - **Reading the first digit of the judge's reply** instead of its `Winner:` line.
+# - **Only the right share.** Runs that a limit stopped or that crashed vanish into "wrong". Count
+#   them by limit, a crashed run (`None`) as crashed rather than skipped, and every run of a limit
+#   (a count set to 1 each time says "it happened", not how often).
+# - **The whole status as the limit.** `"STOPPED: loop after refund ran"` is a loop: cut at
+#   `" after "`, and keep the limit's whole name (`"step limit"`, not `"step"`).
+# - **Skipping a status you cannot read.** A new status is a bug in the loop or the evaluation:
+#   raise, naming it.
 
 # %% [markdown]
 # ## Self-check quiz
