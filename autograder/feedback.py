@@ -29,11 +29,14 @@ def render_page(course: Course, student: str, chapter: str) -> str:
     from nbgrader.converters import GenerateFeedback
 
     from autograder import nbgrader_run
+    from autograder.feedback_filter import use_course_page
     from autograder.grading import quiet
     from autograder.settings import nbgrader_config
 
     quiet()
-    nbgrader_run.run(GenerateFeedback, nbgrader_config(course), chapter, student)
+    config = nbgrader_config(course)
+    use_course_page(config)  # the summary names each exercise; long lines wrap
+    nbgrader_run.run(GenerateFeedback, config, chapter, student)
     return str(course.feedback / student / chapter / f"{chapter}.html")
 
 

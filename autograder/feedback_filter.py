@@ -12,13 +12,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import nbgrader
 from nbformat.v4 import new_markdown_cell, new_output
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
 from nbgrader.utils import compute_checksum, is_grade, is_locked, is_solution
 
-from autograder import notebooks
+from autograder import notebooks, results
 from autograder.course import AutograderError
+from autograder.judge import heard
 
 BEGIN, END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
 PLACEHOLDER = "# (hidden tests: run by the grader, not shown)\n"
@@ -134,7 +136,7 @@ def grader_notes(meta: dict) -> str:
     return "### Notes from the grader\n\n" + "\n".join(lines) if lines else ""
 
 
-WITHHELD = "[output withheld: this cell ran after a hidden test, so it could show what that test did]"
+WITHHELD = "[output withheld: this cell ran after the first hidden test (why: the note after it)]"
 WITHHELD_HIDDEN = "[output of a hidden test cell withheld; its result and message are above]"
 NOT_SHOWN = "*[a cell after the first hidden test that the grader did not write: not shown]*"
 # Each of the grader's test cells says which kind it is: the judge runs them outside the kernel,
@@ -143,6 +145,35 @@ VISIBLE_LABEL = "# visible test: the same cell is in your notebook (Validate and
 HIDDEN_LABEL = "# hidden test: run only when your notebook is graded; its code is not shown\n"
 CHANGED = ("# (this test cell is not shown: it does not match the chapter's source, which may have\n"
            "# changed since grading; grade again, then make feedback)\n")
+
+
+# Said once, after the first hidden test (what is masked there: autograder/judge/heard.py).
+WITHHELD_TITLE = "Withheld after the first hidden test"
+WITHHELD_ANCHOR = WITHHELD_TITLE.replace(" ", "-")  # the id nbconvert gives the heading
+WITHHELD_NOTE = f"""### {WITHHELD_TITLE}
+
+From the hidden test above on, this page shows what the grader wrote, not what your notebook
+printed:
+
+- the outputs of your cells that ran after it say `[output withheld]`, and a hidden test cell
+  shows only its score, its error and its message;
+- in a test's message, text your code sent back reads `{heard.REDACTED}` and a value the
+  message quotes reads `{heard.VALUE}`.
+
+Why: a hidden test hands your code its inputs, and your code could print them, or return or raise
+them into a later test's message, and so carry the hidden test onto this page. Your own outputs
+are all in your notebook: run its visible tests there (Validate, or `make check`)."""
+
+
+def exercise_label(grade_id: str) -> str:
+    """The summary's name for a test cell: `parse_reply_tests` is "parse_reply: visible test",
+    `parse_reply_hidden_tests_2` is "parse_reply: hidden tests (2)"."""
+    match = results.TEST_ID.match(grade_id)
+    if match is None:
+        return grade_id
+    kind = "hidden tests" if match.group(2) else "visible test"
+    number = f" ({match.group(3)[1:]})" if match.group(3) else ""
+    return f"{match.group('exercise')}: {kind}{number}"
 
 
 def _withhold(cell, note: str, keep_errors: bool) -> None:
@@ -193,8 +224,10 @@ class HideHiddenTests(NbGraderPreprocessor):
                         if notebooks.nbmeta(c).get("grade_id")}
         written = {(c.cell_type, c.source) for c in source.cells}
         secret = hidden_lines(source)
-        after_hidden = False
-        for cell in nb.cells:
+        after_hidden, first_hidden, labels = False, None, {}
+        for at, cell in enumerate(nb.cells):
+            if after_hidden and first_hidden is None:
+                first_hidden = at  # the cell after the first hidden test: where the note goes
             if cell.cell_type != "code":
                 if after_hidden and (cell.cell_type, cell.source) not in written:
                     cell.cell_type, cell.source = "markdown", NOT_SHOWN
@@ -208,6 +241,7 @@ class HideHiddenTests(NbGraderPreprocessor):
                 continue
             if mine and notebooks.is_test(cell):
                 _label(cell)
+                labels[notebooks.nbmeta(cell)["grade_id"]] = exercise_label(notebooks.nbmeta(cell)["grade_id"])
             if mine and HIDDEN.search(cell.source):
                 cell.source = HIDDEN.sub(PLACEHOLDER, cell.source)
                 _withhold(cell, WITHHELD_HIDDEN, keep_errors=True)
@@ -216,7 +250,24 @@ class HideHiddenTests(NbGraderPreprocessor):
                 _withhold(cell, WITHHELD, keep_errors=bool(mine) and notebooks.is_test(cell))
             else:
                 _redact_outputs(cell, secret)
+        if after_hidden:  # said once, where outputs start to be withheld
+            nb.cells.insert(len(nb.cells) if first_hidden is None else first_hidden,
+                            new_markdown_cell(WITHHELD_NOTE))
+        resources["course_labels"] = labels  # the summary's names (feedback_page/course_feedback)
+        resources["course_withheld"] = WITHHELD_ANCHOR if after_hidden else ""
         notes = grader_notes(nb.metadata.get("autograder", {}))
         if notes:
             nb.cells.insert(0, new_markdown_cell(notes))
         return nb, resources
+
+
+FEEDBACK_PAGE = Path(__file__).resolve().parent / "feedback_page"
+
+
+def use_course_page(config) -> None:
+    """Make nbgrader's GenerateFeedback render the course's page (feedback_page/course_feedback:
+    nbgrader's page, its summary naming each exercise, long lines wrapped)."""
+    nbgrader_templates = Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "templates"
+    config.HTMLExporter.template_name = "course_feedback"
+    config.HTMLExporter.template_file = "page.html.j2"  # it extends nbgrader's index.html.j2
+    config.HTMLExporter.extra_template_basedirs = [str(FEEDBACK_PAGE), str(nbgrader_templates)]

@@ -17,7 +17,7 @@ from traitlets.config import Config
 
 from autograder import feedback, notebooks
 from autograder.course import REPO, Course
-from autograder.feedback_filter import HIDDEN, NOT_SHOWN, HideHiddenTests, hidden_lines
+from autograder.feedback_filter import HIDDEN, NOT_SHOWN, WITHHELD_NOTE, HideHiddenTests, hidden_lines
 from autograder.settings import WALL_FACTOR
 
 PILOT = REPO / "tests" / "pilot"
@@ -130,8 +130,9 @@ def test_after_the_first_hidden_test_only_the_graders_text_is_shown(course):
     test.outputs = [new_output("stream", name="stdout", text=SECRET),
                     new_output("error", ename="AssertionError", evalue="expected a tuple", traceback=[SECRET])]
     out = _filter(course, nb)
-    assert out.cells[at + 1].source == NOT_SHOWN and out.cells[at + 2].source == NOT_SHOWN
-    assert out.cells[at + 3].source == later.source, "the grader's own markdown stays"
+    assert out.cells[at + 1].source == WITHHELD_NOTE, "why, said once where withholding starts"
+    assert out.cells[at + 2].source == NOT_SHOWN and out.cells[at + 3].source == NOT_SHOWN
+    assert out.cells[at + 4].source == later.source, "the grader's own markdown stays"
     flat = repr([(c.source, c.get("outputs")) for c in out.cells])
     assert SECRET not in flat
     kept = out.cells[_index(out, "parse_reply_tests")].outputs
