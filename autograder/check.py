@@ -98,6 +98,7 @@ def suggest(path: Path, chapters: Path) -> str | None:
     notebooks_ = {nb.stem: nb for nb in sorted(chapters.glob("*/*.ipynb")) if nb.parent.name == nb.stem}
     name = path.stem if path.suffix == ".ipynb" else path.name
     number = re.match(r"(?:chapter[ _-]?)?(\d{1,2})(?:$|_)", name, re.I)
+    found: Path | None
     if name in notebooks_:
         found = notebooks_[name]
     elif number:
