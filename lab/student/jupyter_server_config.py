@@ -1,5 +1,6 @@
 """The student's lab (`make lab`, lab/README.md): it opens on chapter 00, and nbgrader's Validate
-dialog says what it knows (custom/custom.css).
+dialog says what it knows (custom/custom.css) and what failed first (workbook.validate, turned on
+in jupyter_server_config.d/).
 
 Jupyter reads this file from every folder of JUPYTER_CONFIG_PATH, so the paths are made from its
 own place, never from the folder `make lab` was started in.
