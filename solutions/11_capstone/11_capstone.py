@@ -149,69 +149,16 @@ MAX_EXPONENT = 100  # largest |exponent| calculate accepts
 MAX_VALUE = 10**100  # largest |number| calculate accepts, literal or intermediate
 
 
-def read_file(base: Path, path: str) -> str:
-    """Text of a .md/.txt/.json file inside the folder `base` (at most MAX_READ characters); refusals raise."""
-    root = Path(base).resolve()
-    target = (root / path).resolve()
-    if not target.is_relative_to(root):
-        raise PermissionError(f"{path!r} is outside the agent's folder")
-    if target.suffix not in READABLE:
-        raise PermissionError(f"{path!r}: only {', '.join(sorted(READABLE))} files may be read")
-    if not target.is_file():
-        raise FileNotFoundError(f"no file {path!r} in the agent's folder")
-    with open(target, encoding="utf-8", errors="replace") as f:
-        text = f.read(MAX_READ + 1)
-    return text if len(text) <= MAX_READ else text[:MAX_READ] + "\n[truncated]"
+#@include 07_what_code_decides read_file
 
 
-def write_note(base: Path, filename: str, text: str) -> str:
-    """Save a Markdown note into the folder `base`/out; refusals raise ValueError or PermissionError."""
-    if not isinstance(filename, str) or not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,40}\.md", filename):
-        raise ValueError(f"bad note name {filename!r}: use lowercase letters, digits and dashes, "
-                         "like 'lamps-returns.md'")
-    if not isinstance(text, str) or len(text) > MAX_NOTE:
-        raise ValueError(f"a note is a string of at most {MAX_NOTE} characters")
-    out = Path(base).resolve() / "out"
-    out.mkdir(exist_ok=True)
-    target = out / filename
-    if target.is_symlink() or not target.resolve().is_relative_to(out):
-        raise PermissionError(f"out/{filename} is a link to somewhere else; refusing to write through it")
-    target.write_text(text, encoding="utf-8")
-    return f"saved out/{filename} ({len(text)} characters)"
+#@include 07_what_code_decides write_note
 
 
-def calculate(expression: str) -> float:
-    """The value of an arithmetic expression (numbers, + - * / **, unary -); refusals raise ValueError."""
-    operators = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-                 ast.Div: operator.truediv, ast.Pow: operator.pow}
-    if not isinstance(expression, str) or len(expression) > MAX_LENGTH:
-        raise ValueError(f"the expression must be a string of at most {MAX_LENGTH} characters")
-    try:
-        tree = ast.parse(expression.strip(), mode="eval")
-    except SyntaxError:
-        raise ValueError(f"not an arithmetic expression: {expression!r}") from None
+#@include 07_what_code_decides calculate
 
-    def checked(x):
-        if isinstance(x, complex) or not abs(x) <= MAX_VALUE:
-            raise ValueError(f"numbers must be real and at most {MAX_VALUE:.0e} in size")
-        return x
 
-    def value(node):
-        if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-            return checked(node.value)
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-            return -value(node.operand)
-        if isinstance(node, ast.BinOp) and type(node.op) in operators:
-            left, right = value(node.left), value(node.right)
-            if isinstance(node.op, ast.Pow) and abs(right) > MAX_EXPONENT:
-                raise ValueError(f"exponents are limited to {MAX_EXPONENT}; got {right}")
-            try:
-                return checked(operators[type(node.op)](left, right))
-            except OverflowError:
-                raise ValueError("the result is too large") from None
-        raise ValueError(f"not allowed in a calculation: {type(node).__name__}")
-
-    return value(tree.body)
+calculate.__annotations__ = {"expression": str, "return": float}  # so execute checks the model's argument
 
 
 #@include 07_what_code_decides make_file_tools
@@ -839,7 +786,7 @@ def check_log(log, result, rec, llm):
     for i, (line, response) in enumerate(zip(steps, rec.responses), start=1):
         for call, kind in zip(response.choices[0].message.tool_calls or [], line["errors"]):
             if call.id in results:
-                assert kind == error_kind_ref(results[call.id]), (
+                assert kind == error_kind(results[call.id]), (
                     f"step {i}: errors must be error_kind(observation) per call; got {kind!r} for {results[call.id][:60]!r}")
     want = {"status": result.status, "answer": result.answer, "steps": result.steps,
             "tokens_in": sum(x["tokens_in"] for x in steps), "tokens_out": sum(x["tokens_out"] for x in steps),
@@ -849,18 +796,7 @@ def check_log(log, result, rec, llm):
     assert summary.get("total_tokens") == want["tokens_in"] + want["tokens_out"], "total_tokens = tokens_in + tokens_out"
 
 
-def error_kind_ref(observation):
-    try:
-        error = json.loads(observation).get("error")
-    except (AttributeError, TypeError, ValueError):
-        return None
-    if not isinstance(error, str):
-        return None
-    if error.startswith("unknown tool"):
-        return "unknown tool"
-    if error.startswith(("bad arguments", "the arguments of")):
-        return "arguments"
-    return "tool"
+#@include 11_capstone error_kind
 
 
 # Task 1 on the cloud-like model: parallel searches, the archived page, the note, the answer.
