@@ -96,6 +96,25 @@ print("now:", describe())
 #   can), which makes each answer slower. Local tokens are free, but time is not: the first
 #   request also waits for the model to load, so give a local client a looser timeout, e.g.
 #   `make_client(timeout=300)`.
+#
+#   Setting it up, as Ollama's own docs describe it (docs.ollama.com; sources in `docs/SOURCES.md`):
+#   1. **Install.** On Linux, `curl -fsSL https://ollama.com/install.sh | sh`; the script also
+#      installs a `systemd` service that runs the server. On macOS and Windows, the app from
+#      ollama.com/download. `ollama -v` shows the version once the server runs.
+#   2. **Pull the model** once: `ollama pull qwen3:4b`. A request for a model that was never
+#      pulled gets 404 `model "qwen3:4b" not found, try pulling it first`; `ollama list` shows
+#      what is on the machine.
+#   3. **Give it more context** than the default 4096 tokens (Part 5 shows why). Started by hand:
+#      `OLLAMA_CONTEXT_LENGTH=16384 ollama serve`. Run by the installer's service, the setting goes
+#      into the service: `sudo systemctl edit ollama.service`, a line
+#      `Environment="OLLAMA_CONTEXT_LENGTH=16384"` under `[Service]`, then
+#      `sudo systemctl daemon-reload` and `sudo systemctl restart ollama`. The macOS and Windows
+#      apps have a context-length slider in their settings. `ollama ps` shows the `CONTEXT` a
+#      loaded model got. The OpenAI-compatible `/v1` cannot set it per request.
+#   4. **Switch thinking off** when you want speed more than reasoning: through `/v1`, send
+#      `reasoning_effort="none"` (Ollama accepts `"high"`, `"medium"`, `"low"` and `"none"`); in
+#      Ollama's own `/api/chat`, `"think": false`; on the command line,
+#      `ollama run qwen3:4b --think=false`.
 # - **deepseek** is a cloud provider with an OpenAI-compatible API at `https://api.deepseek.com`.
 #   It is cheap and strong at tool use, and it thinks out loud (Part 2). Its servers are in China:
 #   send it only public data — in this workbook, the shop's public knowledge-base pages.
@@ -616,9 +635,9 @@ for window in (4096, 16_384):
 # longer than the context length …").
 #
 # What to do:
-# - give the model more context: start the server with `OLLAMA_CONTEXT_LENGTH=16384 ollama serve`
-#   (or set `num_ctx` in a Modelfile), then check the `CONTEXT` column of `ollama ps`. The course
-#   default is `qwen3:4b` with 16k. Larger windows cost memory, so do not just set 128k on a
+# - give the model more context: `OLLAMA_CONTEXT_LENGTH=16384` for the server (Part 1, step 3, also
+#   for the service the installer sets up), or `num_ctx` in a Modelfile, then check the `CONTEXT`
+#   column of `ollama ps`. The course default is `qwen3:4b` with 16k. Larger windows cost memory, so do not just set 128k on a
 #   laptop;
 # - keep tool results short (chapter 06's truncation), and decide yourself what leaves the history
 #   before the server decides for you: keep the system prompt, the user's question and the latest
