@@ -136,7 +136,8 @@ def test_a_small_prefix_is_never_cached():
 def test_each_anthropic_model_caches_from_its_own_minimum():
     """The 1440-token prefix is cached on Sonnet 4.5 (1024) and not on Haiku 4.5 (4096)."""
     assert (minimum("claude-haiku-4-5"), minimum("claude-haiku-4-5-20251001"), minimum("claude-sonnet-4-5"),
-            minimum("claude-opus-4-7"), minimum("claude-fake")) == (4096, 4096, 1024, 2048, 1024)
+            minimum("claude-opus-4-7"), minimum("claude-opus-4-8"), minimum("claude-3-haiku-20240307"),
+            minimum("claude-fake")) == (4096, 4096, 1024, 4096, 1024, 2048, 1024)
     marked = [{"type": "text", "text": LONG_SYSTEM, "cache_control": {"type": "ephemeral"}}]
     for model, cached in (("claude-haiku-4-5", False), ("claude-sonnet-4-5", True)):
         claude = FakeLLM(S.scripted("ok")).anthropic_client(max_retries=0)

@@ -1,6 +1,7 @@
 """`reasoning.effort` on the Responses face (`workbook/engine/reasoning.check_responses`): an effort
 a reasoning model does not take, and any effort on a model that does not reason, are OpenAI's 400s
-in its own words; Chat Completions keeps its own wording for `reasoning_effort`. Texts and sources:
+in its own words; Chat Completions keeps its own wording for `reasoning_effort`, and refuses it on a
+model that does not reason. Texts and sources:
 docs/SOURCES.md ("Reasoning models", "OpenAI Responses API")."""
 
 from __future__ import annotations
@@ -100,7 +101,7 @@ def test_an_effort_that_is_not_a_string_is_a_type_error_on_every_dialect():
             "type": "invalid_request_error", "param": "reasoning.effort", "code": "invalid_type"}
 
 
-def test_chat_completions_keeps_its_own_wording_and_ignores_it_on_a_plain_model():
+def test_chat_completions_keeps_its_own_wording_and_refuses_it_on_a_plain_model():
     llm = FakeLLM("two_orders")
     ask = [{"role": "user", "content": "hi"}]
     out = llm.handle({"model": "gpt-5.4-mini", "messages": ask, "reasoning_effort": "minimal"})
@@ -110,4 +111,17 @@ def test_chat_completions_keeps_its_own_wording_and_ignores_it_on_a_plain_model(
     assert out.body["error"]["param"] == "reasoning_effort"
     one = llm.handle({"model": "gpt-5-pro", "messages": ask, "reasoning_effort": "low"})
     assert one.body["error"]["message"].endswith("Supported values are: 'high'.")
-    assert llm.handle({"model": "gpt-4o", "messages": ask, "reasoning_effort": "low"}).status == 200
+    for plain in ("gpt-4o", "gpt-4.1-nano", "gpt-5-chat-latest", "fake-model"):  # mellea#270, Psycheros#41
+        out = llm.handle({"model": plain, "messages": ask, "reasoning_effort": "minimal"})
+        assert out.status == 400 and out.body["error"] == {
+            "message": "Unrecognized request argument supplied: reasoning_effort",
+            "type": "invalid_request_error", "param": None, "code": None}, plain
+    assert llm.handle({"model": "gpt-4o", "messages": ask, "reasoning_effort": None}).status == 200
+    assert llm.handle({"model": "gpt-4o", "messages": ask}).status == 200
+
+
+def test_a_plain_models_refusal_reaches_the_sdk_as_a_bad_request():
+    client = FakeLLM("two_orders").client(max_retries=0)
+    with pytest.raises(openai.BadRequestError, match="Unrecognized request argument supplied: reasoning_effort"):
+        client.chat.completions.create(model="gpt-4.1-mini", messages=[{"role": "user", "content": "hi"}],
+                                       reasoning_effort="low")

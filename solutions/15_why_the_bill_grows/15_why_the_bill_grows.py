@@ -133,7 +133,7 @@ for step, usage in enumerate(result.usages, 1):
 # much as the whole prompt or more. `gpt-5-mini`, like `gpt-5` and the o-series, reasons by
 # default (`reasoning_effort="medium"`); `gpt-5.1` and later default to `"none"`, and
 # `reasoning_effort` (`"minimal"`, `"low"`, `"medium"`, `"high"`; `"none"` from `gpt-5.1` on)
-# sets how much a call may think.
+# sets how much a call may think. A model that does not reason refuses the parameter with a 400.
 #
 # The fake's reasoning rule is its own, published so you can predict it: a reasoning model's
 # reasoning tokens are a factor times its visible completion tokens — 0 for `"none"` and
@@ -171,7 +171,8 @@ print(prompt_tokens(messages[:2], desk.openai_tools()), "tokens in the first req
 #   `cache_control` at the top level of the request (automatic caching), at the last block. A
 #   prefix shorter than the **model's minimum** is not cached at all, silently: the minimum is
 #   set per model, **4096 tokens on Claude Haiku 4.5** (the course's Claude model, a legacy model
-#   that is still served) and on Opus 4.5, 1024 or less on others (docs/SOURCES.md lists them).
+#   that is still served) and on Opus 4.5, 4.6 and 4.7, 2048 on Haiku 3 and 3.5, 1024 on Sonnet
+#   4.5 and Opus 4.8: look up the model you use (docs/SOURCES.md lists them, with their sources).
 #   A breakpoint lives 5 minutes; `"cache_control": {"type": "ephemeral", "ttl": "1h"}` keeps it
 #   an hour, at a dearer write, and the usage says which TTL each written token went to.
 #
@@ -1128,18 +1129,26 @@ for effort in (None, "minimal"):
 # %% [markdown]
 # At the default effort `gpt-5-mini` spends the five tokens thinking and answers nothing, with
 # `finish_reason == "length"`: a router that reads "no word" as "strong" then sends **every**
-# question to the expensive model, silently. `reasoning_effort="minimal"` (on `gpt-5-mini`; it is
-# `"none"` from `gpt-5.1` on, and a model that does not reason ignores it) leaves the cap to the
-# answer.
+# question to the expensive model, silently. `reasoning_effort="minimal"` leaves the cap to the
+# answer. The lowest effort depends on the model: `"minimal"` on `gpt-5-mini` (and `gpt-5`,
+# `gpt-5-nano`), `"none"` from `gpt-5.1` on (which refuses `"minimal"` with a 400), `"low"` on the
+# o-series. And a model that does not reason (`gpt-4o`, `gpt-4.1-mini`, a local model) takes no
+# `reasoning_effort` at all: OpenAI answers 400 "Unrecognized request argument supplied:
+# reasoning_effort", so the router must not send one. `lowest_effort(model)`, below, knows the
+# families (docs/SOURCES.md, "Reasoning models"): it returns the value to send, or `None` for
+# "send none".
 #
 # ## Exercise 4 — `pick_model` (4 points)
 #
 # Write `pick_model(client, question, cheap, strong)`. It asks the **cheap** model, once:
 #
 # ```python
-# client.chat.completions.create(model=cheap, max_completion_tokens=5, reasoning_effort="minimal",
+# client.chat.completions.create(model=cheap, max_completion_tokens=5, reasoning_effort=<effort>,
 #     messages=[{"role": "system", "content": ROUTER}, {"role": "user", "content": question}])
 # ```
+#
+# where `<effort>` is `lowest_effort(cheap)`; when that is `None` (the cheap model does not
+# reason), the request has **no** `reasoning_effort` at all.
 #
 # and reads the reply's first word (letters only, any case: `" Easy.\n"` reads `easy`): `easy`
 # means `cheap`, `hard` means `strong`, and **anything else** (no word, "Not easy.", "Not sure")
@@ -1150,13 +1159,37 @@ for effort in (None, "minimal"):
 ROUTER = billing.ROUTER
 
 
+def lowest_effort(model):
+    """The least `reasoning_effort` OpenAI's Chat Completions takes on `model`, or None for a model
+    that does not reason (send it no `reasoning_effort`: it answers 400)."""
+    name = model.lower().rsplit("/", 1)[-1]
+    if "chat" in name:  # gpt-5-chat-latest and the later chat models (sending none is always safe)
+        return None
+    if re.match(r"gpt-5\.\d", name):  # gpt-5.1 and later, their -mini and -pro too
+        return "none"
+    if re.match(r"gpt-5-pro", name):  # takes "high" only
+        return "high"
+    if re.fullmatch(r"gpt-5(-mini|-nano)?(-\d{4}-\d\d-\d\d)?", name):
+        return "minimal"
+    if re.fullmatch(r"o[134](-mini|-pro)?(-\d{4}-\d\d-\d\d)?", name):  # the o-series
+        return "low"
+    return None  # gpt-4o, gpt-4.1-mini, a local model: it does not reason
+
+
+print({m: lowest_effort(m) for m in ("gpt-5-mini", "gpt-5.4-mini", "o4-mini", "gpt-4.1-mini")})
+
+
 # %% nbgrader={"grade": false, "grade_id": "pick_model", "locked": false, "schema_version": 3, "solution": true}
 def pick_model(client, question, cheap, strong):
     """(the model to answer with, the router call's usage): cheap only for a clear 'easy'."""
     ### BEGIN SOLUTION
-    response = client.chat.completions.create(model=cheap, max_completion_tokens=5, reasoning_effort="minimal",
-                                              messages=[{"role": "system", "content": ROUTER},
-                                                        {"role": "user", "content": question}])
+    messages = [{"role": "system", "content": ROUTER}, {"role": "user", "content": question}]
+    effort = lowest_effort(cheap)
+    if effort is None:  # a model that does not reason: no reasoning_effort at all
+        response = client.chat.completions.create(model=cheap, max_completion_tokens=5, messages=messages)
+    else:
+        response = client.chat.completions.create(model=cheap, max_completion_tokens=5, messages=messages,
+                                                  reasoning_effort=effort)
     words = re.findall(r"[a-z]+", (response.choices[0].message.content or "").lower())
     chosen = cheap if words[:1] == ["easy"] else strong
     return chosen, response.usage.model_dump()
@@ -1165,7 +1198,8 @@ def pick_model(client, question, cheap, strong):
 
 # %% nbgrader={"grade": true, "grade_id": "pick_model_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: pick_model asks the cheap model once with the router prompt, max_completion_tokens=5
-and reasoning_effort="minimal" (so the shop's router on gpt-5-mini can answer within the cap), picks
+and the cheap model's lowest reasoning_effort ("minimal" on gpt-5-mini, so the shop's router can
+answer within the cap; "none" on gpt-5.4-mini; none at all on a model that does not reason), picks
 the cheap model for a clear "easy" (any case, with punctuation) and the strong one for "hard",
 "Not easy." or anything unclear, and returns the router call's usage as a dict."""
 from workbook.checks import fresh
@@ -1177,7 +1211,9 @@ S = wb.scenarios
 
 def routed(reply, question="Do you deliver to Astana?"):
     llm = wb.fake_llm.FakeLLM(S.scripted(reply))
-    with wb.checks.no_raise(f"pick_model(client, {question!r}, 'small', 'large') with the router saying {reply!r}"):
+    with wb.checks.no_raise(f"pick_model(client, {question!r}, 'small', 'large') with the router saying {reply!r}",
+                            hint="'small' does not reason (lowest_effort('small') is None): send it no "
+                                 "reasoning_effort, or it answers 400"):
         out = pick_model(llm.client(max_calls=2), question, "small", "large")
     assert type(out) is tuple and len(out) == 2, f"pick_model must return (model, usage), got {out!r}"
     return out, llm
@@ -1192,14 +1228,20 @@ wb.checks.equal(request["messages"], [{"role": "system", "content": ROUTER},
                                       {"role": "user", "content": "Do you deliver to Astana?"}], "the router call's messages")
 assert type(usage) is dict and type(usage.get("prompt_tokens")) is int, (
     f"the second item must be the router call's usage as a dict (response.usage.model_dump()), got {usage!r}")
-wb.checks.equal((request.get("max_completion_tokens"), request.get("reasoning_effort")), (5, "minimal"),
-                "(max_completion_tokens, reasoning_effort) of the router call",
-                hint="a tiny cap, and no reasoning to use it up")
+wb.checks.equal((request.get("max_completion_tokens"), "reasoning_effort" in request), (5, False),
+                "(max_completion_tokens, whether the router call to 'small' says reasoning_effort)",
+                hint="a tiny cap; and a model that does not reason gets no reasoning_effort at all")
 easy = next(iter(wb.scenarios.billing.EASY))
-model, usage = pick_model(wb.fake_llm.FakeLLM(wb.scenarios.billing.router()).client(max_calls=2), easy, "gpt-5-mini", "gpt-5.4")
-wb.checks.equal(model, "gpt-5-mini", f"pick_model({easy!r}) with the shop's router on gpt-5-mini",
-                hint="at its default effort gpt-5-mini spends the 5 tokens reasoning and says nothing: "
-                     "send reasoning_effort='minimal'")
+for cheap, effort in [("gpt-5-mini", "minimal"), ("gpt-5.4-mini", "none")]:
+    llm = wb.fake_llm.FakeLLM(wb.scenarios.billing.router())
+    with wb.checks.no_raise(f"pick_model(client, {easy!r}, {cheap!r}, 'gpt-5.4')",
+                            hint=f"send the cheap model's lowest_effort: {effort!r} on {cheap}"):
+        model, usage = pick_model(llm.client(max_calls=2), easy, cheap, "gpt-5.4")
+    wb.checks.equal(llm.requests[0].get("reasoning_effort"), effort, f"the router call's reasoning_effort on {cheap}",
+                    hint="reasoning_effort=lowest_effort(cheap)")
+    wb.checks.equal(model, cheap, f"pick_model({easy!r}) with the shop's router on {cheap}",
+                    hint="at its default effort gpt-5-mini spends the 5 tokens reasoning and says nothing: "
+                         "send reasoning_effort=lowest_effort(cheap)")
 for reply, want in [(" Easy.\n", "small"), ("EASY", "small"), ("hard", "large"), ("Hard.", "large"),
                     ("Not easy.", "large"), ("Not sure: it could be either.", "large"), ("", "large")]:
     (model, _), _ = routed(reply)
@@ -1209,8 +1251,8 @@ print("pick_model: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "pick_model_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
 """Hidden tests: pick_model with the billing router on every question and an unknown one, the request's
-max_completion_tokens, more replies (easy-going, 'easy or hard', digits, None content), and the
-usage matching the response."""
+max_completion_tokens, more replies (easy-going, 'easy or hard', digits, None content), the usage
+matching the response, and the lowest effort of more cheap models (o-series, gpt-5.1, plain ones)."""
 ### BEGIN HIDDEN TESTS
 from workbook.checks import fresh
 
@@ -1233,6 +1275,14 @@ for reply, want in [("easy-going question", "small"), ("easy or hard? easy", "sm
 llm = wb.fake_llm.FakeLLM(S.scripted(S.call("get_order", order_id="A-1001")))
 model, _ = pick_model(llm.client(max_calls=2), "Q?", "small", "large")
 wb.checks.equal(model, "large", "the model pick_model picks when the router answers with no text")
+# o4-mini's lowest effort still reasons: its 5 tokens go on thinking, and the fail-safe picks the strong model
+for cheap, effort, picked in [("gpt-5-nano", "minimal", "gpt-5-nano"), ("o4-mini", "low", "large"),
+                              ("gpt-5.1", "none", "gpt-5.1"), ("gpt-4.1-mini", None, "gpt-4.1-mini"),
+                              ("gpt-5-chat-latest", None, "gpt-5-chat-latest")]:
+    llm = wb.fake_llm.FakeLLM(S.scripted("easy"))
+    model, _ = pick_model(llm.client(max_calls=2), "Q?", cheap, "large")
+    wb.checks.equal((model, llm.requests[0].get("reasoning_effort")), (picked, effort),
+                    f"(the model picked, the router call's reasoning_effort) with {cheap} as the cheap model")
 ### END HIDDEN TESTS
 
 
@@ -1325,6 +1375,9 @@ for name, (dollars, right) in ways.items():
 #   effort the router's five tokens go on thinking, the reply is empty (`finish_reason ==
 #   "length"`), and every question silently goes to the strong model. Lower the effort
 #   (`reasoning_effort="minimal"`, or `"none"` from `gpt-5.1` on).
+# - **One effort for every model.** `reasoning_effort="minimal"` is a 400 on `gpt-5.1` and later,
+#   and any `reasoning_effort` is a 400 on a model that does not reason: send `lowest_effort(cheap)`,
+#   and nothing when it is `None`.
 
 # %% [markdown]
 # ## Self-check quiz

@@ -40,7 +40,7 @@ MINIMUM, BLOCK = 1024, 128
 # Anthropic's minimum cacheable prompt length per model (docs/SOURCES.md, "Prompt caching"); the
 # first prefix that starts a model's name wins, and a name none starts is cached from MINIMUM.
 MESSAGES_MINIMUMS = (("claude-haiku-4-5", 4096), ("claude-opus-4-5", 4096), ("claude-opus-4-6", 4096),
-                     ("claude-opus-4-7", 2048), ("claude-haiku-3", 2048), ("claude-3-haiku", 2048),
+                     ("claude-opus-4-7", 4096), ("claude-opus-4-8", 1024), ("claude-haiku-3", 2048), ("claude-3-haiku", 2048),
                      ("claude-3-5-haiku", 2048), ("claude-sonnet-4-5", 1024), ("claude-opus-4-1", 1024),
                      ("claude-opus-4", 1024), ("claude-sonnet-4", 1024))
 

@@ -21,8 +21,9 @@ Which names reason (docs/SOURCES.md, "Reasoning models"):
   (no reasoning unless asked); refuse `stop`;
 - gpt-5.5 and later: default "none"; accept `stop`;
 - gpt-5-chat-latest, gpt-5.x-chat and every other name (gpt-4o, "fake-model", ...): not reasoning
-  models; `reasoning_effort` is ignored on Chat Completions, and `reasoning.effort` is a 400 on the
-  Responses API (`check_responses`).
+  models; a `reasoning_effort` on Chat Completions is a 400 "Unrecognized request argument
+  supplied: reasoning_effort" (a null one is let through, as no reply to it was found), and
+  `reasoning.effort` is a 400 on the Responses API (`check_responses`).
 
 `spend` is the one place the counts are made, for every face that reports them (Chat
 Completions' `completion_tokens_details.reasoning_tokens`, the Responses API's
@@ -89,9 +90,12 @@ def _listed(values: tuple[str, ...]) -> str:
 
 
 def check_request(body: dict) -> None:
-    """A reasoning model's 400s: `stop` on a model that refuses it, an effort it does not take."""
+    """The 400s of `reasoning_effort` and `stop`: an effort on a model that does not reason; on one
+    that does, `stop` where it is refused and an effort it does not take."""
     m = model(body["model"])
     if not m.reasons:
+        if body.get("reasoning_effort") is not None:
+            raise ProtocolError("Unrecognized request argument supplied: reasoning_effort")
         return
     if body.get("stop") is not None and not m.takes_stop:
         raise ProtocolError("Unsupported parameter: 'stop' is not supported with this model.", "stop",
