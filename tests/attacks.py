@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from autograder import variants
+from autograder.course import Course
+from tests import rebound
 
 PASS_THROUGH = "elsewhere = lambda fn, *args, seconds=0, hash_salt=None, **kwargs: fn(*args, **kwargs)\n"
 LIAR_18 = "exchange = lambda server, messages, timeout=120.0: [{'jsonrpc': '2.0', 'id': 1, 'result': {}}]\n"
@@ -100,3 +102,7 @@ ATTACKS = {"elsewhere_rebound": Attack("08_retries_and_idempotency", _ch08, "ide
                                       open="a result shared between calls is seen only in the process that "
                                            "holds it: the kernel's after_changing, which the notebook can "
                                            "replace (the kernel is the student's)")}
+# A rebound variant per chapter (tests/rebound.py, tests/test_gates_rebound.py): scored on every
+# exercise against its own base, not on one exercise.
+ATTACKS.update({f"rebound_{kind}_{chapter[:2]}": Attack(chapter, rebound.builder(chapter, kind), "", "rebound")
+                for chapter in rebound.chapters(Course()) for kind in rebound.KINDS})
