@@ -9,10 +9,11 @@ LAB_FLAGS ?= $(if $(or $(DISPLAY),$(filter Darwin,$(shell uname -s))),,--no-brow
 .PHONY: venv lab lab-instructor test test-real quick lint bench release grade check clean bytecode
 
 # requirements.lock pins every version (CONTRIBUTING.md); pyproject.toml's ranges stay the source.
+# A fresh install took 3 min 43 s (942 MB, a loaded 2-core machine, 2026-12-06; a learner saw 2).
 $(STAMP): pyproject.toml requirements.lock
 	@$(PY) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (found " + sys.version.split()[0] + "); set PY=/path/to/python3.11")'
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
-	@echo "Installing the workbook into $(VENV) (first run takes a minute)..."
+	@echo "Installing the workbook and its tools into $(VENV), about 1 GB (the first run takes a few minutes)..."
 	@$(BIN)/python -m pip install -q --disable-pip-version-check --upgrade pip
 	@$(BIN)/python -m pip install -q --disable-pip-version-check -c requirements.lock -e '.[dev]'
 	@touch $(STAMP)
