@@ -866,8 +866,8 @@ WRITES = {"refund", "card_block", "write_note"}
 
 
 def refund(order_id, amount):
-    """The payment provider does not answer: the refund may or may not have gone through."""
-    raise TimeoutError("the payment provider did not answer within 30 s")
+    """Chapter 06's refund whose payment provider never answers: it may or may not have paid."""
+    raise TimeoutError(f"the payment provider did not answer on the refund of {order_id} within 30 s")
 
 
 def tools():
