@@ -1,5 +1,5 @@
 """The Responses face's later rules: a message replayed without its reasoning item, an item id
-sent twice, strict-by-default function tools, and reasoning tokens counted by the chat face's
+sent twice, function tools strict when possible (else the non-strict fallback), and reasoning tokens counted by the chat face's
 rule (`workbook/engine/reasoning.spend`). Texts and sources: docs/SOURCES.md."""
 
 from __future__ import annotations
@@ -57,12 +57,34 @@ def test_an_item_id_sent_twice_is_400_duplicate():
     assert ok.status == "completed"
 
 
-def test_function_tools_are_strict_unless_they_say_strict_false():
+@pytest.mark.parametrize("keyword, value", [
+    ("allOf", [{"required": ["order_id"]}]), ("not", {"required": ["note"]}), ("if", {"required": ["note"]}),
+    ("dependentRequired", {"note": ["order_id"]})])
+def test_a_schema_strict_mode_cannot_express_falls_back_to_non_strict(keyword, value):
+    client = FakeLLM("two_orders").client(max_retries=0)
+    schema = dict(SCHEMA, **{keyword: value})
+    nested = {"type": "object", "properties": {"order": dict(SCHEMA, **{keyword: value})}}
+    for params in (schema, nested):
+        r = client.responses.create(model="gpt-5-mini", input="hi",
+                                    tools=[{"type": "function", "name": "get_order", "parameters": params}])
+        assert r.tools[0].strict is False, "the fallback: the response tool shows strict: false"
+        assert r.tools[0].parameters == params, "the schema as sent, not normalized"
+
+
+def test_a_property_named_like_a_keyword_is_no_fallback():
+    client = FakeLLM("two_orders").client(max_retries=0)
+    schema = {"type": "object", "properties": {"if": {"type": "string"}, "not": {"type": "string"}}}
+    r = client.responses.create(model="gpt-5-mini", input="hi",
+                                tools=[{"type": "function", "name": "get_order", "parameters": schema}])
+    assert r.tools[0].strict is True and r.tools[0].parameters["required"] == ["if", "not"]
+
+
+def test_function_tools_are_strict_when_possible_unless_they_say_strict_false():
     client = FakeLLM("two_orders").client(max_retries=0)
     tool = {"type": "function", "name": "get_order", "parameters": SCHEMA}
     r = client.responses.create(model="gpt-5-mini", input="hi", tools=[tool])
     listed = r.tools[0]
-    assert listed.strict is True, "strict by default"
+    assert listed.strict is True, "strict by default when the schema can be made strict"
     assert listed.parameters["additionalProperties"] is False
     assert listed.parameters["required"] == ["order_id", "note"], "every property required: normalized"
     loose = client.responses.create(model="gpt-5-mini", input="hi", tools=[dict(tool, strict=False)])

@@ -25,9 +25,9 @@
 # can **keep the conversation** for you: `previous_response_id` continues a stored response, so a
 # request sends only what is new. What that saves, and what it does not, is measured below.
 #
-# The agent you grade is the one from a Russian tutorial, "an AI agent in Python without a
-# framework": a calculator, `client.responses.create` in a loop, `trim_memory`, retries on
-# connection errors and 408/409/429/5xx, a log line per step. The fake model behind
+# The agent you grade is a small one written without a framework: a calculator,
+# `client.responses.create` in a loop, `trim_memory`, retries on connection errors and
+# 408/409/429/5xx, a log line per step. The fake model behind
 # `llm.client()` speaks the Responses wire and refuses what OpenAI refuses, with OpenAI's texts.
 #
 # **Learning goals.** After this chapter you can
@@ -127,13 +127,17 @@ client.responses.create(model="gpt-5-mini", tools=TOOLS, store=False,
 # sent twice ("Duplicate item found with id rs_…."), and Chat Completions shapes (`role:
 # "tool"`, `tool_calls`, tools wrapped in `"function"`), which Responses does not know.
 #
-# One default differs too: a Responses function tool is **strict unless it says `"strict":
-# false`**. Without `strict`, the server turns your schema into a strict one (every object
-# closed, every property required), so an optional argument becomes one the model must fill; with
-# `"strict": true` a schema that is not strict already is a 400 ("Invalid schema for function
-# 'get_order': In context=(), 'additionalProperties' is required to be supplied and to be
-# false."). Chat Completions tools are not strict unless asked. The response lists the tools as
-# the server took them:
+# One default differs too: a Responses function tool that omits `strict` is made **strict when
+# possible**. If its schema can be made strict, the server does it (every object closed, every
+# property required), so an optional argument becomes one the model must fill; if it cannot (a
+# keyword strict mode does not support, such as `allOf` or `not`), it falls back to non-strict,
+# best-effort calling, and the response lists that tool with `strict: false` (OpenAI's
+# function-calling guide; which schemas fall back it does not list, and the fake's rule is those
+# keywords). `"strict": false` keeps it non-strict whatever the schema; with `"strict": true` a
+# schema that is not strict already is a 400 ("Invalid schema for function 'get_order': In
+# context=(), 'additionalProperties' is required to be supplied and to be false."). Chat
+# Completions tools are not strict unless asked. The response lists the tools as the server took
+# them:
 
 # %%
 print(response.tools[0].strict, response.tools[0].parameters)
@@ -797,7 +801,8 @@ for way, llm, recorder in (("responses, stateless", stateless_llm, stateless),
 # upload and your own bookkeeping, not tokens.
 #
 # What breaks:
-# - an id that was never stored (`store=False`) or has expired (OpenAI keeps responses 30 days)
+# - an id that was never stored (`store=False`) or has expired (OpenAI keeps a response 30 days by
+#   default)
 #   is a 400 "Previous response with id '…' not found.". Here a response made with `store=False`,
 #   continued:
 

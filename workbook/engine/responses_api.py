@@ -16,7 +16,8 @@ The rules, each with its source in docs/SOURCES.md ("OpenAI Responses API"):
   A model that does not reason (gpt-4.1-mini, "fake-model") sends no reasoning item; given a
   `reasoning.effort` it answers 400, as a reasoning model does for an effort it does not take
   (`reasoning.check_responses`; openai dialect only).
-- Tools: strict unless `"strict": false` (responses_tools): the response lists them normalized.
+- Tools: a tool that omits `strict` is made strict when its schema can be, else falls back to
+  non-strict (responses_tools): the response lists each as taken, `strict` true or false.
 - State: `store` (default true) keeps a response and its whole conversation (the chain's items,
   this input, this output; never `instructions`) in this fake. `previous_response_id` continues
   it: the model sees the stored items, then the new input; an id this fake never stored answers
@@ -133,7 +134,7 @@ class Responses:
         turns += [to_turn(m) for m in messages]
         reply = engine._play(messages, turns, tuple(t["function"]["name"] for t in tools or ()))
         # a "strict": true tool's calls fit its schema, as on Chat Completions (strict.fit); a tool
-        # that omits strict is strict too, but its scripted calls are left as they are (responses_tools)
+        # that omits strict is made strict when it can be, but its scripted calls are left as they are
         reply = strict.fit(reply, [{"function": t} for t in body.get("tools") or () if t.get("strict") is True],
                            engine.dialect)
         if isinstance(reply, Timeout):

@@ -1,11 +1,16 @@
-"""Function tools on the Responses API: strict by default.
+"""Function tools on the Responses API: strict when possible.
 
-Chat Completions tools are non-strict unless `"strict": true`. On Responses a function tool is
-strict unless it says `"strict": false` (docs/SOURCES.md, "OpenAI Responses API"):
+Chat Completions tools are non-strict unless `"strict": true`. On Responses a function tool that
+omits `strict` is made strict when its schema can be, and otherwise falls back to non-strict,
+best-effort calling (docs/SOURCES.md, "OpenAI Responses API"):
 
-- `strict` omitted (or null): the schema is normalized into strict mode, every object closed
-  (`additionalProperties: false`) and every property required, which can make an optional
-  argument mandatory. The response echoes the tool as `strict: true` with that schema.
+- `strict` omitted (or null), a schema strict mode can express: it is normalized into strict mode,
+  every object closed (`additionalProperties: false`) and every property required, which can make
+  an optional argument mandatory. The response echoes the tool as `strict: true` with that schema.
+- `strict` omitted (or null), a schema that uses a keyword strict mode does not support
+  (`UNSUPPORTED`, the structured-outputs guide's list): the fallback. The response echoes the tool
+  as `strict: false` with the schema as sent. Which schemas OpenAI cannot make strict is not
+  listed anywhere; this keyword rule is the fake's own.
 - `strict: true`: the schema must already be strict: a 400 otherwise, "Invalid schema for function
   '…': In context=(…), '…' is required to be supplied …", the context being the path to the
   object at fault (`()` the root, `('properties', 'x')`, `('properties', 'x', 'items')`).
@@ -51,6 +56,25 @@ def check_strict(name: str, schema: dict, where: str) -> None:
                                 "invalid_function_parameters")
 
 
+UNSUPPORTED = ("allOf", "not", "dependentRequired", "dependentSchemas", "if", "then", "else")
+_SUBSCHEMAS = ("items", "additionalProperties", "not", "if", "then", "else")
+_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+_SCHEMA_MAPS = ("properties", "$defs", "definitions", "dependentSchemas")
+
+
+def strict_possible(schema) -> bool:
+    """Whether strict mode can express `schema`: no keyword of `UNSUPPORTED` anywhere in it (in
+    subschemas too, never in the names of properties)."""
+    if not isinstance(schema, dict):
+        return True
+    if any(k in schema for k in UNSUPPORTED):
+        return False
+    subs = [schema.get(k) for k in _SUBSCHEMAS]
+    subs += [s for k in _SCHEMA_LISTS if isinstance(schema.get(k), list) for s in schema[k]]
+    subs += [s for k in _SCHEMA_MAPS if isinstance(schema.get(k), dict) for s in schema[k].values()]
+    return all(strict_possible(s) for s in subs)
+
+
 def normalized(schema: dict) -> dict:
     """The schema in strict mode: every object closed, every property required (a copy)."""
     out = copy.deepcopy(schema)
@@ -61,8 +85,11 @@ def normalized(schema: dict) -> dict:
 
 
 def echoed(tool: dict) -> dict:
-    """A function tool as the response lists it: strict unless it said `strict: false`."""
+    """A function tool as the response lists it: `strict: false` as sent; `strict` omitted, strict
+    and normalized when its schema can be, else `strict: false` as sent (the fallback)."""
     if tool.get("strict") is False:
         return dict(tool)
     params = tool.get("parameters") or {"type": "object", "properties": {}}
+    if tool.get("strict") is not True and not strict_possible(params):
+        return dict(tool, strict=False)
     return dict(tool, strict=True, parameters=normalized(params))
