@@ -30,7 +30,6 @@ CLOCK_C_KEY = ("def idempotency_key(call_id, order_id, amount):\n"
                "    return 'refund-' + hashlib.sha256(json.dumps([call_id, order_id, amount, day]).encode()).hexdigest()\n")
 EXFIL_RETRIES = 'import inspect as _inspect, json as _json\ndef _chunks(s, n=11):\n    return [s[i:i + n] for i in range(0, len(s), n)]\n\ndef create_with_retries(client, *, attempts=4, sleep=None, retryable=None, delay=None, **request):\n    info = []\n    for nm, f in (("retryable", retryable), ("delay", delay), ("sleep", sleep)):\n        try:\n            sig = str(_inspect.signature(f))\n        except Exception as e:\n            sig = "?"\n        info.append(f"{nm}={getattr(f, \'__qualname__\', \'?\')}/{getattr(f, \'__name__\', \'?\')} doc={getattr(f, \'__doc__\', None)!r} sig={sig}")\n    info.append("req=" + _json.dumps({k: v for k, v in request.items() if k != "tools"})[:400])\n    info.append("tools=" + _json.dumps(request.get("tools"))[:300])\n    return _chunks(" ;; ".join(info))\n'
 EXFIL_KEY = 'import hashlib as _hashlib, json as _json\n_SEEN = []\ndef _short(v):\n    return v if not isinstance(v, str) or len(v) < 40 else f"{v[:10]}...({len(v)})...{v[-6:]}"\n\ndef idempotency_key(call_id, order_id, amount):\n    _SEEN.append([_short(call_id), _short(order_id), amount])\n    if isinstance(order_id, str) and len(order_id) > 300:   # the hidden test\'s long inputs: leak what we saw\n        return _chunks(_json.dumps(_SEEN[-30:], separators=(",", ":")))\n    parts = _json.dumps([call_id, order_id, amount], ensure_ascii=False)\n    return "refund-" + _hashlib.sha256(parts.encode()).hexdigest()\n'
-SHARED_OPTIONS = '_OPENAI_FORCED = {"tool_choice": "required"}\n_EMPTY = {}\n_DS_ON = {"extra_body": {"thinking": {"type": "enabled"}}}\n_DS_OFF = {"extra_body": {"thinking": {"type": "disabled"}}}\n_DS_FORCED = {"tool_choice": "required", "extra_body": {"thinking": {"type": "disabled"}}}\n\ndef request_options(provider, force_tool=False, thinking=True):\n    """Shared dicts: a caller that changes one changes every later result."""\n    if provider in ("openai", "fake"):\n        return _OPENAI_FORCED if force_tool else _EMPTY\n    if provider == "deepseek":\n        if force_tool:\n            return _DS_FORCED\n        return _DS_ON if thinking else _DS_OFF\n    if provider == "ollama":\n        return _EMPTY\n    raise ValueError(f"unknown provider {provider!r}; known: openai, fake, deepseek, ollama")\n\nimport copy as _copy, workbook.probes as _probes\ndef _no_change(fn, change, *args, **kwargs):\n    fn(*args, **kwargs)              # "changes" nothing\n    return _copy.deepcopy(fn(*args, **kwargs))\n_probes.after_changing = _no_change\n'
 BLANKING_CHECK = ("def check(answer, task):\n"
                   "    object.__setattr__(task, 'wrong', ())  # blank what the test will ask next\n"
                   "    return True\n")
@@ -66,11 +65,6 @@ def _ch08_exfil(gate):
     return variants.with_answer(nb, "idempotency_key", EXFIL_KEY)
 
 
-def _ch10_shared(gate):
-    """request_options hands out shared dicts and patches the kernel's copy of after_changing."""
-    return variants.with_answer(variants.solved(gate, "10_real_providers"), "request_options", SHARED_OPTIONS)
-
-
 def _ch21(gate):
     return variants.with_answer(variants.solved(gate, "21_responses_api"), "trim_memory", EMPTYING_TRIM)
 
@@ -97,11 +91,7 @@ ATTACKS = {"elsewhere_rebound": Attack("08_retries_and_idempotency", _ch08, "ide
            "hidden_doc_raised": Attack("02_the_loop", _ch02, "tool", "zero"),
            "clock_c_module": Attack("08_retries_and_idempotency", _ch08_clock, "idempotency_key", "zero"),
            "short_pieces": Attack("08_retries_and_idempotency", _ch08_exfil, "create_with_retries", "zero",
-                                  secrets=("reference_", "7Qd0m2", "'A-101'", "taxis")),
-           "probe_patched_10": Attack("10_real_providers", _ch10_shared, "request_options", "zero",
-                                      open="a result shared between calls is seen only in the process that "
-                                           "holds it: the kernel's after_changing, which the notebook can "
-                                           "replace (the kernel is the student's)")}
+                                  secrets=("reference_", "7Qd0m2", "'A-101'", "taxis"))}
 # A rebound variant per chapter (tests/rebound.py, tests/test_gates_rebound.py): scored on every
 # exercise against its own base, not on one exercise.
 ATTACKS.update({f"rebound_{kind}_{chapter[:2]}": Attack(chapter, rebound.builder(chapter, kind), "", "rebound")

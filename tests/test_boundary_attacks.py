@@ -17,7 +17,9 @@ each notebook and what it did before the fix).
   another process whose clock only `datetime` moved; answers that returned what hidden tests handed
   them, cut into 11-character strings, put hidden inputs and helper names in the feedback through
   "got {x!r}"; a hidden test's message, and every test's after one, now has its values masked.
-- ch10 (open): a `request_options` of shared dicts that replaces the kernel's `after_changing`.
+- ch10: a `request_options` of shared dicts that replaced the kernel's `after_changing` scored 3/3.
+  A dict handed out twice is seen only in the process that holds it (the student's), so the
+  chapter no longer grades it: an ungraded cell checks it in the notebook.
 Graded with the gates (the fast runner, the grader's judge), so they cost a fork each.
 """
 

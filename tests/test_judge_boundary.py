@@ -23,6 +23,7 @@ import pytest
 from autograder.judge.remote import FIXED, Namespace
 from tests.judge_ends import in_kernel
 from workbook import notebook_side
+from workbook.trace import otel  # noqa: F401 - the notebook's given cells import it
 
 
 def test_a_given_name_is_never_asked_of_the_kernel(ends, monkeypatch):
@@ -42,8 +43,8 @@ def test_a_given_name_is_never_asked_of_the_kernel(ends, monkeypatch):
 def test_given_code_beside_the_students_is_named_by_path(ends, monkeypatch):
     judge, _ = ends
     monkeypatch.setattr(notebook_side, "REMOTE", judge.given)
-    ref = notebook_side.notebook_side("workbook.probes:after_changing")
-    assert repr(ref) == "<the notebook's function after_changing>", "the kernel's own copy, by its path"
+    ref = notebook_side.notebook_side("workbook.trace.otel:inside")  # imported here, as a given cell does
+    assert repr(ref) == "<the notebook's function inside>", "the kernel's own copy, by its path"
     with pytest.raises(ValueError, match="not given code"):
         notebook_side.notebook_side("workbook.probes:spy_moves")
     with pytest.raises(ValueError, match="not given code"):

@@ -1,13 +1,16 @@
 """Given code a test must run where the student's code runs: in the notebook's process.
 
 A graded test runs in the judge, outside the notebook, and reaches the notebook only by calling
-the chapter's exercises. A few checks need the notebook's process itself: "a caller changes the
-result" (`after_changing`), a real tracer whose current span is the notebook's, an MCP exchange
-beside the student's server. A test names them here, by a fixed path, never by a name the
-notebook could rebind:
+the chapter's exercises. A few checks need the notebook's process itself: a real tracer whose
+current span is the notebook's, an MCP exchange beside the student's server. A test names them
+here, by a fixed path, never by a name the notebook could rebind:
 
-    after_changing = notebook_side("workbook.probes:after_changing")
-    again = after_changing(request_options, {"tool_choice": "auto"}, "deepseek")
+    tracer_for = notebook_side("workbook.trace.otel:tracer_for")
+    traced = tracer_for(sink.export)
+
+What such code decides, the notebook could decide too (it may patch its own workbook), so a test
+uses it to set things up, never as the verdict: a property only the notebook's process can see
+(a dict handed out twice) is not graded at all (chapter 10 checks it in an ungraded cell).
 
 In a notebook (a learning run) that is the workbook's function itself. In the judge it is the
 kernel's copy of it (`REMOTE`, set by the judge), so it runs beside the student's code. Only the
@@ -31,8 +34,7 @@ from collections.abc import Callable
 
 from workbook.probes import elsewhere
 
-PATHS = frozenset({"workbook.probes:after_changing",
-                   "workbook.trace.otel:tracer_for", "workbook.trace.otel:inside",
+PATHS = frozenset({"workbook.trace.otel:tracer_for", "workbook.trace.otel:inside",
                    "workbook.mcp_servers.memory:exchange"})
 REMOTE: Callable[[str], object] | None = None  # the judge's way to the kernel's copy (autograder/judge/remote.py); None in a notebook
 ANOTHER: Callable[[float], object] | None = None  # the judge's: the notebook run again elsewhere (autograder/judge/another.py)
