@@ -529,9 +529,11 @@ for event in llm.client().responses.create(model="gpt-5-mini", input=QUESTION, t
 # So the **`output_index`** (or the `item_id`) is the key that ties the pieces of one call
 # together, as `index` did for Chat Completions chunks. An item is finished at its
 # `output_item.done`, whose `status` says whether it is whole: a reply that hit its token limit
-# ends with `response.incomplete`, and the call it was writing is done with `status:
-# "incomplete"` and half its arguments. `response.completed` is the only end after which every
-# call can be run.
+# ends with `response.incomplete`, and in the fake the call it was writing is done with `status:
+# "incomplete"` and half its arguments. That last part is the fake's own shape: the SDK's types
+# allow `"incomplete"` on a call, but we found no capture of a real stream cut inside a call
+# (docs/SOURCES.md). Either way `response.completed` is the only end after which every call can be
+# run.
 
 # %% [markdown]
 # ## Exercise 3 — `accumulate_responses` (3 points)
@@ -725,8 +727,12 @@ wb.checks.equal(accumulate_responses(events), final, "the same stream over HTTP"
 #
 # **Stop early.** A reply that has already said enough (a budget of characters, a customer who
 # pressed Stop) should not be read to its end: leave the loop and close the stream
-# (`stream.close()`, or a `with` block around it). The provider sees the connection close and stops
-# generating — and billing. Record what happened honestly: `"STOPPED: budget"`, not `"done"`.
+# (`stream.close()`, or a `with` block around it), so the provider can see the connection close.
+# When it stops generating, and what it bills for a stream closed early, neither OpenAI nor
+# Anthropic documents (we could not confirm it); reports say generation and billing go on until
+# the disconnect reaches the server. So closing early is worth doing, and a token cap
+# (`max_completion_tokens`, Anthropic's `max_tokens`) is the bound you can count on. Record what
+# happened honestly: `"STOPPED: budget"`, not `"done"`.
 
 # %% [markdown]
 # ## Exercise 4 — `watch` (4 points)
@@ -1252,11 +1258,12 @@ for name in ("stream_cut", "stream_overloaded", "stream_stall", "stream_incomple
 # - **Waiting for `response.completed` to show anything.** Then the Responses stream is a slow
 #   `create`; the text and the calls so far are in the deltas.
 # - **Taking a Responses call as whole at `function_call_arguments.done`.** A reply that ran out
-#   of tokens still ends its call, with `status: "incomplete"` on its `output_item.done`.
+#   of tokens still ends its call (in the fake, with `status: "incomplete"` on its
+#   `output_item.done`).
 # - **Showing the text at the end.** Then streaming buys nothing: the first token is shown when
 #   the last arrives.
-# - **Reading on after the budget.** Leave the loop and close the stream, or the provider goes on
-#   generating what nobody reads.
+# - **Reading on after the budget.** Leave the loop and close the stream: reading on shows what
+#   nobody asked for, and an open stream lets the provider go on generating it.
 # - **Running a tool from a broken or cut reply.** Only a stream that ended with
 #   `finish_reason == "tool_calls"` holds complete calls.
 # - **Restarting the run after a tool ran.** Retry the model call that failed, not the steps
