@@ -123,9 +123,14 @@ print(recorder.tree())
 # ## Part 2 · The GenAI conventions
 #
 # OpenTelemetry's semantic conventions for generative AI name the spans and their attributes. They
-# are in **Development** status (this course follows them as `opentelemetry-semantic-conventions`
-# 0.66b2 ships them; docs/SOURCES.md): names can still change, so read them from one place —
-# `genai.OPERATION_NAME` rather than the string typed out.
+# are in **Development** status: names can still change, so read them from one place —
+# `genai.OPERATION_NAME` rather than the string typed out. This course follows them as the
+# `opentelemetry-semantic-conventions` package **0.66b2** ships them (docs/SOURCES.md). In that
+# package every `gen_ai.*` name is marked "Deprecated: Moved to the OpenTelemetry GenAI semantic
+# conventions repository": the names are the same, only their home moved, to
+# [semantic-conventions-genai](https://github.com/open-telemetry/semantic-conventions-genai), where
+# they go on changing. One change is on its way there (on `main`, not released yet): the token
+# metric `gen_ai.client.token.usage` is replaced by separate input and output token metrics.
 #
 # | span | name | kind | attributes |
 # |---|---|---|---|
@@ -172,8 +177,11 @@ print("the same summary back:", (back.status, back.answer, back.totals()) == (tr
 # ## Part 3 · A trace crosses to the provider
 #
 # The W3C **Trace Context** header names the current span on an outgoing request:
-# `traceparent: 00-<trace_id>-<span_id>-<flags>`. A provider (or a tool server) that reads it
-# makes its own spans children of yours, and the two halves of the trace join up.
+# `traceparent: 00-<trace_id>-<span_id>-<flags>`. A service that reads it (a tool server or a
+# gateway you run, an MCP server: MCP carries it in `params._meta`) makes its own spans children
+# of yours, and the two halves of the trace join up. Whether a model provider reads it we could
+# not confirm: no public LLM API documents it. Sending it costs nothing, and your side of the trace
+# is whole either way.
 # `propagate.inject(headers)` writes it for the current span; the openai SDK sends extra headers
 # with `extra_headers=`. The fake records the header of every request in `llm.traceparents`:
 
@@ -855,7 +863,7 @@ print("only yours:", sorted(set(yours) - set(theirs)))
 # | model calls | every `create`, with no code; `openai.response.system_fingerprint` too | every call your loop makes |
 # | tool calls, the run, a team | nothing: it sees the SDK, not your loop | `execute_tool`, `invoke_agent`, nested agents |
 # | the SDK's own retries | inside one span | inside one span (the call your code made) |
-# | `traceparent` to the provider | not sent | sent, so the provider's spans join the trace |
+# | `traceparent` on the request | not sent | sent, so a service that reads it joins the trace |
 # | content | opt-in by `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`, not masked | opt-in by `record_content`, masked |
 #
 # In a real project you would switch the official one on for the model calls and write the
@@ -900,8 +908,8 @@ else:
 #   exception and cannot retry it.
 # - **Content recorded without opt-in**, or recorded unmasked: the trace store now holds
 #   customers' e-mails and cards.
-# - **No `traceparent`** on the request, or injected outside the span: the provider's half of
-#   the trace cannot join yours.
+# - **No `traceparent`** on the request, or injected outside the span: a service that reads it
+#   (a tool server, a gateway) cannot join its half of the trace to yours.
 # - **Pricing by the model you asked for.** The bill is the model that answered,
 #   `gen_ai.response.model`; the request's model stands in only when a failed call has none.
 # - **Tokens summed across runs.** Each trace is one run: its bill is its own spans' bill.
@@ -944,6 +952,7 @@ else:
 # ## What's next
 #
 # Your loop now writes down what it did in the form every observability tool reads. The same
-# spans carry metrics (`gen_ai.client.token.usage`, durations) and evaluations
+# conventions define metrics (token counts and durations: `gen_ai.client.token.usage` in 0.66b2,
+# being replaced by input and output token metrics on the conventions' `main`) and evaluations
 # (`gen_ai.evaluation.*`, chapter 20's scores on a trace), and an MCP tool server that reads your
 # `traceparent` hangs its own spans under your `execute_tool` span.
