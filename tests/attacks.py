@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from autograder import variants
 from autograder.course import Course
-from tests import rebound
+from tests import rebind_cases, rebound
 
 PASS_THROUGH = "elsewhere = lambda fn, *args, seconds=0, hash_salt=None, **kwargs: fn(*args, **kwargs)\n"
 LIAR_18 = "exchange = lambda server, messages, timeout=120.0: [{'jsonrpc': '2.0', 'id': 1, 'result': {}}]\n"
@@ -96,3 +96,5 @@ ATTACKS = {"elsewhere_rebound": Attack("08_retries_and_idempotency", _ch08, "ide
 # exercise against its own base, not on one exercise.
 ATTACKS.update({f"rebound_{kind}_{chapter[:2]}": Attack(chapter, rebound.builder(chapter, kind), "", "rebound")
                 for chapter in rebound.chapters(Course()) for kind in rebound.KINDS})
+# The rebinding cases of issue 24 (tests/rebind_cases.py): tests/test_rebind_*.py score them.
+ATTACKS.update({name: Attack(chapter, build, "", "custom") for name, (chapter, build) in rebind_cases.CASES.items()})

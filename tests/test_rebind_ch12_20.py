@@ -8,45 +8,29 @@ sends the rebound text and the test expects it. The test cells now hold their ow
 loses the points of the test that checks the name.
 
 One name per chapter: the solved notebook plus one student cell, before the exercise's tests, that
-appends a sentence to a given prompt. Graded by the real pipeline, sandboxed and judged.
+appends a sentence to a given prompt (tests/rebind_cases.py). Graded with the gates, by the
+grader's judge.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from autograder import variants
 from tests import gates
-
-# chapter: (the rebinding cell, the test cell it is inserted before, the test cells that must fail)
-REBINDS = {
-    "12_workflow_or_agent": ('ROUTER_PROMPT = ROUTER_PROMPT + "\\nAnswer fast."', "route_tests",
-                             ["route_hidden_tests"]),
-    "13_react_and_plan_execute": ('PLANNER_PROMPT = PLANNER_PROMPT + " Be brief."', "plan_and_execute_tests",
-                                  ["plan_and_execute_hidden_tests"]),
-    "15_why_the_bill_grows": ('ROUTER = ROUTER + " Be brief."', "pick_model_tests", ["pick_model_tests"]),
-    "20_evaluating_an_agent": ('JUDGE_SYSTEM = JUDGE_SYSTEM + " Be fair."', "judge_pair_tests",
-                               ["judge_pair_hidden_tests"]),
-}
+from tests.rebind_cases import REBINDS
 
 
-@pytest.fixture(scope="module")
-def graded(tmp_path_factory):
-    def make(gate):
-        return {("rebinds", chapter): variants.insert(variants.solved(gate, chapter), code, before=before)
-                for chapter, (code, before, _) in REBINDS.items()}
-
-    return {chapter: record for (_, chapter), record in
-            gates.grade_made(tmp_path_factory.mktemp("rebind") / "course", make).items()}
+def _record(graded, chapter: str) -> dict:
+    student = gates.Submission(chapter, "attack", f"rebind_{chapter[:2]}").student
+    if student not in graded["records"]:
+        pytest.skip(f"{chapter} is not gated here (GATES_ONLY)")
+    return graded["records"][student]
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("chapter", list(REBINDS))
 def test_a_rebound_name_does_not_change_what_a_test_expects(graded, chapter):
     code, _, failing = REBINDS[chapter]
-    if chapter not in graded:
-        pytest.skip(f"{chapter} is not gated here (GATES_ONLY)")
-    record = graded[chapter]
+    record = _record(graded, chapter)
     assert record["status"] == "ok", f"{chapter} was not graded: {record['status']} {record['events']}"
     for grade_id in failing:
         test = record["tests"][grade_id]
