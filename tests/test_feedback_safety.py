@@ -17,7 +17,13 @@ from traitlets.config import Config
 
 from autograder import feedback, notebooks
 from autograder.course import REPO, Course
-from autograder.feedback_filter import HIDDEN, NOT_SHOWN, WITHHELD_NOTE, HideHiddenTests, hidden_lines
+from autograder.feedback_filter import (
+    HIDDEN,
+    NOT_SHOWN,
+    WITHHELD_NOTE,
+    HideHiddenTests,
+    hidden_lines,
+)
 from autograder.settings import WALL_FACTOR
 
 PILOT = REPO / "tests" / "pilot"
