@@ -9,7 +9,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
-import io
 import json
 import os
 import platform
@@ -20,9 +19,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-import pytest
-
-from autograder import cohort, notebooks, results, sandbox, variants
+from autograder import notebooks, results, sandbox, variants
 from autograder.course import REPO, Course
 from autograder.settings import Limits
 from tests import (
@@ -115,24 +112,6 @@ def plan() -> list[tuple[Course, Submission]]:
                 for name, (_, expect) in hostile_cases(course, chapter).items()]
         out += [(course, Submission(chapter, "attack", name)) for name, a in attacks.ATTACKS.items() if a.chapter == chapter]
     return out
-
-
-def grade_made(root: Path, make) -> dict[tuple[str, str], dict]:
-    """Grade by the real pipeline, sandboxed, the notebooks `make(gate)` builds on a gate course
-    in `root` ({(student, chapter): notebook}, only of gated chapters); the records by the same key.
-    The calling test skips where bubblewrap cannot run, or when no chapter of its is gated."""
-    if sandbox.bwrap_problem() is not None:
-        pytest.skip(str(sandbox.bwrap_problem()))
-    gate = gate_course(root)
-    gated = {chapter for _, chapter in chapters()}
-    made = {key: nb for key, nb in make(gate).items() if key[1] in gated}
-    if not made:
-        pytest.skip("none of its chapters is gated here (GATES_ONLY)")
-    for (student, chapter), nb in made.items():
-        variants.save(nb, gate.submitted / student / chapter / f"{chapter}.ipynb")
-    records = cohort.grade(gate, workers=2, limits=Limits(sandbox=SANDBOX), students=sorted({s for s, _ in made}),
-                           chapters=sorted({c for _, c in made}), out=io.StringIO(), force=True)
-    return {(r["student"], r["chapter"]): r for r in records}
 
 
 def gate_course(root: Path) -> Course:
