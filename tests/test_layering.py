@@ -32,7 +32,7 @@ LAYERS = [
       "workbook.mcp_servers*", "workbook.kb", "workbook.sqlite_reader", "workbook.cli"]),
     ("the scenarios", ["workbook.scenarios*"]),
     ("what stands on them: name lookup, traces, quizzes, the judge's link",
-     ["workbook.fake_llm*", "workbook.trace*", "workbook.env", "workbook.saved_answers",
+     ["workbook.fake_llm*", "workbook.trace*", "workbook.frameworks", "workbook.env", "workbook.saved_answers",
       "workbook.quiz", "workbook.link*"]),
     ("the entry points: providers, checks, progress", [
         "workbook", "workbook.__main__", "workbook.providers", "workbook.checks", "workbook.progress",

@@ -35,7 +35,7 @@ from collections.abc import Callable
 from workbook.probes import elsewhere
 
 PATHS = frozenset({"workbook.trace.otel:tracer_for", "workbook.trace.otel:inside",
-                   "workbook.mcp_servers.memory:exchange"})
+                   "workbook.mcp_servers.memory:exchange", "workbook.frameworks:run_adapted"})
 REMOTE: Callable[[str], object] | None = None  # the judge's way to the kernel's copy (autograder/judge/remote.py); None in a notebook
 ANOTHER: Callable[[float], object] | None = None  # the judge's: the notebook run again elsewhere (autograder/judge/another.py)
 
