@@ -77,3 +77,24 @@ def test_make_installs_with_the_lock():
 def test_ci_installs_the_hub_with_the_lock():
     """.ci/run adds '.[hub]' (jupyterhub for tests/browser/test_hub.py) at the lock's versions."""
     assert "-c requirements.lock -e '.[dev,hub]'" in (ROOT / ".ci" / "run").read_text()
+
+
+def test_every_locked_package_installs_on_the_oldest_python_the_course_allows():
+    """pyproject says Python 3.11+; Debian 12's python3 is 3.11.2. soupsieve 3.0+ says >=3.11.5, so
+    with it in the lock a fresh `make lab` there stopped at pip's ResolutionImpossible (issue 46)."""
+    from importlib import metadata
+
+    from packaging.specifiers import SpecifierSet
+
+    oldest = SpecifierSet(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["requires-python"])
+    floor = next(iter(oldest)).version  # ">=3.11": 3.11
+    refused = []
+    for name, version in _lock().items():
+        try:
+            dist = metadata.distribution(name)
+        except metadata.PackageNotFoundError:
+            continue  # not installed here (the hub's extras): its pin is checked where it is
+        needs = dist.metadata.get("Requires-Python")
+        if dist.version == version and needs and not SpecifierSet(needs).contains(floor + ".0"):
+            refused.append(f"{name}=={version} needs Python {needs}")
+    assert not refused, f"pin a version that installs on Python {floor}.0: {refused}"
