@@ -306,9 +306,8 @@ def test_a_chapter_goes_round_the_hub(hub, browser):
                                    "--roster", hub.s["state"] + "/roster")
         assert "collected 2 notebook(s) of 2 student(s)" in collected, collected
         hub.autograder("grade", "--workers", "1", "--sandbox", "bwrap")
-        # As root: Debian 12's Python 3.11.2 (the accounts' Python here) cannot compile the selectors of
-        # the locked soupsieve 4.1.3 (possessive quantifiers, fixed in Python 3.11.5), so nbconvert's
-        # HTML export, and every feedback page, fails under it (issue 46 closing note).
+        # As root, with the clone's venv (the lock's soupsieve 2.10 also works on the accounts' Debian
+        # 12 Python 3.11.2: tests/test_packaging.py keeps every pin installable there).
         hub.autograder("feedback", "--workers", "1", root=True)
         hub.autograder("export")
         released_lines = hub.autograder("release-feedback", "--exchange", str(hub.exchange),
