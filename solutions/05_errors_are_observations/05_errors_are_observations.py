@@ -300,7 +300,8 @@ def execute(name, raw_args, impl):
 # %% nbgrader={"grade": true, "grade_id": "execute_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: execute returns the JSON result of a good call, and an error observation {"error": ...} (not an
 exception) for an unknown tool, for arguments that are not JSON, for arguments that do not fit
-(every bad field named, the tool not run) and for a tool that raises (its exception's type)."""
+(every bad field named, the tool not run) and for a tool that raises (its exception's type, no
+traceback)."""
 import json
 
 from workbook.checks import fresh
@@ -336,8 +337,12 @@ assert all(f in error for f in ("order_id", "order", "customer_id")), (
     f"order and customer_id not allowed); got {out!r}")
 assert shop.log == [], f"the tool must not run with arguments that do not fit; it ran: {shop.log}"
 out = run("get_order", '{"order_id": "B-2001"}')
-assert "KeyError" in wb.checks.error_text(out, "execute('get_order', <an order that is not there>)"), (
+error = wb.checks.error_text(out, "execute('get_order', <an order that is not there>)")
+assert "KeyError" in error, (
     f"a tool that raises: an error observation with the exception's type and message, never a silent result; got {out!r}")
+assert "Traceback" not in error and 'File "' not in error, (
+    "a tool that raises: send the exception's type and message, not the traceback (hundreds of tokens, "
+    "and your code's internals shown to the model)")
 print("execute: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "execute_hidden_tests", "locked": true, "points": 4, "schema_version": 3, "solution": false}
@@ -826,7 +831,7 @@ for label, scenario in runs:
 # %% [markdown]
 # ## Common mistakes
 #
-# Each of these is a wrong answer the hidden tests catch.
+# Each of these is a wrong answer the hidden tests catch, except those marked "not graded".
 #
 # - **`json.loads` without a `try`.** One cut-off argument string and the run is over.
 # - **`impl[name]` on a made-up tool.** A `KeyError` instead of the list of tools that exist.
@@ -844,7 +849,7 @@ for label, scenario in runs:
 #   step limit wastes every step. Ask once per run, then stop with `"STOPPED: text tool call"`.
 # - **Taking the text call as the answer.** The customer receives `<tool_call>{...}` as the reply.
 # - **Running the text call.** Parsing a call out of free text executes whatever the text says,
-#   examples included, and there is no id to answer.
+#   examples included, and there is no id to answer. (Not graded yet: no test checks it.)
 
 # %% [markdown]
 # ## Self-check quiz
