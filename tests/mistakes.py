@@ -73,10 +73,11 @@ MISTAKES: dict[str, dict[str, tuple[str, ...]]] = {
         "Vague errors.": ("execute-vague_errors", "execute-counts_problems_only"),
         "Swallowing the exception.": ("execute-swallows_exception",),
         "Validating by hand, or not at all.": ("execute-no_validation",),
-        "Sending the traceback.": (NOT_CODE, "TODO"),
+        "Sending the traceback.": ("execute-sends-traceback",),
         "Asking forever.": ("run_agent-asks_forever", "run_agent-asks_once_per_text_call"),
         "Taking the text call as the answer.": ("run_agent-never_asks",),
-        "Running the text call.": (NOT_CODE, "TODO"),
+        "Running the text call.": (
+            NOT_CODE, "a wrong answer no test catches yet (a mutant that runs it kept 4/4): item 2 of issue 45"),
     },
     "06_limits": {
         "Checking the budget before adding the last usage.": ("Budget-checks-before-adding",
@@ -88,7 +89,7 @@ MISTAKES: dict[str, dict[str, tuple[str, ...]]] = {
                                             "run_agent-previous-call-only"),
         "`time.time()` inside the loop.": ("Budget-wall-clock", "run_agent-time-time"),
         "Trusting a reply with text.": ("run_agent-length-is-an-answer", "run_agent-tools-before-finish-reason"),
-        "Raising on a limit.": (NOT_CODE, "TODO"),
+        "Raising on a limit.": ("run_agent-raises-on-limit",),
         "A stop that hides what acted.": ("report_actions-after-success", "report_actions-reads-count"),
         "The status changed for a done run,": ("report_actions-done-too", "report_actions-repeats"),
         "Wrapping tools in a loop without binding each one.": ("report_actions-late-binding",
@@ -204,7 +205,7 @@ MISTAKES: dict[str, dict[str, tuple[str, ...]]] = {
     },
     "13_react_and_plan_execute": {
         "Keeping the invented observation.": ("run_react-keeps-invented-observation", "run_react-cuts-after-appending"),
-        "Relying on `stop` alone.": (NOT_CODE, "TODO"),
+        "Relying on `stop` alone.": ("run_react-relies-on-stop",),
         "Sending `tools` to a text-only model.": ("run_react-sends-tools",),
         "`json.loads` on everything after `Action Input:`.": ("parse_react-json-loads-the-rest",),
         "Looking for `Final Answer:` first.": ("parse_react-final-answer-first",),
@@ -301,7 +302,7 @@ MISTAKES: dict[str, dict[str, tuple[str, ...]]] = {
         "URLs checked as text.": ("check_links-substring", "check_links-startswith", "fetch_url-host-as-text"),
         "A fetch that follows redirects.": ("fetch_url-follows-redirects",),
         "No timeout, no body cap.": ("fetch_url-no-timeout", "fetch_url-no-body-cap"),
-        "A fetch that opens its own connection.": (NOT_CODE, "TODO"),
+        "A fetch that opens its own connection.": ("fetch_url-own-connection",),
         "Memory writes treated as harmless.": (
             NOT_CODE, "which tools are sensitive is the caller's set (taint_guard takes it); no answer chooses it"),
         "Recalled facts treated as the agent's own.": (

@@ -751,7 +751,7 @@ for name in ["taxi_spending", "two_orders", "asks_other_customer", "broken_json_
 # %% [markdown]
 # ## Common mistakes
 #
-# Each of these is a wrong answer the hidden tests catch.
+# Each of these is a wrong answer the hidden tests catch, except those marked "not graded".
 #
 # - **Dropping the assistant turn.** Only the tool results are appended. The provider answers 400:
 #   "messages with role 'tool' must be a response to a preceeding message with 'tool_calls'".
@@ -771,6 +771,7 @@ for name in ["taxi_spending", "two_orders", "asks_other_customer", "broken_json_
 # - **Mixing up formats.** `tool_use_id` (Anthropic) instead of `tool_call_id`, or the flat
 #   Responses tool shape sent to Chat Completions.
 # - **Retrying a 400.** The same request fails the same way; fix the messages instead.
+#   (Not graded here: no exercise of this chapter retries; chapter 08's does.)
 
 # %% [markdown]
 # ## Self-check quiz

@@ -1586,7 +1586,7 @@ for label, tool in [("naive tool", naive_refund_tool), ("chapter 08's tool", mak
 # %% [markdown]
 # ## Common mistakes
 #
-# Each of these is a wrong answer the hidden tests catch.
+# Each of these is a wrong answer the hidden tests catch, except those marked "not graded".
 #
 # - **No summary on a limit stop.** The summary is written only after a final answer; the runs
 #   that hit the step limit — the ones you most need to read — end without one.
@@ -1610,6 +1610,7 @@ for label, tool in [("naive tool", naive_refund_tool), ("chapter 08's tool", mak
 #   one.
 # - **Forgetting that the paused step runs again.** Everything it did before the pause happens
 #   twice: only idempotent actions survive that.
+#   (Not graded: it is a property of the tools the loop is given, not of the loop.)
 
 # %% [markdown]
 # ## Self-check quiz

@@ -1483,7 +1483,7 @@ for body in llm.requests:
 # %% [markdown]
 # ## Common mistakes
 #
-# Each of these is a wrong answer the hidden tests catch.
+# Each of these is a wrong answer the hidden tests catch, except those marked "not graded".
 #
 # - **Rebuilding the assistant turn without `reasoning_content`.** The first DeepSeek step works,
 #   the second gets 400 "The `reasoning_content` in the thinking mode must be passed back to the
@@ -1501,7 +1501,7 @@ for body in llm.requests:
 #   is a crash.
 # - **A small context and no check.** Ollama drops the oldest messages (often the user's question)
 #   without an error; compare your prompt's size with the window before sending, and give the
-#   server a bigger window.
+#   server a bigger window. (Not graded here: chapter 16 grades the check.)
 # - **Anthropic → OpenAI: dropping `is_error`, an `"ERROR: …"` prefix, or one message for all
 #   results.** Without `{"error": …}` the model reads a failure as data, and a prefix is a second
 #   shape for one concept that code cannot tell from a result starting with that word; wrap a text
@@ -1517,6 +1517,7 @@ for body in llm.requests:
 #   status, not an answer.
 # - **Model names and URLs scattered through the code.** They change (DeepSeek switched its old
 #   model names off in 2026). Keep them in one place and read keys from `.env`.
+#   (Not graded: where settings live is not an exercise.)
 
 # %% [markdown]
 # ## Self-check quiz

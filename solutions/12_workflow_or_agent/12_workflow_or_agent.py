@@ -1196,7 +1196,7 @@ for design, modes in FAILURE_MODES.items():
 # %% [markdown]
 # ## Common mistakes
 #
-# Each of these is a wrong answer the tests catch.
+# Each of these is a wrong answer the tests catch, except those marked "not graded".
 #
 # - **Parsing the router's free text** when the provider can constrain it: offer one strict tool
 #   whose `class` is an enum (with an `"other"`), and force it with `tool_choice`.
@@ -1205,6 +1205,7 @@ for design, modes in FAILURE_MODES.items():
 #   invented class gets real tools. Only a listed class in the route call routes; everything else
 #   — no call, bad JSON, `"other"` — is the fallback, without an exception.
 # - **A refund before the eligibility check**: code decides whether money may move, then moves it.
+#   (Not graded: `support_workflow` is given code.)
 # - **No gate**, or a gate checked only at the end: the chain writes a confident reply about
 #   "Sorry, I could not find an order number".
 # - **A failed gate that raises** or is only logged while the chain goes on: stop, with a status

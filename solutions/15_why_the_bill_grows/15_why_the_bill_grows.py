@@ -1343,7 +1343,7 @@ for name, (dollars, right) in ways.items():
 # %% [markdown]
 # ## Common mistakes
 #
-# Each of these is a wrong answer the tests catch.
+# Each of these is a wrong answer the tests catch, except those marked "not graded".
 #
 # - **Cached tokens counted twice.** On OpenAI `cached_tokens` is part of `prompt_tokens`: charging
 #   all of `prompt_tokens` at the input price *and* the cached ones at the cached price bills them
@@ -1361,6 +1361,7 @@ for name, (dollars, right) in ways.items():
 #   model with no write price a written token is plain input, not a free one.
 # - **A prefix under the model's minimum.** On `claude-haiku-4-5` a breakpoint after 1,100 tokens
 #   caches nothing, with no error: read the cache fields of the second call to know.
+#   (Not graded: no exercise places a breakpoint.)
 # - **Prices per token, not per million.** A million times too much (or too little) is the most
 #   common bug in a cost report.
 # - **A prefix that changes every call.** A timestamp (or a request id, a random example, the tools

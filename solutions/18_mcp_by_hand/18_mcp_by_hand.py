@@ -1273,7 +1273,7 @@ for path, out, ms, note in rows:
 #
 # ## Common mistakes
 #
-# Each of these is a wrong answer the tests catch.
+# Each of these is a wrong answer the tests catch, except those marked "not graded".
 #
 # - **No `notifications/initialized`** (legacy servers). A strict server refuses every request after `initialize`
 #   until it arrives (the SDK's server happens to be lenient — do not count on it). And a
@@ -1294,6 +1294,7 @@ for path, out, ms, note in rows:
 #   provider refuses break every request; a read tool that takes a folder from the caller.
 # - **A length cap taken for a defence.** It bounds the cost of a description; a poisoned one fits
 #   under it. Read, pin and allow-list.
+#   (Not graded: reading and pinning are what you do, not what a function returns.)
 # - **A stateless request without its envelope.** In 2026-07-28 every request carries the version
 #   *and* the capabilities in `_meta`; a server refuses one without them (`-32602`).
 # - **`-32022` read as "the server is broken".** It says which versions the server speaks: name
