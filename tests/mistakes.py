@@ -373,4 +373,15 @@ MISTAKES: dict[str, dict[str, tuple[str, ...]]] = {
         "Tokens summed across runs.": ("cost_by_run-sums-across-runs",),
         "Cached tokens at the full price": ("cost_by_run-cached-at-full-price", "cost_by_run-misses-nested-agents"),
     },
+    "24_frameworks": {
+        "An adapter that drops a parameter's type": ("adapt_tools-types-dropped", "adapt_tools-name-as-description"),
+        "A schema that is not strict": ("adapt_tools-not-strict",),
+        "Letting a tool's exception out of the adapter": ("adapt_tools-error-raised",),
+        "Counting a framework's retries as model steps": ("step_table-retries-as-steps", "decided-retries-as-steps"),
+        "Reading only the system message": ("step_table-system-message-only",),
+        "Reading `strict` where Chat Completions does not put it": ("step_table-strict-not-nested",),
+        "Taking every observation so far as this step's": (NOT_CODE, "no test tells it apart yet: the bullet says not graded"),
+        "A framework default stated from memory": ("decided-tool-choice-from-memory",),
+        "Choosing a framework by the number of tools": ("build_or_buy-tool-count", "build_or_buy-agent-for-fixed-steps"),
+    },
 }

@@ -725,7 +725,7 @@ for change, choice in cases:
 #
 # ## Common mistakes
 #
-# Each of these is a wrong answer the tests catch.
+# Each of these is a wrong answer the tests catch, except the one marked "not graded".
 #
 # - **An adapter that drops a parameter's type** (everything a string) or the tool's description:
 #   the model is told less than your registry knows, and strict mode holds it to the wrong type.
@@ -736,7 +736,8 @@ for change, choice in cases:
 # - **Counting a framework's retries as model steps**: a 429 retried twice is one step, three requests.
 # - **Reading only the system message**: a Responses framework sends its system text as `instructions`.
 # - **Reading `strict` where Chat Completions does not put it**: it is inside `"function"`.
-# - **Taking every observation so far as this step's**: a step sends only the ones at the end.
+# - **Taking every observation so far as this step's**: a step sends only the ones at the end
+#   (not graded yet: no test tells the two apart).
 # - **A framework default stated from memory**: `tool_choice` absent is not `"auto"`; read the
 #   request, then the source of the version you run.
 # - **Choosing a framework by the number of tools**, or an agent for a flow whose steps are fixed.
