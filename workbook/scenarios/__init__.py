@@ -14,7 +14,8 @@ cache, models to route between), context (a long task for a small window, a summ
 compaction), evaluation (runs that vary with a seed, a judge with a position bias), workflows
 (models for fixed workflows, chapter 12), routing (a router bound to a schema, chapter 12), react
 (ReAct as text and a planner, chapter 13), attacks (a gullible model and poisoned material,
-chapter 19), scripted (a test's model: fixed replies).
+chapter 19), code_action (a model whose action is Python to run, chapter 25), scripted (a
+test's model: fixed replies).
 Shared pieces: base (Scenario), answers (answering from tool results), capstone_base.
 The pieces come from `workbook.engine`.
 """
@@ -33,7 +34,15 @@ from workbook.engine.replies import (
     server_error,
 )
 from workbook.engine.turns import Conversation
-from workbook.scenarios import attacks, attacks_memory, billing, capstone, context, teams
+from workbook.scenarios import (
+    attacks,
+    attacks_memory,
+    billing,
+    capstone,
+    code_action,
+    context,
+    teams,
+)
 from workbook.scenarios.attacks import forged_confirmation, poisoned_fetch, poisoned_page
 from workbook.scenarios.base import Scenario
 from workbook.scenarios.capstone import capstone_lamps, capstone_payment, capstone_wander
@@ -161,6 +170,6 @@ def catalogue() -> list[tuple[str, str]]:
 
 
 __all__ = ["CATALOGUE", "Call", "Conversation", "Crash", "Fault", "Reply", "Scenario", "Timeout",
-           "attacks", "attacks_memory", "billing", "by_prompt", "call", "calls", "capstone", "catalogue", "chat_history", "final",
+           "attacks", "attacks_memory", "billing", "by_prompt", "call", "calls", "capstone", "catalogue", "code_action", "chat_history", "final",
            "context", "get",
            "rate_limit", "scripted", "server_error", "teams", "StreamPlan", "streamed", *CATALOGUE]
