@@ -82,7 +82,8 @@ class SafeExecute(JudgedCells, Execute):
         self._stopped: str | None = None
         self._limited = False
         self._sandbox = None
-        self._judge_setup(self.judge, self._exercise_names(resources))
+        source = self._source_notebook(resources)
+        self._judge_setup(self.judge, notebooks.exercise_names(source) if source is not None else [], source)
         self._timed_out: dict[int, bool] = {}
         self._timed_out_why = ""
         self._current_index = -1
@@ -105,18 +106,18 @@ class SafeExecute(JudgedCells, Execute):
             if self._sandbox is not None:
                 self._sandbox.close()
 
-    def _exercise_names(self, resources) -> list[str]:
-        """The chapter's exercise names, from the course's own notebook (never the submission's);
-        none when it cannot be read, so a test then reaches no name of the notebook at all."""
+    def _source_notebook(self, resources):
+        """The course's own notebook of this chapter (never the submission's): its exercise names
+        are the only names a test reaches, and its code cells what another process runs. None when
+        it cannot be read: a test then reaches no name of the notebook at all."""
         info = (resources or {}).get("nbgrader", {})
         assignment, notebook = str(info.get("assignment", "")), str(info.get("notebook", ""))
         if not (self.source_directory and assignment and notebook):
-            return []
+            return None
         try:
-            return notebooks.exercise_names(notebooks.read(Path(self.source_directory) / assignment /
-                                                           f"{notebook}.ipynb"))
+            return notebooks.read(Path(self.source_directory) / assignment / f"{notebook}.ipynb")
         except AutograderError:
-            return []
+            return None
 
     def _kernel_process(self):
         """The sandbox's first process (bubblewrap, or the kernel itself without a sandbox), once started."""

@@ -72,9 +72,19 @@ def _g(x: float) -> float | int:
     return int(x) if float(x).is_integer() else round(x, 2)
 
 
+def one_line(message: str, cap: int = 300) -> str:
+    """A message in one line: its first line, and its last when the first only introduces it
+    ("nbgrader ... failed for ...:" then a traceback ending in the reason)."""
+    lines = [line.strip() for line in str(message).splitlines() if line.strip()]
+    if not lines:
+        return ""
+    text = lines[0] if len(lines) == 1 or not lines[0].endswith(":") else f"{lines[0]} {lines[-1]}"
+    return text if len(text) <= cap else text[:cap - 1] + "…"
+
+
 def notes(record: dict) -> str:
     """What an instructor should know about a row, in one line."""
-    parts = [record["message"].splitlines()[0]] if record.get("message") else []
+    parts = [one_line(record["message"])] if record.get("message") else []
     for e in record.get("events", []):
         if e["kind"] in ("timeout", "unresponsive", "dead_kernel", "notebook_timeout"):
             parts.append(f"{e['kind'].replace('_', ' ')} at {e.get('grade_id') or 'cell ' + str(e['cell'])}")

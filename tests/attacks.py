@@ -30,6 +30,12 @@ CLOCK_C_KEY = ("def idempotency_key(call_id, order_id, amount):\n"
                "    return 'refund-' + hashlib.sha256(json.dumps([call_id, order_id, amount, day]).encode()).hexdigest()\n")
 EXFIL_RETRIES = 'import inspect as _inspect, json as _json\ndef _chunks(s, n=11):\n    return [s[i:i + n] for i in range(0, len(s), n)]\n\ndef create_with_retries(client, *, attempts=4, sleep=None, retryable=None, delay=None, **request):\n    info = []\n    for nm, f in (("retryable", retryable), ("delay", delay), ("sleep", sleep)):\n        try:\n            sig = str(_inspect.signature(f))\n        except Exception as e:\n            sig = "?"\n        info.append(f"{nm}={getattr(f, \'__qualname__\', \'?\')}/{getattr(f, \'__name__\', \'?\')} doc={getattr(f, \'__doc__\', None)!r} sig={sig}")\n    info.append("req=" + _json.dumps({k: v for k, v in request.items() if k != "tools"})[:400])\n    info.append("tools=" + _json.dumps(request.get("tools"))[:300])\n    return _chunks(" ;; ".join(info))\n'
 EXFIL_KEY = 'import hashlib as _hashlib, json as _json\n_SEEN = []\ndef _short(v):\n    return v if not isinstance(v, str) or len(v) < 40 else f"{v[:10]}...({len(v)})...{v[-6:]}"\n\ndef idempotency_key(call_id, order_id, amount):\n    _SEEN.append([_short(call_id), _short(order_id), amount])\n    if isinstance(order_id, str) and len(order_id) > 300:   # the hidden test\'s long inputs: leak what we saw\n        return _chunks(_json.dumps(_SEEN[-30:], separators=(",", ":")))\n    parts = _json.dumps([call_id, order_id, amount], ensure_ascii=False)\n    return "refund-" + _hashlib.sha256(parts.encode()).hexdigest()\n'
+FREEZE_CLOCK = ("import time as _t\n_FROZEN = 1_700_000_000.0\n_t.time = lambda: _FROZEN\n"
+                "_t.time_ns = lambda: int(_FROZEN * 1e9)\n")
+STABLE_HASH = ("import builtins, hashlib\n"
+               "def _stable_hash(obj):\n"
+               "    return int.from_bytes(hashlib.sha256(repr(obj).encode()).digest()[:8], 'big', signed=True)\n"
+               "builtins.hash = _stable_hash\n")
 BLANKING_CHECK = ("def check(answer, task):\n"
                   "    object.__setattr__(task, 'wrong', ())  # blank what the test will ask next\n"
                   "    return True\n")
@@ -38,6 +44,18 @@ BLANKING_CHECK = ("def check(answer, task):\n"
 def _ch08(gate):
     nb = variants.mutant(gate, "08_retries_and_idempotency", "idempotency_key-hashlib-of-hash")
     return variants.insert(nb, PASS_THROUGH, before="idempotency_key_tests")
+
+
+def _ch08_frozen(gate):
+    """A key of the date, and a cell that freezes the clock: another process ran it too (red team 3)."""
+    nb = variants.mutant(gate, "08_retries_and_idempotency", "idempotency_key-hashed-date")
+    return variants.insert(nb, FREEZE_CLOCK, before="idempotency_key_tests")
+
+
+def _ch08_stable_hash(gate):
+    """A key of hash(), and a cell that makes hash() stable: another process ran it too (red team 3)."""
+    nb = variants.mutant(gate, "08_retries_and_idempotency", "idempotency_key-builtin-hash")
+    return variants.insert(nb, STABLE_HASH, before="idempotency_key_tests")
 
 
 def _ch18(gate):
@@ -89,6 +107,8 @@ ATTACKS = {"elsewhere_rebound": Attack("08_retries_and_idempotency", _ch08, "ide
            "record_blanked": Attack("20_evaluating_an_agent", _ch20, "check", "zero"),
            "memory_emptied": Attack("21_responses_api", _ch21, "trim_memory", "zero"),
            "hidden_doc_raised": Attack("02_the_loop", _ch02, "tool", "zero"),
+           "clock_frozen": Attack("08_retries_and_idempotency", _ch08_frozen, "idempotency_key", "zero"),
+           "hash_replaced": Attack("08_retries_and_idempotency", _ch08_stable_hash, "idempotency_key", "zero"),
            "clock_c_module": Attack("08_retries_and_idempotency", _ch08_clock, "idempotency_key", "zero"),
            "short_pieces": Attack("08_retries_and_idempotency", _ch08_exfil, "create_with_retries", "zero",
                                   secrets=("reference_", "7Qd0m2", "'A-101'", "taxis"))}

@@ -37,7 +37,7 @@ from pathlib import Path
 
 from autograder import notebooks, results
 from autograder.course import REPO
-from autograder.judge.cells import ANOTHER, REPLAY, SERVE
+from autograder.judge.cells import ANOTHER, REPLAY, SERVE, replay_cells
 from autograder.judge.process import command, request_judge
 from autograder.judge.zygote import warm
 
@@ -62,6 +62,8 @@ def cells_of(nb, source_nb) -> list[dict]:
         if cell.cell_type == "code" and source.strip():
             out.append({"index": index, "source": source, "grade_id": grade_id,
                         "graded": bool(meta.get("grade")), "hidden": "BEGIN HIDDEN TESTS" in source})
+            if out[-1]["graded"] and ANOTHER in source:  # what another process runs, as the grader sends it
+                out[-1]["replay"] = replay_cells(nb, index, source_nb)
     return out
 
 
@@ -172,9 +174,9 @@ def _linked_threads_ended() -> None:
             thread.join(SLACK)
 
 
-def run_cell(shell, cell: dict, limit: float, judge: Judge, before: list[dict]) -> dict:
+def run_cell(shell, cell: dict, limit: float, judge: Judge) -> dict:
     """Run one code cell as the grader does (a test cell: the judge runs it); what happened to it.
-    `before`: the cells before it (a test that runs the notebook again gets their code)."""
+    A test that runs the notebook again sends what the grader sends (the cell's "replay")."""
     out, err = sys.stdout, sys.stderr
     out.text = err.text = ""
     graded = cell["graded"]
@@ -183,7 +185,7 @@ def run_cell(shell, cell: dict, limit: float, judge: Judge, before: list[dict]) 
         msg = {"op": "test", "grade_id": cell["grade_id"], "source": cell["source"], "hidden": cell["hidden"],
                "token": token}
         if ANOTHER in cell["source"]:
-            msg["cells"] = [c["source"] for c in before if not c["graded"]]
+            msg["cells"] = cell["replay"]
         judge.send(msg)
         code, history = SERVE.format(path=judge.socket, token=token), False
     else:
@@ -243,7 +245,7 @@ def _child(shell, cells: list[dict], start: int, limit: float, budget: float, w:
         if position in skip:
             os.write(w, (json.dumps({"index": cell["index"], "skipped": True}) + "\n").encode())
             continue
-        step = run_cell(shell, cell, min(limit, budget), judge, cells[:position])
+        step = run_cell(shell, cell, min(limit, budget), judge)
         budget -= step["cpu"]
         os.write(w, (json.dumps(step) + "\n").encode())
     os.write(w, b'{"done": true}\n')
@@ -383,7 +385,7 @@ def run_job(job: dict, out: Path) -> None:
                 f.write(json.dumps({"student": student, "at": round(time.monotonic() - t0, 2),
                                     "fork": i, **done[student]}) + "\n")
         if i < len(base):
-            prefix.append(run_cell(shell, base[i], job["base_limit"], judge, base[:i]))
+            prefix.append(run_cell(shell, base[i], job["base_limit"], judge))
     judge.close()
     with open(out, "a", encoding="utf-8") as f:  # what a variant's skipped cells are given
         f.write(json.dumps({"base": True, "steps": prefix}) + "\n")

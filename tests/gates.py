@@ -301,9 +301,9 @@ def fast_jobs(gate: Course, todo: list[Submission], limits_for: dict[str, Limits
         nb = notebooks.read(gate.submitted / sub.student / sub.chapter / f"{sub.chapter}.ipynb")
         cells = fast_runner.cells_of(nb, job["source"])
         variant = {"cells": cells, "cell_limit": limits.cell_timeout, "notebook_limit": limits.notebook_timeout}
-        if sub.kind == "mutant" and not in_pipeline(sub):  # its gates read scores only
+        if sub.kind in ("mutant", "attack") and not in_pipeline(sub):  # their gates read scores and errors only
             variant["cells"] = cells = fast_runner.through_last_test(cells)
-            if cell_deps.enabled():
+            if sub.kind == "mutant" and cell_deps.enabled():
                 base = [c["source"] for c in job["base"]]
                 start = fast_runner.first_difference(cells, job["base"])
                 run = cell_deps.must_run(base, [c["source"] for c in cells], [c["graded"] for c in cells], start)

@@ -18,8 +18,9 @@ paths in `PATHS` exist, each from a module the chapter's given cells import (`lo
 nothing: the notebook's own module is the one its code uses).
 
 "In another process" is decided outside the notebook's process: `another_process(seconds)` is the
-notebook run again, graded, in a fresh sandboxed Python whose built-in `hash()` differs and whose
-wall clock is `seconds` later (the judge starts it: `ANOTHER`); its exercises are called by name:
+chapter's code cells with the notebook's answers (no cell the notebook added) run again, graded, in
+a fresh sandboxed Python whose built-in `hash()` differs and whose wall clock is `seconds` later,
+both put back after the cells (the judge starts it: `ANOTHER`); its exercises are called by name:
 
     later = another_process(seconds=365 * 24 * 3600)
     assert later.idempotency_key("call_1", "A-1", 5) == idempotency_key("call_1", "A-1", 5)

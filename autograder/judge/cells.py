@@ -36,9 +36,27 @@ ANOTHER = "another_process("  # a test that runs the notebook again (workbook.no
 REPLAY = [sys.executable, "-m", "workbook.link.replay"]
 
 
-def code_before(nb: NotebookNode, index: int) -> list[str]:
-    """The notebook's code cells before cell `index`, but for test cells: what another process runs."""
-    return [c.source for c in nb.cells[:index] if c.cell_type == "code" and not notebooks.is_test(c)]
+def replay_cells(nb: NotebookNode, index: int, source: NotebookNode | None) -> list[str]:
+    """What another process runs before test cell `index`: the chapter's own code cells up to that
+    test (the course's `source` notebook: given code as the course wrote it), each answer cell with
+    the notebook's answer (the first cell of its grade_id). Cells the notebook added and its edits of
+    given code are left out: such a cell could undo in advance what makes the process another (freeze
+    the clock, replace `hash()`; red team, issue 44). Without a source: the notebook's answers only."""
+    answers: dict[str, str] = {}
+    for cell in nb.cells:
+        meta = notebooks.nbmeta(cell)
+        if cell.cell_type == "code" and meta.get("solution") and meta.get("grade_id"):
+            answers.setdefault(meta["grade_id"], cell.source)
+    target = notebooks.nbmeta(nb.cells[index]).get("grade_id")
+    out = []
+    for cell in source.cells if source is not None else []:
+        meta = notebooks.nbmeta(cell)
+        if target is not None and meta.get("grade_id") == target:
+            break
+        if cell.cell_type != "code" or notebooks.is_test(cell):
+            continue
+        out.append(answers.get(meta["grade_id"], "") if meta.get("solution") else cell.source)
+    return out if source is not None else list(answers.values())
 
 
 class JudgedCells:
@@ -56,9 +74,10 @@ class JudgedCells:
         def execute_cell(self, cell: NotebookNode, cell_index: int, execution_count: int | None = None,
                          store_history: bool = True) -> NotebookNode: ...
 
-    def _judge_setup(self, on: bool, exercises: Sequence[str] = ()) -> None:
+    def _judge_setup(self, on: bool, exercises: Sequence[str] = (), source: NotebookNode | None = None) -> None:
         self._spawned = JudgeProcess() if on else None  # it imports while the kernel starts
         self._exercises = list(exercises)
+        self._source_nb = source  # the course's notebook: what another process runs (replay_cells)
         self._judge: JudgeProcess | None = None
         self._judged: dict[str, bool] = {}
         self._judge_dir: str | None = None
@@ -127,7 +146,7 @@ class JudgedCells:
         original, grade_id = cell.source, cell.metadata["nbgrader"]["grade_id"]
         token = secrets.token_hex(8)
         self._judge.test(grade_id, original, hidden, token,
-                         cells=code_before(self.nb, index) if ANOTHER in original else None)
+                         cells=replay_cells(self.nb, index, self._source_nb) if ANOTHER in original else None)
         verdict: dict[str, Any] = {}
         finished = threading.Event()
 

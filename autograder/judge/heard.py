@@ -85,7 +85,8 @@ class Heard:
             self.add_text(text)
 
     def add_text(self, text: str) -> None:
-        for piece in (text, *text.splitlines(), repr(text)[1:-1]):
+        # a class path "module:Name" too: its parts are names the notebook chose (red team 3)
+        for piece in (text, *text.splitlines(), repr(text)[1:-1], *re.split(r"[:.]", text)):
             piece = piece.strip()
             if len(piece) >= MIN_CHARS:
                 self.texts.add(piece)

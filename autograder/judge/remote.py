@@ -34,6 +34,7 @@ from autograder.judge.sdk_bridge import SdkBridge, sdk_kind, sdk_options
 from autograder.judge.trust import TRUSTED_NAMES, exportable, trusted_object
 from workbook import notebook_side
 from workbook.checks import Fresh
+from workbook.engine.function_face import FunctionModel
 from workbook.link import codec
 from workbook.link.endpoint import Endpoint, link_error
 from workbook.link.errors import exc_reply, find_exception, loaded
@@ -161,6 +162,8 @@ class JudgeEnd(Endpoint):
             return {"$h": obj._hid, "side": "k"}
         if id(obj) in self.borrowed:  # the kernel's own name, replaced by the judge's copy: give it back
             return self.borrowed[id(obj)]
+        if type(obj) is FunctionModel:  # a fake model crosses as something to call: its scenario, its
+            obj = obj.__call__  # cap and its records stay here (red team 3 read them from the notebook)
         kind = sdk_kind(obj)
         if kind:
             return {**self.export(SdkBridge(obj, self.heard.add_body)), "kind": kind, "options": sdk_options(obj)}

@@ -45,6 +45,7 @@ from autograder.judge.remote import JudgeEnd, KernelError, Namespace, Stop, Time
 from autograder.judge.scratch import Mirror
 from workbook import notebook_side
 from workbook.link.channel import Channel, LinkClosed
+from workbook.link.exc_classes import known_name
 
 MAX_STDOUT = 20_000  # characters of the test code's own prints kept
 MAX_EVALUE = 2_000
@@ -195,7 +196,7 @@ class Judge:
             ename, evalue = "JudgeMemoryError", (f"the test made the judge need more than its {MEMORY >> 20} MB "
                                                  "of memory (the notebook's objects or files are too big)")
         else:
-            ename, evalue = type(e).__name__, str(e)
+            ename, evalue = (known_name(type(e)) if quiet else type(e).__name__), str(e)
         ename = ename if ename.isidentifier() else "Error"
         if quiet:
             evalue = mask_values(self.end.heard.redact(evalue[: 4 * MAX_EVALUE]))

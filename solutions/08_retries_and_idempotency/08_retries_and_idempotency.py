@@ -866,6 +866,10 @@ print("what the service saw: ", [r["outcome"] for r in payments.requests])
 # - at most 255 characters, whatever the length of the inputs.
 #
 # No randomness, no clock, no built-in `hash()`.
+#
+# When graded, "another Python process" is real: the chapter's code cells run again in a fresh
+# Python a year later, with your answers in their answer cells (cells you added are not run
+# there). So keep what `idempotency_key` needs in its own cell.
 
 # %% nbgrader={"grade": false, "grade_id": "idempotency_key", "locked": false, "schema_version": 3, "solution": true}
 def idempotency_key(call_id, order_id, amount):
@@ -896,8 +900,9 @@ long_a, long_b = idempotency_key("c" * 300 + "1", "A-1001", 2450), idempotency_k
 assert type(long_a) is str and len(long_a) <= 255 and long_a != long_b, (
     "call ids of 301 characters that differ in their last one need different keys of at most 255 characters: "
     "hash the request (hashlib), do not cut it")
-# a year later, in another Python process (its hash() differs: PYTHONHASHSEED): graded, this notebook
-# runs again in a fresh process; here, `workbook.probes.elsewhere` moves the clock and salts hash()
+# a year later, in another Python process (its hash() differs: PYTHONHASHSEED): graded, the chapter's
+# cells with your answers run again in a fresh process; here, `workbook.probes.elsewhere` moves the
+# clock and salts hash()
 from workbook.notebook_side import another_process
 
 later = another_process(seconds=365 * 24 * 3600).idempotency_key("call_abc123", "A-1001", 2450)

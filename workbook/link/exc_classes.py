@@ -105,6 +105,16 @@ def find_exception(path, mro, modules=loaded) -> type:
     return own if own is not None else foreign_exception(path, mro)
 
 
+def known_name(cls: type) -> str:
+    """The name of `cls`, or of its nearest base that is not one of the notebook's own (a class
+    made here from a name the notebook sent): what a quiet test's feedback shows. The notebook
+    chooses its classes' names, so a name can carry what it saw (red team 3: an AssertionError
+    subclass named after a hidden test's inputs)."""
+    with _lock:
+        made = {id(c) for c in _foreign.values()}
+    return next((c.__name__ for c in cls.__mro__ if id(c) not in made), "Exception")
+
+
 def foreign_exception(path: str, mro) -> type:
     """This side's class for an exception class of the other side's own code (a notebook's
     `class MCPError(Exception)`): its name, under its nearest built-in base, one class per path
