@@ -33,7 +33,7 @@ print(json.dumps({
     "hog_unlimited": run_code(HOG, scratch, NO_LIMITS),
     "after": run_code("print('still here')\\n", scratch, LIMITS),
 }))
-""" % NO_LIMITS
+""" % NO_LIMITS  # noqa: UP031 - the driver holds braces of its own
 
 
 def executor_script() -> str:
