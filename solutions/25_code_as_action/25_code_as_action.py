@@ -761,7 +761,7 @@ with tempfile.TemporaryDirectory() as folder:
 os.environ[code_action.SECRET_NAME] = "sk-demo-not-a-real-key"  # what a real agent's environment holds
 
 
-def stopped_by(result, secret):
+def stopped_by(result):
     """What ended a program, read from its result (or None when nothing did)."""
     if result["timed_out"]:
         return "wall time"
@@ -787,7 +787,8 @@ def play(kind, with_policy):
             stops.append("policy: " + error.split(";")[0].split(": only")[0].replace(" is not allowed", ""))
             return json.dumps({"error": error})
         r = run_code(code, folder, LIMITS)
-        stops.append(stopped_by(r, secret) or ("scrubbed environment" if "environ" in code else None))
+        leaked = secret in r["stdout"] + r["stderr"]
+        stops.append(stopped_by(r) or ("scrubbed environment" if "environ" in code and not leaked else None))
         return json.dumps(r)
 
     run_code_agent(FakeLLM(scenario).client(), scenario.question, scenario.openai_tools(), run)
@@ -804,11 +805,11 @@ for kind, row in TABLE.items():
     print(f"{kind:15} {row['policy + executor']:30} {row['executor alone']}")
 
 # %% [markdown]
-# Read the **executor alone** column. Every limit stopped the attack aimed at it. Three rows say
-# `NOT STOPPED`, and they are the point of this part: a child process shares the agent's **files**
-# (it read `/etc/passwd`; it could read `~/.ssh` or the agent's `.env`) and its **network** (the
-# socket opened; it could send the data anywhere). On Linux as root the fork row says so too,
-# because the kernel does not apply `RLIMIT_NPROC` to root. The import filter refused those
+# Read the **executor alone** column. Every limit stopped the attack aimed at it. The rows that say
+# `NOT STOPPED` are the point of this part: a child process shares the agent's **files** (it read
+# `/etc/passwd`; it could read `~/.ssh` or the agent's `.env`) and its **network** (the socket
+# opened; it could send the data anywhere). Run as root, the fork row says `NOT STOPPED` too: the
+# kernel does not apply `RLIMIT_NPROC` to root (graded, the notebook runs as an unprivileged user). The import filter refused those
 # programs, but a filter is not a wall: a program that reaches `open` or a socket another way gets
 # through.
 #
