@@ -9,8 +9,12 @@ Run `python -m autograder --help` (`__main__`). The modules:
     notebooks       read, build and normalise notebooks reproducibly (`nbmeta(cell)`)
     includes        `#@include NN_chapter name` in a chapter's source: given code from the chapter that writes it
     release         `release`: solution notebooks from their .py sources, then chapters/
+    reading         each released chapter's last cell: its reading list from docs/READING.md
     collect         `collect`: submissions from a folder or an LMS zip into submitted/
     exchange        `collect --exchange`, `release-feedback`: nbgrader's exchange (a JupyterHub's)
+    safe_files      reading what students hand in: regular files only, no link followed, zips checked
+    lms_names       what the names in an LMS's submissions zip say: student, chapter, the LMS's ids
+    collected       what `collect` saw (work/collected.json): a row, and its reason, for everyone
     cohort          `grade`: a cohort in N parallel workers, sharded by student
     grading         one student's submissions, graded inside one worker process
     cluster         `grade --cluster`: one Dask task per submission, the client writes the course
@@ -28,6 +32,8 @@ Run `python -m autograder --help` (`__main__`). The modules:
     feedback        `feedback`: one HTML page per student and chapter
     feedback_filter what feedback may show: the failure and its message, never hidden tests
     export          `export` (grades.csv) and `report` (a table per chapter and exercise)
+    lms_export      `export --lms canvas|moodle`: files the LMSs' grade imports read
+    nbgrader_buttons  the Formgrader's Collect and Autograde, and plain `nbgrader autograde`: the course's
     check           `check NB`: a student's own run, saying which test cells fail and why
     demo            `demo` (`make grade`): the whole pipeline on the sample cohort
     sample          the sample cohort under autograder/sample_cohort/, made from the chapters
