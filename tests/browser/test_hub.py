@@ -380,10 +380,21 @@ def test_a_chapter_goes_round_the_hub(hub, browser):
 
 
 def _server_pids(user: str) -> set[int]:
+    """The user's single-user servers (not every process of theirs: a server's own short-lived
+    children come and go, and one that ended is no server stopped)."""
     import pwd
 
     uid = pwd.getpwnam(user).pw_uid
-    return {int(p) for p in os.listdir("/proc") if p.isdigit() and _owner(p) == uid}
+    return {int(p) for p in os.listdir("/proc") if p.isdigit() and _owner(p) == uid and _is_server(p)}
+
+
+def _is_server(pid: str) -> bool:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            cmdline = f.read()
+    except OSError:
+        return False
+    return b"jupyterhub-singleuser" in cmdline or b"jupyterhub.singleuser" in cmdline
 
 
 def _owner(pid: str) -> int | None:
