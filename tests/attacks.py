@@ -113,8 +113,9 @@ ATTACKS = {"elsewhere_rebound": Attack("08_retries_and_idempotency", _ch08, "ide
            "short_pieces": Attack("08_retries_and_idempotency", _ch08_exfil, "create_with_retries", "zero",
                                   secrets=("reference_", "7Qd0m2", "'A-101'", "taxis"))}
 # A rebound variant per chapter (tests/rebound.py, tests/test_gates_rebound.py): scored on every
-# exercise against its own base, not on one exercise.
+# exercise against its own base, not on one exercise. `make test` grades them on the chapters the
+# red team walked through this class; `make test-real` (or GATES_REBOUND=all) on every chapter.
 ATTACKS.update({f"rebound_{kind}_{chapter[:2]}": Attack(chapter, rebound.builder(chapter, kind), "", "rebound")
-                for chapter in rebound.chapters(Course()) for kind in rebound.KINDS})
+                for chapter in rebound.chapters(Course(), every=rebound.every_chapter()) for kind in rebound.KINDS})
 # The rebinding cases of issue 24 (tests/rebind_cases.py): tests/test_rebind_*.py score them.
 ATTACKS.update({name: Attack(chapter, build, "", "custom") for name, (chapter, build) in rebind_cases.CASES.items()})
