@@ -60,7 +60,8 @@ quick: venv bytecode
 # The third tier (before a release, or after a change to the judge or the link; ~25 minutes on 2
 # cores): every solution, stub and mutant through the sandboxed pipeline as well as the fast runner,
 # and each compared (tests/test_gates_grading.py). It found the last place where the two differed:
-# a test that changed its own copy of a result, which never reaches the kernel.
+# a test that changed its own copy of a result, which never reaches the kernel. It also grades the
+# rebound variants of every chapter (tests/test_gates_rebound.py; make test: chapters 08 and 18).
 test-real: venv bytecode
 	$(BYTECODE) GATES_REAL=all $(BIN)/python -m pytest $(XDIST) $(PYTEST_ARGS)
 
