@@ -17,9 +17,6 @@ event loop), and returns plain data: what a test hands the notebook to set a run
 
 from __future__ import annotations
 
-import asyncio
-import threading
-
 import agents
 import httpx2
 import openai
@@ -27,6 +24,8 @@ from pydantic_ai import Agent as PydanticAgent
 from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.providers.openai import OpenAIProvider as PydanticOpenAIProvider
 from pydantic_ai.usage import UsageLimits
+
+from workbook.mcp_servers import run_async
 
 FRAMEWORKS = ("openai-agents", "pydantic-ai")  # the keys of an adapter's answer, besides "by hand"
 MODEL = "fake-model"
@@ -72,27 +71,6 @@ def pydantic_ai_agent(client, tools: list, instructions: str, model: str = MODEL
     return PydanticAgent(chat, instructions=instructions, tools=list(tools), **agent_options)
 
 
-def run_in_thread(make_coroutine, timeout: float = 60.0):
-    """Run `make_coroutine()` to its end on an event loop of its own, in a thread (a cell's loop is
-    busy running the cell); its result, its exception, or TimeoutError after `timeout` s."""
-    box: dict = {}
-
-    def target():
-        try:
-            box["value"] = asyncio.run(make_coroutine())
-        except BaseException as e:  # handed to the caller's thread
-            box["error"] = e
-
-    thread = threading.Thread(target=target, daemon=True)
-    thread.start()
-    thread.join(timeout)
-    if thread.is_alive():
-        raise TimeoutError(f"the framework's run did not finish within {timeout} s")
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
-
-
 def run(framework: str, client, tools: list, question: str, instructions: str, max_turns: int | None = None):
     """One run of `framework` to its end: {"output": the final text or None, "error": "Type: message" or None}."""
     if framework == "openai-agents":
@@ -106,7 +84,7 @@ def run(framework: str, client, tools: list, question: str, instructions: str, m
     else:
         raise ValueError(f"unknown framework {framework!r}: one of {FRAMEWORKS}")
     try:
-        result = run_in_thread(coroutine)
+        result = run_async(coroutine, timeout=60.0)  # a cell's own loop is busy running the cell
     except Exception as e:  # a run the framework ended with an exception is an answer too
         return {"output": None, "error": f"{type(e).__name__}: {e}"}
     return {"output": str(result.final_output if framework == "openai-agents" else result.output), "error": None}
