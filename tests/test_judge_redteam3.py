@@ -61,3 +61,33 @@ def test_a_class_path_the_notebook_sent_is_heard_name_by_name():
     heard = Heard()
     heard.add({"$e": "__main__:SRC_registry_for_locals_crash_Always_fails"})
     assert "SRC_registry" not in heard.redact("run_tool raised SRC_registry_for_locals_crash_Always_fails: x")
+
+
+# -- red team 4: a short class name and message, quoted by a test's own check -------------------------
+
+def test_a_quiet_check_quotes_no_class_name_or_message_of_the_notebooks(monkeypatch):
+    """no_raise wrote "{name}: {message}" of what it caught; an exception named `call_7Qd0m2`
+    with the message `A-1001` (each under heard.MIN_CHARS) carried hidden inputs out. In a quiet
+    test (the judge sets QUIET) a check names the nearest built-in class only."""
+    import pytest
+
+    from workbook import checks
+    from workbook.link.exc_classes import QUIET, said
+
+    leak = type("call_7Qd0m2", (ValueError,), {})
+    assert said(leak, leak("A-1001")) == "call_7Qd0m2: A-1001", "a learning run, a visible test: all of it"
+    monkeypatch.setenv(QUIET, "1")
+    assert said(leak, leak("A-1001")) == "ValueError"
+    with pytest.raises(AssertionError) as caught:
+        with checks.no_raise("idempotency_key(...)", hint="derive it from the request"):
+            raise leak("A-1001")
+    assert "call_7Q" not in str(caught.value) and "A-1001" not in str(caught.value), caught.value
+    assert "raised ValueError — derive it from the request" in str(caught.value)
+
+
+def test_an_exception_from_the_other_side_is_marked():
+    from workbook.link.errors import make_exception
+
+    err = make_exception({"$e": "builtins:ValueError", "msg": "A-1001", "mro": ["ValueError", "Exception"]},
+                         lambda v: v)
+    assert type(err) is ValueError and err.from_other_side is True

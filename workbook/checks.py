@@ -14,10 +14,9 @@ managers; `raises` is the ONLY form (no `raises(fn, *args)`): the block must rai
         result = agent(question, model)
 
 A failure is an AssertionError naming `what`; a NotImplementedError (an unfinished exercise) passes
-through. The helpers' frames carry `__tracebackhide__` and each failure `_render_traceback_`
-(IPython's hook): a notebook shows the test's line, the student's frames and the message, never
-this file. A student's rebinding never reaches the copy `fresh()` returns; when graded, test cells
-run in the judge, outside the kernel, with its own copy of this module."""
+through. Helpers' frames carry `__tracebackhide__`, failures `_render_traceback_` (IPython's hook):
+a notebook shows the test's line, the student's frames and the message, never this file. Graded,
+test cells run in the judge with its own copy of this module (a rebinding never reaches `fresh()`'s)."""
 
 from __future__ import annotations
 
@@ -31,6 +30,7 @@ import threading
 import types
 from pathlib import Path
 
+from workbook.link.exc_classes import said
 from workbook.probes import Overlap, spy_moves  # noqa: F401  (test helpers, reached as wb.checks.*)
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -274,11 +274,11 @@ class raises(_Block):
             return False
         if issubclass(typ, self.exc_type):
             if self.match is not None and not re.search(self.match, str(e)):
-                raise failure(f"{self.what} raised {typ.__name__}({str(e)!r}), but the message "
+                raise failure(f"{self.what} raised {said(typ, e, '{name}({repr})')}, but the message "
                                      f"should mention {self.match!r}").with_traceback(tb and tb.tb_next) from None
             return True
         if issubclass(typ, Exception):  # with the error's own frames: where the student's code failed
-            raise failure(f"{self.what} should raise {name}, it raised {typ.__name__}: {e}"
+            raise failure(f"{self.what} should raise {name}, it raised {said(typ, e)}"
                                  ).with_traceback(tb and tb.tb_next) from None
         return False
 
@@ -295,5 +295,5 @@ class no_raise(_Block):
         __tracebackhide__ = True  # IPython hides this frame unless it is the innermost one
         if typ is None or issubclass(typ, self.allow) or not issubclass(typ, Exception):
             return False
-        raise failure(f"{self.what} raised {typ.__name__}: {e}" + (f" — {self.hint}" if self.hint else "")
+        raise failure(f"{self.what} raised {said(typ, e)}" + (f" — {self.hint}" if self.hint else "")
                              ).with_traceback(tb and tb.tb_next) from None  # frames below the block: where it failed

@@ -45,7 +45,7 @@ from autograder.judge.remote import JudgeEnd, KernelError, Namespace, Stop, Time
 from autograder.judge.scratch import Mirror
 from workbook import notebook_side
 from workbook.link.channel import Channel, LinkClosed
-from workbook.link.exc_classes import known_name
+from workbook.link.exc_classes import QUIET, known_name
 
 MAX_STDOUT = 20_000  # characters of the test code's own prints kept
 MAX_EVALUE = 2_000
@@ -167,6 +167,7 @@ class Judge:
             code = compile(cmd["source"], filename, "exec", dont_inherit=True)  # not this module's __future__
             self.end.channel = self._connect(self.end.token, check)
             self.end.on_wait = check
+            os.environ[QUIET] = "1" if hidden or self.after_hidden else ""  # checks.said: no notebook text
             with contextlib.redirect_stdout(printed):
                 exec(code, self.ns)
             result["passed"] = True
@@ -198,7 +199,9 @@ class Judge:
         else:
             ename, evalue = (known_name(type(e)) if quiet else type(e).__name__), str(e)
         ename = ename if ename.isidentifier() else "Error"
-        if quiet:
+        if quiet and getattr(e, "from_other_side", False):  # the notebook's own exception, let through
+            evalue = "raised by your code (after a hidden test its message is not shown)"
+        elif quiet:
             evalue = mask_values(self.end.heard.redact(evalue[: 4 * MAX_EVALUE]))
         frames = []
         if not hidden:  # only the visible test's own lines, and where the notebook's code raised

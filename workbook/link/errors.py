@@ -125,6 +125,10 @@ def make_exception(node: dict, inner, request_url: str = "http://fake-llm.invali
     """An exception from its data; SDK errors get a response with their status and headers.
     `modules` says where a workbook exception's class is looked up (`exc_classes.find_exception`)."""
     err = _build_exception(node, inner, request_url, find_exception(node.get("$e"), node.get("mro"), modules))
+    try:
+        err.from_other_side = True  # the judge shows such a message only where the notebook's texts may show
+    except AttributeError:
+        pass
     where = node.get("where")
     if type(where) is list and where and hasattr(err, "add_note"):
         err.add_note("raised in the notebook: " + " > ".join(str(w)[:200] for w in where[-3:]))

@@ -24,6 +24,7 @@ the same class each time, so a test can still name it and catch it.
 from __future__ import annotations
 
 import builtins
+import os
 import sys
 import threading
 
@@ -103,6 +104,17 @@ def find_exception(path, mro, modules=loaded) -> type:
             return own
     own = _builtin(qualname) if module == "builtins" else _workbook(module, qualname, modules) or _listed(path)
     return own if own is not None else foreign_exception(path, mro)
+
+
+QUIET = "WORKBOOK_QUIET"  # the judge sets it to "1" for a hidden test and every test after one
+
+
+def said(typ, e, form: str = "{name}: {message}") -> str:
+    """A caught exception in a message; in a quiet test only its nearest built-in class (the notebook
+    names its classes and writes their messages: short ones carried hidden inputs, red team 4)."""
+    if os.environ.get(QUIET) == "1":
+        return next((c.__name__ for c in typ.__mro__ if c.__module__ == "builtins"), "Exception")
+    return form.format(name=typ.__name__, message=e, repr=repr(str(e)))
 
 
 def known_name(cls: type) -> str:
