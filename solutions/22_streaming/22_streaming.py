@@ -210,8 +210,8 @@ chunks = list(llm.client().chat.completions.create(
     stream_options={"include_usage": True}))
 whole = wb.fake_llm.FakeLLM(scenario).client().chat.completions.create(
     model="fake-model", messages=question, tools=scenario.openai_tools())
-with wb.checks.no_raise("accumulate_chat(chunks)", hint="the usage chunk has choices == []; key the "
-                        "fragments by index (only the first has the id)"):
+with wb.checks.no_raise("accumulate_chat(chunks)", hint="an IndexError: the usage chunk has choices == [] "
+                        "(skip it); a KeyError or TypeError: key the fragments by index (only the first has the id)"):
     got = accumulate_chat(chunks)
 assert type(got).__name__ == "Streamed", f"return a Streamed, got {type(got).__name__}"
 wb.checks.equal(got.message, whole.choices[0].message.model_dump(exclude_none=True),

@@ -291,7 +291,7 @@ wb.checks.equal({k: span["attributes"].get(k) for k in keys},
                 "the span's attributes", "finish_reasons is a list; the tokens come from response.usage")
 wb.checks.equal([k for k in span["attributes"] if k in G.CONTENT], [], "content attributes without record_content")
 assert type(got[1]) is str and got[1].count("-") == 3, (
-    f"the traceparent returned should be the header's text '00-<trace_id>-<span_id>-01', got {got[1]!r}: "
+    f"the traceparent returned should be the header's text '00-<trace_id>-<span_id>-<flags>', got {got[1]!r}: "
     "call propagate.inject(headers) inside the with block, while the chat span is current: outside a span it writes nothing")
 wb.checks.equal(llm.traceparents, [got[1]], "the traceparent the provider received, and the one returned",
                 "propagate.inject into a dict inside the span; send it as extra_headers")

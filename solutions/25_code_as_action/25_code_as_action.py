@@ -250,7 +250,8 @@ seen = json.loads(r["stdout"])
 assert seen["agent_here"] is False, "the program ran inside the agent's process: start a new Python (subprocess), never exec"
 assert Path(seen["cwd"]).resolve() == scratch, f"the program runs in the scratch folder; it ran in {seen['cwd']}"
 assert set(seen["env"]) <= {"PATH", "LC_CTYPE", "__CF_USER_TEXT_ENCODING"}, (
-    f"pass env=dict(SAFE_ENV): the program saw the agent's environment {seen['env']}")
+    f"pass env=dict(SAFE_ENV): the program saw {len(seen['env'])} of the agent's environment variables, "
+    f"such as {sorted(seen['env'])[:4]}")
 for name, want in [("RLIMIT_CPU", 1), ("RLIMIT_AS", 256 * 2**20), ("RLIMIT_NPROC", 0), ("RLIMIT_FSIZE", 20_000)]:
     if name == "RLIMIT_AS" and sys.platform != "linux":
         continue  # macOS has no memory limit of this kind (the chapter says what it needs instead)
@@ -657,8 +658,11 @@ assert type(reply) is str and json.loads(reply) == {"result": {"category": "taxi
 shop = wb.shop.Shop("C-001")
 reply = serve_request('{"tool": "txn_sum", "args": {"category": "taxi", "month": "2026-09", "customer_id": "C-002"}}',
                       shop, lambda n, a: True)
-assert "customer_id" in wb.checks.error_text(reply, "serve_request(<txn_sum with customer_id>)") and shop.log == [], (
-    f"a request naming customer_id is refused with an error naming it, and nothing runs; got {reply!r}, the shop saw {shop.log}")
+assert shop.log == [] and "9900" not in reply, (
+    "a request that names its own customer_id (here C-002's) is refused, and nothing runs: the customer is "
+    f"the session's, never the program's; got {reply!r}, the shop saw {shop.log}")
+assert "customer_id" in wb.checks.error_text(reply, "serve_request(<txn_sum with customer_id>)"), (
+    f"the error names customer_id, so the model knows what to drop; got {reply!r}")
 shop, asked = wb.shop.Shop("C-001"), []
 reply = serve_request('{"tool": "card_block", "args": {"confirmed": true}}', shop, lambda n, a: asked.append(n) or True)
 assert wb.checks.error_text(reply, "card_block with the code's own confirmed") and not shop.card_blocked and asked == [], (
