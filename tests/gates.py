@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
+import pytest
+
 from autograder import notebooks, results, sandbox, variants
 from autograder.course import REPO, Course
 from autograder.settings import Limits
@@ -112,6 +114,15 @@ def plan() -> list[tuple[Course, Submission]]:
                 for name, (_, expect) in hostile_cases(course, chapter).items()]
         out += [(course, Submission(chapter, "attack", name)) for name, a in attacks.ATTACKS.items() if a.chapter == chapter]
     return out
+
+
+def record_of(graded: dict, chapter: str, kind: str, name: str = "") -> dict:
+    """The gates' record of one submission; the calling test skips when its chapter is not gated
+    here (GATES_ONLY)."""
+    student = Submission(chapter, kind, name).student
+    if student not in graded["records"]:
+        pytest.skip(f"{chapter} is not gated here (GATES_ONLY)")
+    return graded["records"][student]
 
 
 def gate_course(root: Path) -> Course:

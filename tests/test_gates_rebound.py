@@ -22,7 +22,7 @@ CHAPTERS = sorted({s.chapter for _, s in gates.plan() if s.kind == "attack" and 
 
 def _record(graded, chapter: str, kind: str) -> dict:
     name = next(n for n, a in attacks.ATTACKS.items() if a.chapter == chapter and n.startswith(f"rebound_{kind}_"))
-    record = graded["records"][gates.Submission(chapter, "attack", name).student]
+    record = gates.record_of(graded, chapter, "attack", name)
     assert record["status"] == "ok", f"{chapter} rebound-{kind} was not graded: {record['status']} {record['events']}"
     return record
 

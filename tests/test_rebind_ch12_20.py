@@ -20,17 +20,10 @@ from tests import gates
 from tests.rebind_cases import REBINDS
 
 
-def _record(graded, chapter: str) -> dict:
-    student = gates.Submission(chapter, "attack", f"rebind_{chapter[:2]}").student
-    if student not in graded["records"]:
-        pytest.skip(f"{chapter} is not gated here (GATES_ONLY)")
-    return graded["records"][student]
-
-
 @pytest.mark.parametrize("chapter", list(REBINDS))
 def test_a_rebound_name_does_not_change_what_a_test_expects(graded, chapter):
     code, _, failing = REBINDS[chapter]
-    record = _record(graded, chapter)
+    record = gates.record_of(graded, chapter, "attack", f"rebind_{chapter[:2]}")
     assert record["status"] == "ok", f"{chapter} was not graded: {record['status']} {record['events']}"
     for grade_id in failing:
         test = record["tests"][grade_id]

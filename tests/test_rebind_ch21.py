@@ -12,8 +12,6 @@ from __future__ import annotations
 import ast
 import builtins
 
-import pytest
-
 from autograder import notebooks, results, variants
 from autograder.course import REPO
 from tests import cell_deps, gates
@@ -21,21 +19,14 @@ from tests import cell_deps, gates
 CHAPTER = "21_responses_api"
 
 
-def _graded(graded, name: str) -> dict:
-    student = gates.Submission(CHAPTER, "attack", name).student
-    if student not in graded["records"]:
-        pytest.skip(f"{CHAPTER} is not gated here (GATES_ONLY)")
-    return graded["records"][student]
-
-
 def test_rebinding_the_chapters_names_changes_no_test(graded):
-    r = _graded(graded, "rebind_21_everything")
+    r = gates.record_of(graded, CHAPTER, "attack", "rebind_21_everything")
     lost = {g: t for g, t in r["tests"].items() if t["score"] < t["max"]}
     assert r["status"] == "ok" and not lost, f"a rebound name changed these tests: {lost}"
 
 
 def test_a_rebound_harness_does_not_save_a_wrong_next_request(graded):
-    r = _graded(graded, "rebind_21_harness")
+    r = gates.record_of(graded, CHAPTER, "attack", "rebind_21_harness")
     ex = r["exercises"]
     assert ex["next_request"]["score"] == 0, f"next_request scored {ex['next_request']} behind a rebound chained_agent"
     visible, hidden = (r["tests"][g].get("error") or "" for g in ("next_request_tests", "next_request_hidden_tests"))
