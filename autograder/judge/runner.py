@@ -145,6 +145,7 @@ class Judge:
 
     def test(self, cmd: dict) -> dict:
         grade_id, hidden = str(cmd["grade_id"]), bool(cmd.get("hidden"))
+        quiet = hidden or self.after_hidden  # from here the notebook has seen hidden inputs (heard.py)
         filename = f"<hidden test {grade_id}>" if hidden else f"<test {grade_id}>"
         self.ns.forget_kernel()
         started, judge0 = monotonic(), process_time()
@@ -167,12 +168,12 @@ class Judge:
             code = compile(cmd["source"], filename, "exec", dont_inherit=True)  # not this module's __future__
             self.end.channel = self._connect(self.end.token, check)
             self.end.on_wait = check
-            os.environ[QUIET] = "1" if hidden or self.after_hidden else ""  # checks.said: no notebook text
+            os.environ[QUIET] = "1" if quiet else ""  # checks.said: no notebook text
             with contextlib.redirect_stdout(printed):
                 exec(code, self.ns)
             result["passed"] = True
         except BaseException as e:  # noqa: BLE001 - every way a test can fail is a failed test
-            result.update(self._failure(e, filename, hidden, quiet=hidden or self.after_hidden),
+            result.update(self._failure(e, filename, hidden, quiet=quiet),
                           timeout=isinstance(e, TimeUp))
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
