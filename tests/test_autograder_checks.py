@@ -81,6 +81,26 @@ def test_equal_explains_what_is_wrong(actual, expected, message):
     assert message in str(error.value)
 
 
+def test_equal_points_at_the_first_part_that_differs():
+    """Long nested values: the message names the path of the first differing part and quotes only
+    the two values there, not both wholes (issue 45); short ones keep the wholes first."""
+    messages = [{"role": "system", "content": "You are a shop assistant. " * 4},
+                {"role": "user", "content": "Where is my order A-1001?"},
+                {"role": "assistant", "content": "It shipped on Monday."}]
+    expected = [*messages[:2], {"role": "assistant", "content": "It shipped on Tuesday."}]
+    with pytest.raises(AssertionError) as error:
+        checks.equal(messages, expected, "messages")
+    assert str(error.value) == ("messages: item [2]['content'] should be 'It shipped on Tuesday.', "
+                                "got 'It shipped on Monday.'")
+    with pytest.raises(AssertionError, match=r"^nums should be \[1, 2, 4\], got \[1, 2, 3\]: item \[2\] should be 4, got 3$"):
+        checks.equal([1, 2, 3], [1, 2, 4], "nums")
+    with pytest.raises(AssertionError) as error:  # two long texts: where they part, not both whole
+        checks.equal("x" * 100 + "abc", "x" * 100 + "abd", "reply")
+    assert "at character 102" in str(error.value) and len(str(error.value)) < 200
+    with pytest.raises(AssertionError, match=r"^d: item \[0\]\['k'\]: missing keys 'b'$"):
+        checks.equal([{"k": {"a": "y" * 90}}], [{"k": {"a": "y" * 90, "b": 1}}], "d")
+
+
 def test_equal_passes_and_adds_a_hint():
     checks.equal(("tool", "x", {"a": [1]}), ("tool", "x", {"a": [1]}))
     with pytest.raises(AssertionError, match="— return it, do not print it"):

@@ -29,7 +29,7 @@ LAYERS = [
     ("the fake's machinery, and plain data and tools",
      ["workbook.engine*", "workbook.paths", "workbook.schemas", "workbook.shop", "workbook.payments",
       "workbook.prices", "workbook.display", "workbook.probes", "workbook.notebook_side", "workbook.quiz_format",
-      "workbook.mcp_servers*", "workbook.kb", "workbook.sqlite_reader", "workbook.cli"]),
+      "workbook.mcp_servers*", "workbook.kb", "workbook.sqlite_reader", "workbook.cli", "workbook.compare"]),
     ("the scenarios", ["workbook.scenarios*"]),
     ("what stands on them: name lookup, traces, quizzes, the judge's link",
      ["workbook.fake_llm*", "workbook.trace*", "workbook.frameworks", "workbook.env", "workbook.saved_answers",

@@ -30,6 +30,7 @@ import threading
 import types
 from pathlib import Path
 
+from workbook.compare import mismatch, short, with_article
 from workbook.link.exc_classes import said
 from workbook.probes import Overlap, spy_moves  # noqa: F401  (test helpers, reached as wb.checks.*)
 
@@ -146,9 +147,6 @@ def failure(message: str) -> AssertionError:
     return error
 
 
-_PLAIN = (type(None), bool, int, float, complex, str, bytes, tuple, list, dict, set, frozenset)
-
-
 class CappedClient:
     """Wraps a client: chat.completions.create passes through at most `cap` times, then fails.
     Old name, kept until the chapters stop using it: prefer `llm.client(max_calls=cap)`."""
@@ -165,56 +163,12 @@ class CappedClient:
         return self.client.chat.completions.create(**kwargs)
 
 
-def with_article(noun: str) -> str:
-    """The noun with its article: 'an int', 'a str'."""
-    return ("an " if noun[:1].lower() in "aeiou" else "a ") + noun
-
-
-def short(value, limit: int = 300) -> str:
-    """repr() cut to `limit` characters, for readable messages."""
-    text = repr(value)
-    if len(text) <= limit:
-        return text
-    tail = f"... ({len(text)} chars)"
-    return text[: max(limit - len(tail), 10)] + tail
-
-
-def _shape_error(actual, expected, where: str) -> str | None:
-    """Why `actual` does not have the plain types of `expected`, or None; `where`: "item [0]['k']"."""
-    if type(expected) not in _PLAIN:
-        return None  # not plain data: only == applies
-    if type(actual) is not type(expected):  # also stops objects whose __eq__ always says True
-        got = "None" if actual is None else f"{type(actual).__name__} {short(actual, 80)}"
-        kind = "None" if expected is None else with_article(type(expected).__name__)
-        return f"{where} should be {kind}, got {got}"
-    inner = where if where.startswith("item ") else "item "
-    if isinstance(expected, (tuple, list)):
-        if len(actual) != len(expected):
-            return f"{where} should have {len(expected)} items, got {len(actual)}: {short(actual, 120)}"
-        for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
-            if err := _shape_error(a, e, f"{inner}[{i}]"):
-                return err
-    if isinstance(expected, dict):
-        if set(actual) != set(expected):
-            missing, extra = set(expected) - set(actual), set(actual) - set(expected)
-            parts = [f"missing keys {sorted(map(repr, missing))}" if missing else "",
-                     f"unexpected keys {sorted(map(repr, extra))}" if extra else ""]
-            return f"{where}: " + "; ".join(p for p in parts if p)
-        for key, e in expected.items():
-            if err := _shape_error(actual[key], e, f"{inner}[{key!r}]"):
-                return err
-    return None
-
-
 def equal(actual, expected, what: str = "the result", hint: str = "") -> None:
     """Assert `actual == expected`, with the same plain types all the way down (no look-alikes); a
-    wrong part is named after the whole: "... should be (None, 1), got ('x', 1): item [0] ..."."""
+    wrong part is named after the whole: "... should be (None, 1), got ('x', 1): item [0] ...", or
+    alone when the whole is long: "messages: item [2]['content'] should be 'x', got 'y'"."""
     __tracebackhide__ = True  # IPython hides this frame unless it is the innermost one
-    message = _shape_error(actual, expected, what)
-    if message is not None and message.startswith("item "):
-        message = f"{what} should be {short(expected)}, got {short(actual)}: {message}"
-    if message is None and not actual == expected:
-        message = f"{what} should be {short(expected)}, got {short(actual)}"
+    message = mismatch(actual, expected, what)
     if message:
         raise failure(message + (f" — {hint}" if hint else ""))
 
