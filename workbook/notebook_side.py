@@ -39,6 +39,15 @@ PATHS = frozenset({"workbook.trace.otel:tracer_for", "workbook.trace.otel:inside
                    "workbook.mcp_servers.memory:exchange", "workbook.frameworks:run_adapted"})
 REMOTE: Callable[[str], object] | None = None  # the judge's way to the kernel's copy (autograder/judge/remote.py); None in a notebook
 ANOTHER: Callable[[float], object] | None = None  # the judge's: the notebook run again elsewhere (autograder/judge/another.py)
+AFTER: Callable[[object], object] | None = None  # the judge's: what the kernel made of an argument (remote.py)
+
+
+def after(value):
+    """`value` (a list, dict or set the test handed the notebook's code) as that code left it. In a
+    notebook it is `value` itself, changed in place; graded, the state the kernel sent back after the
+    test's last call that took it, a copy: nothing the kernel sends is written into the test's own
+    objects. So a test reads `messages = after(messages)` after calling `one_step(messages, ...)`."""
+    return value if AFTER is None else AFTER(value)
 
 
 def local(path: str):

@@ -83,6 +83,8 @@ class JudgeEnd(Endpoint):
         self._calls, self._calls_lock = 0, threading.Lock()  # the test's calls into the kernel now
         self.namespace: Namespace | None = None  # the test's names (`Namespace`), where its fresh() copies are
         self.heard = Heard()  # every text the kernel sent: kept out of a hidden test's message (heard.py)
+        self.afters: dict[int, tuple[object, object]] = {}  # id(a test's argument) -> (it, what the kernel made of it)
+        self.handed_parts: dict[int, list] = {}  # the test's calls' arguments, by call id
 
     def received(self, reply: dict) -> None:
         self.heard.add(reply)
@@ -172,9 +174,28 @@ class JudgeEnd(Endpoint):
                                   f"({getattr(obj, '__qualname__', '')})"[:200])
         return self.export(obj)
 
+    def handed(self, cid: int, parts: list) -> None:
+        self.handed_parts[cid] = parts  # forgotten with the test (forget_test)
+
+    def argument_after(self, cid: int, position: int, state) -> None:
+        """Keep what the kernel made of a list, dict or set the test handed it, as data:
+        `notebook_side.after(messages)` reads it. The test's own objects stay as it made them."""
+        parts = self.handed_parts.get(cid)
+        if parts is None or not 0 <= position < len(parts):
+            raise codec.LinkError("the state of an argument the judge never handed over")
+        mine = parts[position]
+        if type(mine) in (list, dict, set) and type(state) is type(mine):
+            self.afters[id(mine)] = (mine, state)
+
+    def after(self, value):
+        """What the kernel made of `value` in the test's last call that took it; else `value`."""
+        kept = self.afters.get(id(value))
+        return kept[1] if kept is not None and kept[0] is value else value
+
     def forget_test(self) -> None:
         """When a test ends: none of its handles work any more, either way."""
-        self.forget_calls()
+        self.afters.clear()
+        self.handed_parts.clear()
         self.objects.clear()
         self._exported.clear()
         self._refs.clear()

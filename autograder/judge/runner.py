@@ -62,6 +62,7 @@ class Judge:
         self.ns = Namespace(self.end)
         self.ns["__name__"] = "__test__"  # what the test's own functions and classes say they are
         notebook_side.REMOTE = self.end.given  # given code a test runs in the notebook: the kernel's copy
+        notebook_side.AFTER = self.end.after  # what the notebook's code made of a test's argument
         self.listener: socket.socket | None = None
         self.kernel_pid: int | None = None
         self.cpu_limit, self.wall_limit = 30.0, 150.0

@@ -293,12 +293,14 @@ and returns the final text."""
 import json
 
 from workbook.checks import fresh
+from workbook.notebook_side import after
 
 wb = fresh()
 model = wb.scenarios.taxi_spending().as_function()
 shop = wb.shop.Shop("C-001")
 messages = [{"role": "user", "content": "How much did I spend on taxis in September?"}]
 out = one_step(messages, model, shop.tools())
+messages = after(messages)
 assert model.calls == 1, f"one_step must call the model exactly once; it was called {model.calls} times"
 assert out is None, f"after running a tool, return None (the model has not answered yet); got {out!r}"
 told = sorted(spec.get("name") for spec in model.tool_specs or [] if isinstance(spec, dict))
@@ -329,6 +331,7 @@ assert observed == {"category": "taxi", "month": "2026-09", "count": 2, "total_k
     f"the observation must be what txn_sum returned; got {observed!r}")
 
 out = one_step(messages, model, shop.tools())
+messages = after(messages)
 assert out == "Taxi in September 2026: 2 rides, 5000 KZT.", (
     f"when the model answers, return its final text; got {out!r}")
 assert len(shop.log) == 1, "no tool may run when the model gives a final answer"
@@ -345,6 +348,7 @@ observation to the caller's list, returns the final text, and handles a tool ret
 import json
 
 from workbook.checks import fresh
+from workbook.notebook_side import after
 
 wb = fresh()
 question = "How much did I spend on taxis in September?"
@@ -372,6 +376,7 @@ model = wb.scenarios.taxi_spending().as_function()
 shop = wb.shop.Shop("C-002")
 messages = [{"role": "user", "content": question}]
 out = one_step(messages, model, shop.tools())
+messages = after(messages)
 assert out is None, f"after running a tool, return None; got {out!r}"
 assert shop.log == [("txn_sum", {"category": "taxi", "month": "2026-09"})], (
     f"run the tool the model asked for, exactly once, with its arguments; the shop saw {shop.log}")
@@ -407,12 +412,14 @@ def txn_sum(category, month):
 model = wb.scenarios.taxi_spending().as_function()
 messages = [{"role": "user", "content": question}]
 assert one_step(messages, model, {"txn_sum": txn_sum}) is None, "after running a tool, return None"
+messages = after(messages)
 assert seen == [("taxi", "2026-09")], f"call the tool once with the model's arguments; it saw {seen}"
 assert json.loads(messages[-1]["content"])["total_kzt"] == 12345, (
     "the observation must hold the tool's return value")
 
 # The second step: the model answers from the observation.
 out = one_step(messages, model, {"txn_sum": txn_sum})
+messages = after(messages)
 wb.checks.equal(out, "Taxi in September 2026: 7 rides, 12345 KZT.", "one_step's return value",
                 "when the model answers, return its final text")
 assert seen == [("taxi", "2026-09")], "no tool may run when the model gives a final answer"
@@ -434,6 +441,7 @@ def calculate(expression):
 
 
 assert one_step(messages, model, {"calculate": calculate}) is None, "after running a tool, return None"
+messages = after(messages)
 assert messages[-1] == {"role": "tool", "content": "69.8"}, (
     f"a tool returning 69.8 gives the observation {{'role': 'tool', 'content': '69.8'}}; got {messages[-1]!r}")
 ### END HIDDEN TESTS

@@ -213,6 +213,7 @@ def tool(confirm=False, registry=None):
 registry it is given, and hands the function back unchanged; it stores confirm=True; it refuses
 a parameter without a type with a TypeError naming the function and the parameter."""
 from workbook.checks import fresh
+from workbook.notebook_side import after
 
 wb = fresh()
 registry = {}
@@ -224,6 +225,7 @@ def add_tip(amount: int, percent: float) -> float:
     return amount + amount * percent / 100
 
 
+registry = after(registry)
 assert "add_tip" in registry, (
     f"@tool(registry=...) must store the tool under its function's name; the registry has {sorted(registry)}")
 spec = registry["add_tip"]
@@ -247,6 +249,7 @@ def block_card(reason: str) -> dict:
     return {"status": "blocked"}
 
 
+registry = after(registry)
 assert registry["block_card"].confirm is True, "@tool(confirm=True) must store confirm=True in the ToolSpec"
 
 
@@ -257,6 +260,7 @@ def half_typed(category: str, month) -> dict:
 with wb.checks.raises(TypeError, match=r"(?s)half_typed.*month|month.*half_typed",
                       what="@tool on half_typed(category: str, month), whose 'month' has no type,"):
     tool(registry=registry)(half_typed)
+registry = after(registry)
 assert "half_typed" not in registry, "a refused function must not be registered"
 print("tool: visible tests passed")
 
@@ -268,6 +272,7 @@ function while registering it, and refuses undocumented or untyped functions wit
 import inspect
 
 from workbook.checks import fresh
+from workbook.notebook_side import after
 
 wb = fresh()
 
@@ -285,6 +290,7 @@ def refund(order_id: str, amount: int) -> dict:
     return {"order_id": order_id, "refunded": amount}
 
 
+registry = after(registry)
 assert sorted(registry) == ["refund"], f"expected exactly ['refund'] in the registry, got {sorted(registry)}"
 spec = registry["refund"]
 assert ran == [], "registering a tool must not call it"
@@ -305,6 +311,7 @@ def card_block() -> dict:
     return {"status": "blocked"}
 
 
+registry = after(registry)
 spec = registry["card_block"]
 assert spec.params == {} and type(spec.params) is dict, (
     f"a tool without parameters has params == {{}}; got {spec.params!r}")
@@ -330,6 +337,7 @@ for fn, why in [(untyped, "its parameter 'order_id' has no type"),
     registry = {}
     with wb.checks.raises(TypeError, match=fn.__name__, what=f"@tool on {fn.__name__} ({why})"):
         tool(registry=registry)(fn)
+        registry = after(registry)
     assert registry == {}, f"a refused function must not be registered; the registry has {sorted(registry)}"
 ### END HIDDEN TESTS
 

@@ -15,13 +15,9 @@ None). A few tagged dicts carry the rest:
     {"$e": "mod:Name", "msg": ..., "args": ..., "status": ..., "body": ...}  an exception (errors.py)
     {"$h": 7, "side": "j" | "k", "kind": ..., ...}    a handle: an object one side keeps
     {"$type": "int"}  a built-in type or exception class (by its name in builtins)
-    {"$arg": 3}     "the very object that was part 3 of the call's arguments"
 
-Identity: while a call's arguments are encoded, every list, tuple, dict, record, named tuple
-and pydantic model in them is numbered in the order it is met (`memo`); the side that decodes
-numbers the same parts the same way (`made`), each before its own parts. A result, or an
-argument's state after the call, that holds one of those objects says `{"$arg": n}` (read back
-from `nodes`), so `result is messages` and `batches[0][0] is calls[0]` hold on the other side too.
+Values are copies: nothing on the wire says "the same object as" another (a list sent twice
+arrives as two lists), so nothing one side sends can be written into the other's objects.
 
 Everything is checked while it is read: depth, the number of parts, the size of strings and
 numbers. A value that breaks a bound, or a tag that is not one of these, is a `LinkError`.
@@ -43,8 +39,7 @@ MAX_NODES = 500_000
 MAX_STR = 8_000_000  # characters in one string
 MAX_INT_DIGITS = 4_300  # CPython's own int/str limit
 INT_LIMIT = 10 ** MAX_INT_DIGITS  # worked out once: each int read is compared with it
-TAGS = frozenset("$t $set $d $x $b $f $p $dt $rec $nt $sdk $pyd $e $h $arg $type".split())
-NUMBERED = frozenset({"$t", "$d", "$x", "$nt", "$rec", "$sdk", "$pyd"})  # tags numbered like a list
+TAGS = frozenset("$t $set $d $x $b $f $p $dt $rec $nt $sdk $pyd $e $h $type".split())
 SDK_PREFIXES = ("openai.types.", "anthropic.types.")
 TIMES: dict[str, type[datetime.date | datetime.time]] = {"datetime": datetime.datetime, "date": datetime.date, "time": datetime.time}
 
@@ -100,10 +95,8 @@ class Encoder:
     """One value on its way out. `handles(obj)` makes the handle for anything that is not data;
     `exceptions(e, inner)` the data for an exception."""
 
-    def __init__(self, handles, refs: dict[int, int] | None = None, memo: list | None = None,
-                 exceptions=plain_exception, exclude: int | None = None):
-        self.handles, self.refs, self.memo, self.budget = handles, refs or {}, memo, Budget()
-        self.exceptions, self.exclude = exceptions, exclude  # exclude: the id of a part never sent as a ref
+    def __init__(self, handles, exceptions=plain_exception):
+        self.handles, self.exceptions, self.budget = handles, exceptions, Budget()
 
     def __call__(self, value, depth: int = 0):
         self.budget.take()
@@ -117,16 +110,7 @@ class Encoder:
         method = self.BY_TYPE.get(kind) if type(kind) is type else None  # runs no metaclass's __hash__
         return self._other(value, depth + 1) if method is None else method(self, value, depth + 1)
 
-    def _ref(self, value) -> dict | None:  # {"$arg": n} for an argument's part, else None (numbered)
-        if id(value) in self.refs and id(value) != self.exclude:
-            return {"$arg": self.refs[id(value)]}
-        if self.memo is not None:
-            self.memo.append(value)
-        return None
-
     def _dict(self, value, deeper: int):
-        if (ref := self._ref(value)) is not None:
-            return ref
         if all(type(k) is str for k in value):
             if any(k.startswith("$") for k in value):  # e.g. a JSON schema's "$schema"
                 return {"$x": [[k, self(v, deeper)] for k, v in value.items()]}
@@ -138,8 +122,8 @@ class Encoder:
     def _bytes(self, v, deeper: int): return {"$b": base64.b64encode(bytes(v)).decode("ascii")}
     def _time(self, v, deeper: int): return {"$dt": type(v).__name__, "v": v.isoformat()}
     def _timedelta(self, v, deeper: int): return {"$dt": "timedelta", "v": v.total_seconds()}
-    def _list(self, v, deeper: int): return self._ref(v) or [self(x, deeper) for x in v]
-    def _tuple(self, v, deeper: int): return self._ref(v) or {"$t": [self(x, deeper) for x in v]}
+    def _list(self, v, deeper: int): return [self(x, deeper) for x in v]
+    def _tuple(self, v, deeper: int): return {"$t": [self(x, deeper) for x in v]}
     def _set(self, v, deeper: int): return {"$set": [Encoder(self.handles, exceptions=self.exceptions)(x, deeper) for x in v]}
 
     BY_TYPE = {float: _float, bytes: _bytes, bytearray: _bytes, datetime.datetime: _time,
@@ -155,44 +139,29 @@ class Encoder:
             return {"$type": name}
         if value is type(None):
             return {"$type": "NoneType"}
-        kind = type(value)  # a named tuple, a pydantic model or a record is numbered like a list
-        node = is_record(value) or is_pydantic(value) or (isinstance(value, tuple) and hasattr(kind, "_fields"))
-        if node and (ref := self._ref(value)) is not None:
-            return ref
+        kind = type(value)
         if isinstance(value, tuple):  # a named tuple
             return {"$nt": class_path(value), "n": list(kind._fields), "v": [self(v, deeper) for v in value]}
         if is_sdk_model(value):
             return {"$sdk": class_path(value), "v": value.model_dump(mode="json")}
         if is_pydantic(value):
             return {"$pyd": class_path(value), "v": self(value.model_dump(mode="json"), deeper)}
-        if node:  # a record
+        if is_record(value):
             return {"$rec": class_path(value),
                     "f": {f.name: self(getattr(value, f.name), deeper) for f in dataclasses.fields(value)}}
         return self.handles(value)
 
 
-def encode(value, handles, refs=None, memo=None, exceptions=plain_exception, exclude=None):
-    return Encoder(handles, refs, memo, exceptions, exclude)(value)
+def encode(value, handles, exceptions=plain_exception):
+    return Encoder(handles, exceptions)(value)
 
 
 class Decoder:
     """One value on its way in. `make(tag, node, inner)` builds the forms this side allows
-    ($rec, $nt, $sdk, $e, $h); `nodes` are the call's argument parts that `$arg` names; `made`
-    collects the parts numbered as the encoder numbered them."""
+    ($rec, $nt, $sdk, $e, $h)."""
 
-    def __init__(self, make, nodes: list | None = None, made: list | None = None):
-        self.make, self.nodes, self.made, self.budget = make, nodes, made, Budget()
-
-    def _slot(self) -> int | None:
-        if self.made is None:
-            return None
-        self.made.append(None)
-        return len(self.made) - 1
-
-    def _fill(self, slot, value):
-        if slot is not None and self.made is not None:  # a slot is only given out with `made` (_slot)
-            self.made[slot] = value
-        return value
+    def __init__(self, make):
+        self.make, self.budget = make, Budget()
 
     def __call__(self, data, depth: int = 0):
         self.budget.take()
@@ -206,8 +175,7 @@ class Decoder:
         if data is None or kind in (bool, float, int, str):
             return data
         if kind is list:
-            slot = self._slot()  # numbered before its parts are read, as the encoder numbered it
-            return self._fill(slot, [self(v, depth + 1) for v in data])
+            return [self(v, depth + 1) for v in data]
         if kind is not dict:
             raise LinkError(f"a value of type {kind.__name__} on the wire")
         return self._dict(data, depth + 1)
@@ -215,13 +183,11 @@ class Decoder:
     def _dict(self, data, deeper: int):
         tagged = [k for k in data if k.startswith("$")]
         if not tagged:
-            slot = self._slot()
-            return self._fill(slot, {k: self(v, deeper) for k, v in data.items()})
+            return {k: self(v, deeper) for k, v in data.items()}
         tag = tagged[0]
         if tag not in TAGS or len(tagged) > 1:
             raise LinkError(f"an unknown tag {tag[:40]!r}")
-        slot = self._slot() if tag in NUMBERED else None  # taken before the parts are read
-        return self._fill(slot, self.BY_TAG[tag](self, tag, data, deeper))
+        return self.BY_TAG[tag](self, tag, data, deeper)
 
     # A tag's reader (BY_TAG), one line where it can: `make` builds $nt, $rec, $sdk, $pyd, $e, $h
     def _make(self, tag, data, deeper: int): return self.make(tag, data, lambda x: self(x, deeper))
@@ -250,11 +216,6 @@ class Decoder:
         except (KeyError, TypeError, ValueError, OverflowError) as e:
             raise LinkError("a date or time that is not one") from e
 
-    def _arg(self, tag, data, deeper: int):
-        if self.nodes is None or type(data[tag]) is not int or not 0 <= data[tag] < len(self.nodes):
-            raise LinkError("a reference to an argument the call did not have")
-        return self.nodes[data[tag]]
-
     def _type(self, tag, data, deeper: int):
         found = type(None) if data[tag] == "NoneType" else getattr(builtins, _str(data[tag]), None)
         if not isinstance(found, type):
@@ -263,11 +224,11 @@ class Decoder:
 
     BY_TAG = {"$t": _tuple, "$d": _pairs, "$x": _escaped, "$nt": _make, "$rec": _make,
               "$sdk": _make, "$pyd": _make, "$e": _make, "$h": _make, "$set": _set, "$b": _bytes,
-              "$f": _float, "$p": _path, "$dt": _time, "$arg": _arg, "$type": _type}
+              "$f": _float, "$p": _path, "$dt": _time, "$type": _type}
 
 
-def decode(data, make, nodes=None, made=None):
-    return Decoder(make, nodes, made)(data)
+def decode(data, make):
+    return Decoder(make)(data)
 
 
 def _list(x) -> list:

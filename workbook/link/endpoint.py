@@ -1,12 +1,11 @@
 """What both ends of the link share: objects kept behind handles, the requests that reach them,
-calls with their arguments' identity and state (signatures: `signatures.py`; exceptions: `errors.py`).
+calls with plain data (signatures: `signatures.py`; exceptions: `errors.py`).
 
 A side keeps every object it hands out as a handle in `objects` (id -> object). The other side
 may only send these requests about one of them:
 
-    {"op": "call", "target": 7, "args": [...], "kwargs": {...}}   -> the result, and the state
-                                   after the call of every list, dict, set and record in the
-                                   arguments ("after": [[n, state], ...]), so in-place changes show
+    {"op": "call", "target": 7, "args": [[...], {...}]}  -> the result; from the kernel also
+                                   what the arguments became ("after": [[...], {...}]), as data
     {"op": "getattr", "target": 7, "name": "answer"}              -> the public attribute
 
 A reply is {"ok": <value>, ...} or {"exc": <the exception, as codec's $e data>}.
@@ -27,13 +26,7 @@ from workbook.link.shadow import shadow
 from workbook.link.signatures import signature_data
 
 OPS = frozenset({"call", "getattr"})
-MAX_TABLES = 32  # calls whose arguments' state is kept in step
-
-
-def mutable(value) -> bool:
-    """Argument parts whose state a call may change and the caller must see afterwards."""
-    return type(value) in (list, dict, set) or codec.is_record(value)
-
+MAX_KEPT = 32  # the judge's calls whose arguments the kernel says the state of
 
 def link_error(msg: str) -> dict:
     return {"exc": {"$e": "workbook.link.codec:LinkError", "msg": msg[:MAX_MSG], "mro": ["LinkError", "Exception"]}}
@@ -52,19 +45,8 @@ class Endpoint:
         self._lock = threading.RLock()  # export() runs inside encodes that hold it
         self.channel = None
         self.on_wait = None
-        self._cids = itertools.count(1)
-        # my calls' argument parts, and those the callee may change in place, by call id (the caller's copy)
-        self.memos: dict[int, tuple[list[Any], frozenset[int]]] = {}
-        self.tables: dict[int, list] = {}  # the other side's calls' argument parts (the callee's copy)
-        self.seen: dict[int, dict[int, object]] = {}  # their state as last sent or received
-        self.shadows: dict[int, dict[int, object]] = {}  # copies of those parts then (`shadow`)
-
-    def forget_calls(self) -> None:
-        """When a test is over, no call's arguments are shared any more."""
-        self.memos.clear()
-        self.tables.clear()
-        self.seen.clear()
-        self.shadows.clear()
+        self._cids: Iterator[int] = itertools.count(1)
+        self.kept: dict[int, dict[int, tuple[object, object]]] = {}  # the judge's calls' arguments (kernel side)
 
     # -- out ----------------------------------------------------------------------------------
 
@@ -99,8 +81,8 @@ class Endpoint:
     def handle_for(self, obj) -> dict:
         return self.export(obj)
 
-    def encode(self, value, refs=None, memo=None, exclude=None):
-        return codec.encode(value, self.handle_for, refs, memo, exception_data, exclude)
+    def encode(self, value):
+        return codec.encode(value, self.handle_for, exception_data)
 
     # -- in -----------------------------------------------------------------------------------
 
@@ -114,8 +96,8 @@ class Endpoint:
             return make_exception(node, inner, modules=self.exception_modules)
         raise codec.LinkError(f"{tag} is not accepted here")
 
-    def decode(self, data, nodes=None, made=None):
-        return codec.decode(data, self.make, nodes, made)
+    def decode(self, data):
+        return codec.decode(data, self.make)
 
     def target(self, item: dict):
         hid = item.get("target")
@@ -152,26 +134,24 @@ class Endpoint:
         return codec.LinkError("the other side is not connected")
 
     def call(self, hid: int, args: list, kwargs: dict):
-        """Call the other side's object. Every list, dict and set the arguments hold through lists,
-        dicts and sets only (also of earlier calls in this test: the other side may have kept them)
-        is made what the other side's copy became, so changes in place are seen here as they would be
-        in one process. Nothing is ever written into a record, a tuple or what they hold (a test's
-        frozen task stays what the test made: `open_containers`)."""
-        memo: list = []
-        wire = self.encode([args, kwargs], memo=memo)
+        """Call the other side's object with data. Nothing the other side sends is written into
+        this side's objects: the kernel's reply also says what the lists, dicts and sets the test
+        handed it (in this call or one of its last MAX_KEPT) have become (`after`), which the judge
+        keeps as data for `notebook_side.after`."""
         cid = next(self._cids)
-        with self._lock:
-            self.memos[cid] = (memo, open_containers([args, kwargs]))
-            while len(self.memos) > MAX_TABLES:
-                self.memos.pop(next(iter(self.memos)))
-        reply = self._request({"op": "call", "target": hid, "args": wire, "cid": cid})
+        reply = self._request({"op": "call", "target": hid, "args": self.encode([args, kwargs]), "cid": cid})
+        self.handed(cid, list(args) + list(kwargs.values()))
         after = reply.get("after")
-        for entry in after[: 100_000] if type(after) is list else []:
+        for entry in after[:MAX_KEPT * 64] if type(after) is list else []:
             if type(entry) is list and len(entry) == 3 and type(entry[0]) is int and type(entry[1]) is int:
-                nodes, writable = self.memos.get(entry[0], ([], frozenset()))
-                if 0 <= entry[1] < len(nodes) and id(nodes[entry[1]]) in writable:
-                    copy_back(nodes[entry[1]], self.decode(entry[2], nodes=nodes))
-        return self.decode(reply["ok"], nodes=memo)
+                self.argument_after(entry[0], entry[1], self.decode(entry[2]))
+        return self.decode(reply["ok"])
+
+    def handed(self, cid: int, parts: list) -> None:
+        """The arguments of my call `cid` (the judge keeps them: remote.py)."""
+
+    def argument_after(self, cid: int, position: int, state) -> None:
+        """What the callee made of argument `position` of my call `cid` (the judge keeps it)."""
 
     def ask(self, op: str, hid: int, name: str):
         return self.decode(self._request({"op": op, "target": hid, "name": name})["ok"])
@@ -185,26 +165,16 @@ class Endpoint:
         try:
             obj = self.target(item)
             if op == "call":
-                made: list = []
-                pair = self.decode(item.get("args"), made=made)
+                pair = self.decode(item.get("args"))
                 if type(pair) is not list or len(pair) != 2 or type(pair[0]) is not list or type(pair[1]) is not dict:
                     raise codec.LinkError("a call without its arguments")
-                args, kwargs = pair
                 cid = item.get("cid")
-                skip = {id(pair), id(args), id(kwargs)}
-                if type(cid) is int:
-                    with self._lock:
-                        self.tables[cid] = made
-                        self.seen[cid] = {i: s for i, s in self._encoded(made, skip)}
-                        self.shadows[cid] = {i: shadow(made[i]) for i in self.seen[cid]}
-                        while len(self.tables) > MAX_TABLES:
-                            old = next(iter(self.tables))
-                            self.tables.pop(old)
-                            self.seen.pop(old, None)
-                            self.shadows.pop(old, None)
-                result = self.invoke(obj, args, kwargs)
-                refs = {id(v): i for i, v in enumerate(made) if id(v) not in skip}
-                out = {"ok": self.encode(result, refs=refs), "after": self._states(skip)}
+                if self.side == "k" and type(cid) is int:  # the judge asks what its arguments became
+                    self.keep(cid, list(pair[0]) + list(pair[1].values()))
+                result = self.invoke(obj, *pair)
+                out = {"ok": self.encode(result)}
+                if self.kept:
+                    out["after"] = self.changed()
                 return out
             name = item.get("name")  # getattr
             if type(name) is not str or not name.isidentifier() or name.startswith("_"):
@@ -219,38 +189,33 @@ class Endpoint:
                 raise
             return self.exc_reply(e)
 
-    def _encoded(self, made: list, skip: set, unchanged=None):
-        """(part, its state as wire data) for every mutable part of one call's arguments (but for
-        those `unchanged(i, part)` says are as they were)."""
-        refs = None
-        for i, part in enumerate(made):
-            if id(part) not in skip and mutable(part) and not (unchanged and unchanged(i, part)):
-                if refs is None:
-                    refs = {id(v): n for n, v in enumerate(made) if id(v) not in skip}
-                yield i, self.encode(part, refs=refs, exclude=id(part))  # other parts by number
+    def keep(self, cid: int, parts: list) -> None:
+        """The lists, dicts and sets among a judge's call's arguments, with a copy to tell later
+        whether they changed (`shadow`); the last MAX_KEPT calls' are kept."""
+        with self._lock:
+            self.kept[cid] = {i: (p, shadow(p)) for i, p in enumerate(parts) if type(p) in (list, dict, set)}
+            while len(self.kept) > MAX_KEPT:
+                self.kept.pop(next(iter(self.kept)))
 
-    def _states(self, skip: set) -> list:
-        """[call id, part, state] for the argument parts this side changed since it last said:
-        only changes made here cross, so an old copy never overwrites a newer state there. A part
-        equal to its copy of last time (`shadow`, compared in C) is not encoded again: a test of
-        many calls re-reads 32 calls' arguments after each."""
-        states = []
-        for cid, made in list(self.tables.items()):
-            seen = self.seen.setdefault(cid, {})
-            copies = self.shadows.setdefault(cid, {})
+    def changed(self) -> list:
+        """[call id, position, state] of every kept argument that changed since it was last said."""
+        out = []
+        with self._lock:
+            for cid, parts in self.kept.items():
+                for i, (part, copy) in list(parts.items()):
+                    try:
+                        same = bool(part == copy)
+                    except Exception:  # noqa: BLE001 - a part that cannot say: send it
+                        same = False
+                    if not same:
+                        out.append([cid, i, self.encode(part)])
+                        parts[i] = (part, shadow(part))
+        return out
 
-            def unchanged(i, part, copies=copies):
-                try:
-                    return i in copies and bool(part == copies[i])
-                except Exception:  # noqa: BLE001 - a part that cannot say: encode it
-                    return False
-
-            for i, state in self._encoded(made, skip if cid == max(self.tables) else {id(made[0])}, unchanged):
-                copies[i] = shadow(made[i])
-                if seen.get(i) != state:
-                    seen[i] = state
-                    states.append([cid, i, state])
-        return states
+    def forget_calls(self) -> None:
+        """When a test is over, no call's arguments are kept any more."""
+        with self._lock:
+            self.kept.clear()
 
     def exc_reply(self, e: BaseException) -> dict:
         """What the other side is told of an exception raised here while serving it."""
@@ -261,29 +226,3 @@ class Endpoint:
 
     def serve_other(self, item: dict) -> dict:
         return link_error(f"unknown request {str(item.get('op'))[:40]!r}")
-
-
-def open_containers(top) -> frozenset[int]:
-    """The ids of the lists, dicts and sets reached from `top` through lists, dicts and sets only:
-    what a call may change in place and the caller sees changed (never a record's or a tuple's)."""
-    seen: set[int] = set()
-    stack = [top]
-    while stack:
-        value = stack.pop()
-        if type(value) in (list, dict, set) and id(value) not in seen:
-            seen.add(id(value))
-            stack.extend(value.values() if type(value) is dict else value)
-    return frozenset(seen)
-
-
-def copy_back(target, state) -> None:
-    """Make this side's list, dict or set what the other side's became (changed in place)."""
-    if type(target) is list and type(state) is list:
-        target[:] = state
-    elif type(target) is dict and type(state) is dict:
-        target.clear()
-        target.update(state)
-    elif type(target) is set and type(state) is set:
-        target.clear()
-        target.update(state)
-

@@ -120,12 +120,14 @@ def one_step(model, tools, messages):
 """Visible tests: one_step runs the requested tool and appends the assistant turn, then the
 observation."""
 from workbook.checks import fresh
+from workbook.notebook_side import after
 
 wb = fresh()
 seen = []
 messages = [{"role": "user", "content": "2 + 3?"}]
 got = one_step(lambda m: seen.append(list(m)) or {"tool": "add", "args": {"a": 2, "b": 3}},
                {"add": lambda a, b: a + b}, messages)
+messages = after(messages)
 wb.checks.equal(got, None, "one_step after a tool request")
 wb.checks.equal(messages[1:], [
     {"role": "assistant", "content": None, "tool": "add", "args": {"a": 2, "b": 3}},
@@ -137,16 +139,19 @@ print("one_step: visible tests passed")
 """Hidden tests: the assistant turn comes before the observation; a final answer is returned."""
 ### BEGIN HIDDEN TESTS
 from workbook.checks import fresh
+from workbook.notebook_side import after
 
 wb = fresh()
 messages = [{"role": "user", "content": "2 + 3?"}]
 got = one_step(lambda m: {"tool": "add", "args": {"a": 2, "b": 3}}, {"add": lambda a, b: a + b},
                messages)
+messages = after(messages)
 wb.checks.equal(messages[1:], [
     {"role": "assistant", "content": None, "tool": "add", "args": {"a": 2, "b": 3}},
     {"role": "tool", "name": "add", "content": "5"}], "the messages after one tool step",
     hint="append the assistant turn first, then the observation")
 got = one_step(lambda m: {"final": "It is 5."}, {}, messages)
+messages = after(messages)
 wb.checks.equal(got, "It is 5.", "one_step after a final answer")
 wb.checks.equal(messages[-1], {"role": "assistant", "content": "It is 5."}, "the last message")
 ### END HIDDEN TESTS
