@@ -20,7 +20,8 @@ import sys
 
 import pytest
 
-from autograder.judge.remote import FIXED, Namespace
+from autograder.judge.names import Namespace
+from autograder.judge.remote import FIXED
 from tests.judge_ends import in_kernel
 from workbook import notebook_side
 from workbook.trace import otel  # noqa: F401 - the notebook's given cells import it
@@ -65,12 +66,15 @@ def blank(task, seen):
     return "done"
 
 
-def test_changes_in_place_reach_lists_never_records(ends):
+def test_changes_in_place_come_back_as_data_never_into_the_tests_objects(ends, monkeypatch):
     judge, kernel = ends
+    monkeypatch.setattr(notebook_side, "AFTER", judge.after)
     task, seen = Task("refund?", ["yes", "no"]), [{"n": 1}]
     assert in_kernel(judge, kernel, blank)(task, seen) == "done"
-    assert seen == [{"n": 2}, "blanked"], "a list (and the dict in it) the test handed over shows the change"
-    assert task.wrong == ["yes", "no"], "a record the test made, and what it holds, stay as the test made them"
+    assert seen == [{"n": 1}] and task.wrong == ["yes", "no"], "nothing the kernel sends is written into them"
+    after = notebook_side.after(seen)
+    assert after == [{"n": 2}, "blanked"] and after is not seen, "what the list became, as a copy (after)"
+    assert notebook_side.after(task) is task, "a record the test made is not an argument after() knows"
 
 
 def judge_code(source: str) -> dict:
@@ -134,7 +138,8 @@ def test_another_process_is_the_notebook_run_again_outside_the_kernel():
 
     from autograder.judge.another import Another
     from autograder.judge.cells import REPLAY
-    from autograder.judge.remote import JudgeEnd, Namespace
+    from autograder.judge.names import Namespace
+    from autograder.judge.remote import JudgeEnd
 
     ns = Namespace(JudgeEnd(), ["key", "now", "now_c"])
     cells = ["import builtins, time\nbuiltins.hash = lambda x: 0  # put back after the cells (red team 3)\n",

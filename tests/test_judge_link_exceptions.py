@@ -14,7 +14,8 @@ import httpx2
 import openai
 import pytest
 
-from autograder.judge.remote import Namespace, Stop
+from autograder.judge.names import Namespace
+from autograder.judge.remote import Stop
 from tests.judge_ends import in_kernel
 from workbook.checks import fresh
 from workbook.engine.function_face import TooManyCalls

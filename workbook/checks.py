@@ -151,6 +151,8 @@ class CappedClient:
     """Wraps a client: chat.completions.create passes through at most `cap` times, then fails.
     Old name, kept until the chapters stop using it: prefer `llm.client(max_calls=cap)`."""
 
+    LINK_DATA = ("chat",)
+
     def __init__(self, client, cap: int, hint: str = "does the loop stop at max_steps?"):
         self.client, self.cap, self.hint, self.n = client, cap, hint, 0
         self.chat = types.SimpleNamespace(completions=types.SimpleNamespace(create=self.create))

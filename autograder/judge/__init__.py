@@ -14,7 +14,8 @@ The modules:
     clocks          the clocks the judge reads, bound when it starts (a test may patch time.*)
     cpu             CPU time of a process tree, and the idle clock, read from /proc
     watch           a cell's and a notebook's limits: CPU time, the idle clock (cpu.IdleClock), the wall
-    remote          the judge's end of the link: JudgeEnd, the test's Namespace, Stop
+    remote          the judge's end of the link: JudgeEnd, Stop
+    names           a test cell's names: its own, else the chapter's exercises, asked of the kernel
     heard           what the notebook sent, kept out of a hidden test's message
     another         the notebook run again in another process (another hash seed, the clock moved)
     kernel_objects  what the notebook's objects become here: KernelRef, records, named tuples

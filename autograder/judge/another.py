@@ -19,7 +19,8 @@ import signal
 import socket
 import subprocess
 
-from autograder.judge.remote import JudgeEnd, KernelError, Namespace
+from autograder.judge.names import Namespace
+from autograder.judge.remote import JudgeEnd, KernelError
 from workbook.link.channel import Channel
 
 MAX_PROCESSES = 4  # other processes one test may start

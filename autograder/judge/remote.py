@@ -13,9 +13,9 @@ of its name (a notebook's `class MCPError(Exception)`): `checks.raises(...)` wor
 
 from __future__ import annotations
 
-import builtins
 import dataclasses
 import dis
+import inspect
 import secrets
 import sys
 import threading
@@ -29,17 +29,17 @@ from autograder.judge.kernel_objects import (
     pydantic_type,
     record_type,
 )
+from autograder.judge.names import Namespace
 from autograder.judge.scratch import Mirror, quietly
 from autograder.judge.sdk_bridge import SdkBridge, sdk_kind, sdk_options
-from autograder.judge.trust import TRUSTED_NAMES, exportable, trusted_object
+from autograder.judge.trust import TRUSTED_NAMES, capability, exportable, surface, trusted_object
 from workbook import notebook_side
 from workbook.checks import Fresh
-from workbook.engine.function_face import FunctionModel
 from workbook.link import codec
-from workbook.link.endpoint import Endpoint, link_error
+from workbook.link.endpoint import MAX_KEPT, Endpoint, link_error
 from workbook.link.errors import exc_reply, find_exception, loaded
 
-__all__ = ["JudgeEnd", "KernelError", "KernelRef", "Namespace", "Stop", "TimeUp"]
+__all__ = ["JudgeEnd", "KernelError", "KernelRef", "Stop", "TimeUp"]
 
 
 RAISE = dis.opmap["RAISE_VARARGS"]
@@ -81,7 +81,7 @@ class JudgeEnd(Endpoint):
         self.greeted = threading.Event()  # this test's kernel said hello with this test's token
         self.mirror: Mirror | None = None  # the scratch folder, when the kernel is in a sandbox
         self._calls, self._calls_lock = 0, threading.Lock()  # the test's calls into the kernel now
-        self.namespace: Namespace | None = None  # the test's names (`Namespace`), where its fresh() copies are
+        self.namespace: Namespace | None = None  # names.py  # the test's names (`Namespace`), where its fresh() copies are
         self.heard = Heard()  # every text the kernel sent: kept out of a hidden test's message (heard.py)
         self.afters: dict[int, tuple[object, object]] = {}  # id(a test's argument) -> (it, what the kernel made of it)
         self.handed_parts: dict[int, list] = {}  # the test's calls' arguments, by call id
@@ -164,8 +164,7 @@ class JudgeEnd(Endpoint):
             return {"$h": obj._hid, "side": "k"}
         if id(obj) in self.borrowed:  # the kernel's own name, replaced by the judge's copy: give it back
             return self.borrowed[id(obj)]
-        if type(obj) is FunctionModel:  # a fake model crosses as something to call: its scenario, its
-            obj = obj.__call__  # cap and its records stay here (red team 3 read them from the notebook)
+        obj = capability(obj)  # a fake model crosses as something to call (trust.py)
         kind = sdk_kind(obj)
         if kind:
             return {**self.export(SdkBridge(obj, self.heard.add_body)), "kind": kind, "options": sdk_options(obj)}
@@ -175,14 +174,16 @@ class JudgeEnd(Endpoint):
         return self.export(obj)
 
     def handed(self, cid: int, parts: list) -> None:
-        self.handed_parts[cid] = parts  # forgotten with the test (forget_test)
+        self.handed_parts[cid] = parts  # forgotten with the test (forget_test), or when long gone
+        while len(self.handed_parts) > 2 * MAX_KEPT:
+            self.handed_parts.pop(next(iter(self.handed_parts)))
 
     def argument_after(self, cid: int, position: int, state) -> None:
         """Keep what the kernel made of a list, dict or set the test handed it, as data:
         `notebook_side.after(messages)` reads it. The test's own objects stay as it made them."""
         parts = self.handed_parts.get(cid)
         if parts is None or not 0 <= position < len(parts):
-            raise codec.LinkError("the state of an argument the judge never handed over")
+            return  # a call of another test, or none: nothing of the test's to read it as
         mine = parts[position]
         if type(mine) in (list, dict, set) and type(state) is type(mine):
             self.afters[id(mine)] = (mine, state)
@@ -191,6 +192,23 @@ class JudgeEnd(Endpoint):
         """What the kernel made of `value` in the test's last call that took it; else `value`."""
         kept = self.afters.get(id(value))
         return kept[1] if kept is not None and kept[0] is value else value
+
+    def describe(self, obj) -> dict:
+        out = super().describe(obj)
+        if out["kind"] == "object":  # what the kernel may use of it, and nothing more (trust.surface)
+            out["methods"], out["data"] = surface(obj)
+            out["callable"] = callable(obj)
+        return out
+
+    def allowed(self, obj, op: str, name: str | None) -> bool:
+        """A kernel's request about a judge object: its call, a method of its surface, or a data
+        attribute its class declares; never any other attribute."""
+        if name is None:
+            return op == "call" and callable(obj)
+        if inspect.isroutine(obj) or isinstance(obj, type):
+            return False
+        methods, data = surface(obj)
+        return name in (methods if op == "call" else data)
 
     def forget_test(self) -> None:
         """When a test ends: none of its handles work any more, either way."""
@@ -279,42 +297,3 @@ class JudgeEnd(Endpoint):
             self.greeted.set()
             return {"ok": None}
         return super().serve_other(item)
-
-
-class Namespace(dict):
-    """A test cell's globals in the judge: what the test cells define, else one of the chapter's
-    exercise names (what its answer cells define, read from the course's notebook: `exercises`),
-    looked up in the notebook. No other name is ever asked of the kernel: given code, prompts,
-    constants and helpers a test uses are its own (`#@include`, the workbook), so what they mean
-    is fixed by the chapter, never by the notebook."""
-
-    def __init__(self, end: JudgeEnd, exercises=()):
-        super().__init__()
-        self.end = end
-        end.namespace = self
-        self.exercises = frozenset(exercises)
-        self.from_kernel: set[str] = set()
-        self.missing: set[str] = set()
-
-    def __missing__(self, name: str):
-        if name not in self.exercises or name in self.missing or hasattr(builtins, name):
-            raise KeyError(name)
-        try:
-            value = self.end.lookup(name)
-        except NameError:
-            self.missing.add(name)
-            raise KeyError(name) from None
-        self[name] = value
-        self.from_kernel.add(name)
-        return value
-
-    def own(self) -> dict:
-        """The names the test's own code defined (not those the kernel gave it)."""
-        return {k: v for k, v in list(dict.items(self)) if k not in self.from_kernel}
-
-    def forget_kernel(self) -> None:
-        """Before each test cell: the notebook may have redefined anything since the last one."""
-        for name in self.from_kernel:
-            self.pop(name, None)
-        self.from_kernel.clear()
-        self.missing.clear()

@@ -41,7 +41,8 @@ from autograder.judge.clocks import monotonic, process_time
 from autograder.judge.cpu import IDLE_GRACE, IdleClock, Party, tree_cpu
 from autograder.judge.heard import mask_values
 from autograder.judge.limits import MEMORY, limit_cpu, limit_process
-from autograder.judge.remote import JudgeEnd, KernelError, Namespace, Stop, TimeUp
+from autograder.judge.names import Namespace
+from autograder.judge.remote import JudgeEnd, KernelError, Stop, TimeUp
 from autograder.judge.scratch import Mirror
 from workbook import notebook_side
 from workbook.link.channel import Channel, LinkClosed

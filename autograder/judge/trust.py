@@ -44,6 +44,30 @@ def trusted_object(path):
     return None
 
 
+MAX_SURFACE = 200  # method and data names of one object
+
+
+def surface(obj) -> tuple[list[str], list[str]]:
+    """What the kernel may use of a judge object: the public methods its classes define, and the
+    data attributes a class declares in `LINK_DATA` (a fake's `customer_id`, a connection's `sent`).
+    Nothing else is ever read for the kernel: an attribute a class does not declare (a fake model's
+    scenario, a test's expected values) stays the judge's."""
+    methods, data = set(), []
+    for cls in type(obj).__mro__[:-1]:
+        for name, value in vars(cls).items():
+            if not name.startswith("_") and isinstance(value, (types.FunctionType, staticmethod, classmethod)):
+                methods.add(name)
+        declared = vars(cls).get("LINK_DATA", ())
+        data += [n for n in declared if type(n) is str and n.isidentifier() and not n.startswith("_")]
+    return sorted(methods - {"LINK_DATA"})[:MAX_SURFACE], sorted(set(data))[:MAX_SURFACE]
+
+
+def capability(obj):
+    """A judge object whose class says it crosses only as something to call (`LINK_CALL_ONLY`, a
+    fake model: its scenario, call cap and records stay here) crosses as its `__call__`."""
+    return obj.__call__ if getattr(type(obj), "LINK_CALL_ONLY", False) is True else obj
+
+
 def _module_ok(module) -> bool:
     return module is None or str(module).split(".")[0] in SAFE_MODULES
 

@@ -278,7 +278,7 @@ reads = tool_calls(("get_order", {"order_id": "A-1001"}), ("get_order", {"order_
 got = plan_batches(reads, {"get_order"})
 assert ids(got) == [[reads[0].id, reads[1].id]], (
     "two neighbouring reads may run together: they belong in ONE batch, in the order asked")
-assert got[0][0] is reads[0] and got[0][1] is reads[1], "put the call objects themselves in the batches"
+assert got[0][0] == reads[0] and got[0][1] == reads[1], "put the calls themselves in the batches, unchanged"
 
 refunds = tool_calls(("refund", {"order_id": "A-1001", "amount": 2450}),
                      ("refund", {"order_id": "A-1002", "amount": 1290}))
@@ -315,7 +315,7 @@ def plan(calls, read_only):
     assert type(got) is list and all(type(b) is list and b for b in got), (
         f"return a list of non-empty lists, got {got!r}")
     flat = [c for batch in got for c in batch]
-    assert len(flat) == len(calls) and all(a is b for a, b in zip(flat, calls)), (
+    assert len(flat) == len(calls) and all(a == b for a, b in zip(flat, calls)), (
         "the batches, put back together, must be exactly the calls, in the order the model asked")
     return [[calls.index(c) for c in batch] for batch in got]
 

@@ -599,6 +599,8 @@ wb = fresh()
 class Timed:
     """A client whose model calls take `call_s` seconds of a fake clock; tools can spend time too."""
 
+    LINK_DATA = ("chat",)  # graded, what the notebook may read of it besides its methods
+
     def __init__(self, client, call_s=0.8, cap=12):
         self.client, self.call_s, self.cap, self.now, self.n = client, call_s, cap, 100.0, 0
         self.chat = types.SimpleNamespace(completions=types.SimpleNamespace(create=self.create))
@@ -1131,6 +1133,8 @@ wb = fresh()
 
 class Watching:
     """A client that, before every model call, records what the checkpoint file holds."""
+
+    LINK_DATA = ("chat",)  # graded, what the notebook may read of it besides its methods
 
     def __init__(self, client, path, cap=10):
         self.client, self.path, self.cap, self.seen = client, path, cap, []

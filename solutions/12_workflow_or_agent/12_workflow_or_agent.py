@@ -258,7 +258,7 @@ def named(label):
 
 
 llm, chosen = routed(named("refunds"), "route(class='refunds')")
-assert chosen is routes["refunds"], f"the call names 'refunds': return routes['refunds']; got {chosen!r}"
+assert chosen == routes["refunds"], f"the call names 'refunds': return routes['refunds']; got {chosen!r}"
 assert llm.calls == 1, f"routing is ONE classification call; the model was called {llm.calls} times"
 request = llm.requests[0]
 wb.checks.equal(request.get("tools"), [route_tool(routes)], "the tools of the classification call",
@@ -279,7 +279,7 @@ for reply, what, why in [(named("other"), "route(class='other')", "'other' is th
                           "arguments that do not parse are unusable: the fallback, not an exception")]:
     # A provider that enforces `strict` never sends such arguments; Ollama drops the flag and may.
     llm, chosen = routed(reply, what, "ollama" if what == "arguments that are not JSON" else "openai")
-    assert chosen is fallback, f"route() with a model that replies {what}: expected the fallback ({why}); got {chosen!r}"
+    assert chosen == fallback, f"route() with a model that replies {what}: expected the fallback ({why}); got {chosen!r}"
 print("route: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "route_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
@@ -323,7 +323,7 @@ def named(label):
 
 for name in routes:
     llm, chosen = routed(named(name))
-    assert chosen is routes[name], f"the call names {name!r}: expected routes[{name!r}], got {chosen!r}"
+    assert chosen == routes[name], f"the call names {name!r}: expected routes[{name!r}], got {chosen!r}"
 for answer in (named("other"), named("refund"), named("urgent_refunds"), named("REFUNDS"), named(" faq"),
                named(None), named(["refunds"]), named("__class__"), named("fallback"),
                S.calls(S.Call("route", {"class": "refunds"}), S.Call("route", {"class": "orders"})),
@@ -332,7 +332,7 @@ for answer in (named("other"), named("refund"), named("urgent_refunds"), named("
                "refunds", "", S.Reply(text=None)):
     # on a provider that drops `strict` (Ollama) any of these can arrive, arguments that are not an object too
     llm, chosen = routed(answer, dialect="ollama")
-    assert chosen is fallback, f"the model answered {answer!r}: not one route call with a listed class; expected the fallback, got {chosen!r}"
+    assert chosen == fallback, f"the model answered {answer!r}: not one route call with a listed class; expected the fallback, got {chosen!r}"
 assert routes == before and list(routes) == list(before), "route must not change the routes it was given"
 llm, chosen = routed(named("orders"))
 request = llm.requests[0]
@@ -343,11 +343,11 @@ wb.checks.equal((request.get("tools"), request.get("tool_choice")), ([route_tool
                 "(tools, tool_choice) of the classification call")
 desk = wb.scenarios.routing_desk()
 llm, chosen = routed(desk, "URGENT: refund A-1001 now")
-assert chosen is routes["refunds"], f"routing_desk, bound to the enum, names 'refunds': expected that route, got {chosen!r}"
+assert chosen == routes["refunds"], f"routing_desk, bound to the enum, names 'refunds': expected that route, got {chosen!r}"
 llm, chosen = routed(desk, "Please change my delivery address.")
-assert chosen is fallback, f"routing_desk names 'other': expected the fallback, got {chosen!r}"
+assert chosen == fallback, f"routing_desk names 'other': expected the fallback, got {chosen!r}"
 llm, chosen = routed(wb.scenarios.support_desk(), "Where is my order A-1002?")
-assert chosen is fallback, f"support_desk answers in text and never calls route: expected the fallback, got {chosen!r}"
+assert chosen == fallback, f"support_desk answers in text and never calls route: expected the fallback, got {chosen!r}"
 ### END HIDDEN TESTS
 
 # %% [markdown]

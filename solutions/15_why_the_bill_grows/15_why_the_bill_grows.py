@@ -1003,6 +1003,7 @@ print("run_with_money_budget: visible tests passed")
 case, the step limit, other max_out values, cached prices, the messages kept, and bad budgets."""
 ### BEGIN HIDDEN TESTS
 from workbook.checks import fresh
+from workbook.notebook_side import after
 
 wb = fresh()
 B = wb.scenarios.billing
@@ -1023,7 +1024,7 @@ def run(budget, max_out=200, max_steps=10, cost_of=price, messages=None, model="
     messages = start() if messages is None else messages
     result = run_with_money_budget(llm.client(max_calls=12), model, messages, tools, wb.shop.Shop().tools(),
                              budget, cost_of, max_out=max_out, max_steps=max_steps)
-    return result, llm, messages
+    return result, llm, after(messages)
 
 
 first = price({"prompt_tokens": wb.fake_llm.prompt_tokens(start(), tools), "completion_tokens": 200})

@@ -635,6 +635,7 @@ at max_steps; a bad threshold is a ValueError."""
 import json
 
 from workbook.checks import fresh
+from workbook.notebook_side import after
 
 wb = fresh()
 C = wb.scenarios.context
@@ -659,6 +660,7 @@ messages = [{"role": "system", "content": scenario.system}, {"role": "user", "co
 with wb.checks.no_raise("run_with_budget(..., window=3000)", hint="measure and compact BEFORE each call"):
     run = run_with_budget(llm.client(max_calls=40), "fake-model", messages, scenario.openai_tools(), C.IMPL,
                           3000, squash, untouched)
+messages = after(messages)
 sizes = [count(r["messages"], r.get("tools")) for r in llm.requests]
 assert max(sizes) <= 3000, f"a request of {max(sizes)} tokens went over the window of 3000: compact before the call"
 steps = [count(r["messages"], r.get("tools")) for r in llm.requests if r.get("tools")]

@@ -203,6 +203,7 @@ both calls sent back in order, each answered by its call_id), fills memory and t
 final answer is the "finished without text" status; arguments that are not JSON are an error
 output the model can fix, not an exception."""
 from workbook.checks import fresh
+from workbook.notebook_side import after
 
 wb = fresh()
 scenario = wb.scenarios.two_orders()
@@ -213,6 +214,7 @@ with wb.checks.no_raise("run_agent on two_orders", hint="a 400 names the rule: s
                         "back in order, reasoning included, and answer each call by its call_id"):
     result = run_agent(llm.client(max_calls=6), "gpt-5-mini", scenario.question, tools,
                        wb.shop.Shop("C-001").tools(), memory, log=log)
+memory, log = after(memory), after(log)
 assert type(result).__name__ == "AgentResult", f"run_agent returns an AgentResult, got {result!r}"
 wb.checks.equal((result.answer, result.status, result.steps), (scenario.answer, "done", 2), "the result")
 assert all(b.get("store") is False for b in llm.requests), "every request says store=False"
@@ -230,6 +232,7 @@ memory = []
 with wb.checks.no_raise("run_agent on a model that says nothing",
                         hint='no calls and no text: AgentResult(None, "STOPPED: finished without text", step)'):
     result = run_agent(llm.client(max_calls=3), "gpt-5-mini", "Anything?", tools, {}, memory)
+memory = after(memory)
 wb.checks.equal((result.answer, result.status, result.steps), (None, "STOPPED: finished without text", 1),
                 "an empty answer")
 wb.checks.equal(memory, [], "memory after an empty answer")
@@ -254,6 +257,7 @@ print("run_agent: visible tests passed")
 import json
 
 from workbook.checks import fresh
+from workbook.notebook_side import after
 
 wb = fresh()
 S = wb.scenarios
@@ -273,6 +277,7 @@ def run(scenario, impl, memory, cap=8, dialect="openai",
 earlier = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello! How can I help?"}]
 memory = list(earlier)
 r, llm = run(S.taxi_spending(), wb.shop.Shop("C-001").tools(), memory)
+memory = after(memory)
 wb.checks.equal((r.answer, r.status), (S.taxi_spending().answer, "done"), "taxi_spending")
 wb.checks.equal(llm.requests[0]["input"][:2], earlier, "the memory, first in the context")
 wb.checks.equal(memory[2:], [{"role": "user", "content": S.taxi_spending().question},
@@ -333,6 +338,7 @@ is raised at once, after one request."""
 import openai
 
 from workbook.checks import fresh
+from workbook.notebook_side import after
 
 wb = fresh()
 scenario = wb.scenarios.flaky_server()
@@ -342,6 +348,7 @@ tools = [{"type": "function", **t["function"]} for t in scenario.openai_tools()]
 with wb.checks.no_raise("create_response on flaky_server", hint="retry a 500 and a 503"):
     r = create_response(llm.client(max_retries=0, max_calls=4), model="gpt-5-mini", input=scenario.question,
                         tools=tools, sleep=sleeps.append, log=log)
+log = after(log)
 assert r.status == "completed", f"the third attempt answers; got {r!r}"
 wb.checks.equal((llm.calls, sleeps), (3, [1, 2]), "(requests made, sleeps)")
 wb.checks.equal(log, ["model_retry=1 error=InternalServerError", "model_retry=2 error=InternalServerError"],

@@ -60,6 +60,8 @@ def _turn(i: int, m) -> Turn:
 class FunctionModel:
     """A callable fake model that records what it was sent."""
 
+    LINK_CALL_ONLY = True  # graded, the notebook gets only its __call__ (autograder/judge/trust.py)
+
     def __init__(self, scenario, max_calls: int | None = None):
         self.scenario = scenario
         self.max_calls = max_calls  # None: no cap; else one call more raises TooManyCalls

@@ -15,6 +15,7 @@ None). A few tagged dicts carry the rest:
     {"$e": "mod:Name", "msg": ..., "args": ..., "status": ..., "body": ...}  an exception (errors.py)
     {"$h": 7, "side": "j" | "k", "kind": ..., ...}    a handle: an object one side keeps
     {"$type": "int"}  a built-in type or exception class (by its name in builtins)
+    {"$ns": {...}}  a types.SimpleNamespace (its attributes, each a value)
 
 Values are copies: nothing on the wire says "the same object as" another (a list sent twice
 arrives as two lists), so nothing one side sends can be written into the other's objects.
@@ -32,6 +33,7 @@ import dataclasses
 import datetime
 import math
 import pathlib
+import types
 from dataclasses import dataclass
 
 MAX_DEPTH = 64
@@ -39,7 +41,7 @@ MAX_NODES = 500_000
 MAX_STR = 8_000_000  # characters in one string
 MAX_INT_DIGITS = 4_300  # CPython's own int/str limit
 INT_LIMIT = 10 ** MAX_INT_DIGITS  # worked out once: each int read is compared with it
-TAGS = frozenset("$t $set $d $x $b $f $p $dt $rec $nt $sdk $pyd $e $h $type".split())
+TAGS = frozenset("$t $set $d $x $b $f $p $dt $rec $nt $sdk $pyd $e $h $type $ns".split())
 SDK_PREFIXES = ("openai.types.", "anthropic.types.")
 TIMES: dict[str, type[datetime.date | datetime.time]] = {"datetime": datetime.datetime, "date": datetime.date, "time": datetime.time}
 
@@ -133,6 +135,8 @@ class Encoder:
     def _other(self, value, deeper: int):
         if isinstance(value, pathlib.PurePath):
             return {"$p": str(value)}
+        if type(value) is types.SimpleNamespace:
+            return {"$ns": {str(k): self(v, deeper) for k, v in vars(value).items()}}
         if isinstance(value, BaseException):
             return self.exceptions(value, lambda x: self(x, deeper))
         if isinstance(value, type) and value.__module__ == "builtins" and getattr(builtins, name := value.__name__, None) is value:
@@ -197,6 +201,12 @@ class Decoder:
     def _set(self, tag, data, deeper: int): return set(Decoder(self.make)(v, deeper) for v in _list(data[tag]))
     def _path(self, tag, data, deeper: int): return pathlib.Path(_str(data[tag]))
 
+    def _namespace(self, tag, data, deeper: int):
+        fields = data[tag]
+        if type(fields) is not dict or not all(type(k) is str and k.isidentifier() for k in fields):
+            raise LinkError("a namespace whose attributes are not names")
+        return types.SimpleNamespace(**{k: self(v, deeper) for k, v in fields.items()})
+
     def _bytes(self, tag, data, deeper: int):
         try:
             return base64.b64decode(_str(data[tag]), validate=True)
@@ -224,7 +234,7 @@ class Decoder:
 
     BY_TAG = {"$t": _tuple, "$d": _pairs, "$x": _escaped, "$nt": _make, "$rec": _make,
               "$sdk": _make, "$pyd": _make, "$e": _make, "$h": _make, "$set": _set, "$b": _bytes,
-              "$f": _float, "$p": _path, "$dt": _time, "$type": _type}
+              "$f": _float, "$p": _path, "$dt": _time, "$type": _type, "$ns": _namespace}
 
 
 def decode(data, make):

@@ -39,17 +39,28 @@ class JudgeError(Exception):
 
 
 class JudgeProxy:
-    """An object the judge keeps: its attributes are asked of the judge, as data."""
+    """An object the judge keeps: its methods are calls to the judge, and the data attributes its
+    class declares are asked of the judge when read; it has no other attribute."""
 
     def __init__(self, end: KernelEnd, hid: int, info: dict):
         self._end, self._hid, self._info = end, hid, info
+        methods, data = info.get("methods"), info.get("data")
+        self._methods = frozenset(m for m in methods if type(m) is str) if type(methods) is list else frozenset()
+        self._data = frozenset(d for d in data if type(d) is str) if type(data) is list else frozenset()
 
     def __getattr__(self, name: str):
-        if name.startswith("__"):
+        if name.startswith("_"):
             raise AttributeError(name)
-        return self._end.ask("getattr", self._hid, name=name)
+        if name in self._methods:
+            return lambda *args, **kwargs: self._end.call(self._hid, list(args), kwargs, method=name)
+        if name in self._data:
+            return self._end.ask("getattr", self._hid, name=name)
+        raise AttributeError(f"the grader's {self._info.get('name', 'object')} has no attribute {name!r} "
+                             "a notebook may use")
 
     def __call__(self, *args, **kwargs):
+        if self._info.get("callable") is not True:
+            raise TypeError(f"the grader's {self._info.get('name', 'object')} is not callable")
         return self._end.call(self._hid, list(args), kwargs)
 
     def __repr__(self) -> str:
@@ -92,7 +103,7 @@ class KernelEnd(Endpoint):
 
     def _proxy(self, node: dict):
         hid = node["$h"]
-        info = {k: node[k] for k in ("kind", "name", "short", "doc", "sig") if k in node}
+        info = {k: node[k] for k in ("kind", "name", "short", "doc", "sig", "methods", "data", "callable") if k in node}
         kind = str(info.get("kind", "object"))
         if kind in ("openai", "anthropic"):
             proxy = sdk_client(kind, lambda args, kwargs: self.call(hid, args, kwargs), node)

@@ -57,6 +57,8 @@ class Connection:
     MAX_SENT messages and MAX_SENT_BYTES of JSON in all (past them a send is refused and `sent`
     does not grow); the line queue is private (`_lines`: the link hands out no `_` name)."""
 
+    LINK_DATA = ("sent", "returncode")  # what a graded notebook may read of it (autograder/judge/trust.py)
+
     def __init__(self, command: list[str], max_sends: int | None = None):
         self.max_sends = max_sends
         if not isinstance(command, list) or not command or not all(isinstance(c, str) for c in command):
@@ -146,6 +148,8 @@ class Chatter:
     and gives a progress notification, `lines` times; then silence. No subprocess, so the gaps
     are exactly `period` however busy the machine is: a client whose timeout is per line (longer
     than `period`) keeps reading for `lines * period` seconds; one with a deadline stops at it."""
+
+    LINK_DATA = ("sent", "returncode")
 
     def __init__(self, period: float = 0.05, lines: int = 300):
         self.period, self.lines, self.returncode = period, lines, None

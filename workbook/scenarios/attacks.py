@@ -265,6 +265,8 @@ class SiteConnection:
 class SiteResponse:
     """An HTTP response as `http.client` gives it: `status`, `reason`, `getheader`, `read`."""
 
+    LINK_DATA = ("status", "reason")  # what a graded notebook may read of it (autograder/judge/trust.py)
+
     def __init__(self, response: http.client.HTTPResponse):
         self._response = response
         self.status, self.reason = response.status, response.reason

@@ -32,6 +32,8 @@ class Agent:
 class Desk(Shop):
     """The shop as the support desk sees one logged-in customer: the shop's tools plus `refund`."""
 
+    LINK_DATA = ("customer_id",)  # what a graded notebook may read of it (autograder/judge/trust.py)
+
     def __init__(self, customer_id: str = "C-001"):
         super().__init__(customer_id)
         self.refunds: list[dict] = []  # every refund made, so tests can count them

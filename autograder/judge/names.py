@@ -1,0 +1,52 @@
+"""A test cell's names in the judge: its own, else one of the chapter's exercises, asked of the kernel.
+
+No other name is ever looked up in the notebook: given code, prompts, constants and helpers a test
+uses are its own (`#@include`, the workbook), so what they mean is fixed by the chapter.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # remote.py imports this module
+    from autograder.judge.remote import JudgeEnd
+
+
+class Namespace(dict):
+    """A test cell's globals in the judge: what the test cells define, else one of the chapter's
+    exercise names (what its answer cells define, read from the course's notebook: `exercises`),
+    looked up in the notebook. No other name is ever asked of the kernel: given code, prompts,
+    constants and helpers a test uses are its own (`#@include`, the workbook), so what they mean
+    is fixed by the chapter, never by the notebook."""
+
+    def __init__(self, end: JudgeEnd, exercises=()):
+        super().__init__()
+        self.end = end
+        end.namespace = self
+        self.exercises = frozenset(exercises)
+        self.from_kernel: set[str] = set()
+        self.missing: set[str] = set()
+
+    def __missing__(self, name: str):
+        if name not in self.exercises or name in self.missing or hasattr(builtins, name):
+            raise KeyError(name)
+        try:
+            value = self.end.lookup(name)
+        except NameError:
+            self.missing.add(name)
+            raise KeyError(name) from None
+        self[name] = value
+        self.from_kernel.add(name)
+        return value
+
+    def own(self) -> dict:
+        """The names the test's own code defined (not those the kernel gave it)."""
+        return {k: v for k, v in list(dict.items(self)) if k not in self.from_kernel}
+
+    def forget_kernel(self) -> None:
+        """Before each test cell: the notebook may have redefined anything since the last one."""
+        for name in self.from_kernel:
+            self.pop(name, None)
+        self.from_kernel.clear()
+        self.missing.clear()
