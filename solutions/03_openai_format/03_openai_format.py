@@ -154,6 +154,7 @@ def to_openai_tools(specs):
 {"type": "function", "function": {"name", "description", "parameters"}} dict, leaves out a
 missing description and any other key (cache_control), and does not change the specs it was given."""
 import copy
+from workbook.notebook_side import after
 
 schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
 specs = [{"name": "get_weather", "description": "Current weather in a city.",
@@ -162,7 +163,7 @@ specs = [{"name": "get_weather", "description": "Current weather in a city.",
           "cache_control": {"type": "ephemeral"}}]
 before = copy.deepcopy(specs)
 tools = to_openai_tools(specs)
-assert specs == before, "to_openai_tools must not change the specs it was given: build new dicts"
+assert after(specs) == before, "to_openai_tools must not change the specs it was given: build new dicts"
 assert type(tools) is list and len(tools) == 2, f"expected a list with two tool definitions, got {tools!r}"
 assert type(tools[0]) is dict and tools[0].get("type") == "function", (
     f"an OpenAI tool definition starts with 'type': 'function'; got {tools[0]!r}")
@@ -184,6 +185,7 @@ the result."""
 import copy
 
 from workbook.checks import fresh
+from workbook.notebook_side import after
 
 wb = fresh()
 expected = [wb.shop.SCHEMAS[n] for n in ("txn_sum", "get_order", "card_block", "refund")]
@@ -191,7 +193,7 @@ specs = [{"name": t["function"]["name"], "description": t["function"]["descripti
           "input_schema": t["function"]["parameters"]} for t in expected]
 before = copy.deepcopy(specs)
 tools = to_openai_tools(specs)
-assert specs == before, "to_openai_tools must not change the specs it was given"
+assert after(specs) == before, "to_openai_tools must not change the specs it was given"
 assert type(tools) is list and all(type(t) is dict for t in tools), (
     f"return a list of dicts, got {type(tools).__name__}")
 for got in tools:

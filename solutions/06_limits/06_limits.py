@@ -1048,6 +1048,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from workbook.checks import fresh
+from workbook.notebook_side import after
 
 #@include 02_the_loop AgentResult
 
@@ -1121,7 +1122,8 @@ report_actions(lambda tools: returned.append(tools["refund"](order_id="A-1", amo
                impl, writes)
 wb.checks.equal(returned, [{"refunded": 5, "order_id": "A-1"}], "what the wrapped refund returned to the loop",
                 hint="return the real tool's result")
-assert impl == saved and all(impl[name] is saved[name] for name in saved), (
+left = after(impl)
+assert left == saved and all(left[name] is saved[name] for name in saved), (
     "report_actions must not change impl: give run a new dict")
 print("report_actions: visible tests passed")
 

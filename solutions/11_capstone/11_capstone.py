@@ -1718,6 +1718,7 @@ import copy
 import json
 
 from workbook.checks import fresh
+from workbook.notebook_side import after
 
 wb = fresh()
 search = {"type": "function", "function": {"name": "rag_search", "description": "Search the knowledge base.",
@@ -1736,7 +1737,7 @@ wb.checks.equal(params["properties"]["k"].get("type"), ["integer", "null"], "the
                 "an optional property becomes nullable: [type, 'null']")
 wb.checks.equal(params["properties"]["query"].get("type"), "string", "the required query's type",
                 "a property that was required keeps its type")
-assert search == before, "strict_tools must not change the definitions it is given: copy them"
+assert after(search) == before, "strict_tools must not change the definitions it is given: copy them"
 
 nested = {"type": "function", "function": {"name": "send", "description": "x", "parameters": {
     "type": "object", "required": ["to"], "properties": {
@@ -1771,6 +1772,7 @@ parameters' required, on an empty list; the input never changes."""
 import copy
 
 from workbook.checks import fresh
+from workbook.notebook_side import after
 
 wb = fresh()
 TOOLS4 = [{"type": "function", "function": {"name": n, "description": f"The {n} tool.", "parameters": {
@@ -1783,7 +1785,7 @@ TOOLS4 = [{"type": "function", "function": {"name": n, "description": f"The {n} 
 before = copy.deepcopy(TOOLS4)
 with wb.checks.no_raise("strict_tools(the four tools)"):
     got = strict_tools(TOOLS4)
-assert TOOLS4 == before, "the definitions passed in are unchanged"
+assert after(TOOLS4) == before, "the definitions passed in are unchanged"
 want = copy.deepcopy(TOOLS4)
 for t in want:
     t["function"]["strict"] = True

@@ -660,6 +660,7 @@ import copy
 import datetime
 
 from workbook.checks import fresh
+from workbook.notebook_side import after
 
 wb = fresh()
 B = wb.scenarios.billing
@@ -684,6 +685,7 @@ with wb.checks.no_raise("layout(..., tools in another order, ...)"):
     layout("Be brief.", tools, "Where is A-1001?", T)
 wb.checks.equal(other, got, "layout with the same tools in another order",
                 hint="the same tools must give the same prefix: sort them by name")
+tools = after(tools)
 names = [t["function"]["name"] for t in tools]
 assert names == [t["function"]["name"] for t in before], (
     f"layout(...) changed the caller's list: its tools are now in the order {names}, they were "

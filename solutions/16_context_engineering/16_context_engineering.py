@@ -260,6 +260,7 @@ import copy
 import json
 
 from workbook.checks import fresh
+from workbook.notebook_side import after
 
 wb = fresh()
 count = wb.fake_llm.prompt_tokens
@@ -284,7 +285,7 @@ budget = count(msgs[:2] + msgs[-6:], None) + 80  # room for the two newest steps
 with wb.checks.no_raise("trim_history(messages, budget)"):
     got = trim_history(msgs, budget)
 assert type(got) is list, f"trim_history must return a list, got {type(got).__name__}"
-wb.checks.equal(msgs, before, "the messages after trim_history", hint="return a new list; never change `messages`")
+wb.checks.equal(after(msgs), before, "the messages after trim_history", hint="return a new list; never change `messages`")
 wb.checks.equal(got[:2], msgs[:2], "the first two messages kept",
                 hint="the head stays: the system prompt and the task (the first user message)")
 assert got[2].get("role") != "tool", (
@@ -317,6 +318,7 @@ import copy
 import json
 
 from workbook.checks import fresh
+from workbook.notebook_side import after
 
 wb = fresh()
 count = wb.fake_llm.prompt_tokens
@@ -361,7 +363,7 @@ for _ in range(6):
         **json.loads(c.function.arguments)))} for c in message.tool_calls]
 before = copy.deepcopy(real)
 got = trim_history(real, 1500, tools)
-wb.checks.equal(real, before, "the long task's messages after trim_history")
+wb.checks.equal(after(real), before, "the long task's messages after trim_history")
 wb.checks.equal(got, real[:2] + real[-6:], "trim_history(the long task after 6 steps, 1500, tools)")
 client.chat.completions.create(model="fake-model", messages=got, tools=tools)
 for bad in (-5, 2.5, "1000", None, True):
@@ -454,6 +456,7 @@ import copy
 import json
 
 from workbook.checks import fresh
+from workbook.notebook_side import after
 
 wb = fresh()
 C = wb.scenarios.context
@@ -480,7 +483,7 @@ assert sent[0] == {"role": "system", "content": C.SUMMARY_PROMPT}, "the call's f
 assert "A-2001" in json.dumps(sent) and "SKU-2001" in json.dumps(sent), (
     "send every old message whole, tool results included: the summary can keep only what it was shown")
 assert type(got) is list, f"compact must return a list, got {type(got).__name__}"
-wb.checks.equal(msgs, before, "the messages after compact", hint="return a new list; never change `messages`")
+wb.checks.equal(after(msgs), before, "the messages after compact", hint="return a new list; never change `messages`")
 wb.checks.equal(got[:2], msgs[:2], "the head after compact", hint="keep the system prompt and the task")
 wb.checks.equal(got[3:], msgs[-4:], "the messages after the summary",
                 hint="keep the newest keep_last=2 blocks (an assistant turn with its tool messages), whole")

@@ -524,6 +524,7 @@ the result (2026-07-28 among its supportedVersions), calls a tool without changi
 params, raises MCPError naming both versions for an unsupported one and the server's message for
 ping (removed in 2026-07-28); a result of type input_required (the toy server) is an MCPError."""
 from workbook.checks import fresh
+from workbook.notebook_side import after
 
 #@include 18_mcp_by_hand MCPError
 
@@ -542,7 +543,7 @@ with M.start(M.sdk_command()) as conn:
     params = {"name": "add", "arguments": {"a": 2, "b": 3}}
     called = modern_request(conn, "tools/call", params, timeout=30.0)
     wb.checks.equal([b.get("text") for b in called.get("content", [])], ["5"], "the text of tools/call add(2, 3)")
-    wb.checks.equal(params, {"name": "add", "arguments": {"a": 2, "b": 3}}, "the caller's params after the call (unchanged)")
+    wb.checks.equal(after(params), {"name": "add", "arguments": {"a": 2, "b": 3}}, "the caller's params after the call (unchanged)")
     wb.checks.equal({k: v for k, v in conn.sent[-1].get("params", {}).items() if k != "_meta"}, params, "the params sent, besides _meta")
     with wb.checks.raises(MCPError, match=r"(?s)2027-01-01.*2026-07-28|2026-07-28.*2027-01-01",
                           what="modern_request(conn, 'tools/list', version='2027-01-01')"):

@@ -369,6 +369,7 @@ allowed read, asks the human before a write and runs it only on True, refuses "y
 import json
 
 from workbook.checks import fresh
+from workbook.notebook_side import after
 
 wb = fresh()
 ran, asked = [], []
@@ -388,7 +389,7 @@ with wb.checks.no_raise("guard_tools(impl, {'kb_search'}, {'write_note'}, confir
     g = guard_tools(impl, {"kb_search"}, {"write_note"}, human(True))
 assert type(g) is dict and sorted(g) == ["kb_search", "write_note"], \
     f"guard_tools returns a dict with impl's names, got {g!r}"
-assert impl == original, "guard_tools must not change the impl passed in"
+assert after(impl) == original, "guard_tools must not change the impl passed in"
 wb.checks.equal(g["kb_search"](query="reset"), ["page"], "an allowed read")
 wb.checks.equal(g["write_note"](title="admin", text="x"), {"error": "write_note is not allowed for this task"},
                 "write_note outside the allow-list")
@@ -902,6 +903,7 @@ impl unchanged, and stops memory poisoning on both days."""
 import datetime
 
 from workbook.checks import fresh
+from workbook.notebook_side import after
 
 import json
 from dataclasses import dataclass
@@ -930,7 +932,7 @@ original = dict(impl)
 with wb.checks.no_raise("taint_guard(impl, {'search', 'lookup', 'fetch'}, {'note', 'fetch'})"):
     g = taint_guard(impl, {"search", "lookup", "fetch"}, {"note", "fetch"})
 assert type(g) is dict and sorted(g) == sorted(impl), f"taint_guard returns a dict with impl's names, got {g!r}"
-assert impl == original, "taint_guard must not change the impl passed in"
+assert after(impl) == original, "taint_guard must not change the impl passed in"
 wb.checks.equal(g["note"](text="before"), {"saved": "before"}, "a sensitive tool in a clean session")
 wb.checks.equal(g["clock"](), "12:00", "a tool in neither set")
 wb.checks.equal(g["search"](query="x"), ["page"], "an untrusted tool runs (and taints)")

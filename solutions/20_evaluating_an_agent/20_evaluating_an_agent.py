@@ -257,6 +257,7 @@ print("pass_k: visible tests passed")
 """Hidden tests: all right, all wrong, k = n, exact values on 10 runs, k = 0, outcomes untouched."""
 ### BEGIN HIDDEN TESTS
 from workbook.checks import fresh
+from workbook.notebook_side import after
 
 wb = fresh()
 
@@ -275,7 +276,7 @@ near(pass_k(ten[::-1], 3), (1 - 1 / 120, 35 / 120), "the same runs in another or
 near(pass_k([False, True, True, True], 1), (0.75, 0.75), "k=1, the first run wrong")
 saved = list(ten)
 pass_k(ten, 2)
-assert ten == saved, "pass_k must not change the outcomes list"
+assert after(ten) == saved, "pass_k must not change the outcomes list"
 for bad in (0, -1, 11):
     with wb.checks.raises(ValueError, match="k", what=f"pass_k(ten runs, {bad})"):
         pass_k(ten, bad)
@@ -478,6 +479,7 @@ print("compare: visible tests passed")
 rarely, lists untouched, b empty, lengths that differ by one."""
 ### BEGIN HIDDEN TESTS
 from workbook.checks import fresh
+from workbook.notebook_side import after
 
 wb = fresh()
 wb.checks.equal(compare([False] * 30, [True] * 30)["verdict"], "B is better", "0 vs 1 over 30 pairs")
@@ -497,7 +499,7 @@ assert abs(got["margin"] - 1.96 * (0.40 - 0.06 ** 2) ** 0.5 / 10) < 1e-9, got
 wb.checks.equal(got["verdict"], "not enough runs", "0.70 vs 0.76 over 100 pairs, 23 for B and 17 for A")
 saved = (list(a2), list(b2))
 compare(a2, b2)
-assert (a2, b2) == saved, "compare must not change the run lists"
+assert (after(a2), after(b2)) == saved, "compare must not change the run lists"
 with wb.checks.raises(ValueError, match="runs", what="compare([True], [])"):
     compare([True], [])
 with wb.checks.raises(ValueError, match="no runs", what="compare([], [])"):
@@ -973,6 +975,7 @@ after it; only crashes; the list untouched; the error names the status."""
 from dataclasses import dataclass
 
 from workbook.checks import fresh
+from workbook.notebook_side import after
 
 #@include 02_the_loop AgentResult
 
@@ -987,7 +990,7 @@ runs = [AgentResult(None, "STOPPED: timeout after refund, write_note ran", 6),
 saved = list(runs)
 wb.checks.equal(stop_counts(runs), {"runs": 5, "done": 1, "crashed": 2, "stopped": {"timeout": 2}},
                 "timeouts with and without writes, two crashes, one answer")
-assert runs == saved, "stop_counts must not change the list of runs"
+assert after(runs) == saved, "stop_counts must not change the list of runs"
 wb.checks.equal(stop_counts([None] * 3), {"runs": 3, "done": 0, "crashed": 3, "stopped": {}}, "three crashed runs")
 for status in ("stopped: loop", "STOPPED:loop", None, ""):
     with wb.checks.raises(ValueError, match="status", what=f"stop_counts with a status {status!r}"):

@@ -442,6 +442,7 @@ import copy
 import json
 
 from workbook.checks import fresh
+from workbook.notebook_side import after
 
 wb = fresh()
 scenario = wb.scenarios.two_orders()
@@ -464,7 +465,7 @@ assert len(memory) == 11, f"the setup made {len(memory)} items"
 before = copy.deepcopy(memory)
 kept = trim_memory(memory, 9)
 assert type(kept) is list, f"trim_memory returns a list, got {type(kept).__name__}"
-wb.checks.equal(memory, before, "the memory after trim_memory", hint="return a new list; never change `memory`")
+wb.checks.equal(after(memory), before, "the memory after trim_memory", hint="return a new list; never change `memory`")
 wb.checks.equal(kept, before[8:], "trim_memory(memory, 9): the tail from the second question")
 wb.checks.equal(before[8], {"role": "user", "content": scenario.question}, "the setup's second question")
 wb.checks.equal(trim_memory(memory, 12), before, "trim_memory(memory, 12): the whole memory fits",
@@ -482,6 +483,7 @@ not a boundary, a copy is returned and the memory is not changed."""
 import copy
 
 from workbook.checks import fresh
+from workbook.notebook_side import after
 
 wb = fresh()
 
@@ -490,7 +492,7 @@ def trimmed(memory, *max_items):
     """trim_memory(memory, ...), with the memory checked unchanged afterwards."""
     before = copy.deepcopy(memory)
     kept = trim_memory(memory, *max_items)
-    wb.checks.equal(memory, before, "the memory after trim_memory", hint="return a new list; never change `memory`")
+    wb.checks.equal(after(memory), before, "the memory after trim_memory", hint="return a new list; never change `memory`")
     return kept
 
 
