@@ -24,6 +24,7 @@ both where they belong.
 from __future__ import annotations
 
 import shlex
+import textwrap
 from pathlib import Path
 
 from nbconvert.exporters import Exporter
@@ -52,17 +53,25 @@ class GradeElsewhere(Exporter):
 
 
 def grade_command(command: str, coursedir) -> str:
-    """`command`, narrowed to the chapter and the student nbgrader was asked for (none: all)."""
+    """`command`, narrowed to the chapter and the student nbgrader was asked for (none: all), as
+    lines to type: one a shell command (`cd X && Y` is two), the narrowing on a continued line."""
     narrow = []
     for option, value in (("--chapter", getattr(coursedir, "assignment_id", "")),
                           ("--student", getattr(coursedir, "student_id", ""))):
         if value and value not in ("*", ".") and "*" not in value:
             narrow += [option, shlex.quote(value)]
-    return " ".join([command, *narrow])
+    lines = command.split(" && ")
+    if narrow:
+        lines[-1] += " \\\n    " + " ".join(narrow)
+    return "\n".join(lines)
 
 
 def raise_refusal(command: str, docs: str, coursedir, log) -> None:
-    message = f"{NOT_THE_GRADER} Grade with the course's grader ({docs}): {grade_command(command, coursedir)}"
+    """Refuse with a message the Formgrader's error dialog shows whole: short lines (its box does
+    not wrap), the command to type last."""
+    said = textwrap.fill(NOT_THE_GRADER, 72)
+    typed = textwrap.indent(grade_command(command, coursedir), "    ")
+    message = f"{said}\nGrade in a terminal, with the course's grader ({docs}):\n{typed}"
     log.error(message)
     raise NbGraderException(message)
 

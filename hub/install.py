@@ -97,9 +97,10 @@ def main(argv: list[str] | None = None, machine: Machine | None = None) -> int:
         print("nothing changed: every step was already done")
     elif args.dry_run:
         print(f"dry run: {changed} step(s) would change this machine; nothing was changed")
-    if args.no_systemd or not m.systemd():
-        print(f"start the hub (it stops with its terminal; docs/HUB.md): sudo {start_command(args)}")
     port = args.port or json.loads(m.read(Path(args.state, "hub.json")) or "{}").get("port", "(the port setup chose)")
+    if (args.no_systemd or not m.systemd()) and not (isinstance(port, int) and m.hub_up(port)):
+        sudo = "sudo " if m.which("sudo") else ""  # Debian without sudo: a root shell (su -), docs/HUB.md
+        print(f"start the hub as root (it stops with its terminal; docs/HUB.md): {sudo}{start_command(args)}")
     print(f"the hub: http://127.0.0.1:{port} (put HTTPS in front of it for a network; docs/HUB.md)")
     return 0
 

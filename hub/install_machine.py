@@ -1,5 +1,6 @@
 """What hub/install.py reads from this machine, and nothing else: root, the tools on PATH, the
-accounts and their passwords' state, folder modes and groups, Node.js's version, files, systemd.
+accounts and their passwords' state, folder modes and groups, Node.js's version, files, systemd,
+and whether a hub already answers on its port.
 Tests hand the plan a stand-in `Machine` (tests/test_hub_install.py). Only the standard library:
 the installer runs before the venv exists.
 """
@@ -13,6 +14,8 @@ import re
 import shutil
 import subprocess
 import sys
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 from student_course import runnable_by_all  # hub/ is on the path of whatever imports this
@@ -97,6 +100,14 @@ class Machine:
 
     def systemd(self) -> bool:
         return Path("/run/systemd/system").is_dir() and self.which("systemctl") is not None
+
+    def hub_up(self, port: int) -> bool:
+        """A hub answers on 127.0.0.1:`port` (a run that only adds students leaves it running)."""
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/hub/health", timeout=5):
+                return True
+        except (urllib.error.URLError, OSError, ValueError):
+            return False
 
     def unit_on(self) -> bool:
         """The hub's unit is enabled and running."""

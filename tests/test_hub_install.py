@@ -29,7 +29,7 @@ class Fresh(install_machine.Machine):
     def __init__(self, **changes):
         self.tools, self.users, self.shadow_ = {"apt-get", "apt-cache", "systemctl"}, {}, None
         self.files, self.uid, self.node, self.ensurepip, self.readable = {}, 1000, 18, False, True
-        self.systemd_, self.on = True, False
+        self.systemd_, self.on, self.up = True, False, False
         self.repo_group, self.repo_mode, self.groups = "root", 0o755, {}  # a fresh clone: open to all
         self.__dict__.update(changes)
 
@@ -77,6 +77,9 @@ class Fresh(install_machine.Machine):
 
     def unit_on(self):
         return self.on
+
+    def hub_up(self, port):
+        return self.up
 
 
 ARGS = ["--instructor", "ines", "--students", "ada,ben", "--state", "/srv/h", "--venv", "/opt/c/.venv"]
@@ -242,3 +245,20 @@ def test_ci_asks_it_which_proxy_release_to_install(node, out, code, capsys):
     assert install.main(["--proxy-version"], Fresh(node=node)) == code
     assert capsys.readouterr().out == out
     assert "hub/install.py --proxy-version" in (ROOT / ".ci" / "run").read_text()
+
+
+@pytest.mark.parametrize("tools, up, says", [
+    ({"sudo"}, False, "start the hub as root (it stops with its terminal; docs/HUB.md): sudo HUB_SETTINGS="),
+    (set(), False, "start the hub as root (it stops with its terminal; docs/HUB.md): HUB_SETTINGS="),
+    ({"sudo"}, True, None),  # a run that added a student to the running hub: nothing to start
+])
+def test_without_systemd_the_last_lines_say_how_to_start_the_hub_only_when_it_is_not_running(tools, up, says, capsys):
+    """The walk of docs/HUB.md on Debian without sudo (2026-12-06) was told `sudo ...`, and told to
+    start a hub that was running."""
+    machine = set_up(uid=0, systemd_=False, up=up)
+    machine.tools = machine.tools | tools
+    assert install.main([*ARGS, "--dry-run"], machine) == 0
+    out = capsys.readouterr().out
+    started = [line for line in out.splitlines() if line.startswith("start the hub")]
+    assert (started[0].startswith(says) if says else not started), out
+    assert "the hub: http://127.0.0.1:8000" in out
