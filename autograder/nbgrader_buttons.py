@@ -54,16 +54,24 @@ class GradeElsewhere(Exporter):
 
 def grade_command(command: str, coursedir) -> str:
     """`command`, narrowed to the chapter and the student nbgrader was asked for (none: all), as
-    lines to type: one a shell command (`cd X && Y` is two), the narrowing on a continued line."""
+    lines to type: one a shell command (`cd X && Y` is two), a long one continued with `\\`."""
     narrow = []
     for option, value in (("--chapter", getattr(coursedir, "assignment_id", "")),
                           ("--student", getattr(coursedir, "student_id", ""))):
         if value and value not in ("*", ".") and "*" not in value:
-            narrow += [option, shlex.quote(value)]
-    lines = command.split(" && ")
-    if narrow:
-        lines[-1] += " \\\n    " + " ".join(narrow)
-    return "\n".join(lines)
+            narrow += [option, value]
+    *first, last = command.split(" && ")
+    return "\n".join([*first, _continued(shlex.split(last) + narrow)])
+
+
+def _continued(words: list[str], width: int = 56) -> str:
+    """One shell command on lines of about `width` characters, each but the last ending in `\\`."""
+    lines = [""]
+    for word in map(shlex.quote, words):
+        if lines[-1] and len(lines[-1]) + 1 + len(word) > width:
+            lines.append("")
+        lines[-1] = f"{lines[-1]} {word}".strip()
+    return " \\\n    ".join(lines)
 
 
 def raise_refusal(command: str, docs: str, coursedir, log) -> None:
