@@ -165,7 +165,8 @@ def plan(args, m: Machine) -> list[Step]:
 def _boot(args, m: Machine, current: dict, setup_runs: bool) -> tuple[list, str]:
     """The last step: the systemd unit written, enabled and (re)started when it must be."""
     if args.no_systemd or not m.systemd():
-        return [], f"{'--no-systemd' if args.no_systemd else 'no systemd here'}: the last line says how to start it"
+        why = "--no-systemd" if args.no_systemd else "no systemd here"
+        return [], f"{why}: the hub runs in a root terminal (below: how to start it, unless it is running)"
     changed = m.read(UNIT) != unit_text(args)
     actions: list = [Write(UNIT, unit_text(args)), Run(["systemctl", "daemon-reload"])] if changed else []
     if changed or (setup_runs and not only_new_students(args, current)):
