@@ -76,8 +76,7 @@ MISTAKES: dict[str, dict[str, tuple[str, ...]]] = {
         "Sending the traceback.": ("execute-sends-traceback",),
         "Asking forever.": ("run_agent-asks_forever", "run_agent-asks_once_per_text_call"),
         "Taking the text call as the answer.": ("run_agent-never_asks",),
-        "Running the text call.": (
-            NOT_CODE, "a wrong answer no test catches yet (a mutant that runs it kept 4/4): item 2 of issue 45"),
+        "Running the text call.": ("run_agent-runs-text-call",),
     },
     "06_limits": {
         "Checking the budget before adding the last usage.": ("Budget-checks-before-adding",
