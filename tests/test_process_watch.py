@@ -17,7 +17,7 @@ from autograder.course import REPO
 from autograder.judge import runner
 from autograder.judge.cpu import descendants
 from workbook import notebook_side
-from workbook.process_watch import ProcessWatch
+from workbook.process_watch import ProcessWatch, _describe, _fields
 
 pytestmark = pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="reads /proc (Linux)")
 SLEEP = "import sys, time\nprint('ready', flush=True)\ntime.sleep(30)\n"
@@ -79,6 +79,21 @@ def test_a_killed_process_not_yet_waited_for_is_not_left():
         assert seen.left == []
     finally:
         proc.wait()
+
+
+def test_a_process_is_described_only_while_it_is_there_and_not_ending():
+    """A read that races its end would describe half of it (no rlimits, no argv): none is kept."""
+    proc = _start(SLEEP)
+    fields = _fields(proc.pid)
+    assert fields is not None
+    try:
+        assert _describe((proc.pid, fields[19])) is not None
+        assert _describe((proc.pid, b"1")) is None, "another process that had this pid"
+    finally:
+        proc.kill()
+    assert _describe((proc.pid, fields[19])) is None, "killed: ending, then a zombie"
+    proc.wait()
+    assert _describe((proc.pid, fields[19])) is None, "gone"
 
 
 def test_an_orphan_stays_below_a_subreaper():

@@ -124,20 +124,24 @@ def _limits(pid: int) -> dict[str, tuple[int | None, int | None]]:
     return found
 
 
-def _describe(pid: int) -> Seen | None:
-    """The process as /proc shows it now, or None if it is gone or has no argv (a zombie)."""
+def _describe(key: tuple[int, bytes]) -> Seen | None:
+    """The process `key` (pid, start time) as /proc shows it now, or None unless it was there and
+    not ending both before and after every read (one read while it ends would give half of it)."""
+    pid = key[0]
     argv = _read(f"/proc/{pid}/cmdline")
-    if not argv:
-        return None
     env = _read(f"/proc/{pid}/environ")
     try:
         cwd: str | None = os.readlink(f"/proc/{pid}/cwd")
     except OSError:
         cwd = None
+    limits = _limits(pid)
+    fields = _fields(pid)
+    if not argv or not limits or fields is None or len(fields) < 20 or fields[19] != key[1] or _dying(pid, fields):
+        return None
     names = None if env is None else tuple(sorted({v.split(b"=", 1)[0].decode("utf-8", "replace")
                                                    for v in env.split(b"\0") if v}))
     return Seen(pid, tuple(a.decode("utf-8", "replace") for a in argv.rstrip(b"\0").split(b"\0")), names,
-                _limits(pid), cwd)
+                limits, cwd)
 
 
 def _shown(seen: Seen | None) -> str:
@@ -181,9 +185,9 @@ class ProcessWatch:
         return out
 
     def _look(self) -> None:
-        for key, fields in self._new():
-            if not _dying(key[0], fields) and (key in self._seen or len(self._seen) < MAX_SEEN):
-                seen = _describe(key[0])
+        for key, _fields in self._new():
+            if key in self._seen or len(self._seen) < MAX_SEEN:
+                seen = _describe(key)
                 if seen is not None:
                     self._seen[key] = seen
 
@@ -209,5 +213,5 @@ class ProcessWatch:
             if not running:
                 break
             pause.wait(0.01)
-        described = {key: self._seen.get(key) or _describe(key[0]) for key, _f in running}
+        described = {key: self._seen.get(key) or _describe(key) for key, _f in running}
         self.left = [f"pid {key[0]}: {_shown(s)}" for key, s in described.items()]
