@@ -105,5 +105,6 @@ class CourseCollect(ExchangeCollect):
             lines = collect_exchange(course, Path(self.root), self.coursedir.course_id, students=self.roster)
         except (AutograderError, OSError) as e:
             self.fail(f"the course's collect --exchange: {e}")
-        for line in lines:
-            self.log.info(line)
+        for line in lines:  # short lines: the Formgrader's dialog does not wrap them
+            self.log.info(textwrap.fill(line, 76, subsequent_indent="    ", break_long_words=False,
+                                        break_on_hyphens=False))
