@@ -94,6 +94,7 @@ def _parser() -> argparse.ArgumentParser:
     tm = tsub.add_parser("messages", help="the message templates without a translation, as JSON")
     tm.add_argument("lang")
     tm.add_argument("part", metavar="NN_name|library|ui", help="a chapter's test cells, the test helpers, or the tools")
+    tm.add_argument("--hidden", action="store_true", help="what only a chapter's hidden tests say (hidden.json)")
     m = sub.add_parser("mutant-diff", help="write a mutant's patch from an edited copy of its answer cell "
                                            "(without EDITED: print the cell to edit)")
     m.add_argument("chapter")
@@ -157,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
         elif args.i18n_command == "skeleton":
             sys.stdout.write(i18n_status.skeleton(course, args.lang, args.chapter, quiz=args.quiz))
         else:
-            sys.stdout.write(i18n_status.messages_skeleton(course, args.lang, args.part))
+            sys.stdout.write(i18n_status.messages_skeleton(course, args.lang, args.part, hidden=args.hidden))
     elif args.command == "mutant-diff":
         from autograder.mutant_diff import mutant_diff
         lines = mutant_diff(course, args.chapter, args.name, args.edited)

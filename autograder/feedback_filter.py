@@ -11,6 +11,7 @@ message.
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import quote
 
 import nbgrader
 from nbformat.v4 import new_markdown_cell, new_output
@@ -261,7 +262,8 @@ class HideHiddenTests(NbGraderPreprocessor):
             note = tr(lang, WITHHELD_TEXT, title=title, redacted=heard.REDACTED, value=heard.VALUE)
             nb.cells.insert(len(nb.cells) if first_hidden is None else first_hidden, new_markdown_cell(note))
         resources["course_labels"] = labels  # the summary's names (feedback_page/course_feedback)
-        resources["course_withheld"] = title.replace(" ", "-") if after_hidden else ""  # the heading's id
+        # the heading's id, as nbconvert makes it (nbconvert.filters.strings._convert_header_id)
+        resources["course_withheld"] = quote(title.replace(" ", "-"), safe="?/:@!$&'()*+,;=") if after_hidden else ""
         resources["course_words"] = i18n_feedback.page_words(lang)  # the page's own words
         notes = grader_notes(nb.metadata.get("autograder", {}), lang)
         if notes:

@@ -10,13 +10,16 @@ the first hidden test as the English cells are.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 from nbgrader.coursedir import CourseDirectory
 
 from autograder import notebooks
 from autograder.course import AutograderError
-from workbook.i18n import ENGLISH, tr, translate
+from autograder.judge.heard import VALUE, mask_values
+from workbook.i18n import ENGLISH, catalog, tr, translate
+from workbook.i18n.templates import Catalog, parse
 
 
 def page_words(lang: str) -> dict[str, str]:
@@ -55,8 +58,35 @@ def translate_errors(cell, lang: str) -> None:
     for output in cell.get("outputs", []):
         if output.get("output_type") != "error" or not isinstance(output.get("evalue"), str):
             continue
-        said = translate(lang, output.evalue)
+        said = output.evalue
+        if VALUE in said:  # a hidden test's message, its quoted values masked by the judge
+            said = masked(lang).translate(said)
+        if said == output.evalue:
+            said = translate(lang, said)
         if said != output.evalue:
             output.traceback = [line.replace(output.evalue, said) if isinstance(line, str) else line
                                 for line in output.get("traceback", [])]
             output.evalue = said
+
+
+def _masked(template: str) -> str:
+    """A template as the judge masks a message made from it (autograder/judge/heard.py): the
+    values its own text quotes become VALUE; its placeholders stay."""
+    out = []
+    for kind, text in parse(template):
+        out.append("{" + text + "}" if kind == "field" else mask_values(text).replace("{", "{{").replace("}", "}}"))
+    return "".join(out)
+
+
+@functools.cache
+def masked(lang: str) -> Catalog:
+    """The language's catalog for masked messages: each template that quotes a value of its own,
+    and its translation, masked alike (the translation reveals no more than the English did)."""
+    entries = {}
+    for english, translation in catalog(lang).words.items():
+        try:
+            if _masked(english) != english:
+                entries[_masked(english)] = _masked(translation)
+        except ValueError:
+            continue
+    return Catalog(entries)

@@ -29,6 +29,7 @@ SHOWN = {"equal": ((2,), ("what", "hint")), "is_type": ((2,), ("what",)), "expec
          "CappedClient": ((2,), ("hint",)), "failure": ((0,), ()), "spans": ((0,), ("what",))}
 SHOWN_KEYWORDS = ("what", "hint", "message", "msg")
 LIBRARY = ("workbook/checks.py", "workbook/compare.py")
+HIDDEN_MARK = "### BEGIN HIDDEN TESTS"
 CODE_FOLDERS = ("workbook", "autograder")
 SKIPPED = ("mutants", "sample_cohort", "work", "__pycache__")
 
@@ -93,12 +94,21 @@ def shown_in(source: str) -> list[str]:
     return [t for t in dict.fromkeys(found) if usable(t)]
 
 
-def chapter_templates(course: Course, chapter: str) -> list[str]:
-    """The templates of a chapter's test cells (its source notebook: hidden tests included)."""
+def chapter_templates(course: Course, chapter: str, hidden: bool | None = None) -> list[str]:
+    """The templates of a chapter's test cells (its source notebook), all of them, or only those
+    of its visible tests (`hidden=False`: messages.json, which students' copies carry), or only
+    those no visible test says (`hidden=True`: hidden.json, which stays with the instructor)."""
     nb = notebooks.read(course.solution_ipynb(chapter))
-    found = [t for cell in nb.cells if cell.cell_type == "code" and notebooks.is_test(cell)
-             for t in shown_in(cell.source)]
-    return list(dict.fromkeys(found))
+    visible: list[str] = []
+    secret: list[str] = []
+    for cell in nb.cells:
+        if cell.cell_type == "code" and notebooks.is_test(cell):
+            (secret if HIDDEN_MARK in cell.source else visible).extend(shown_in(cell.source))
+    if hidden is None:
+        return list(dict.fromkeys(visible + secret))
+    if hidden:
+        return [t for t in dict.fromkeys(secret) if t not in visible]
+    return list(dict.fromkeys(visible))
 
 
 def library_templates(root: Path = REPO) -> list[str]:
@@ -107,6 +117,8 @@ def library_templates(root: Path = REPO) -> list[str]:
     for name in LIBRARY:
         tree = ast.parse((root / name).read_text(encoding="utf-8"))
         found += [t for node in ast.walk(tree) if isinstance(node, ast.JoinedStr) for t in templates_of(node)]
+        found += [t for node in ast.walk(tree) if isinstance(node, ast.Call) and _name(node.func) == "failure"
+                  and node.args for t in templates_of(node.args[0])]  # a message and its " — hint"
     return [t for t in dict.fromkeys(found) if usable(t)]
 
 

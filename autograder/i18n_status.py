@@ -3,7 +3,7 @@
 
     i18n status [--lang ru] [NN_name ...]     per chapter: text, quiz, messages; then what is missing
     i18n skeleton ru NN_name [--quiz]         the blocks (or the quiz) to translate, today's hashes
-    i18n messages ru [NN_name | library | ui] the message templates without a translation, as JSON
+    i18n messages ru [NN_name | library | ui] [--hidden]  the message templates without a translation, as JSON
 """
 
 from __future__ import annotations
@@ -34,19 +34,30 @@ def catalog(course: Course, lang: str, name: str) -> dict[str, str]:
 
 
 @functools.cache
-def templates(course: Course, part: str) -> list[str]:
-    """The English templates of a chapter, of the test helpers (`library`) or of the tools (`ui`)."""
+def templates(course: Course, part: str, hidden: bool | None = None) -> list[str]:
+    """The English templates of a chapter (`hidden`: see i18n_messages.chapter_templates), of the
+    test helpers (`library`) or of the tools (`ui`)."""
     if part == LIBRARY:
         return i18n_messages.library_templates(course.root)
     if part == UI:
         return sorted(i18n_messages.ui_templates(course.root))
-    return i18n_messages.chapter_templates(course, course.check_chapter(part))
+    return i18n_messages.chapter_templates(course, course.check_chapter(part), hidden)
 
 
-def untranslated(course: Course, lang: str, part: str) -> list[str]:
-    """The templates of `part` the language's catalog does not translate."""
-    have = catalog(course, lang, "ui.json" if part == UI else "messages.json")
-    return [t for t in templates(course, part) if t not in have]
+def untranslated(course: Course, lang: str, part: str, hidden: bool | None = None) -> list[str]:
+    """The templates of `part` the language's catalog does not translate: the tools' words in
+    ui.json; visible tests' and the helpers' messages in messages.json; what only hidden tests say
+    in hidden.json (kept out of the students' copy on a hub). `hidden=None`: both of a chapter."""
+    if part == UI:
+        return [t for t in templates(course, part) if t not in catalog(course, lang, "ui.json")]
+    out = []
+    if not hidden:
+        have = catalog(course, lang, "messages.json")
+        out += [t for t in templates(course, part, False if part != LIBRARY else None) if t not in have]
+    if hidden is not False and part != LIBRARY:
+        have = catalog(course, lang, "hidden.json")
+        out += [t for t in templates(course, part, True) if t not in have]
+    return out
 
 
 @dataclass
@@ -91,7 +102,7 @@ def status(course: Course, langs: list[str] | None = None, chapters: list[str] |
             said = len(cov.messages[chapter])
             mark = "released" if r.complete else ""
             lines.append(f"  {chapter:36} text {text:22} quiz {quiz:6} messages {said:>3} / "
-                         f"{len(templates(course, chapter)):<4} {mark}")
+                         f"{len(templates(course, chapter, False)) + len(templates(course, chapter, True)):<4} {mark}")
         for part in (LIBRARY, UI):
             lines.append(f"  {part:36} {len(cov.messages[part]):>3} untranslated of {len(templates(course, part))}")
         for chapter, r in cov.reports.items():
@@ -128,9 +139,9 @@ def skeleton(course: Course, lang: str, chapter: str, quiz: bool = False) -> str
     return "\n".join(lines)
 
 
-def messages_skeleton(course: Course, lang: str, part: str) -> str:
+def messages_skeleton(course: Course, lang: str, part: str, hidden: bool = False) -> str:
     """The untranslated templates of `part` as JSON (English -> ""), to fill in and merge into
-    `i18n/<lang>/messages.json` (or `ui.json` for `ui`)."""
+    `i18n/<lang>/messages.json` (`hidden`: hidden.json; `ui`: ui.json)."""
     if lang not in languages(I18N):
         raise AutograderError(f"no language {lang!r}: make the folder i18n/{lang}/ first")
-    return json.dumps({t: "" for t in untranslated(course, lang, part)}, ensure_ascii=False, indent=1) + "\n"
+    return json.dumps({t: "" for t in untranslated(course, lang, part, hidden)}, ensure_ascii=False, indent=1) + "\n"

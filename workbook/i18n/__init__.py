@@ -3,7 +3,8 @@ they read outside the chapter text (docs/TRANSLATING.md).
 
 A language is data: a folder `i18n/<lang>/` at the repository root holds its chapter texts and
 quizzes (read by `autograder/i18n*.py` when the course is released), `messages.json` (the messages
-of the chapters' test cells) and `ui.json` (the words of Validate, `make check`, `env_check`,
+of the chapters' visible test cells and the test helpers), `hidden.json` (what only hidden tests
+say: the feedback page's, never in a hub student's copy) and `ui.json` (the words of Validate, `make check`, `env_check`,
 `workbook progress`, the quiz and the feedback page). Both catalogs map an English template to its
 translation; `{...}` is a placeholder, `{{` and `}}` are braces (docs/TRANSLATING.md, "Messages").
 
@@ -144,8 +145,8 @@ def catalog(lang: str, folder: Path | None = None) -> Catalog:
     """The messages and words of `lang` (an empty catalog for English or an unknown language)."""
     if lang == ENGLISH or lang not in languages(folder):
         return Catalog({})
-    base = (I18N if folder is None else folder) / lang
-    return Catalog({**_read(base / "messages.json"), **_read(base / "ui.json")})
+    base = (I18N if folder is None else folder) / lang  # hidden.json: the instructor's only (feedback)
+    return Catalog({**_read(base / "messages.json"), **_read(base / "hidden.json"), **_read(base / "ui.json")})
 
 
 def tr(lang: str, english: str, **values: object) -> str:
