@@ -145,10 +145,12 @@ def _describe(key: tuple[int, bytes]) -> Seen | None:
 
 
 def _shown(seen: Seen | None) -> str:
-    """A process in a few words: its program's name and arguments (`python -I -c import time...`)."""
+    """A process in a few words: `python -I -c 'import time\\ntime.sleep(5)'`."""
     if seen is None:
         return "(gone before it could be read)"
-    return " ".join([os.path.basename(seen.argv[0]), *seen.argv[1:]])[:80].replace("\n", "; ")
+    *start, last = seen.argv
+    words = [os.path.basename(start[0]), *start[1:], repr(last[:60])] if start else [repr(last[:60])]
+    return " ".join(words)[:120]
 
 
 class ProcessWatch:
