@@ -16,6 +16,7 @@ import pytest
 
 from autograder import i18n, i18n_messages, i18n_status
 from autograder.course import Course
+from hub.student_course import SKIPPED
 from workbook.i18n import I18N, languages
 
 COURSE = Course()
@@ -71,8 +72,6 @@ def test_a_catalog_translates_templates_that_exist(lang):
 def test_what_only_hidden_tests_say_is_kept_apart():
     """messages.json reaches the students' copy on a hub; a hidden test's messages would tell a
     student what the hidden tests try, so they go in hidden.json, which the copy skips."""
-    from hub.student_course import SKIPPED
-
     hidden = i18n_messages.chapter_templates(COURSE, "00_start_here", hidden=True)
     visible = i18n_messages.chapter_templates(COURSE, "00_start_here", hidden=False)
     assert "the weather model asks for 'get_weather'; wanted_tool returned {got!r}" in hidden

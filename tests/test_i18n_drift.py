@@ -53,7 +53,7 @@ def test_the_gate_names_a_changed_english_cell_and_its_stale_block(copy):
     said = drift[0]
     assert said.startswith(f"{WORKED}: English cell \"The model did not answer yet.")
     assert f"en={i18n.digest(cell.source)}" in said, "today's hash, to write in the block's header"
-    assert f"00_start_here.md:" in said and f"en={old}" in said and "Модель не ответила" in said, (
+    assert "00_start_here.md:" in said and f"en={old}" in said and "Модель не ответила" in said, (
         "the stale block: where it is, its old hash and its first line")
     assert not i18n.check(copy, "ru", WORKED).complete, "a stale chapter is never released"
 

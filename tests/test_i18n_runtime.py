@@ -12,10 +12,21 @@ from urllib.parse import quote
 
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+from traitlets.config import Config
 
 from autograder import check, i18n_feedback
+from tests.test_feedback_page import graded, page, pilot_course
 from workbook import env, progress, quiz, saved_answers, validate
-from workbook.i18n import ENGLISH, catalog, known, language, notebook_language, translate, translate_error
+from workbook.i18n import (
+    ENGLISH,
+    catalog,
+    edition,
+    known,
+    language,
+    notebook_language,
+    translate,
+    translate_error,
+)
 from workbook.i18n import kernel as hooks
 from workbook.i18n.templates import Catalog, parse
 from workbook.paths import ROOT
@@ -180,8 +191,6 @@ def _text(cell) -> str:
 
 
 def test_switching_a_notebooks_edition_keeps_its_code(tmp_path):
-    from workbook.i18n import edition
-
     mine = tmp_path / "01_one_step" / "01_one_step.ipynb"
     mine.parent.mkdir()
     nb = json.loads((ROOT / "chapters" / "01_one_step" / "01_one_step.ipynb").read_text(encoding="utf-8"))
@@ -218,8 +227,6 @@ def test_a_hidden_tests_masked_message_is_translated_masked_alike():
 def test_release_edition_cells_are_shown_on_a_feedback_page(tmp_path):
     """After the first hidden test the page shows only what the grader wrote: a translated
     edition's markdown is the grader's (the released chapters/<lang>/ notebook)."""
-    from traitlets.config import Config
-
     released = tmp_path / "chapters" / "ru" / "01_one_step"
     released.mkdir(parents=True)
     nb = new_notebook(cells=[new_markdown_cell("Текст главы.")])
@@ -233,8 +240,6 @@ def test_release_edition_cells_are_shown_on_a_feedback_page(tmp_path):
 
 
 def test_a_russian_notebooks_feedback_page_is_in_russian(tmp_path):
-    from tests.test_feedback_page import graded, page, pilot_course
-
     course = pilot_course(tmp_path)
     nb = graded(course)
     nb.metadata["workbook"] = {"language": "ru"}
