@@ -852,7 +852,7 @@ wb = fresh()
 
 
 def run(*args, **kwargs):
-    with wb.checks.no_raise("run_agent"):
+    with wb.checks.no_raise("run_agent", hint='errors come back as observations and every stop is a status: run_agent never raises'):
         return run_agent(*args, **kwargs)
 
 

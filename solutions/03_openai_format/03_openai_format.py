@@ -659,7 +659,7 @@ assert (result.answer, result.status, result.steps) == (broken.answer, "done", 3
     f"broken JSON goes back as an error observation, the model fixes its call and answers in 3 steps; got {result!r}")
 
 llm = wb.fake_llm.FakeLLM(S.never_finishes())
-with wb.checks.no_raise("run_agent on a model that never answers"):
+with wb.checks.no_raise("run_agent on a model that never answers", hint='stop after max_steps model calls'):
     result = run_agent(llm.client(max_calls=4), "fake-model", "How long does delivery take?",
                        S.never_finishes().openai_tools(), {"search_kb": lambda query: {"hits": []}}, max_steps=3)
 assert llm.calls == 3, f"with max_steps=3 make exactly 3 model calls; made {llm.calls}"
@@ -668,7 +668,7 @@ assert (result.answer, result.status, result.steps) == (None, "STOPPED: step lim
 
 cut = S.scripted(S.final("Your taxi spending in Sept", finish_reason="length"), tools=("txn_sum",))
 llm = wb.fake_llm.FakeLLM(cut)
-with wb.checks.no_raise("run_agent on a reply cut off by the token limit"):
+with wb.checks.no_raise("run_agent on a reply cut off by the token limit", hint="a reply without tool calls ends the run: another finish_reason than 'stop' gives 'STOPPED: <finish_reason>'"):
     result = run_agent(llm.client(max_calls=2), "fake-model", "Taxi in September?", cut.openai_tools(),
                        wb.shop.Shop("C-001").tools())
 assert (result.answer, result.status, result.steps) == (None, "STOPPED: length", 1), (

@@ -314,7 +314,7 @@ wb = fresh()
 
 def plan(calls, read_only):
     before = list(calls)
-    with wb.checks.no_raise("plan_batches"):
+    with wb.checks.no_raise("plan_batches", hint='plan_batches only splits the calls into batches: it never raises'):
         got = plan_batches(calls, read_only)
     assert list(calls) == before, "plan_batches must not change the list of calls it was given"
     assert type(got) is list and all(type(b) is list and b for b in got), (

@@ -256,7 +256,7 @@ wb = fresh()
 
 
 def check(text, limit, expected):
-    with wb.checks.no_raise(f"truncate({text[:30]!r}..., {limit})"):
+    with wb.checks.no_raise(f"truncate({text[:30]!r}..., {limit})", hint='truncate works on any text and any limit of 0 or more'):
         got = truncate(text, limit)
     assert type(got) is str, f"truncate must return a str, got {type(got).__name__}"
     assert got == expected, (
@@ -366,7 +366,7 @@ wb = fresh()
 
 
 def key(name, arguments):
-    with wb.checks.no_raise(f"call_key({name!r}, {arguments!r})"):
+    with wb.checks.no_raise(f"call_key({name!r}, {arguments!r})", hint='arguments that are not valid JSON cannot be parsed: use the string itself'):
         k = call_key(name, arguments)
     assert type(k) is tuple and len(k) == 2 and k[0] == name, (
         f"call_key must return a tuple (name, canonical arguments); got {k!r}")

@@ -667,7 +667,7 @@ with tempfile.TemporaryDirectory() as _tmp:
     tool = make_file_tools(base)["read_file"]
 
     def read(path):
-        with wb.checks.no_raise(f"read_file(base, {path!r})", allow=(PermissionError, FileNotFoundError)):
+        with wb.checks.no_raise(f"read_file(base, {path!r})", allow=(PermissionError, FileNotFoundError), hint='refusals are PermissionError, a missing file FileNotFoundError: nothing else'):
             return tool(path)
 
     attacks = [
@@ -847,7 +847,7 @@ def snapshot(root):
 
 
 def write(filename, text):
-    with wb.checks.no_raise(f"write_note(base, {filename!r}, ...)", allow=(ValueError, PermissionError)):
+    with wb.checks.no_raise(f"write_note(base, {filename!r}, ...)", allow=(ValueError, PermissionError), hint='refusals are ValueError (the name, the size) or PermissionError (a link): nothing else'):
         return write_note_tool(filename, text)
 
 

@@ -324,7 +324,7 @@ def first_response(scenario, dialect="openai", messages=None):
 
 
 def line_of(*args):
-    with wb.checks.no_raise("step_line"):
+    with wb.checks.no_raise("step_line", hint='read the reply through response.choices[0].message; pair results by tool_call_id with .get, a call may have none'):
         line = step_line(*args)
     assert type(line) is dict, f"step_line must return a dict, got {type(line).__name__}"
     assert json.loads(json.dumps(line)) == line, "a step line must be plain JSON data (str, int, dict, list, None)"
@@ -622,7 +622,7 @@ def logged(scenario, impl, folder, max_steps=8, system=None, timed=None, expect_
     kwargs = {"system": system} if system else {}
     result = None
     try:
-        with wb.checks.no_raise("run_logged"):
+        with wb.checks.no_raise("run_logged", hint='every stop is a status with a summary line, never an exception'):
             result = run_logged(timed, "fake-model", scenario.question, scenario.openai_tools(), impl, path,
                                 max_steps=max_steps, clock=timed.clock, **kwargs)
     except BaseException as e:  # the crash the test provokes (a BaseException, as a power cut)
@@ -974,7 +974,7 @@ with tempfile.TemporaryDirectory() as folder:
 
     # The new file arrives by a rename from the same folder.
     replace, moves = mover(folder)
-    with wb.checks.no_raise("save_checkpoint(path, state, replace=...)"):
+    with wb.checks.no_raise("save_checkpoint(path, state, replace=...)", hint="call replace(temporary, path) once, with the temporary file in path's folder"):
         save_checkpoint(path, {**good, "step": 4}, replace=replace)
     onto = [(src, dst) for src, dst in moves if dst.resolve() == path.resolve()]
     assert onto, ("the checkpoint must be moved into place with replace(temporary, path): writing the file "
