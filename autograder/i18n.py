@@ -65,9 +65,9 @@ def quiz_path(course: Course, lang: str, chapter: str) -> Path:
     return folder(course, lang) / "quizzes" / f"{chapter}.json"
 
 
-def settings(course: Course, lang: str) -> dict:
-    """The language's own settings (`i18n/<lang>/language.json`), {} when it has none."""
-    path = folder(course, lang) / SETTINGS
+def json_object(path: Path) -> dict:
+    """A language's JSON object file (settings, a catalog), {} when it is not there; an
+    AutograderError naming the file when it is not a JSON object."""
     if not path.is_file():
         return {}
     try:
@@ -77,6 +77,11 @@ def settings(course: Course, lang: str) -> dict:
     if not isinstance(data, dict):
         raise AutograderError(f"{path}: must be a JSON object")
     return data
+
+
+def settings(course: Course, lang: str) -> dict:
+    """The language's own settings (`i18n/<lang>/language.json`), {} when it has none."""
+    return json_object(folder(course, lang) / SETTINGS)
 
 
 def required(course: Course, lang: str) -> list[str]:

@@ -69,13 +69,16 @@ def translate_errors(cell, lang: str) -> None:
             output.evalue = said
 
 
-def _masked(template: str) -> str:
+def _masked(template: str, quoted: bool = False) -> str:
     """A template as the judge masks a message made from it (autograder/judge/heard.py): the
-    values its own text quotes become VALUE; its placeholders stay."""
-    out = []
-    for kind, text in parse(template):
-        out.append("{" + text + "}" if kind == "field" else mask_values(text).replace("{", "{{").replace("}", "}}"))
-    return "".join(out)
+    values its own text quotes become VALUE, its placeholders stay; `quoted`: every placeholder's
+    value was a quoted repr too (masked with the brackets around it), so none is left."""
+    def escape(text: str) -> str:
+        return text.replace("{", "{{").replace("}", "}}")
+
+    if quoted:
+        return escape(mask_values("".join("'…'" if kind == "field" else text for kind, text in parse(template))))
+    return "".join("{" + text + "}" if kind == "field" else escape(mask_values(text)) for kind, text in parse(template))
 
 
 @functools.cache
@@ -85,8 +88,9 @@ def masked(lang: str) -> Catalog:
     entries = {}
     for english, translation in catalog(lang).words.items():
         try:
-            if _masked(english) != english:
-                entries[_masked(english)] = _masked(translation)
+            for quoted in (True, False):  # the values quoted, or numbers and names left as they were
+                if _masked(english, quoted) != english:
+                    entries[_masked(english, quoted)] = _masked(translation, quoted)
         except ValueError:
             continue
     return Catalog(entries)

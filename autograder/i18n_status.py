@@ -20,16 +20,8 @@ LIBRARY, UI = "library", "ui"
 
 
 def catalog(course: Course, lang: str, name: str) -> dict[str, str]:
-    """`messages.json` or `ui.json` of a language, translated entries only."""
-    path = i18n.folder(course, lang) / name
-    if not path.is_file():
-        return {}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except ValueError as e:
-        raise AutograderError(f"{path}: not valid JSON: {e}") from None
-    if not isinstance(data, dict):
-        raise AutograderError(f"{path}: a catalog is a JSON object of English template -> translation")
+    """`messages.json`, `hidden.json` or `ui.json` of a language, translated entries only."""
+    data = i18n.json_object(i18n.folder(course, lang) / name)
     return {k: v for k, v in data.items() if isinstance(v, str) and v.strip()}
 
 

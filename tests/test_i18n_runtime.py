@@ -222,6 +222,9 @@ def test_a_hidden_tests_masked_message_is_translated_masked_alike():
     assert cell.outputs[0].evalue == ("wanted_tool бросила KeyError […] на итоговом ответе: у итогового ответа нет "
                                       "ключа […], поэтому сначала проверьте, есть ли ключ")
     assert "'tool'" not in cell.outputs[0].evalue
+    grouped = "wanted_tool[…] raised KeyError […]: a final answer has no […] key; return None for it"  # (a repr) masked whole
+    assert i18n_feedback.masked("ru").translate(grouped) == (
+        "wanted_tool[…] бросила KeyError […]: у итогового ответа нет ключа […]; для него верните None")
 
 
 def test_release_edition_cells_are_shown_on_a_feedback_page(tmp_path):
