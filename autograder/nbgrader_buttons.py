@@ -106,5 +106,4 @@ class CourseCollect(ExchangeCollect):
         except (AutograderError, OSError) as e:
             self.fail(f"the course's collect --exchange: {e}")
         for line in lines:  # short lines: the Formgrader's dialog does not wrap them
-            self.log.info(textwrap.fill(line, 76, subsequent_indent="    ", break_long_words=False,
-                                        break_on_hyphens=False))
+            self.log.info(textwrap.fill(line, 72, break_long_words=False, break_on_hyphens=False))
