@@ -20,10 +20,20 @@ $(STAMP): pyproject.toml requirements.lock
 
 venv: $(STAMP)
 
+# The learner's language (docs/TRANSLATING.md): `make lab LANG=ru` opens the Russian edition,
+# chapters/ru/, and so does a Russian locale (LANG=ru_RU.UTF-8, or LC_ALL, LC_MESSAGES) or
+# AGENT_LOOP_LANG=ru; any other locale (en_US.UTF-8, C.UTF-8), or a language with no released
+# edition, opens chapters/ as before. A LANG typed on make's command line wins over the locale; a
+# bare code (ru) is no locale, so the lab itself then runs with LANG=C.UTF-8.
+LAB_LOCALE = $(if $(filter command line,$(origin LANG)),$(LANG),$(or $(AGENT_LOOP_LANG),$(LC_ALL),$(LC_MESSAGES),$(LANG)))
+LAB_LANG   = $(firstword $(subst _, ,$(subst ., ,$(subst @, ,$(subst -, ,$(LAB_LOCALE))))))
+EDITION    = $(if $(filter-out en C POSIX,$(LAB_LANG)),$(if $(wildcard chapters/$(LAB_LANG)/*/),$(LAB_LANG)))
+LAB_ENV    = $(if $(EDITION),AGENT_LOOP_LANG=$(EDITION) $(if $(findstring _,$(LANG))$(findstring .,$(LANG)),,LANG=C.UTF-8 ))
+
 # The student's lab: lab/student/ hides nbgrader's instructor tools and keeps Validate (lab/README.md).
 lab: venv
-	JUPYTER_CONFIG_PATH="$(CURDIR)/lab/student$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" \
-	$(BIN)/jupyter lab --notebook-dir=chapters --ip=127.0.0.1 --allow-root $(LAB_FLAGS)
+	$(LAB_ENV)JUPYTER_CONFIG_PATH="$(CURDIR)/lab/student$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" \
+	$(BIN)/jupyter lab --notebook-dir=chapters$(if $(EDITION),/$(EDITION)) --ip=127.0.0.1 --allow-root $(LAB_FLAGS)
 
 # Every nbgrader tool (Formgrader, Create Assignment, the Nbgrader menu), rooted at the repository
 # so the Formgrader finds the course (lab/instructor/; WORKSPACE=dir shows that graded workspace);

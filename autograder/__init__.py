@@ -39,6 +39,11 @@ Run `python -m autograder --help` (`__main__`). The modules:
     sample          the sample cohort under autograder/sample_cohort/, made from the chapters
     variants        submissions made from a chapter: solved, stub, partial, mutants
     mutant_diff     `mutant-diff`: a mutant's patch from an edited copy of its answer cell
+    i18n            translated chapters (i18n/<lang>/): the blocks, their hashes, what is missing or stale
+    i18n_release    `release` of the translated editions, chapters/<lang>/, code cells the English ones
+    i18n_messages   the message templates of test cells, test helpers and tools, read by ast
+    i18n_status     `i18n status|skeleton|messages`: what a language lacks, skeletons to translate
+    i18n_feedback   the feedback page of a translated notebook in its language
 
 The quality gates' plan and cache live next to the tests, in tests/gates.py, and so do their
 hostile submissions (tests/hostile*.py): the package ships only what instructors run.

@@ -1,4 +1,4 @@
-"""python -m autograder {release,collect,grade,feedback,release-feedback,export,report,check,demo,sample-cohort}."""
+"""python -m autograder {release,collect,grade,feedback,release-feedback,export,report,check,demo,sample-cohort,i18n}."""
 
 from __future__ import annotations
 
@@ -82,6 +82,19 @@ def _parser() -> argparse.ArgumentParser:
     d = sub.add_parser("demo", help="collect, grade, feedback, export and report the sample cohort")
     d.add_argument("--workers", type=int, default=2)
     sub.add_parser("sample-cohort", help="regenerate autograder/sample_cohort from the chapters")
+    t = sub.add_parser("i18n", help="translations: status, skeletons to translate (docs/TRANSLATING.md)")
+    tsub = t.add_subparsers(dest="i18n_command", required=True, metavar="SUBCOMMAND")
+    ts = tsub.add_parser("status", help="per chapter: text, quiz, messages; what is missing or stale")
+    ts.add_argument("--lang", action="append", help="only this language (repeatable; default: every one)")
+    ts.add_argument("chapters", nargs="*", metavar="NN_name")
+    tk = tsub.add_parser("skeleton", help="a chapter's blocks (or --quiz) with today's hashes, to translate")
+    tk.add_argument("lang")
+    tk.add_argument("chapter")
+    tk.add_argument("--quiz", action="store_true", help="the quiz, each question with its `en` hash")
+    tm = tsub.add_parser("messages", help="the message templates without a translation, as JSON")
+    tm.add_argument("lang")
+    tm.add_argument("part", metavar="NN_name|library|ui", help="a chapter's test cells, the test helpers, or the tools")
+    tm.add_argument("--hidden", action="store_true", help="what only a chapter's hidden tests say (hidden.json)")
     m = sub.add_parser("mutant-diff", help="write a mutant's patch from an edited copy of its answer cell "
                                            "(without EDITED: print the cell to edit)")
     m.add_argument("chapter")
@@ -138,6 +151,14 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "sample-cohort":
         from autograder.sample import regenerate
         lines = regenerate(course)
+    elif args.command == "i18n":
+        from autograder import i18n_status
+        if args.i18n_command == "status":
+            lines = i18n_status.status(course, args.lang, args.chapters or None)
+        elif args.i18n_command == "skeleton":
+            sys.stdout.write(i18n_status.skeleton(course, args.lang, args.chapter, quiz=args.quiz))
+        else:
+            sys.stdout.write(i18n_status.messages_skeleton(course, args.lang, args.part, hidden=args.hidden))
     elif args.command == "mutant-diff":
         from autograder.mutant_diff import mutant_diff
         lines = mutant_diff(course, args.chapter, args.name, args.edited)

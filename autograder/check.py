@@ -16,6 +16,7 @@ from nbgrader.utils import compute_checksum, is_locked
 
 from autograder import notebooks, results
 from autograder.course import AutograderError
+from workbook.i18n import language, tr, translate_error
 
 
 def _only_docstring(source: str) -> bool:
@@ -53,8 +54,10 @@ def run(path: Path, timeout: int = 30):
 
 
 def summarise(path: Path, nb, edited: list[str]) -> tuple[int, list[str]]:
-    """(exit code, lines): 0 when every test cell that ran passed."""
-    lines = [f"Checking {path}"]
+    """(exit code, lines): 0 when every test cell that ran passed. Said in the notebook's language
+    (a translated edition's metadata; else AGENT_LOOP_LANG or the locale), its tests' messages too."""
+    lang = language(nb)
+    lines = [tr(lang, "Checking {path}", path=path)]
     failed = passed = 0
     ended = set(nb.metadata.get("autograder", {}).get("ended", []))
     for cell in nb.cells:
@@ -63,31 +66,34 @@ def summarise(path: Path, nb, edited: list[str]) -> tuple[int, list[str]]:
         error = results.first_error(cell)
         if notebooks.is_test(cell):
             if _only_docstring(cell.source):
-                lines.append(f"  ----  {grade_id}: hidden tests, run when your notebook is graded")
+                lines.append("  ----  " + tr(lang, "{test}: hidden tests, run when your notebook is graded", test=grade_id))
             elif error is None and grade_id in ended:
                 passed += 1
                 lines.append(f"  PASS  {grade_id}")
             elif error is None:
                 failed += 1
-                lines.append(f"  FAIL  {grade_id}: the test cell did not run to its end (skipped or "
-                             "rewritten by code in the notebook)")
+                lines.append("  FAIL  " + tr(lang, "{test}: the test cell did not run to its end (skipped or "
+                                                   "rewritten by code in the notebook)", test=grade_id))
             else:
                 failed += 1
                 if error.startswith("NotImplementedError"):
-                    lines.append(f"  TODO  {grade_id}: not answered yet (the stub raises NotImplementedError)")
+                    lines.append("  TODO  " + tr(lang, "{test}: not answered yet (the stub raises NotImplementedError)",
+                                                 test=grade_id))
                 else:
-                    lines.append(f"  FAIL  {grade_id}: {error}")
+                    lines.append(f"  FAIL  {grade_id}: {translate_error(lang, error)}")
         elif meta.get("solution") and error:
-            lines.append(f"  note  your cell {grade_id!r} raised {error}")
+            lines.append("  note  " + tr(lang, "your cell {cell} raised {error}", cell=repr(grade_id),
+                                         error=translate_error(lang, error)))
     for grade_id in edited:
-        lines.append(f"  note  you edited the locked cell {grade_id!r}; the grader uses its own copy")
+        lines.append("  note  " + tr(lang, "you edited the locked cell {cell}; the grader uses its own copy",
+                                     cell=repr(grade_id)))
     events = nb.metadata.get("autograder", {}).get("events", [])
     for e in events:
         if e["kind"] in ("timeout", "unresponsive", "dead_kernel", "notebook_timeout"):
             lines.append(f"  note  {e['detail']} (cell {e['cell']})")
     total = passed + failed
-    lines.append(f"{passed} of {total} test cell(s) passed." if failed else
-                 f"All {total} test cell(s) passed.")
+    lines.append(tr(lang, "{passed} of {total} test cell(s) passed.", passed=passed, total=total) if failed else
+                 tr(lang, "All {total} test cell(s) passed.", total=total))
     return (1 if failed else 0), lines
 
 

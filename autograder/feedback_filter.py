@@ -11,6 +11,7 @@ message.
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import quote
 
 import nbgrader
 from nbformat.v4 import new_markdown_cell, new_output
@@ -18,9 +19,10 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
 from nbgrader.utils import compute_checksum, is_grade, is_locked, is_solution
 
-from autograder import notebooks, results
+from autograder import i18n_feedback, notebooks, results
 from autograder.course import AutograderError
 from autograder.judge import heard
+from workbook.i18n import ENGLISH, notebook_language, tr
 
 BEGIN, END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
 PLACEHOLDER = "# (hidden tests: run by the grader, not shown)\n"
@@ -115,25 +117,27 @@ def _redact(text: str, secret: set[str]) -> str:
                      for line in text.split("\n"))
 
 
-def grader_notes(meta: dict) -> str:
+def grader_notes(meta: dict, lang: str = ENGLISH) -> str:
     """A short markdown summary of the run: status, timeouts, dead kernel, stderr."""
     if not meta:
         return ""
     lines = []
     status = meta.get("status", "ok")
     if status != "ok":
-        lines.append(f"**Grader status: {status.replace('_', ' ')}.**")
+        lines.append(tr(lang, "**Grader status: {status}.**", status=status.replace('_', ' ')))
     for event in meta.get("events", []):
-        where = f"test `{event['grade_id']}`" if event.get("grade_id") else f"cell {event['cell']}"
-        text = {"timeout": f"{where} was interrupted: {event['detail']}",
-                "unresponsive": f"{where} did not stop when interrupted; later cells were not run",
-                "dead_kernel": f"{event['detail']}; later test cells were not run",
-                "notebook_timeout": f"{event['detail']}; later test cells were not run",
-                "stderr": f"{where} wrote to stderr (shown as normal output; it costs no points)",
+        where = (tr(lang, "test `{test}`", test=event["grade_id"]) if event.get("grade_id")
+                 else tr(lang, "cell {cell}", cell=event["cell"]))
+        detail = event.get("detail", "")
+        text = {"timeout": tr(lang, "{where} was interrupted: {detail}", where=where, detail=detail),
+                "unresponsive": tr(lang, "{where} did not stop when interrupted; later cells were not run", where=where),
+                "dead_kernel": tr(lang, "{detail}; later test cells were not run", detail=detail),
+                "notebook_timeout": tr(lang, "{detail}; later test cells were not run", detail=detail),
+                "stderr": tr(lang, "{where} wrote to stderr (shown as normal output; it costs no points)", where=where),
                 }.get(event["kind"])
         if text:
             lines.append(f"- {text}")
-    return "### Notes from the grader\n\n" + "\n".join(lines) if lines else ""
+    return tr(lang, "### Notes from the grader") + "\n\n" + "\n".join(lines) if lines else ""
 
 
 WITHHELD = "[output withheld: this cell ran after the first hidden test (why: the note after it)]"
@@ -150,28 +154,29 @@ CHANGED = ("# (this test cell is not shown: it does not match the chapter's sour
 # Said once, after the first hidden test (what is masked there: autograder/judge/heard.py).
 WITHHELD_TITLE = "Withheld after the first hidden test"
 WITHHELD_ANCHOR = WITHHELD_TITLE.replace(" ", "-")  # the id nbconvert gives the heading
-WITHHELD_NOTE = f"""### {WITHHELD_TITLE}
+WITHHELD_TEXT = """### {title}
 
 From the hidden test above on, this page shows what the grader wrote, not what your notebook
 printed:
 
 - the outputs of your cells that ran after it say `[output withheld]`, and a hidden test cell
   shows only its score, its error and its message;
-- in a test's message, text your code sent back reads `{heard.REDACTED}` and a value the
-  message quotes reads `{heard.VALUE}`.
+- in a test's message, text your code sent back reads `{redacted}` and a value the
+  message quotes reads `{value}`.
 
 Why: a hidden test hands your code its inputs, and your code could print them, or return or raise
 them into a later test's message, and so carry the hidden test onto this page. Your own outputs
 are all in your notebook: run its visible tests there (Validate, or `make check`)."""
+WITHHELD_NOTE = WITHHELD_TEXT.format(title=WITHHELD_TITLE, redacted=heard.REDACTED, value=heard.VALUE)
 
 
-def exercise_label(grade_id: str) -> str:
+def exercise_label(grade_id: str, lang: str = ENGLISH) -> str:
     """The summary's name for a test cell: `parse_reply_tests` is "parse_reply: visible test",
     `parse_reply_hidden_tests_2` is "parse_reply: hidden tests (2)"."""
     match = results.TEST_ID.match(grade_id)
     if match is None:
         return grade_id
-    kind = "hidden tests" if match.group(2) else "visible test"
+    kind = tr(lang, "hidden tests") if match.group(2) else tr(lang, "visible test")
     number = f" ({match.group(3)[1:]})" if match.group(3) else ""
     return f"{match.group('exercise')}: {kind}{number}"
 
@@ -202,9 +207,9 @@ def _redact_outputs(cell, secret: set[str]) -> None:
                     output.data[mime] = _redact(value, secret)
 
 
-def _label(cell) -> None:
+def _label(cell, lang: str = ENGLISH) -> None:
     """Start a grader's test cell with what kind of test it is; drop its shared "In [n]"."""
-    cell.source = (HIDDEN_LABEL if HIDDEN.search(cell.source) else VISIBLE_LABEL) + cell.source
+    cell.source = (tr(lang, HIDDEN_LABEL) if HIDDEN.search(cell.source) else tr(lang, VISIBLE_LABEL)) + cell.source
     cell.execution_count = None
 
 
@@ -222,7 +227,8 @@ class HideHiddenTests(NbGraderPreprocessor):
             raise AutograderError(f"feedback needs the chapter's source notebook: {e}") from None
         source_cells = {notebooks.nbmeta(c)["grade_id"]: c for c in source.cells
                         if notebooks.nbmeta(c).get("grade_id")}
-        written = {(c.cell_type, c.source) for c in source.cells}
+        lang = notebook_language(nb) or ENGLISH  # a translated edition's page is in its language
+        written = {(c.cell_type, c.source) for c in source.cells} | i18n_feedback.edition_cells(self.config, resources, lang)
         secret = hidden_lines(source)
         after_hidden, first_hidden, labels = False, None, {}
         for at, cell in enumerate(nb.cells):
@@ -230,32 +236,36 @@ class HideHiddenTests(NbGraderPreprocessor):
                 first_hidden = at  # the cell after the first hidden test: where the note goes
             if cell.cell_type != "code":
                 if after_hidden and (cell.cell_type, cell.source) not in written:
-                    cell.cell_type, cell.source = "markdown", NOT_SHOWN
+                    cell.cell_type, cell.source = "markdown", tr(lang, NOT_SHOWN)
                     cell.pop("attachments", None)
                 continue
             mine = grader_cell(cell, source_cells)
             if mine is False:  # looks like a grader's cell and is not: show none of it
-                cell.source = CHANGED
-                _withhold(cell, WITHHELD_HIDDEN, keep_errors=False)
+                cell.source = tr(lang, CHANGED)
+                _withhold(cell, tr(lang, WITHHELD_HIDDEN), keep_errors=False)
                 after_hidden = True
                 continue
             if mine and notebooks.is_test(cell):
-                _label(cell)
-                labels[notebooks.nbmeta(cell)["grade_id"]] = exercise_label(notebooks.nbmeta(cell)["grade_id"])
+                _label(cell, lang)
+                labels[notebooks.nbmeta(cell)["grade_id"]] = exercise_label(notebooks.nbmeta(cell)["grade_id"], lang)
             if mine and HIDDEN.search(cell.source):
-                cell.source = HIDDEN.sub(PLACEHOLDER, cell.source)
-                _withhold(cell, WITHHELD_HIDDEN, keep_errors=True)
+                cell.source = HIDDEN.sub(tr(lang, PLACEHOLDER), cell.source)
+                _withhold(cell, tr(lang, WITHHELD_HIDDEN), keep_errors=True)
                 after_hidden = True
             elif after_hidden:  # a grader's test cell keeps its error name and message, nothing else
-                _withhold(cell, WITHHELD, keep_errors=bool(mine) and notebooks.is_test(cell))
+                _withhold(cell, tr(lang, WITHHELD), keep_errors=bool(mine) and notebooks.is_test(cell))
             else:
                 _redact_outputs(cell, secret)
+            i18n_feedback.translate_errors(cell, lang)
+        title = tr(lang, WITHHELD_TITLE)
         if after_hidden:  # said once, where outputs start to be withheld
-            nb.cells.insert(len(nb.cells) if first_hidden is None else first_hidden,
-                            new_markdown_cell(WITHHELD_NOTE))
+            note = tr(lang, WITHHELD_TEXT, title=title, redacted=heard.REDACTED, value=heard.VALUE)
+            nb.cells.insert(len(nb.cells) if first_hidden is None else first_hidden, new_markdown_cell(note))
         resources["course_labels"] = labels  # the summary's names (feedback_page/course_feedback)
-        resources["course_withheld"] = WITHHELD_ANCHOR if after_hidden else ""
-        notes = grader_notes(nb.metadata.get("autograder", {}))
+        # the heading's id, as nbconvert makes it (nbconvert.filters.strings._convert_header_id)
+        resources["course_withheld"] = quote(title.replace(" ", "-"), safe="?/:@!$&'()*+,;=") if after_hidden else ""
+        resources["course_words"] = i18n_feedback.page_words(lang)  # the page's own words
+        notes = grader_notes(nb.metadata.get("autograder", {}), lang)
         if notes:
             nb.cells.insert(0, new_markdown_cell(notes))
         return nb, resources

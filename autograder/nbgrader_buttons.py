@@ -24,6 +24,7 @@ both where they belong.
 from __future__ import annotations
 
 import shlex
+import textwrap
 from pathlib import Path
 
 from nbconvert.exporters import Exporter
@@ -52,17 +53,33 @@ class GradeElsewhere(Exporter):
 
 
 def grade_command(command: str, coursedir) -> str:
-    """`command`, narrowed to the chapter and the student nbgrader was asked for (none: all)."""
+    """`command`, narrowed to the chapter and the student nbgrader was asked for (none: all), as
+    lines to type: one a shell command (`cd X && Y` is two), a long one continued with `\\`."""
     narrow = []
     for option, value in (("--chapter", getattr(coursedir, "assignment_id", "")),
                           ("--student", getattr(coursedir, "student_id", ""))):
         if value and value not in ("*", ".") and "*" not in value:
-            narrow += [option, shlex.quote(value)]
-    return " ".join([command, *narrow])
+            narrow += [option, value]
+    *first, last = command.split(" && ")
+    return "\n".join([*first, _continued(shlex.split(last) + narrow)])
+
+
+def _continued(words: list[str], width: int = 56) -> str:
+    """One shell command on lines of about `width` characters, each but the last ending in `\\`."""
+    lines = [""]
+    for word in map(shlex.quote, words):
+        if lines[-1] and len(lines[-1]) + 1 + len(word) > width:
+            lines.append("")
+        lines[-1] = f"{lines[-1]} {word}".strip()
+    return " \\\n    ".join(lines)
 
 
 def raise_refusal(command: str, docs: str, coursedir, log) -> None:
-    message = f"{NOT_THE_GRADER} Grade with the course's grader ({docs}): {grade_command(command, coursedir)}"
+    """Refuse with a message the Formgrader's error dialog shows whole: short lines (its box does
+    not wrap), the command to type last."""
+    said = textwrap.fill(NOT_THE_GRADER, 72)
+    typed = textwrap.indent(grade_command(command, coursedir), "    ")
+    message = f"{said}\nGrade in a terminal, with the course's grader ({docs}):\n{typed}"
     log.error(message)
     raise NbGraderException(message)
 
@@ -88,5 +105,5 @@ class CourseCollect(ExchangeCollect):
             lines = collect_exchange(course, Path(self.root), self.coursedir.course_id, students=self.roster)
         except (AutograderError, OSError) as e:
             self.fail(f"the course's collect --exchange: {e}")
-        for line in lines:
-            self.log.info(line)
+        for line in lines:  # short lines: the Formgrader's dialog does not wrap them
+            self.log.info(textwrap.fill(line, 72, break_long_words=False, break_on_hyphens=False))

@@ -13,7 +13,7 @@ from pathlib import Path
 from ipykernel.ipkernel import IPythonKernel
 from nbgrader.utils import compute_checksum
 
-from autograder import notebooks, reading
+from autograder import i18n_release, notebooks, reading
 from autograder.course import CHAPTER_ID, Course
 
 # nbgrader leaves a hidden-test cell with its docstring as the last expression, which IPython
@@ -158,6 +158,7 @@ def release(course: Course | None = None, only: list[str] | None = None) -> list
                 lines.append(f"{'removed':8} {stale}")
         for chapter in chapters:
             lines += _sync(out / chapter, course.release / chapter)
+        lines += i18n_release.release_editions(course, chapters, out, _sync, whole=not only)  # chapters/<lang>/
         readme = course.release / "README.md"
         existed = readme.exists()
         if notebooks.write_if_changed(readme, README):

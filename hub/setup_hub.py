@@ -70,10 +70,26 @@ def account_env(settings: dict, user: str) -> dict[str, str]:
         "LLM_PROVIDER": "fake",  # graded cells use the fake anyway; a live cell needs a key set by hand
     }
     if user != settings["instructor"]:
-        return {"JUPYTER_CONFIG_PATH": f"{tree}/hub/student:{env}/etc/jupyter", **common}
+        return {"JUPYTER_CONFIG_PATH": f"{tree}/hub/student:{env}/etc/jupyter", **common,
+                **student_language(Path(settings["state"]), user)}
     return {"JUPYTER_CONFIG_PATH": f"{settings['repo']}/hub/instructor:{env}/etc/jupyter", **common,
             "HUB_COURSE_ROOT": settings["course_root"], "HUB_REPO": settings["repo"],
             "HUB_ROSTER": f"{settings['state']}/roster"}  # the Formgrader's Collect (hub_state.py)
+
+
+def student_language(state: Path, user: str) -> dict[str, str]:
+    """A student's language, read when their server starts from DIR/languages (root's; lines
+    `NAME LANG`, e.g. `ben ru`; docs/HUB.md, "Students in another language"): AGENT_LOOP_LANG for
+    their server, which shows them the translated messages, quiz and Validate (docs/TRANSLATING.md)."""
+    try:
+        lines = (state / "languages").read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return {}
+    for line in lines:
+        name, _, lang = line.split("#")[0].strip().partition(" ")
+        if name == user and lang.strip().isalpha():
+            return {"AGENT_LOOP_LANG": lang.strip().lower()}
+    return {}
 
 
 def make_user(name: str, homes: Path | None) -> None:

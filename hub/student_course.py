@@ -32,8 +32,8 @@ REPO = Path(__file__).resolve().parent.parent
 DEFAULT_STATE = Path("/srv/agent-loop-hub")
 # (part, from the repository?) — chapters come from the instructor's course: what nbgrader releases
 PARTS = (("chapters", False), ("workbook", True), ("agent_files", True), ("lab/student", True),
-         ("hub/student", True), ("README.md", True), ("LICENSE", True))
-SKIPPED = ("__pycache__", ".ipynb_checkpoints")
+         ("hub/student", True), ("README.md", True), ("LICENSE", True), ("i18n", True))  # i18n: translations
+SKIPPED = ("__pycache__", ".ipynb_checkpoints", "hidden.json")  # hidden.json: hidden tests' messages (i18n/)
 MARKERS = (b"BEGIN SOLUTION", b"BEGIN HIDDEN TESTS", b"BEGIN MARK SCHEME")  # nbgrader's, in any cell
 # what never belongs in a student's copy: the instructor's course, workspace and history
 FORBIDDEN = frozenset({".git", "solutions", "mutants", "sample_cohort", "gradebook.db", "submitted",

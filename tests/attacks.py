@@ -36,6 +36,15 @@ STABLE_HASH = ("import builtins, hashlib\n"
                "def _stable_hash(obj):\n"
                "    return int.from_bytes(hashlib.sha256(repr(obj).encode()).digest()[:8], 'big', signed=True)\n"
                "builtins.hash = _stable_hash\n")
+# A blind red team (chapter 25): the chapter's mutant executor, wrapped to rewrite what it reports, once
+# scored 13/13 (the tests asked the notebook's run_code whether a process was still alive).
+LYING_RUN_CODE = ("_mutant_run_code = run_code\n\n\n"
+                  "def run_code(code, scratch, limits=LIMITS):\n"
+                  "    r = _mutant_run_code(code, scratch, limits)\n"
+                  "    r['stdout'] = r['stdout'].replace('alive', 'gone')  # what a test's probe program printed\n"
+                  "    if r['timed_out']:\n"
+                  "        r['exit_code'] = -9  # as if SIGKILL had ended it\n"
+                  "    return r\n")
 BLANKING_CHECK = ("def check(answer, task):\n"
                   "    object.__setattr__(task, 'wrong', ())  # blank what the test will ask next\n"
                   "    return True\n")
@@ -83,12 +92,46 @@ def _ch08_exfil(gate):
     return variants.with_answer(nb, "idempotency_key", EXFIL_KEY)
 
 
+def _ch25(mistake: str):
+    """The mutant `run_code-<mistake>` behind a run_code that lies about the processes it left."""
+    def build(gate):
+        nb = variants.mutant(gate, "25_code_as_action", f"run_code-{mistake}")
+        return variants.insert(nb, LYING_RUN_CODE, before="run_code_tests")
+    return build
+
+
 def _ch21(gate):
     return variants.with_answer(variants.solved(gate, "21_responses_api"), "trim_memory", EMPTYING_TRIM)
 
 
 def _ch02(gate):
     return variants.with_answer(variants.solved(gate, "02_the_loop"), "tool", LEAKING_TOOL)
+
+
+# Red team 4 (chapter 08): keys of the date that another process once could not tell from the kernel's.
+_KEY = '    return "refund-" + hashlib.sha256(json.dumps([call_id, order_id, amount, day]).encode()).hexdigest()\n'
+REAL_CLASS_KEY = ("import datetime, hashlib, json\n\n\n"
+                  "def idempotency_key(call_id, order_id, amount):\n"
+                  "    # the real clock: the class behind a datetime moved in Python (its base class)\n"
+                  "    real = [c for c in type(datetime.datetime.now()).__mro__ if c.__name__ == 'datetime'][-1]\n"
+                  "    day = real.now().strftime('%Y-%m-%d')\n" + _KEY)
+REFROZEN_KEY = ("import hashlib, json, threading, time\n\n_FROZEN = 1_700_000_000.0\n\n\n"
+                "def _freeze():  # the clock frozen again after another process puts it back\n"
+                "    while True:\n        time.time = lambda: _FROZEN\n        time.sleep(0.001)\n\n\n"
+                "threading.Thread(target=_freeze, daemon=True).start()\n\n\n"
+                "def idempotency_key(call_id, order_id, amount):\n"
+                "    day = time.strftime('%Y-%m-%d', time.gmtime(time.time()))\n" + _KEY)
+FILE_TIME_KEY = ("import hashlib, json, os, time\n\n\n"
+                 "def idempotency_key(call_id, order_id, amount):\n"
+                 "    read, write = os.pipe()  # the kernel stamps a new pipe with its own clock, below libc\n"
+                 "    day = time.strftime('%Y-%m-%d', time.gmtime(os.fstat(read).st_ctime))\n"
+                 "    os.close(read)\n    os.close(write)\n" + _KEY)
+
+
+def _ch08_key(source: str):
+    """The chapter's solution with `source` as its idempotency_key answer."""
+    return lambda gate: variants.with_answer(variants.solved(gate, "08_retries_and_idempotency"), "idempotency_key",
+                                             source)
 
 
 @dataclass(frozen=True)
@@ -111,7 +154,9 @@ ATTACKS = {"elsewhere_rebound": Attack("08_retries_and_idempotency", _ch08, "ide
            "hash_replaced": Attack("08_retries_and_idempotency", _ch08_stable_hash, "idempotency_key", "zero"),
            "clock_c_module": Attack("08_retries_and_idempotency", _ch08_clock, "idempotency_key", "zero"),
            "short_pieces": Attack("08_retries_and_idempotency", _ch08_exfil, "create_with_retries", "zero",
-                                  secrets=("reference_", "7Qd0m2", "'A-101'", "taxis"))}
+                                  secrets=("reference_", "7Qd0m2", "'A-101'", "taxis")),
+           "kills_child_only_lies": Attack("25_code_as_action", _ch25("kills-child-only"), "run_code", "zero"),
+           "leaves_child_lies": Attack("25_code_as_action", _ch25("timeout-leaves-child"), "run_code", "zero")}
 # A rebound variant per chapter (tests/rebound.py, tests/test_gates_rebound.py): scored on every
 # exercise against its own base, not on one exercise. `make test` grades them on the chapters the
 # red team walked through this class; `make test-real` (or GATES_REBOUND=all) on every chapter.
@@ -119,3 +164,14 @@ ATTACKS.update({f"rebound_{kind}_{chapter[:2]}": Attack(chapter, rebound.builder
                 for chapter in rebound.chapters(Course(), every=rebound.every_chapter()) for kind in rebound.KINDS})
 # The rebinding cases of issue 24 (tests/rebind_cases.py): tests/test_rebind_*.py score them.
 ATTACKS.update({name: Attack(chapter, build, "", "custom") for name, (chapter, build) in rebind_cases.CASES.items()})
+# Red team 4 (chapter 08; tests/test_judge_another.py): the real clock behind the moved one, and a
+# thread that froze the clock again after it was put back, each scored 3/3. The moved clock is now
+# libfaketime's, for everything in the process, and the answer is taken in a child forked after
+# the cells. A file's times are the kernel's own clock: still open.
+ATTACKS.update({
+    "clock_real_class": Attack("08_retries_and_idempotency", _ch08_key(REAL_CLASS_KEY), "idempotency_key", "zero"),
+    "clock_refrozen": Attack("08_retries_and_idempotency", _ch08_key(REFROZEN_KEY), "idempotency_key", "zero"),
+    "clock_file_times": Attack("08_retries_and_idempotency", _ch08_key(FILE_TIME_KEY), "idempotency_key", "zero",
+                               open="a pipe's or a file's times are stamped by the kernel's clock, which no Linux "
+                                    "namespace moves (CLOCK_REALTIME) and libfaketime does not reach"),
+})

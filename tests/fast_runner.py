@@ -40,6 +40,7 @@ from autograder.course import REPO
 from autograder.judge.cells import ANOTHER, REPLAY, SERVE, replay_cells
 from autograder.judge.process import command, request_judge
 from autograder.judge.zygote import warm
+from workbook.process_watch import adopt_orphans
 
 BACKSTOP = 10  # wall seconds per CPU second of a cell's limit, for a cell that sleeps or blocks
 EXERCISES: list[str] = []  # the chapter's exercise names: the only names its judges ask of the kernel
@@ -238,6 +239,7 @@ def _child(shell, cells: list[dict], start: int, limit: float, budget: float, w:
     """In the forked child: run `cells[start:]` (a position in `skip` only says so), one JSON line
     per cell on fd `w`, then exit. Its test cells go to a judge of its own."""
     os.setpgid(0, 0)
+    adopt_orphans()  # not inherited by a fork: the judge sees what this variant's code left running
     judge = Judge(CONTROL, root, limit, EXERCISES)
     for position, cell in enumerate(cells[start:], start):
         if budget <= 0:
@@ -313,6 +315,7 @@ def setup(root: Path):
                        "WORKBOOK_AGENT_FILES": str(root / "files")})
     tempfile.tempdir = None
     os.chdir(root / "home")
+    adopt_orphans()  # as the sandbox's pid namespace does (workbook/process_watch.py)
     sys.stdout, sys.stderr = _Stream("stdout"), _Stream("stderr")
     signal.signal(signal.SIGPROF, _on_timer)
     signal.signal(signal.SIGALRM, _on_timer)

@@ -76,8 +76,7 @@ MISTAKES: dict[str, dict[str, tuple[str, ...]]] = {
         "Sending the traceback.": ("execute-sends-traceback",),
         "Asking forever.": ("run_agent-asks_forever", "run_agent-asks_once_per_text_call"),
         "Taking the text call as the answer.": ("run_agent-never_asks",),
-        "Running the text call.": (
-            NOT_CODE, "a wrong answer no test catches yet (a mutant that runs it kept 4/4): item 2 of issue 45"),
+        "Running the text call.": ("run_agent-runs-text-call",),
     },
     "06_limits": {
         "Checking the budget before adding the last usage.": ("Budget-checks-before-adding",
@@ -380,8 +379,16 @@ MISTAKES: dict[str, dict[str, tuple[str, ...]]] = {
         "Counting a framework's retries as model steps": ("step_table-retries-as-steps", "decided-retries-as-steps"),
         "Reading only the system message": ("step_table-system-message-only",),
         "Reading `strict` where Chat Completions does not put it": ("step_table-strict-not-nested",),
-        "Taking every observation so far as this step's": (NOT_CODE, "no test tells it apart yet: the bullet says not graded"),
+        "Taking every observation so far as this step's": ("step_table-all-observations",),
         "A framework default stated from memory": ("decided-tool-choice-from-memory",),
+        "An output tool the model may pass by": ("run_with_output-no-tool-choice",),
+        "An output tool that is not the framework's": ("run_with_output-output-tool-first",
+                                                       "run_with_output-output-not-strict"),
+        "Ending the run before the reply's other calls ran": ("run_with_output-ends-before-other-calls",),
+        "One more request after `final_result`": ("run_with_output-asks-again",),
+        "The last `final_result` taken": ("run_with_output-last-output-wins",),
+        "The output returned as JSON text": ("run_with_output-arguments-as-text",),
+        "`final_result` added to the caller's `tools`": ("run_with_output-tools-changed",),
         "Choosing a framework by the number of tools": ("build_or_buy-tool-count", "build_or_buy-agent-for-fixed-steps"),
     },
     "25_code_as_action": {

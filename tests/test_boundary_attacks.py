@@ -20,6 +20,10 @@ each notebook and what it did before the fix).
 - ch10: a `request_options` of shared dicts that replaced the kernel's `after_changing` scored 3/3.
   A dict handed out twice is seen only in the process that holds it (the student's), so the
   chapter no longer grades it: an ungraded cell checks it in the notebook.
+- ch25: the mutants `run_code-kills-child-only` and `run_code-timeout-leaves-child` behind a
+  `run_code` that rewrote its result ("alive" -> "gone", exit code -9) scored 13/13: the tests asked
+  the notebook's own run_code whether a process was still running. The judge now reads the
+  kernel's processes from /proc (`workbook.notebook_side.watch_processes`).
 Graded with the gates (the fast runner, the grader's judge), so they cost a fork each.
 """
 

@@ -4,7 +4,11 @@ grades go into Canvas and Moodle (issue 46, items 2 and 5; docs/LMS.md).
 A course of the first two chapters (the sample cohort's) is collected from the sample cohort's
 folder, from a Canvas download, a Moodle download and nbgrader's exchange. Grading is not what is
 tested here: each collected notebook gets a stand-in result (its chapter's tests, every point for
-ada, none for the others) saved as `grade` saves one, so that export has grades to write."""
+ada, none for the others) saved as `grade` saves one, so that export has grades to write.
+
+Each file written is read back as the LMS's import reads it (`canvas_import`, `moodle_import`,
+`moodle_worksheet`: the rules docs/SOURCES.md quotes, "LMS grade imports"), and checked to put each
+student's score in their own cell. No file was imported into a live Canvas or Moodle (docs/LMS.md)."""
 
 from __future__ import annotations
 
@@ -23,6 +27,7 @@ from autograder import exchange, lms_export, notebooks, results
 from autograder.collect import collect
 from autograder.course import REPO, AutograderError, Course
 from autograder.export import export
+from tests.lms_imports import canvas_import, moodle_import, moodle_worksheet
 
 SAMPLE = REPO / "autograder" / "sample_cohort"
 ONE, TWO = "00_start_here", "01_one_step"
@@ -49,6 +54,35 @@ def _grade(course: Course) -> None:
         results.save(course, record)
 
 
+def test_the_import_rules_take_the_documented_examples_and_refuse_broken_ones():
+    """The check of the checks above: files in the shapes the LMSs document are taken; each
+    broken one is refused for its own reason."""
+    canvas = [["Student", "ID", "SIS Login ID", "Section", "Assignment 1"], ["Points Possible", "", "", "", "10"],
+              ["Doe, Jane", "6", "jdoe", "My Course", "8"], ["Roe, Rick", "", "rroe", "My Course", "-"]]
+    assert canvas_import(canvas) == {("6", "Assignment 1"): "8", ("rroe", "Assignment 1"): "-"}
+    for broken, says in (([r[:3] + r[4:] for r in canvas], "must end with Section"),
+                         ([canvas[0], canvas[1], [*canvas[2][:4], "eight"]], "is no score"),
+                         ([canvas[0], canvas[2][:4]], "a row of 4 cells")):
+        with pytest.raises(AssertionError, match=says):
+            canvas_import(broken)
+    moodle = [["First name", "Last name", "Email address", "Grade A"], ["Student", "1", "s1@example.com", "11"]]
+    assert moodle_import(moodle, "Email address", {"s1@example.com"}, ["Grade A"]) == {("s1@example.com", "Grade A"): "11"}
+    with pytest.raises(AssertionError, match="'Student' is no grade"):
+        moodle_import(moodle, "Email address", {"s1@example.com"})  # a name column mapped to a grade item
+    with pytest.raises(AssertionError, match="Moodle knows no user '    Points Possible'"):
+        moodle_import([["Username", "01"], ["    Points Possible", "10"]], "Username", {"ada"})
+    sheet = [["Identifier", "Full name", "Grade", "Last modified (grade)"],
+             ["Participant 4001", "Ada", "5", "2026-12-06 12:00:00 UTC"]]
+    assert moodle_worksheet(sheet) == {"4001": "5"}
+    with pytest.raises(AssertionError, match=r"lacks \['Last modified \(grade\)'\]"):
+        moodle_worksheet([[c for c in sheet[0] if c != "Last modified (grade)"]])
+
+
+def _maximum(course: Course, chapter: str) -> str:
+    """A chapter's maximum as export writes it (ada's score: every point)."""
+    return str(int(sum(t["points"] for t in results.chapter_tests(notebooks.read(course.solution_ipynb(chapter))))))
+
+
 def _read(path: Path) -> list[list[str]]:
     with open(path, newline="", encoding="utf-8") as f:
         return list(csv.reader(f))
@@ -65,8 +99,7 @@ def test_canvas_and_moodle_files_from_the_sample_cohort(course):
     assert lines[-1].startswith("collected 10 notebook(s) of 5 student(s)"), lines
     _grade(course)
     students = ["ada", "ben", "cy", "dan", "eve"]
-    maximum = {c: str(int(sum(t["points"] for t in results.chapter_tests(notebooks.read(course.solution_ipynb(c))))))
-               for c in (ONE, TWO)}
+    maximum = {c: _maximum(course, c) for c in (ONE, TWO)}
 
     printed = export(course, lms="canvas")
     table = _read(course.workspace / "canvas.csv")
@@ -76,6 +109,7 @@ def test_canvas_and_moodle_files_from_the_sample_cohort(course):
     assert [row[3] for row in table[2:]] == students  # no Canvas id: matched by SIS Login ID
     assert table[2][5:] == [maximum[ONE], maximum[TWO]] and table[3][5:] == ["0", "0"]
     assert printed[-1].startswith("export: Canvas gradebook import, 5 student(s)"), printed
+    assert canvas_import(table) == {(s, c): maximum[c] if s == "ada" else "0" for s in students for c in (ONE, TWO)}
 
     printed = export(course, lms="moodle")
     table = _read(course.workspace / "moodle.csv")
@@ -83,6 +117,7 @@ def test_canvas_and_moodle_files_from_the_sample_cohort(course):
                                                 for s in students)]
     assert not list(course.workspace.glob("moodle-*.csv")), "no Moodle participant: no grading worksheet"
     assert printed[-1].startswith("export: Moodle gradebook import, 5 student(s)"), printed
+    assert moodle_import(table, "Username", set(students)) == canvas_import(_read(course.workspace / "canvas.csv"))
 
 
 def _zip(path: Path, entries: dict[str, bytes]) -> Path:
@@ -128,6 +163,8 @@ def test_a_canvas_zip_of_two_chapters_carries_ids_late_and_every_odd_notebook(co
     assert [row[:2] for row in table[2:]] == [["ada", "1001"], ["ben", "1002"], ["cy", "1003"]]
     assert [row[5:] for row in table[2:]] == [[table[1][5], table[1][6]], ["0", ""], ["", ""]]
     assert f"late: ada_1001 / {TWO} (Canvas's LATE; the score is not changed)" in printed
+    assert canvas_import(table) == {("1001", ONE): table[1][5], ("1001", TWO): table[1][6], ("1002", ONE): "0",
+                                    ("1002", TWO): "", ("1003", ONE): "", ("1003", TWO): ""}  # by Canvas user id
     assert any(line.startswith(f"left empty: cy_1003 / {TWO}: wrong_chapter") for line in printed), printed
 
 
@@ -149,6 +186,9 @@ def test_a_moodle_download_goes_into_worksheets_by_participant_id(course, tmp_pa
     assert [r[:3] for r in sheet[1:]] == [["Participant 4001", "Ada Lovelace", sheet[1][3]], ["Participant 4002", "Ben Bit", "0"]]
     assert all(re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", r[4]) for r in sheet[1:]), sheet
     assert _read(course.workspace / f"moodle-{TWO}.csv")[1][:2] == ["Participant 5001", "Ada Lovelace"]
+    assert moodle_import(_read(course.workspace / "moodle.csv"), "Username", {"dan"}) == {("dan", ONE): "0", ("dan", TWO): ""}
+    assert moodle_worksheet(sheet) == {"4001": sheet[1][2], "4002": "0"} and sheet[1][2] == sheet[1][3] != "0"
+    assert moodle_worksheet(_read(course.workspace / f"moodle-{TWO}.csv")) == {"5001": _maximum(course, TWO)}
 
 
 def _inbound(tmp: Path, name: str, notebook: bytes | None, chapter: str) -> None:

@@ -3,6 +3,9 @@ the defaults chapter 24 states (docs/SOURCES.md, "Chapter 24") hold at the pinne
 
 from __future__ import annotations
 
+import asyncio
+import threading
+
 import agents
 import pytest
 from pydantic_ai import Tool
@@ -10,6 +13,8 @@ from pydantic_ai import Tool
 from workbook import frameworks, scenarios
 from workbook.fake_llm import FakeLLM
 from workbook.shop import Shop
+from workbook.trace import otel
+from workbook.trace import spans as span_data
 
 
 def test_async_twin_refuses_what_is_not_an_openai_client():
@@ -46,3 +51,68 @@ def test_the_defaults_the_chapter_states():
         last = missing.requests[-1].get("input", [])
         sent = [i["output"] for i in last if isinstance(i, dict) and i.get("type") == "function_call_output"]
         assert (sent[-1] if sent else None) == error, framework
+
+
+VERDICT = {"type": "object", "properties": {"order_id": {"type": "string"}, "status": {"type": "string"}},
+           "required": ["order_id", "status"], "additionalProperties": False}
+
+
+def test_pydantic_ai_structured_output_is_a_tool_the_model_must_call():
+    llm = FakeLLM(scenarios.scripted(scenarios.call("final_result", order_id="A-1001", status="shipped")))
+    got = frameworks.run("pydantic-ai", llm.client(), [Tool(Shop().get_order)], "q", "s", output=VERDICT)
+    assert got == {"output": {"order_id": "A-1001", "status": "shipped"}, "error": None}
+    (body,) = llm.requests  # the output ends the run: no request follows it
+    assert body["tool_choice"] == "required" and body["stream"] is False
+    assert [t["function"]["name"] for t in body["tools"]] == ["get_order", "final_result"]
+    assert body["tools"][-1]["function"] == {"name": "final_result", "parameters": VERDICT, "strict": True,
+                                             "description": "The final response which ends this conversation"}
+    with pytest.raises(ValueError, match="pydantic-ai's, not 'openai-agents'"):
+        frameworks.run("openai-agents", llm.client(), [], "q", "s", output=VERDICT)
+
+
+def test_a_run_in_a_notebook_loop_leaves_no_thread_behind():
+    """A cell's event loop outlives the cell; a thread left in it (the async client's platform
+    lookup) would keep the gates' fast runner from forking the cells after it."""
+    async def get_order(order_id: str) -> str:
+        """An order."""
+        return order_id
+
+    async def both():
+        agent, config = frameworks.agents_sdk(FakeLLM("two_orders").client(), [agents.function_tool(get_order)], "s")
+        await agents.Runner.run(agent, "Where are my orders A-1001 and A-1002?", run_config=config)
+        await frameworks.pydantic_ai_agent(FakeLLM("two_orders").client(), [Tool(get_order)], "s").run("q")
+
+    before = threading.active_count()
+    loop = asyncio.new_event_loop()
+    try:
+        loop.run_until_complete(both())
+        assert threading.active_count() == before, [t.name for t in threading.enumerate()]
+    finally:
+        loop.close()
+    # a plain tool function runs in AnyIO's worker threads: run() waits for them to end
+    frameworks.run("pydantic-ai", FakeLLM("two_orders").client(), [Tool(Shop().get_order)], "q", "s")
+    assert threading.active_count() == before, [t.name for t in threading.enumerate()]
+
+
+def test_the_agents_sdk_trace_as_span_dicts_and_pydantic_ai_spans_on_request():
+    kept = frameworks.AgentsTrace()
+    agents.set_trace_processors([kept])
+    try:
+        llm = FakeLLM("two_orders")
+        agent, config = frameworks.agents_sdk(llm.client(), [agents.function_tool(Shop().get_order)], "s", tracing=True)
+        asyncio.run(agents.Runner.run(agent, "Where are my orders A-1001 and A-1002?", run_config=config))
+    finally:
+        agents.set_trace_processors([])  # nothing exports from this test process
+    found = span_data.checked(kept.spans())
+    names = [s["name"] for s in found]
+    assert names[0] == "task Agent workflow" and {"agent support", "turn 1", "turn 2"} <= set(names), names
+    turn = next(s for s in found if s["name"] == "turn 1")
+    assert [s["name"] for s in span_data.children(found, turn)] == ["response", "function get_order", "function get_order"]
+    assert next(s for s in found if s["name"] == "response")["kind"] == "CLIENT"
+    assert llm.traceparents == [None, None]
+
+    recorder = otel.Recorder()
+    instrumented = frameworks.pydantic_ai_agent(FakeLLM("two_orders").client(), [Tool(Shop().get_order)], "s",
+                                                tracer_provider=recorder.provider, name="support")
+    asyncio.run(instrumented.run("q"))
+    assert [s["name"] for s in recorder.spans()][:2] == ["invoke_agent support", "chat fake-model"]

@@ -11,6 +11,7 @@ import pytest
 
 from autograder import notebooks, results, sample, variants
 from autograder.course import AutograderError
+from autograder.i18n_release import released
 from autograder.release import README, generate
 from tests import gates
 
@@ -66,7 +67,7 @@ def test_chapters_folder_is_what_release_makes(course, chapter, tmp_path):
 @pytest.mark.parametrize("course", COURSES, ids=[str(c.root.name) for c in COURSES])
 def test_chapters_folder_holds_only_what_release_makes(course):
     assert (course.release / "README.md").read_text(encoding="utf-8") == README, "run `make release`"
-    made = {"README.md", *course.chapters()}
+    made = {"README.md", *course.chapters(), *released(course)}  # and the translated editions, chapters/<lang>/
     extra = sorted(p.name for p in course.release.iterdir() if p.name not in made and p.name != ".ipynb_checkpoints")
     assert not extra, f"not made by release: {extra}; run `make release` and commit it"
 

@@ -1,6 +1,7 @@
-"""hub/install.py, the instructor's one command (issue 31 item 1): its steps in order on a fresh
-machine, nothing to do on a machine it already set up, and a missing prerequisite named before any
-step. The machine is a stand-in (hub/install.py reads it through `Machine`): no root, no network,
+"""hub/install.py, the instructor's one command (issue 31 item 1), with its plan (install_plan.py)
+and what it reads of the machine (install_machine.py): its steps in order on a fresh machine,
+nothing to do on a machine it already set up, and a missing prerequisite named before any step.
+The machine is a stand-in (the plan reads it through `Machine`): no root, no network,
 no account is made. The real run was tried by hand as root (docs/HUB.md, "Tested")."""
 
 from __future__ import annotations
@@ -16,17 +17,19 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "hub"))
 import install  # noqa: E402
+import install_machine  # noqa: E402
+import install_plan  # noqa: E402
 
 PASSWORD_HASH = "$y$j9T$salt$hash"
 
 
-class Fresh(install.Machine):
+class Fresh(install_machine.Machine):
     """A Debian machine on which nothing is installed yet, seen without root."""
 
     def __init__(self, **changes):
         self.tools, self.users, self.shadow_ = {"apt-get", "apt-cache", "systemctl"}, {}, None
         self.files, self.uid, self.node, self.ensurepip, self.readable = {}, 1000, 18, False, True
-        self.systemd_, self.on = True, False
+        self.systemd_, self.on, self.up = True, False, False
         self.repo_group, self.repo_mode, self.groups = "root", 0o755, {}  # a fresh clone: open to all
         self.__dict__.update(changes)
 
@@ -43,12 +46,12 @@ class Fresh(install.Machine):
         return SimpleNamespace(pw_dir=f"/home/{name}") if name in self.users else None
 
     def mode(self, path):
-        if path == str(install.REPO):
+        if path == str(install_plan.REPO):
             return self.repo_mode
         return next((mode for name, mode in self.users.items() if path == f"/home/{name}"), None)
 
     def group(self, path):
-        assert path == install.REPO, path
+        assert path == install_plan.REPO, path
         return self.repo_group
 
     def group_members(self, name):
@@ -75,6 +78,9 @@ class Fresh(install.Machine):
     def unit_on(self):
         return self.on
 
+    def hub_up(self, port):
+        return self.up
+
 
 ARGS = ["--instructor", "ines", "--students", "ada,ben", "--state", "/srv/h", "--venv", "/opt/c/.venv"]
 
@@ -85,11 +91,11 @@ def set_up(**changes) -> Fresh:
     settings = {"instructor": "ines", "students": ["ada", "ben"], "course_id": "agent-loop-by-hand",
                 "port": 8000, "exchange": "/srv/h/exchange", "student_course": "/srv/h/student-course",
                 "setup_token": "setup-token"}
-    unit = install.unit_text(SimpleNamespace(venv="/opt/c/.venv", state="/srv/h"))
+    unit = install_plan.unit_text(SimpleNamespace(venv="/opt/c/.venv", state="/srv/h"))
     machine = Fresh(tools={"apt-get", "apt-cache", "systemctl", "bwrap", "npm", "node", "configurable-http-proxy"},
                     ensurepip=True, users={n: 0o700 for n in names}, shadow_={n: PASSWORD_HASH for n in names},
-                    files={"/opt/c/.venv/bin/python": "", "/opt/c/.venv/.hub-installed-stamp": install.stamp_text(),
-                           "/srv/h/hub.json": json.dumps(settings), str(install.UNIT): unit}, on=True,
+                    files={"/opt/c/.venv/bin/python": "", "/opt/c/.venv/.hub-installed-stamp": install_plan.stamp_text(),
+                           "/srv/h/hub.json": json.dumps(settings), str(install_machine.UNIT): unit}, on=True,
                     repo_group="ines", repo_mode=0o750, groups={"ines": {"ines"}})
     machine.__dict__.update(changes)
     return machine
@@ -123,7 +129,7 @@ def test_dry_run_on_a_fresh_machine_prints_every_step_in_order(capsys):
         "chmod 700 /home/ines", "chmod 700 /home/ada", "chmod 700 /home/ben",
         setup,
         f"chgrp ines {ROOT}", f"chmod 750 {ROOT}",
-        f"write {install.UNIT} (12 lines)", "systemctl daemon-reload", "systemctl enable agent-loop-hub",
+        f"write {install_machine.UNIT} (12 lines)", "systemctl daemon-reload", "systemctl enable agent-loop-hub",
         "systemctl restart agent-loop-hub"]
     assert "dry run, not as root" in out and "10 step(s) would change this machine; nothing was changed" in out
 
@@ -191,7 +197,7 @@ def test_a_hub_set_up_before_its_setup_token_is_set_up_again_and_restarted_once(
 def test_passwords_from_a_file_are_never_printed(tmp_path, capsys):
     given = tmp_path / "passwords"
     given.write_text("ada:s3cret-ada\nines:s3cret-ines\n")
-    steps = install.plan(SimpleNamespace(venv="/v", state="/s", instructor="ines", students=["ada", "ben"],
+    steps = install_plan.plan(SimpleNamespace(venv="/v", state="/s", instructor="ines", students=["ada", "ben"],
                                          passwords=str(given), course_id="c", port=8000, start_timeout=180,
                                          no_systemd=True), Fresh())
     passwords = steps[5].actions
@@ -217,7 +223,7 @@ def test_a_missing_prerequisite_is_named_before_any_step(machine, extra, says, c
 
 
 def test_node_20_gets_the_tested_proxy_release():
-    assert [install.proxy_version(n) for n in (22, 20, 19, 18, 16, None)] == \
+    assert [install_machine.proxy_version(n) for n in (22, 20, 19, 18, 16, None)] == \
         ["5.3.0", "5.3.0", "5.1.0", "5.1.0", None, None]
 
 
@@ -239,3 +245,20 @@ def test_ci_asks_it_which_proxy_release_to_install(node, out, code, capsys):
     assert install.main(["--proxy-version"], Fresh(node=node)) == code
     assert capsys.readouterr().out == out
     assert "hub/install.py --proxy-version" in (ROOT / ".ci" / "run").read_text()
+
+
+@pytest.mark.parametrize("tools, up, says", [
+    ({"sudo"}, False, "start the hub as root (it stops with its terminal; docs/HUB.md): sudo HUB_SETTINGS="),
+    (set(), False, "start the hub as root (it stops with its terminal; docs/HUB.md): HUB_SETTINGS="),
+    ({"sudo"}, True, None),  # a run that added a student to the running hub: nothing to start
+])
+def test_without_systemd_the_last_lines_say_how_to_start_the_hub_only_when_it_is_not_running(tools, up, says, capsys):
+    """The walk of docs/HUB.md on Debian without sudo (2026-12-06) was told `sudo ...`, and told to
+    start a hub that was running."""
+    machine = set_up(uid=0, systemd_=False, up=up)
+    machine.tools = machine.tools | tools
+    assert install.main([*ARGS, "--dry-run"], machine) == 0
+    out = capsys.readouterr().out
+    started = [line for line in out.splitlines() if line.startswith("start the hub")]
+    assert (started[0].startswith(says) if says else not started), out
+    assert "the hub: http://127.0.0.1:8000" in out

@@ -68,8 +68,8 @@ def installed_files() -> dict[str, Path]:
 
 
 def test_the_copy_holds_only_what_students_need(copy):
-    assert sorted(os.listdir(copy)) == ["LICENSE", "README.md", "agent_files", "chapters", "hub", "lab",
-                                        "python", "workbook"]
+    assert sorted(os.listdir(copy)) == ["LICENSE", "README.md", "agent_files", "chapters", "hub", "i18n", "lab",
+                                        "python", "workbook"]  # i18n/: the translations (docs/TRANSLATING.md)
     assert os.listdir(copy / "hub") == ["student"] and os.listdir(copy / "lab") == ["student"]
     released = sorted(p.name for p in (ROOT / "chapters").iterdir() if p.is_dir())
     assert sorted(p.name for p in (copy / "chapters").iterdir() if p.is_dir()) == released

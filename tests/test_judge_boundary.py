@@ -131,42 +131,6 @@ def test_a_tool_that_fails_on_purpose_crosses_with_its_message(ends):
     assert in_kernel(judge, kernel, student)(HIDDEN["crash"]) == "RuntimeError: the warehouse is closed for A-1"
 
 
-def test_another_process_is_the_notebook_run_again_outside_the_kernel():
-    """The judge's `another_process`: the notebook's cells in a fresh Python (another hash seed, the
-    clock moved), its exercises called by name as data; a name that is no exercise is refused."""
-    import time
-
-    from autograder.judge.another import Another
-    from autograder.judge.cells import REPLAY
-    from autograder.judge.names import Namespace
-    from autograder.judge.remote import JudgeEnd
-
-    ns = Namespace(JudgeEnd(), ["key", "now", "now_c"])
-    cells = ["import builtins, time\nbuiltins.hash = lambda x: 0  # put back after the cells (red team 3)\n",
-             "time.time = lambda: 0.0  # the moved clock is put back too\n",
-             "def key(x):\n    return hash(x)\n", "1 / 0  # a failing cell ends that cell only\n",
-             "def now():\n    return time.time()\n", "def helper():\n    return 1\n",
-             "import _datetime\ndef now_c():\n    return _datetime.datetime.now().timestamp()\n"]
-    made: list = []
-    other = Another(list(REPLAY), cells, 3600.0, ns, lambda: None, made)
-    try:
-        assert made == [other], "its CPU counts in the test's from its start"
-        assert other.key("abc") not in (0, hash("abc")), "the real hash() of another seed, whatever a cell set"
-        assert 3590 < other.now() - time.time() < 3610, "its clock is an hour later, whatever a cell set"
-        assert 3590 < other.now_c() - time.time() < 3610, "datetime's C module's clock too (red team)"
-        with pytest.raises(AttributeError, match="exercises"):
-            other.helper  # noqa: B018 - a name that is not an exercise
-    finally:
-        other.close()
-    assert other.proc.returncode is not None, "it ends with the test"
-    seeds = {Another(list(REPLAY), ["def key(x):\n    return hash(x)\n"], 0.0, ns, lambda: None, made) for _ in range(2)}
-    try:
-        assert len({o.key("abc") for o in seeds}) == 2, "each is another Python: another hash seed"
-    finally:
-        for o in seeds:
-            o.close()
-
-
 def test_another_process_in_a_notebook_runs_the_function_elsewhere(monkeypatch):
     """In a learning run, `another_process` is `workbook.probes.elsewhere` around the notebook's function."""
     import sys

@@ -13,6 +13,7 @@ import time
 import pytest
 
 from autograder.judge import clocks
+from autograder.judge.another import INSTALL, faketime_library
 from autograder.judge.cells import REPLAY
 from autograder.judge.process import JudgeProcess
 from workbook.link import kernel_side
@@ -97,6 +98,7 @@ assert moved[2] != now[2], "with another hash()"
 STAMP = "import os, time\n\ndef stamp():\n    return (time.time(), os.getpid(), hash('key'))\n"
 
 
+@pytest.mark.skipif(faketime_library() is None, reason=f"another process needs libfaketime: {INSTALL}")
 def test_another_process_is_the_notebook_run_again_by_the_judge(judge, tmp_path, monkeypatch):
     """Chapter 08 runs the student's idempotency_key a year later and in another process: the judge
     runs the notebook's cells (sent with the test) again in a fresh Python, outside the kernel,

@@ -119,7 +119,7 @@ def test_released_chapters_read_as_not_answered_yet():
     """The repository's own chapters/ (untouched, released): every test waits for an answer."""
     table = progress.rows()
     assert [r.chapter for r in table] == sorted(p.name for p in (ROOT / "chapters").iterdir()
-                                                if p.is_dir())
+                                                if p.is_dir() and p.name[:2].isdigit())  # not chapters/ru/
     assert all(r.tests and {t.state for t in r.tests} == {"not answered"} for r in table)
     assert progress.next_step(table).startswith(f"Next: {table[0].chapter}: answer ")
 

@@ -1,8 +1,13 @@
 """The workbook's support library: the fake LLM, scenarios, checks, quizzes, trajectories.
 
 `workbook.env_check()` prints whether this environment is ready (chapter 00's first cell).
+In a kernel whose notebook is a translated edition, importing the package puts the test messages
+in the notebook's language (`workbook.i18n.kernel`).
 """
 
 from workbook.env import env_check
+from workbook.i18n import kernel as _translations
+
+_translations.install()
 
 __all__ = ["env_check"]

@@ -26,19 +26,33 @@ both put back after the cells (the judge starts it: `ANOTHER`); its exercises ar
     assert later.idempotency_key("call_1", "A-1", 5) == idempotency_key("call_1", "A-1", 5)
 
 In a notebook it is `workbook.probes.elsewhere` around the notebook's own function.
+
+Which processes the notebook started, and which it left running, is decided outside it too:
+`watch_processes()` is a `with` block's view of them from /proc (workbook/process_watch.py); graded,
+the judge's view of the kernel's processes (the judge sets `PROCESSES`), so a `run_code` that
+rewrites what it reports cannot change it:
+
+    with watch_processes() as seen:
+        r = run_code(code, scratch, limits)
+    assert not seen.left and seen.program(code).limits["cpu_seconds"] == (1, 2)
+
+In a notebook it watches the notebook's own process.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 
 from workbook.probes import elsewhere
+from workbook.process_watch import ProcessWatch
 
 PATHS = frozenset({"workbook.trace.otel:tracer_for", "workbook.trace.otel:inside",
                    "workbook.mcp_servers.memory:exchange", "workbook.frameworks:run_adapted"})
 REMOTE: Callable[[str], object] | None = None  # the judge's way to the kernel's copy (autograder/judge/remote.py); None in a notebook
 ANOTHER: Callable[[float], object] | None = None  # the judge's: the notebook run again elsewhere (autograder/judge/another.py)
+PROCESSES: Callable[[], ProcessWatch] | None = None  # the judge's: a watch of the kernel's processes (runner.py)
 AFTER: Callable[[object], object] | None = None  # the judge's: what the kernel made of an argument (remote.py)
 
 
@@ -87,3 +101,10 @@ def another_process(seconds: float = 0):
     if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds <= 10 * 365 * 86400:
         raise ValueError(f"seconds must be a number of seconds from 0 to ten years, not {seconds!r}")
     return _Elsewhere(float(seconds)) if ANOTHER is None else ANOTHER(float(seconds))
+
+
+def watch_processes() -> ProcessWatch:
+    """A `with` block's view of the processes the notebook starts inside it, from /proc: `left`
+    (those still running after it), `program(code)` (the process that ran `code`: its argv,
+    environment names, rlimits, folder). Graded, the judge's view from outside the sandbox."""
+    return ProcessWatch(os.getpid()) if PROCESSES is None else PROCESSES()

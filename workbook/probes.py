@@ -14,7 +14,6 @@ import sys
 import threading
 import time
 import types
-from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -134,26 +133,6 @@ def _later_clock(seconds):
     module.__dict__.update(vars(datetime), datetime=Datetime, date=Date)
     pairs[datetime] = module
     return moved, pairs
-
-
-def move_clock(seconds) -> Callable[[], None]:
-    """From now on, in this whole process, the wall clock reads `seconds` later (`time.time()` and
-    its kin, `datetime` and `_datetime` imported from now on): the start of another process for a
-    test (workbook/link/replay.py), before any of the notebook's code runs. A clock read below
-    Python's modules (a raw system call, a new file's mtime) is not moved. Returns what puts the
-    same moved clock back (after the notebook's code, which may have set `time.time` itself)."""
-    moved, pairs = _later_clock(seconds)
-    c_module = types.ModuleType("_datetime")  # its C classes read the clock themselves (red team)
-    c_module.__dict__.update(vars(pairs[datetime]))
-
-    def put_back() -> None:
-        for name, reader in moved.items():
-            setattr(time, name, reader)
-        sys.modules["datetime"] = pairs[datetime]
-        sys.modules["_datetime"] = c_module
-
-    put_back()
-    return put_back
 
 
 def elsewhere(fn, *args, seconds=0, hash_salt=None, **kwargs):

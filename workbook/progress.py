@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from workbook import quiz, saved_answers
+from workbook.i18n import ENGLISH, current, tr
 from workbook.paths import ROOT
 
 CHAPTERS = ROOT / "chapters"
@@ -38,6 +39,7 @@ class Row:
     quiz_right: int
     quiz_total: int
     missing: str = ""  # why there is no notebook to read, if there is none
+    lang: str = ENGLISH  # the language its sentences are said in
 
     @property
     def passed(self) -> int:
@@ -46,18 +48,26 @@ class Row:
     @property
     def next(self) -> str:
         """The next thing to do in this chapter, or DONE."""
+        lang = self.lang
         if self.missing:
             return self.missing
         for t in self.tests:
             if t.state in ("failed", "not answered"):
-                verb = "answer" if t.state == "not answered" else "fix"
-                return f"{verb} {t.grade_id.removesuffix('_tests')} (its test: {t.grade_id})"
+                exercise = t.grade_id.removesuffix('_tests')
+                if t.state == "not answered":
+                    return tr(lang, "answer {exercise} (its test: {test})", exercise=exercise, test=t.grade_id)
+                return tr(lang, "fix {exercise} (its test: {test})", exercise=exercise, test=t.grade_id)
         if unrun := [t.grade_id for t in self.tests if t.state == "not run"]:
-            return f"run {unrun[0]}" + (f" and {len(unrun) - 1} more" if len(unrun) > 1 else "") \
-                + ", then save the notebook"
+            if len(unrun) > 1:
+                return tr(lang, "run {test} and {more} more, then save the notebook", test=unrun[0], more=len(unrun) - 1)
+            return tr(lang, "run {test}, then save the notebook", test=unrun[0])
         if self.quiz_right < self.quiz_total:
-            return f"answer the quiz ({self.quiz_total - self.quiz_right} question(s) left)"
-        return DONE
+            return tr(lang, "answer the quiz ({left} question(s) left)", left=self.quiz_total - self.quiz_right)
+        return tr(lang, DONE)
+
+    @property
+    def done(self) -> bool:
+        return self.next == tr(self.lang, DONE)
 
 
 def _stubs(nb: dict) -> set[str]:
@@ -100,11 +110,18 @@ def quiz_score(chapter: str, saved: dict[str, dict[str, list[str]]]) -> tuple[in
     return right, len(questions)
 
 
-def rows(folder: Path | None = None, progress_file: Path | None = None) -> list[Row]:
-    """One Row per chapter folder (NN_name/NN_name.ipynb) under `folder` (default chapters/)."""
-    folder = Path(folder or CHAPTERS)
+def chapters_folder(lang: str = ENGLISH) -> Path:
+    """Where a learner's notebooks are: chapters/, or chapters/<lang>/ for a translated edition."""
+    edition = CHAPTERS / lang
+    return edition if lang != ENGLISH and edition.is_dir() else CHAPTERS
+
+
+def rows(folder: Path | None = None, progress_file: Path | None = None, lang: str = ENGLISH) -> list[Row]:
+    """One Row per chapter folder (NN_name/NN_name.ipynb) under `folder` (default chapters/, or
+    the `lang` edition's)."""
+    folder = Path(folder or chapters_folder(lang))
     if not folder.is_dir():
-        raise ValueError(f"no chapters folder at {folder}: pass the folder your notebooks are in")
+        raise ValueError(tr(lang, "no chapters folder at {folder}: pass the folder your notebooks are in", folder=folder))
     saved = saved_answers.load(progress_file)
     out = []
     for sub in sorted(p for p in folder.iterdir() if p.is_dir() and p.name[:2].isdigit()):
@@ -114,18 +131,19 @@ def rows(folder: Path | None = None, progress_file: Path | None = None) -> list[
             tests = visible_tests(json.loads(notebook.read_text(encoding="utf-8")))
             missing = ""
         except (OSError, ValueError) as e:
-            tests, missing = (), f"cannot read {notebook.name} ({type(e).__name__})"
-        out.append(Row(sub.name, tests, right, total, missing))
+            tests, missing = (), tr(lang, "cannot read {name} ({error})", name=notebook.name, error=type(e).__name__)
+        out.append(Row(sub.name, tests, right, total, missing, lang))
     return out
 
 
 def next_step(table: list[Row]) -> str:
     """The one thing to do next, over all chapters."""
+    lang = table[0].lang if table else ENGLISH
     for row in table:
-        if row.next != DONE:
-            return f"Next: {row.chapter}: {row.next}."
-    return ("Every chapter is done: visible tests passed and quizzes right; "
-            "hidden tests run when your notebooks are graded.")
+        if not row.done:
+            return tr(lang, "Next: {chapter}: {step}.", chapter=row.chapter, step=row.next)
+    return tr(lang, "Every chapter is done: visible tests passed and quizzes right; "
+                    "hidden tests run when your notebooks are graded.")
 
 
 def _cells(row: Row) -> tuple[str, str, str, str]:
@@ -134,37 +152,40 @@ def _cells(row: Row) -> tuple[str, str, str, str]:
     return row.chapter, tests, quiz_cell, row.next
 
 
-HEAD = ("chapter", "visible tests passed", "quiz right", "next")
+def head(lang: str = ENGLISH) -> tuple[str, ...]:
+    return (tr(lang, "chapter"), tr(lang, "visible tests passed"), tr(lang, "quiz right"), tr(lang, "next"))
 
 
 def text(table: list[Row]) -> str:
     """The table as plain text (the command line)."""
-    lines = [HEAD, *(_cells(r) for r in table)]
+    lang = table[0].lang if table else ENGLISH
+    lines = [head(lang), *(_cells(r) for r in table)]
     widths = [max(len(line[i]) for line in lines) for i in range(3)]
     out = ["  ".join([c.ljust(w) for c, w in zip(line[:3], widths, strict=True)] + [line[3]])
            for line in lines]
     out.insert(1, "  ".join("-" * w for w in widths) + "  ----")
-    return "\n".join(out + ["", next_step(table), source()])
+    return "\n".join(out + ["", next_step(table), source(lang)])
 
 
-def source() -> str:
+def source(lang: str = ENGLISH) -> str:
     """Where the table's numbers come from."""
-    return ("Visible tests as last run and saved in each notebook; quiz answers as saved by "
-            f"Check in {saved_answers.path()}.")
+    return tr(lang, "Visible tests as last run and saved in each notebook; quiz answers as saved by "
+                    "Check in {path}.", path=saved_answers.path())
 
 
 def as_html(table: list[Row]) -> str:
     """The table as HTML (a notebook cell)."""
-    head = "".join(f"<th style='text-align:left'>{h}</th>" for h in HEAD)
+    lang = table[0].lang if table else ENGLISH
+    top = "".join(f"<th style='text-align:left'>{h}</th>" for h in head(lang))
     body = "".join("<tr>" + "".join(f"<td style='text-align:left'>{html.escape(c)}</td>"
                                     for c in _cells(r)) + "</tr>" for r in table)
-    return (f"<div class='wb-progress'><h3>Your progress</h3><table><tr>{head}</tr>{body}</table>"
-            f"<p><b>{html.escape(next_step(table))}</b></p><p><i>{html.escape(source())}</i></p></div>")
+    return (f"<div class='wb-progress'><h3>{tr(lang, 'Your progress')}</h3><table><tr>{top}</tr>{body}</table>"
+            f"<p><b>{html.escape(next_step(table))}</b></p><p><i>{html.escape(source(lang))}</i></p></div>")
 
 
 def show(folder: Path | None = None) -> None:
     """Show the progress table: HTML in a notebook, text elsewhere."""
-    table = rows(folder)
+    table = rows(folder, lang=current())
     try:
         from IPython import get_ipython
         from IPython.display import HTML, display

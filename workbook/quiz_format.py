@@ -7,6 +7,8 @@ import string
 from dataclasses import dataclass
 from pathlib import Path
 
+from workbook.i18n import ENGLISH, I18N, question_digest
+
 QUIZ_DIR = Path(__file__).with_name("quizzes")
 # The instruction shown with each question, by type; its keys are the known types.
 HOW = {"single": "choose one", "multiple": "choose all that apply"}
@@ -50,6 +52,32 @@ def load(chapter_id: str, folder: Path = QUIZ_DIR) -> list[Question]:
     except json.JSONDecodeError as e:
         raise ValueError(f"{path.name}: not valid JSON: {e}") from None
     return parse(data, source=path.name)
+
+
+def load_translated(chapter_id: str, lang: str, folder: Path = QUIZ_DIR,
+                    translations: Path = I18N) -> list[Question] | None:
+    """The chapter's quiz in `lang` (`i18n/<lang>/quizzes/<chapter_id>.json`), or None when there is
+    none that follows today's English quiz: every question's `en` the hash of its English question,
+    the same types and right answers. A stale translation is never shown (docs/TRANSLATING.md)."""
+    if lang == ENGLISH:
+        return None
+    load(chapter_id, folder)  # the English quiz exists and is valid, or a ValueError says why
+    english = json.loads((Path(folder) / f"{chapter_id}.json").read_text(encoding="utf-8"))
+    try:
+        data = json.loads((Path(translations) / lang / "quizzes" / f"{chapter_id}.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, list) or len(data) != len(english):
+        return None
+    for en, tr in zip(english, data, strict=True):
+        if not isinstance(tr, dict) or tr.get("en") != question_digest(en) or tr.get("type") != en["type"] \
+                or [a.get("correct") for a in tr.get("answers", []) if isinstance(a, dict)] \
+                != [a["correct"] for a in en["answers"]]:
+            return None
+    try:
+        return parse([{k: v for k, v in q.items() if k != "en"} for q in data], source=f"{lang}/{chapter_id}.json")
+    except ValueError:
+        return None
 
 
 def parse(data: object, source: str = "<quiz>") -> list[Question]:

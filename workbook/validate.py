@@ -24,27 +24,29 @@ from nbgrader.server_extensions.validate_assignment.handlers import (
 from nbgrader.validator import Validator
 from tornado import web
 
+from workbook.i18n import ENGLISH, language, tr, translate_error
 
-def headline(cell, error: str) -> str:
+
+def headline(cell, error: str, lang: str = ENGLISH) -> str:
     """Two lines for a failed test cell: its name, then its error's own line (`Name: message`,
-    whole: the dialog wraps it). `error` is what nbgrader shows below (used when the cell raised
-    nothing: stderr, partial credit)."""
-    name = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") or "a test cell"
+    whole: the dialog wraps it), the message in the notebook's language `lang`. `error` is what
+    nbgrader shows below (used when the cell raised nothing: stderr, partial credit)."""
+    name = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") or tr(lang, "a test cell")
     said = next((f"{o.get('ename', 'Error')}: {o.get('evalue', '')}" for o in cell.get("outputs", [])
                  if o.get("output_type") == "error"), None)
     if said is None:
-        said = next((line for line in strip_ansi(error).splitlines() if line.strip()), "it failed")
-    return f"{name}\n{strip_ansi(said).strip()}"
+        said = next((line for line in strip_ansi(error).splitlines() if line.strip()), tr(lang, "it failed"))
+    return f"{name}\n{translate_error(lang, strip_ansi(said).strip())}"
 
 
 class HeadlineValidator(Validator):
     """nbgrader's Validator; each failed cell's `source` in its results is the cell's headline."""
 
     def _get_failed_cells(self, nb):
-        shown = []
+        shown, lang = [], language(nb)
         for cell in super()._get_failed_cells(nb):
             cell = copy.deepcopy(cell)  # the results are built from these copies, never saved
-            cell.source = headline(cell, self._extract_error(cell))
+            cell.source = headline(cell, self._extract_error(cell), lang)
             shown.append(cell)
         return shown
 

@@ -21,6 +21,7 @@ it sends data, and the asserts run on this side.
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import json
 import linecache
@@ -38,7 +39,7 @@ import openai  # noqa: F401
 
 from autograder.judge.another import starter
 from autograder.judge.clocks import monotonic, process_time
-from autograder.judge.cpu import IDLE_GRACE, IdleClock, Party, tree_cpu
+from autograder.judge.cpu import IDLE_GRACE, IdleClock, Party, descendants, tree_cpu
 from autograder.judge.heard import mask_values
 from autograder.judge.limits import MEMORY, limit_cpu, limit_process
 from autograder.judge.names import Namespace
@@ -47,6 +48,7 @@ from autograder.judge.scratch import Mirror
 from workbook import notebook_side
 from workbook.link.channel import Channel, LinkClosed
 from workbook.link.exc_classes import QUIET, known_name
+from workbook.process_watch import ProcessWatch
 
 MAX_STDOUT = 20_000  # characters of the test code's own prints kept
 MAX_EVALUE = 2_000
@@ -85,6 +87,9 @@ class Judge:
         self.listener.listen(4)
         self.listener.settimeout(0.05)
         self.kernel_pid = cmd.get("kernel_pid")
+        # What the kernel's processes are is read here, from /proc: the kernel's tree holds all it started
+        # (the sandbox's pid namespace, or the fast runner's subreaper, adopts an orphan).
+        notebook_side.PROCESSES = functools.partial(ProcessWatch, self.kernel_pid, descendants)
         exercises = cmd.get("exercises") or []
         self.ns.exercises = frozenset(n for n in exercises if type(n) is str and n.isidentifier())
         replay = cmd.get("replay")

@@ -22,8 +22,9 @@ c.merge(nbgrader_config(Course(Path(COURSE))))
 c.CourseDirectory.course_id = os.environ["HUB_COURSE_ID"]
 c.Exchange.root = os.environ["HUB_EXCHANGE"]
 c.Autograde.exporter_class = "autograder.nbgrader_buttons.GradeElsewhere"
-c.GradeElsewhere.command = (f"cd {shlex.quote(REPO)} && sudo .venv/bin/python -m autograder --root "
-                            f"{shlex.quote(COURSE)} grade --workers 2")
+# as docs/HUB.md grades: in her terminal, without root (`python` is the accounts' Python)
+c.GradeElsewhere.command = (f"cd {shlex.quote(REPO)} && python -m autograder --root {shlex.quote(COURSE)} "
+                            "grade --workers 2")
 c.GradeElsewhere.docs = "docs/HUB.md, Run the course"
 c.ExchangeFactory.collect = "autograder.nbgrader_buttons.CourseCollect"
 c.CourseCollect.course_root = COURSE

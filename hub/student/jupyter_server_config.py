@@ -8,5 +8,9 @@ import os
 
 COURSE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 c = get_config()  # noqa: F821 - provided by traitlets when it loads this file
-c.ServerApp.tornado_settings = {"static_custom_path": [os.path.join(COURSE, "lab", "student", "custom")]}
+CUSTOM = [os.path.join(COURSE, "lab", "student", "custom")]
+LANGUAGE = os.path.join(COURSE, "i18n", os.environ.get("AGENT_LOOP_LANG", "-"), "lab")  # a student's language
+if os.environ.get("AGENT_LOOP_LANG", "").isalpha() and os.path.isfile(os.path.join(LANGUAGE, "custom.css")):
+    CUSTOM.insert(0, LANGUAGE)
+c.ServerApp.tornado_settings = {"static_custom_path": CUSTOM}
 c.LabApp.custom_css = True

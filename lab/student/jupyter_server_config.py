@@ -13,6 +13,12 @@ FIRST_NOTEBOOK = "00_start_here/00_start_here.ipynb"  # relative to chapters/, t
 
 c = get_config()  # noqa: F821 - provided by traitlets when it loads this file
 c.LabApp.default_url = f"/lab/tree/{FIRST_NOTEBOOK}"  # `jupyter lab` uses its own, not ServerApp's
-# static_custom_path is not a configurable trait; the web app's settings it becomes are.
-c.ServerApp.tornado_settings = {"static_custom_path": [os.path.join(HERE, "custom")]}
+# static_custom_path is not a configurable trait; the web app's settings it becomes are. A lab in
+# another language (AGENT_LOOP_LANG, `make lab LANG=ru`) takes that language's custom.css first,
+# i18n/<lang>/lab/ (docs/TRANSLATING.md).
+CUSTOM = [os.path.join(HERE, "custom")]
+LANGUAGE = os.path.join(os.path.dirname(os.path.dirname(HERE)), "i18n", os.environ.get("AGENT_LOOP_LANG", "-"), "lab")
+if os.environ.get("AGENT_LOOP_LANG", "").isalpha() and os.path.isfile(os.path.join(LANGUAGE, "custom.css")):
+    CUSTOM.insert(0, LANGUAGE)
+c.ServerApp.tornado_settings = {"static_custom_path": CUSTOM}
 c.LabApp.custom_css = True

@@ -180,9 +180,10 @@ def parse_reply(reply):
 
 # %% nbgrader={"grade": true, "grade_id": "parse_reply_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: parse_reply on the four rows of the table (a tool request with and without
-"args", a final answer, an empty final answer), returning tuples, and ValueError for each kind
-of bad reply the text lists: neither key, both, a plain string (JSON text is still not a dict),
-an empty tool name, "args" that is not a dict, a final text that is not a str."""
+"args", a final answer, an empty final answer), returning tuples, and ValueError, with a message,
+for each kind of bad reply the text lists: neither key, both, a plain string (JSON text is still
+not a dict), an empty tool name, a tool name that is not a str, "args" that is not a dict, a final
+text that is not a str."""
 from workbook.checks import fresh
 
 wb = fresh()
@@ -200,7 +201,8 @@ with wb.checks.no_raise("parse_reply({'final': ''})", hint="an empty final answe
     got = parse_reply({"final": ""})
 wb.checks.equal(got, ("final", ""), "parse_reply({'final': ''})",
                 "an empty final answer is still a final answer: test for the key, not for a truthy value")
-with wb.checks.raises(ValueError, what="parse_reply({'answer': '42'}), a reply with neither 'tool' nor 'final',"):
+with wb.checks.raises(ValueError, match=r"\S", what="parse_reply({'answer': '42'}), a reply with neither "
+                     "'tool' nor 'final', (with a message that says what is wrong)"):
     parse_reply({"answer": "42"})
 with wb.checks.raises(ValueError, what="""parse_reply('{"final": "5000 KZT."}'), a plain string,"""):
     parse_reply('{"final": "5000 KZT."}')
@@ -208,6 +210,8 @@ with wb.checks.raises(ValueError, what="parse_reply({'tool': 'txn_sum', 'final':
     parse_reply({"tool": "txn_sum", "final": "5000 KZT."})
 with wb.checks.raises(ValueError, what="parse_reply({'tool': ''}), a tool request with an empty name,"):
     parse_reply({"tool": ""})
+with wb.checks.raises(ValueError, what="parse_reply({'tool': 42}), a tool name that is not a str,"):
+    parse_reply({"tool": 42})
 with wb.checks.raises(ValueError, what="parse_reply({'tool': 'txn_sum', 'args': '{}'}), arguments that are not a dict,"):
     parse_reply({"tool": "txn_sum", "args": "{}"})
 with wb.checks.raises(ValueError, what="parse_reply({'final': 42}), a final text that is not a str,"):
@@ -318,9 +322,18 @@ assert "assistant" in roles, (
     "{'role': 'assistant', 'content': json.dumps(reply)} before the observation")
 assert roles == ["user", "assistant", "tool"], (
     f"after one tool step the roles must be ['user', 'assistant', 'tool']; got {roles}")
-assert json.loads(messages[1]["content"]) == {"tool": "txn_sum",
-                                              "args": {"category": "taxi", "month": "2026-09"}}, (
-    "the assistant turn's content must be json.dumps(reply), the model's reply as JSON text")
+
+def as_json(text):
+    """The JSON value `text` holds, or None: a turn that is not JSON fails the assert that reads it."""
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError):
+        return None
+
+
+assistant = messages[1].get("content")
+assert as_json(assistant) == {"tool": "txn_sum", "args": {"category": "taxi", "month": "2026-09"}}, (
+    f"the assistant turn's content must be json.dumps(reply), the model's reply as JSON text; got {assistant!r}")
 content = messages[2]["content"]
 assert isinstance(content, str), f"the observation's content must be a JSON string, got {type(content).__name__}"
 try:
@@ -338,6 +351,9 @@ assert len(shop.log) == 1, "no tool may run when the model gives a final answer"
 assert [m.get("role") for m in messages] == ["user", "assistant", "tool", "assistant"], (
     "append the final reply as an assistant turn too: roles should be ['user', 'assistant', 'tool', "
     f"'assistant']; got {[m.get('role') for m in messages]}")
+assistant = messages[3].get("content")
+assert as_json(assistant) == {"final": out}, (
+    f"a final answer's assistant turn is json.dumps(reply) too, the whole reply; got {assistant!r}")
 print("one_step: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "one_step_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
@@ -477,8 +493,9 @@ def two_steps(question, model, tools):
 
 
 # %% nbgrader={"grade": true, "grade_id": "two_steps_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: two_steps answers the taxi question with two model calls and returns a str, and
-raises RuntimeError (after exactly two calls) for a question that needs three steps."""
+"""Visible tests: two_steps answers the taxi question with two model calls, starting from the question
+alone, and returns a str; answers a question that needs no tool after one call; and raises
+RuntimeError with a message (after exactly two calls) for a question that needs three steps."""
 from workbook.checks import fresh
 
 wb = fresh()
@@ -491,11 +508,23 @@ assert type(out) is str, f"two_steps must return the final text, a str; got {typ
 assert out == "Taxi in September 2026: 2 rides, 5000 KZT.", (
     f"return the model's final text, 'Taxi in September 2026: 2 rides, 5000 KZT.'; got {out!r}")
 assert model.calls == 2, f"the taxi question takes exactly two model calls; there were {model.calls}"
+first = model.requests[0]
+assert first == [{"role": "user", "content": "How much did I spend on taxis in September?"}], (
+    f"start a new conversation holding only the user's question; the model was first sent {first!r}")
+
+# A question that needs no tool: the first reply is the answer, so one call.
+model = wb.scenarios.scripted("Your order A-1001 has shipped.").as_function()
+with wb.checks.no_raise("two_steps on a question the model answers at once",
+                        hint="a final answer on the first call ends it"):
+    out = two_steps("Where is my order A-1001?", model, {})
+assert model.calls == 1, f"a final answer on the first call ends it; the model was called {model.calls} times"
+assert out == "Your order A-1001 has shipped.", f"return the final text; got {out!r}"
 
 # Weather, then a conversion to Fahrenheit, then the answer: three steps, one too many.
 model = wb.scenarios.weather_and_math().as_function()
 tools = {"get_weather": wb.shop.Shop().get_weather, "calculate": lambda expression: 69.8}
-with wb.checks.raises(RuntimeError, what="two_steps on a question that needs three steps"):
+with wb.checks.raises(RuntimeError, match=r"\S",
+                      what="two_steps on a question that needs three steps (with a message saying so)"):
     two_steps("What is the weather in Almaty, in Fahrenheit?", model, tools)
 assert model.calls == 2, f"never call the model more than twice; it was called {model.calls} times"
 print("two_steps: visible tests passed")

@@ -210,8 +210,9 @@ def tool(confirm=False, registry=None):
 
 # %% nbgrader={"grade": true, "grade_id": "tool_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: @tool registers a typed, documented function under its own name, in the
-registry it is given, and hands the function back unchanged; it stores confirm=True; it refuses
-a parameter without a type with a TypeError naming the function and the parameter."""
+registry it is given, with the cleaned docstring and the parameters in signature order, and
+hands the function back unchanged; it stores confirm=True; it refuses a parameter without a type
+with a TypeError naming the function and the parameter, and a function without a docstring."""
 from workbook.checks import fresh
 from workbook.notebook_side import after
 
@@ -251,6 +252,33 @@ def block_card(reason: str) -> dict:
 
 registry = after(registry)
 assert registry["block_card"].confirm is True, "@tool(confirm=True) must store confirm=True in the ToolSpec"
+
+
+@tool(registry=registry)
+def spending(month: str, category: str) -> dict:
+    """Spending for one month.
+
+    The month looks like 2026-09.
+    """
+    return {}
+
+
+spec = registry["spending"]
+assert spec.description == "Spending for one month.\n\nThe month looks like 2026-09.", (
+    "the description must be the docstring cleaned by inspect.getdoc (no indentation, no blank edges); "
+    f"got {spec.description!r}")
+assert list(spec.params) == ["month", "category"], (
+    f"params must list the parameters in signature order (month, then category); got {list(spec.params)}")
+
+
+def undocumented(order_id: str) -> dict:
+    return {}
+
+
+with wb.checks.raises(TypeError, match="undocumented",
+                      what="@tool on undocumented(order_id: str), which has no docstring,"):
+    tool(registry=registry)(undocumented)
+assert "undocumented" not in registry, "a refused function must not be registered"
 
 
 def half_typed(category: str, month) -> dict:
@@ -478,8 +506,9 @@ def run_tool(name, args, confirmed=False, registry=None):
 
 # %% nbgrader={"grade": true, "grade_id": "run_tool_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: run_tool runs a valid call and returns the tool's result; each of the five bad
-calls of the table (an unknown tool, an extra customer_id, a wrong type, no confirmation, a tool
-that raises) gives an {"error": ...} observation instead of raising, and the tool does not run."""
+calls of the table (an unknown tool, an extra customer_id or a missing month or arguments that are
+not a dict, a wrong type, no confirmation, a tool that raises) gives an {"error": ...} observation
+instead of raising, saying what the text says it says, and the tool does not run."""
 from workbook.checks import fresh
 
 from collections.abc import Callable
@@ -518,15 +547,19 @@ assert "txn_sum" in err and "get_order" in err, (
 err = error_of("txn_sum", {"category": "taxi", "month": "2026-09", "customer_id": "C-002"},
                "an extra argument customer_id")
 assert "customer_id" in err, f"name the argument that is not allowed (customer_id); got {err!r}"
+err = error_of("txn_sum", {"category": "taxi"}, "txn_sum without its month")
+assert "month" in err, f"name the missing argument (month); got {err!r}"
+error_of("txn_sum", None, "arguments None, not a dict")
 err = error_of("txn_sum", {"category": "taxi", "month": 202609}, "month=202609, an int for a str parameter")
-assert "month" in err, f"name the argument with the wrong type (month); got {err!r}"
+assert "month" in err and "str" in err, f"name the argument (month) and the type it needs (str); got {err!r}"
 err = error_of("card_block", {}, "card_block without the customer's confirmation")
 assert "confirm" in err.lower(), f"say that the customer's confirmation is needed; got {err!r}"
 error_of("card_block", {"confirmed": True},
          "card_block with {'confirmed': True} in the model's arguments (only your code confirms)")
 err = error_of("txn_sum", {"category": "taxi", "month": "September 2026"}, "txn_sum raising ValueError",
                runs=True)
-assert "ValueError" in err, f"put the exception's type and message in the error; got {err!r}"
+assert "ValueError" in err and "YYYY-MM" in err, (
+    f"put the exception's type and its message (which says YYYY-MM) in the error; got {err!r}")
 print("run_tool: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "run_tool_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
@@ -726,10 +759,12 @@ def run_agent(question, model, max_steps=5, registry=None):
 
 
 # %% nbgrader={"grade": true, "grade_id": "run_agent_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: run_agent answers the taxi question in two steps (the second call sees the question,
-the assistant turn and the observation) and returns an AgentResult with status "done", the
-model's answer and the number of model calls; a model that never answers is stopped after
-max_steps calls with AgentResult(None, "STOPPED: step limit", max_steps)."""
+"""Visible tests: run_agent answers the taxi question in two steps (the first call sees the question
+alone and the registry's tools, the second the question, the assistant turn and the observation)
+and returns an AgentResult with status "done", the model's answer and the number of model calls;
+a call without "args" runs with none; an error observation goes back and the loop goes on; a model
+that never answers is stopped after max_steps calls with AgentResult(None, "STOPPED: step limit",
+max_steps)."""
 import dataclasses
 
 from workbook.checks import fresh
@@ -753,9 +788,47 @@ assert result.status == "done", f"a final answer gives status 'done'; got {resul
 assert result.answer == scenario.answer, f"expected the answer {scenario.answer!r}, got {result.answer!r}"
 assert result.steps == 2 and model.calls == 2, (
     f"the taxi question takes two model calls; steps={result.steps}, model calls={model.calls}")
+assert model.requests[0] == [{"role": "user", "content": scenario.question}], (
+    f"start the conversation holding only the user's question; the first call saw {model.requests[0]!r}")
+told = sorted(s.get("name") for s in model.tool_specs or [] if isinstance(s, dict))
+assert told == ["txn_sum"], f"tell the model the tools of the registry you were given; it was told {told}"
 roles = [m.get("role") for m in model.requests[1]]
 assert roles == ["user", "assistant", "tool"], (
     f"the second call must see the question, assistant_turn(reply), then observation(result); got roles {roles}")
+
+
+def no_args_model(messages, specs):
+    """Asks for card_status without "args", then answers from its result."""
+    return {"tool": "card_status"} if len(messages) == 1 else {"final": "Your card is active."}
+
+
+status = {"card_status": ToolSpec(name="card_status", fn=lambda: {"status": "active"},
+                                  description="The card's status.", params={})}
+with wb.checks.no_raise("run_agent with a reply {'tool': 'card_status'} (no 'args')",
+                        hint="a tool call without 'args' has no arguments: use {}"):
+    result = run_agent("Is my card active?", no_args_model, registry=status)
+assert (result.answer, result.status) == ("Your card is active.", "done"), (
+    f"a tool call without 'args' runs with no arguments, then the model answers; got {result!r}")
+
+
+
+def order(order_id: str) -> dict:
+    """One order; an unknown id is an error the model can fix."""
+    if not order_id.startswith("A-"):
+        return {"error": f"no order {order_id}: order ids look like A-1001"}
+    return {"order_id": order_id, "status": "shipped"}
+
+
+registry = {"order": ToolSpec(name="order", fn=order, description="An order.", params={"order_id": str})}
+S = wb.scenarios
+retries = S.scripted(S.call("order", order_id="1001"), S.call("order", order_id="A-1001"),
+                     "Your order A-1001 has shipped.").as_function(max_calls=5)
+result = run_agent("Where is my order 1001?", retries, registry=registry)
+last = retries.requests[1][-1] if len(retries.requests) > 1 else None
+assert type(last) is dict and last.get("role") == "tool" and '"error"' in str(last.get("content")), (
+    f"append run_tool's error as the observation too, so the model can fix its call; the second call ended {last!r}")
+assert (result.status, result.steps) == ("done", 3), (
+    f"an error observation is not the end: the loop goes on and the model answers in 3 steps; got {result!r}")
 
 never = wb.scenarios.never_finishes().as_function(max_calls=4)
 search = {"search_kb": ToolSpec(name="search_kb", fn=lambda query: {"hits": []}, description="Search.",
@@ -787,7 +860,7 @@ wb = fresh()
 
 
 def run(*args, **kwargs):
-    with wb.checks.no_raise("run_agent"):
+    with wb.checks.no_raise("run_agent", hint='errors come back as observations and every stop is a status: run_agent never raises'):
         return run_agent(*args, **kwargs)
 
 

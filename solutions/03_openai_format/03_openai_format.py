@@ -403,8 +403,11 @@ def tool_messages(message, impl):
 
 # %% nbgrader={"grade": true, "grade_id": "tool_messages_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: for a reply asking for two orders, tool_messages runs each tool with its parsed
-arguments and returns two tool messages, one per tool_call_id in order, each with string content;
-broken JSON arguments give an error observation that says so, and the tool does not run."""
+arguments and returns two tool messages, one per tool_call_id in order, each with the result as
+JSON text; broken JSON arguments give an error observation that says so, and the tool does not
+run; an unknown tool gives call_tool's error; a reply without tool calls gives []."""
+import json
+
 from workbook.checks import fresh
 
 wb = fresh()
@@ -424,6 +427,13 @@ for msg, call in zip(out, reply.tool_calls):
         f"each message must answer its own call: expected tool_call_id {call.id!r}, got {msg.get('tool_call_id')!r}")
     assert type(msg.get("content")) is str, (
         f"content must be a str (json.dumps the result), got {type(msg.get('content')).__name__}")
+for msg, order_id in zip(out, ("A-1001", "A-1002")):
+    try:
+        result = json.loads(msg["content"])
+    except ValueError:
+        result = None
+    assert result == shop.get_order(order_id), (
+        f"content must be the result as JSON text, json.dumps(result, ...); got {msg['content']!r}")
 
 broken = wb.scenarios.broken_json_then_fix()
 reply = wb.fake_llm.FakeLLM(broken).client().chat.completions.create(
@@ -436,6 +446,26 @@ with wb.checks.no_raise("tool_messages(<a call with broken JSON arguments>)",
 assert type(out) is list and len(out) == 1 and "json" in str(out[0].get("content")).lower(), (
     f"say in the observation that the arguments are not valid JSON; got {out!r}")
 assert shop.log == [], f"a call with broken JSON must not run the tool; the shop saw {shop.log}"
+
+S = wb.scenarios
+asks = S.scripted(S.call("lookup_order", order_id="A-1001"), tools=("get_order",))
+reply = wb.fake_llm.FakeLLM(asks).client().chat.completions.create(
+    model="fake-model", messages=[{"role": "user", "content": "Where is A-1001?"}],
+    tools=asks.openai_tools()).choices[0].message
+with wb.checks.no_raise("tool_messages(<a call of lookup_order, a tool impl does not have>)",
+                        hint="run every call through call_tool(impl, name, args), which turns an unknown tool "
+                        "into an error observation"):
+    out = tool_messages(reply, wb.shop.Shop("C-001").tools())
+assert type(out) is list and len(out) == 1 and "get_order" in str(out[0].get("content")), (
+    f"an unknown tool gives call_tool's error, which lists the tools there are; got {out!r}")
+
+answers = S.scripted("Your order has shipped.")
+reply = wb.fake_llm.FakeLLM(answers).client().chat.completions.create(
+    model="fake-model", messages=[{"role": "user", "content": "Where is A-1001?"}]).choices[0].message
+with wb.checks.no_raise("tool_messages(<a reply whose tool_calls is None>)",
+                        hint="a message without tool calls gives []"):
+    out = tool_messages(reply, {})
+assert type(out) is list and out == [], f"a message without tool calls (tool_calls is None) gives []; got {out!r}"
 print("tool_messages: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "tool_messages_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
@@ -590,10 +620,12 @@ def run_agent(client, model, question, tools, impl, max_steps=8):
 
 
 # %% nbgrader={"grade": true, "grade_id": "run_agent_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: run_agent answers the taxi question through the SDK in two model calls and
-returns an AgentResult with status "done"; a model that never answers is stopped after max_steps
-calls with AgentResult(None, "STOPPED: step limit", max_steps); a reply cut off by the token
-limit (finish_reason "length") is AgentResult(None, "STOPPED: length", 1), not an answer."""
+"""Visible tests: run_agent answers the taxi question through the SDK in two model calls (the first
+sends the model name, the tools and the question alone) and returns an AgentResult with status
+"done"; broken JSON arguments go back as an observation and the model recovers; a model that never
+answers is stopped after max_steps calls with AgentResult(None, "STOPPED: step limit", max_steps); a
+reply cut off by the token limit (finish_reason "length") is AgentResult(None, "STOPPED: length", 1),
+not an answer."""
 import dataclasses
 
 from workbook.checks import fresh
@@ -602,8 +634,10 @@ wb = fresh()
 S = wb.scenarios
 scenario = S.taxi_spending()
 llm = wb.fake_llm.FakeLLM(scenario)
-with wb.checks.no_raise("run_agent on the taxi question"):
-    result = run_agent(llm.client(), "fake-model", scenario.question, scenario.openai_tools(),
+refused = ("a 400 means the provider refused your messages: append the assistant turn first, then one "
+           "tool message per tool_call_id with string content")
+with wb.checks.no_raise("run_agent on the taxi question", hint=refused):
+    result = run_agent(llm.client(), "fake-model-2", scenario.question, scenario.openai_tools(),
                        wb.shop.Shop("C-001").tools())
 assert dataclasses.is_dataclass(result) and type(result).__name__ == "AgentResult", (
     f"run_agent must return an AgentResult, got {type(result).__name__}: {result!r}")
@@ -611,9 +645,23 @@ assert (result.answer, result.status) == (scenario.answer, "done"), (
     f"expected AgentResult({scenario.answer!r}, 'done', 2), got {result!r}")
 assert result.steps == 2 and llm.calls == 2, (
     f"the taxi question takes two model calls; steps={result.steps}, calls={llm.calls}")
+first = llm.requests[0]
+assert first.get("model") == "fake-model-2", f"send the model name you were given; sent {first.get('model')!r}"
+assert first.get("tools") == scenario.openai_tools(), "send the tools you were given with every request"
+assert first.get("messages") == [{"role": "user", "content": scenario.question}], (
+    f"start the conversation with the user's question only; the first request held {first.get('messages')!r}")
+
+broken = S.broken_json_then_fix()
+llm = wb.fake_llm.FakeLLM(broken)
+with wb.checks.no_raise("run_agent on a call with broken JSON arguments",
+                        hint="broken JSON becomes an error observation, as in Exercise 2, never a crash"):
+    result = run_agent(llm.client(max_calls=5), "fake-model", broken.question, broken.openai_tools(),
+                       wb.shop.Shop("C-001").tools())
+assert (result.answer, result.status, result.steps) == (broken.answer, "done", 3), (
+    f"broken JSON goes back as an error observation, the model fixes its call and answers in 3 steps; got {result!r}")
 
 llm = wb.fake_llm.FakeLLM(S.never_finishes())
-with wb.checks.no_raise("run_agent on a model that never answers"):
+with wb.checks.no_raise("run_agent on a model that never answers", hint='stop after max_steps model calls'):
     result = run_agent(llm.client(max_calls=4), "fake-model", "How long does delivery take?",
                        S.never_finishes().openai_tools(), {"search_kb": lambda query: {"hits": []}}, max_steps=3)
 assert llm.calls == 3, f"with max_steps=3 make exactly 3 model calls; made {llm.calls}"
@@ -622,7 +670,7 @@ assert (result.answer, result.status, result.steps) == (None, "STOPPED: step lim
 
 cut = S.scripted(S.final("Your taxi spending in Sept", finish_reason="length"), tools=("txn_sum",))
 llm = wb.fake_llm.FakeLLM(cut)
-with wb.checks.no_raise("run_agent on a reply cut off by the token limit"):
+with wb.checks.no_raise("run_agent on a reply cut off by the token limit", hint="a reply without tool calls ends the run: another finish_reason than 'stop' gives 'STOPPED: <finish_reason>'"):
     result = run_agent(llm.client(max_calls=2), "fake-model", "Taxi in September?", cut.openai_tools(),
                        wb.shop.Shop("C-001").tools())
 assert (result.answer, result.status, result.steps) == (None, "STOPPED: length", 1), (

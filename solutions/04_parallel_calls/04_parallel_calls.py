@@ -254,7 +254,8 @@ def plan_batches(calls, read_only=READ_ONLY):
 # %% nbgrader={"grade": true, "grade_id": "plan_batches_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: plan_batches puts two neighbouring reads in one batch and two refunds in one
 batch each, keeping the calls (the same objects) in order; a read asked after a refund stays
-after it; a tool that is not in read_only (even an unknown one) is an action, alone."""
+after it; a tool that is not in read_only (even an unknown one) is an action, alone; the read_only
+it is given decides; no calls give []."""
 from workbook.checks import fresh
 
 wb = fresh()
@@ -292,6 +293,10 @@ assert ids(plan_batches(mixed, {"get_order"})) == [[c.id] for c in mixed], (
 unknown = tool_calls(("get_order", {"order_id": "A-1001"}), ("cancel_order", {"order_id": "A-1002"}))
 assert ids(plan_batches(unknown, {"get_order"})) == [[unknown[0].id], [unknown[1].id]], (
     "a tool that is not in read_only (cancel_order, one you have never heard of) is an action: alone in its batch")
+assert ids(plan_batches(reads, set())) == [[reads[0].id], [reads[1].id]], (
+    "use the read_only set you were given: with an empty set, get_order is not a read, so each call is alone")
+got = plan_batches([], {"get_order"})
+assert type(got) is list and got == [], f"no calls give []; got {got!r}"
 print("plan_batches: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "plan_batches_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
@@ -310,7 +315,7 @@ wb = fresh()
 
 def plan(calls, read_only):
     before = list(calls)
-    with wb.checks.no_raise("plan_batches"):
+    with wb.checks.no_raise("plan_batches", hint='plan_batches only splits the calls into batches: it never raises'):
         got = plan_batches(calls, read_only)
     assert list(after(calls)) == before, "plan_batches must not change the list of calls it was given"
     assert type(got) is list and all(type(b) is list and b for b in got), (
@@ -427,7 +432,8 @@ def run_batches(batches, impl):
 # %% nbgrader={"grade": true, "grade_id": "run_batches_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: run_batches runs a batch of two reads at the same time, runs two refunds one after
 the other, and returns one tool message per call, in the order of the calls (also when the second
-call finishes first), with the tool's JSON result."""
+call finishes first), with execute's text: the tool's JSON result, or an error observation when
+the tool fails; an empty plan gives []."""
 import json
 import sys
 import threading
@@ -506,6 +512,22 @@ assert probe.overlaps == 0, f"two batches must run one after the other, never at
 assert probe.order == [("refund", "A-1001"), ("refund", "A-1002")], (
     f"run the batches in order; the tools saw {probe.order}")
 assert [m.get("tool_call_id") for m in out] == [calls[0].id, calls[1].id], "one message per call, in order"
+
+
+def down(order_id):
+    raise RuntimeError("the order database is down")
+
+
+calls = tool_calls(("get_order", {"order_id": "A-1001"}), ("txn_sum", {"order_id": "A-1002"}))
+with wb.checks.no_raise("run_batches with a tool that raises RuntimeError",
+                        hint="content is execute(name, arguments, impl): a failing tool is an error observation"):
+    out = run_batches([list(calls)], {"get_order": down, "txn_sum": lambda order_id: {"ok": order_id}})
+assert [m.get("tool_call_id") if type(m) is dict else m for m in out] == [c.id for c in calls], (
+    f"every call gets its message, even when its tool fails; got {out!r}")
+error = wb.checks.error_text(out[0].get("content"), "the content for a tool that raised")
+assert "database is down" in error, f"execute's error observation holds the exception's message; got {error!r}"
+got = run_batches([], {})
+assert type(got) is list and got == [], f"an empty plan gives []; got {got!r}"
 print("run_batches: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "run_batches_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
@@ -673,9 +695,11 @@ def run_agent(client, model, question, tools, impl, max_steps=8, read_only=READ_
 
 
 # %% nbgrader={"grade": true, "grade_id": "run_agent_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: run_agent answers the two-orders question in two model calls, sending both
-results, each under its own id, in the second request; two refunds asked in one reply run one at
-a time, in the order asked."""
+"""Visible tests: run_agent answers the two-orders question in two model calls (the first sends the
+model name, the tools and the question alone), sending both results, each under its own id, in
+the second request; two refunds asked in one reply run one at a time, in the order asked; with an
+empty read_only even look-ups run one at a time; a reply cut off by the token limit and a model
+that never answers end with their stop statuses."""
 import dataclasses
 
 from workbook.checks import fresh
@@ -697,16 +721,48 @@ assert [m.get("role") for m in sent] == ["user", "assistant", "tool", "tool"], (
     f"the second request is: question, assistant turn, one tool message per call; roles were {[m.get('role') for m in sent]}")
 assert [m.get("tool_call_id") for m in sent[2:]] == [c["id"] for c in calls], (
     "answer each call under its own id, in the order of the calls")
+first = llm.requests[0]
+assert (first.get("model"), first.get("tools")) == ("fake-model", scenario.openai_tools()), (
+    "send the model name and the tools you were given with every request")
+assert first.get("messages") == [{"role": "user", "content": scenario.question}], (
+    f"the question is the only message at first; the first request held {first.get('messages')!r}")
 
 probe = wb.checks.Overlap(2)
 scenario = wb.scenarios.two_refunds()
-with wb.checks.no_raise("run_agent on the two-refunds question"):
+with wb.checks.no_raise("run_agent on the two-refunds question",
+                        hint="every tool_call_id needs its own tool message, all before the next model call"):
     result = run_agent(wb.fake_llm.FakeLLM(scenario).client(max_calls=3), "fake-model", scenario.question,
                        scenario.openai_tools(), {"refund": probe.tool("refund")})
 assert probe.overlaps == 0, f"two refunds ran at the same time: a call not in read_only must run alone; {probe.events}"
 assert probe.order == [("refund", "A-1001"), ("refund", "A-1002")], (
     f"run the refunds in the order the model asked; they ran as {probe.order}")
 assert (result.status, result.steps) == ("done", 2), f"both refunds in one round, then the answer; got {result!r}"
+
+probe = wb.checks.Overlap(2)
+scenario = wb.scenarios.two_orders()
+with wb.checks.no_raise("run_agent on the two-orders question with read_only=frozenset()",
+                        hint="every tool_call_id needs its own tool message, all before the next model call"):
+    result = run_agent(wb.fake_llm.FakeLLM(scenario).client(max_calls=3), "fake-model", scenario.question,
+                       scenario.openai_tools(), {"get_order": probe.tool("get_order")}, read_only=frozenset())
+assert probe.overlaps == 0, (
+    f"use the read_only you were given: with none, two look-ups must not run at the same time; {probe.events}")
+
+S = wb.scenarios
+cut = S.scripted(S.final("Your ord", finish_reason="length"), tools=("get_order",))
+with wb.checks.no_raise("run_agent on a reply cut off by the token limit",
+                        hint="a reply without tool calls ends the run: another finish_reason than 'stop' gives "
+                        "'STOPPED: <finish_reason>'"):
+    result = run_agent(wb.fake_llm.FakeLLM(cut).client(max_calls=2), "fake-model", "Where is A-1001?",
+                       cut.openai_tools(), wb.shop.Shop("C-001").tools())
+assert (result.answer, result.status, result.steps) == (None, "STOPPED: length", 1), (
+    f"finish_reason 'length' is not an answer: AgentResult(None, 'STOPPED: length', 1); got {result!r}")
+llm = wb.fake_llm.FakeLLM(S.never_finishes())
+with wb.checks.no_raise("run_agent on a model that never answers", hint="stop after max_steps model calls"):
+    result = run_agent(llm.client(max_calls=4), "fake-model", "How long does delivery take?",
+                       S.never_finishes().openai_tools(), {"search_kb": lambda query: {"hits": []}}, max_steps=3)
+assert llm.calls == 3 and (result.answer, result.status, result.steps) == (None, "STOPPED: step limit", 3), (
+    f"after max_steps=3 model calls: AgentResult(None, 'STOPPED: step limit', 3); got {result!r} "
+    f"after {llm.calls} calls")
 print("run_agent: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "run_agent_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}

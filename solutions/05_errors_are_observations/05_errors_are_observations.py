@@ -298,10 +298,11 @@ def execute(name, raw_args, impl):
 
 
 # %% nbgrader={"grade": true, "grade_id": "execute_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: execute returns the JSON result of a good call, and an error observation {"error": ...} (not an
-exception) for an unknown tool, for arguments that are not JSON, for arguments that do not fit
-(every bad field named, the tool not run) and for a tool that raises (its exception's type, no
-traceback)."""
+"""Visible tests: execute returns the JSON result of a good call (also with "" or None for a tool
+without parameters), and an error observation {"error": ...} (not an exception) for an unknown
+tool, for arguments that are not JSON (the tool named, the parser's message), for arguments that
+do not fit (the tool and every bad field named, the tool not run) and for a tool that raises (the
+tool, its exception's type and message, no traceback)."""
 import json
 
 from workbook.checks import fresh
@@ -325,21 +326,30 @@ out = run("lookup_order", '{"order_id": "A-1001"}')
 error = wb.checks.error_text(out, "execute('lookup_order', ...)")
 assert "lookup_order" in error and "get_order" in error and "txn_sum" in error, (
     f"an unknown tool: an error observation that names it and lists the available tools; got {out!r}")
+for raw_args in ("", None):
+    out = run("card_block", raw_args)
+    assert out.startswith("{") and json.loads(out) == {"status": "blocked"}, (
+        f"raw_args {raw_args!r} means no arguments: treat it as '{{}}'; got {out!r}")
 out = run("get_order", '{"order_id": "A-1001"')
 error = wb.checks.error_text(out, "execute('get_order', <broken JSON>)")
 assert "JSON" in error and "get_order" in error, (
     f"broken arguments: say that the arguments of get_order are not valid JSON; got {out!r}")
+assert "delimiter" in error, (
+    "include the parser's own message (json.JSONDecodeError's, here \"Expecting ',' delimiter: ...\"), which "
+    f"says where the JSON broke; got {out!r}")
 shop.log.clear()
 out = run("get_order", '{"order": "A-1001", "customer_id": "C-002"}')
 error = wb.checks.error_text(out, "execute('get_order', <arguments that do not fit>)")
 assert all(f in error for f in ("order_id", "order", "customer_id")), (
     f"arguments that do not fit: validate with args_model and name every problem (order_id missing, "
     f"order and customer_id not allowed); got {out!r}")
+assert "get_order" in error, f"arguments that do not fit: name the tool they were for; got {out!r}"
 assert shop.log == [], f"the tool must not run with arguments that do not fit; it ran: {shop.log}"
 out = run("get_order", '{"order_id": "B-2001"}')
 error = wb.checks.error_text(out, "execute('get_order', <an order that is not there>)")
-assert "KeyError" in error, (
-    f"a tool that raises: an error observation with the exception's type and message, never a silent result; got {out!r}")
+assert "KeyError" in error and "B-2001" in error and "get_order" in error, (
+    "a tool that raises: an error observation that names the tool and gives the exception's type and message "
+    f"(KeyError, about B-2001), never a silent result; got {out!r}")
 assert "Traceback" not in error and 'File "' not in error, (
     "a tool that raises: send the exception's type and message, not the traceback (hundreds of tokens, "
     "and your code's internals shown to the model)")
@@ -514,9 +524,9 @@ def find_text_call(content, tool_names):
 
 
 # %% nbgrader={"grade": true, "grade_id": "find_text_call_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: find_text_call spots the text_tool_call scenario's call and a name(...) call, and
-leaves alone a normal answer, a tool named in prose (no brace), a brace without a tool, and a
-longer name that only contains a tool's name."""
+"""Visible tests: find_text_call spots the text_tool_call scenario's call and a name(...) call, gives
+the tool named first when two are, and leaves alone a normal answer, a tool named in prose (no
+brace), a brace without a tool, a longer name that only contains a tool's name, and None."""
 from workbook.checks import fresh
 
 wb = fresh()
@@ -534,6 +544,12 @@ for text, why in [("Your order A-1001 (Svet desk lamp) is shipped.", "a normal a
                   ('Your {get_orders} list is empty', "get_orders is not get_order: match whole names only")]:
     got = find_text_call(text, ["get_order", "txn_sum"])
     assert got is None, f"{why}: find_text_call({text!r}) should be None, got {got!r}"
+got = find_text_call('Calling txn_sum, then get_order: {"month": "2026-09"}', ["get_order", "txn_sum"])
+assert got == "txn_sum", (
+    f"the tool whose name appears first in the content (txn_sum), not the first of tool_names; got {got!r}")
+with wb.checks.no_raise("find_text_call(None, ...)", hint="content that is not a string gives None"):
+    got = find_text_call(None, ["get_order", "txn_sum"])
+assert got is None, f"content that is not a string (None) gives None; got {got!r}"
 print("find_text_call: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "find_text_call_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
@@ -548,7 +564,8 @@ TOOLS = ["txn_sum", "get_order", "card_block"]
 
 
 def found(content, tools=TOOLS):
-    with wb.checks.no_raise(f"find_text_call({content!r})"):
+    with wb.checks.no_raise(f"find_text_call({content!r})",
+                            hint="return a tool name or None, whatever the content"):
         got = find_text_call(content, tools)
     assert got is None or type(got) is str, f"return a tool name or None, got {got!r}"
     return got
@@ -668,9 +685,11 @@ def run_agent(client, model, question, tools, impl, max_steps=8):
 
 # %% nbgrader={"grade": true, "grade_id": "run_agent_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: run_agent asks a model that wrote its call as text to call properly (one user
-message after the assistant turn) and then answers; a model that writes it as text again is
-stopped with "STOPPED: text tool call" after being asked once, once per run (a proper call in
-between does not earn a second question); a model that sends broken JSON does not crash the loop."""
+message after the assistant turn), never running the call the text names, and then answers; a
+model that writes it as text again is stopped with "STOPPED: text tool call" after being asked
+once, once per run (a proper call in between does not earn a second question); a model that sends
+broken JSON does not crash the loop; a reply cut off by the token limit and a model that never
+answers end with chapter 04's stop statuses."""
 import dataclasses
 
 from workbook.checks import fresh
@@ -678,18 +697,20 @@ from workbook.checks import fresh
 wb = fresh()
 
 
-def run(scenario):
-    llm = wb.fake_llm.FakeLLM(scenario)
-    with wb.checks.no_raise("run_agent", hint="the loop must never crash"):
-        result = run_agent(llm.client(max_retries=0), "fake-model", scenario.question,
-                           scenario.openai_tools(), wb.shop.Shop("C-001").tools())
-    assert dataclasses.is_dataclass(result) and type(result).__name__ == "AgentResult", (
-        f"run_agent must return an AgentResult, got {type(result).__name__}: {result!r}")
+def run(scenario, shop=None, cap=None, **kwargs):
+    """The scenario's question through run_agent with a shop's tools: (the fake, the AgentResult)."""
+    llm, shop = wb.fake_llm.FakeLLM(scenario), shop or wb.shop.Shop("C-001")
+    client, question = llm.client(max_retries=0, max_calls=cap), scenario.question
+    with wb.checks.no_raise(f"run_agent on {question!r}", hint="the loop must never crash: every failure is an observation"):
+        result = run_agent(client, "fake-model", question, scenario.openai_tools(), shop.tools(), **kwargs)
+    wb.checks.expect(dataclasses.is_dataclass(result) and type(result).__name__ == "AgentResult",
+                     f"run_agent must return an AgentResult, got {type(result).__name__}: {result!r}")
     return llm, result
 
 
 scenario = wb.scenarios.text_tool_call(recovers=True)
-llm, result = run(scenario)
+shop = wb.shop.Shop("C-001")
+llm, result = run(scenario, shop)
 assert (result.answer, result.status, result.steps) == (scenario.answer, "done", 3), (
     f"ask once for a proper call, then the model answers: expected AgentResult({scenario.answer!r}, 'done', 3), "
     f"got {result!r}")
@@ -697,27 +718,37 @@ sent = llm.requests[1]["messages"]
 assert [m.get("role") for m in sent] == ["user", "assistant", "user"] and "get_order" in sent[2].get("content", ""), (
     "after the text call: the assistant turn, then a user message asking to call get_order properly; "
     f"sent {[(m.get('role'), m.get('content')) for m in sent]}")
+assert shop.log == [("get_order", {"order_id": "A-1001"})], (
+    "run only the proper call: a call written as text is asked about, never run (it has no id to answer, and "
+    f"text can say anything); the shop saw {shop.log}")
 scenario = wb.scenarios.broken_json_then_fix()
 llm, result = run(scenario)
 assert (result.answer, result.status) == (scenario.answer, "done"), f"broken JSON is an observation; got {result!r}"
 scenario = wb.scenarios.text_tool_call()
-llm = wb.fake_llm.FakeLLM(scenario)
-with wb.checks.no_raise("run_agent on a model that keeps writing its call as text"):
-    result = run_agent(llm.client(max_calls=3), "fake-model", scenario.question, scenario.openai_tools(),
-                       wb.shop.Shop("C-001").tools())
+shop = wb.shop.Shop("C-001")
+llm, result = run(scenario, shop, cap=3)
 assert (result.answer, result.status, result.steps) == (None, "STOPPED: text tool call", 2), (
     "ask once; when the model writes the call as text again, stop with "
     f"AgentResult(None, 'STOPPED: text tool call', 2); got {result!r} after {llm.calls} model calls")
+assert shop.log == [], f"a call written as text never runs; the shop saw {shop.log}"
 S = wb.scenarios
 as_text = '{"name": "get_order", "arguments": {"order_id": "A-1001"}}'
 scenario = S.scripted(as_text, S.call("get_order", order_id="A-1001"), as_text, tools=("get_order",))
 llm = wb.fake_llm.FakeLLM(scenario)
-with wb.checks.no_raise("run_agent on text call, proper call, text call"):
+with wb.checks.no_raise("run_agent on text call, proper call, text call", hint="the loop must never crash"):
     result = run_agent(llm.client(max_calls=4), "fake-model", "Where is my order A-1001?", scenario.openai_tools(),
                        wb.shop.Shop("C-001").tools())
 assert (result.status, result.steps) == ("STOPPED: text tool call", 3), (
     "ask once per run, not once per text call: text call (ask), proper call, text call again -> "
     f"AgentResult(None, 'STOPPED: text tool call', 3); got {result!r}")
+cut = S.scripted(S.final('{"name": "get_order"', finish_reason="length"), tools=("get_order",),
+                 question="Where is A-1001?")
+llm, result = run(cut, cap=2)
+assert (result.answer, result.status, result.steps) == (None, "STOPPED: length", 1), (
+    f"finish_reason 'length' is not an answer, nor a text call: AgentResult(None, 'STOPPED: length', 1); got {result!r}")
+llm, result = run(S.never_finishes(), cap=4, max_steps=3)
+assert llm.calls == 3 and (result.answer, result.status, result.steps) == (None, "STOPPED: step limit", 3), (
+    f"after max_steps=3 model calls: AgentResult(None, 'STOPPED: step limit', 3); got {result!r} after {llm.calls} calls")
 print("run_agent: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "run_agent_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
@@ -831,7 +862,7 @@ for label, scenario in runs:
 # %% [markdown]
 # ## Common mistakes
 #
-# Each of these is a wrong answer the hidden tests catch, except those marked "not graded".
+# Each of these is a wrong answer the tests catch.
 #
 # - **`json.loads` without a `try`.** One cut-off argument string and the run is over.
 # - **`impl[name]` on a made-up tool.** A `KeyError` instead of the list of tools that exist.
@@ -849,7 +880,7 @@ for label, scenario in runs:
 #   step limit wastes every step. Ask once per run, then stop with `"STOPPED: text tool call"`.
 # - **Taking the text call as the answer.** The customer receives `<tool_call>{...}` as the reply.
 # - **Running the text call.** Parsing a call out of free text executes whatever the text says,
-#   examples included, and there is no id to answer. (Not graded yet: no test checks it.)
+#   examples included, and there is no id to answer. Ask for a proper call instead.
 
 # %% [markdown]
 # ## Self-check quiz

@@ -256,7 +256,7 @@ wb = fresh()
 
 
 def check(text, limit, expected):
-    with wb.checks.no_raise(f"truncate({text[:30]!r}..., {limit})"):
+    with wb.checks.no_raise(f"truncate({text[:30]!r}..., {limit})", hint='truncate works on any text and any limit of 0 or more'):
         got = truncate(text, limit)
     assert type(got) is str, f"truncate must return a str, got {type(got).__name__}"
     assert got == expected, (
@@ -331,7 +331,11 @@ def call_key(name, arguments):
 
 # %% nbgrader={"grade": true, "grade_id": "call_key_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: call_key returns a hashable tuple starting with the tool name; the same request
-with different spacing or key order gives the same key, another order id a different one."""
+with different spacing or key order gives the same key, another order id a different one;
+arguments that are not valid JSON are used as they are, without an exception."""
+from workbook.checks import fresh
+
+wb = fresh()
 a = call_key("get_order", '{"order_id": "A-1001"}')
 b = call_key("get_order", '{"order_id":"A-1001"}')
 c = call_key("get_order", '{"order_id": "A-1002"}')
@@ -343,6 +347,11 @@ assert a != c, f"a different order id is a different request; both gave {a!r}"
 d = call_key("txn_sum", '{"category": "taxi", "month": "2026-09"}')
 e = call_key("txn_sum", '{"month": "2026-09", "category": "taxi"}')
 assert d == e, f"key order does not make a new request: json.dumps(..., sort_keys=True); got {d!r} and {e!r}"
+with wb.checks.no_raise("call_key('get_order', '{\"order_id\": \"A-10')",
+                        hint="arguments that are not valid JSON cannot be parsed: use the string itself"):
+    broken = call_key("get_order", '{"order_id": "A-10')
+assert broken == ("get_order", '{"order_id": "A-10'), (
+    f"arguments that are not valid JSON: the key holds the string itself; got {broken!r}")
 print("call_key: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "call_key_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
@@ -357,7 +366,7 @@ wb = fresh()
 
 
 def key(name, arguments):
-    with wb.checks.no_raise(f"call_key({name!r}, {arguments!r})"):
+    with wb.checks.no_raise(f"call_key({name!r}, {arguments!r})", hint='arguments that are not valid JSON cannot be parsed: use the string itself'):
         k = call_key(name, arguments)
     assert type(k) is tuple and len(k) == 2 and k[0] == name, (
         f"call_key must return a tuple (name, canonical arguments); got {k!r}")
@@ -494,13 +503,21 @@ class Budget:
 
 
 # %% nbgrader={"grade": true, "grade_id": "Budget_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: a Budget with max_steps=2 allows two model calls and then stops with
-"STOPPED: step limit"; a small usage stays within the token budget, the reply that takes the
-total over it stops the run; once timeout_s seconds have passed on the clock it was given,
-before_call stops with "STOPPED: timeout"."""
+"""Visible tests: a Budget stores its arguments and records `started` when it is made; with
+max_steps=2 it allows two model calls and then stops with "STOPPED: step limit"; a small usage
+stays within the token budget, exactly max_tokens too, the reply that takes the total over it
+stops the run; once timeout_s seconds have passed on the clock it was given since the budget was
+made, before_call stops with "STOPPED: timeout"."""
 import types
 
-budget = Budget(max_steps=2, clock=lambda: 0.0)
+def zero():
+    return 0.0
+
+
+budget = Budget(max_steps=2, clock=zero)
+stored = tuple(getattr(budget, name, None) for name in ("max_steps", "max_tokens", "timeout_s"))
+assert stored == (2, 60_000, 120.0), (
+    f"store the arguments under the same names: (max_steps, max_tokens, timeout_s) should be (2, 60000, 120.0); got {stored}")
 assert budget.steps == 0 and budget.tokens == 0, (
     f"a new budget starts with steps=0 and tokens=0; got steps={budget.steps!r}, tokens={budget.tokens!r}")
 got = [budget.before_call(), budget.before_call(), budget.before_call()]
@@ -514,6 +531,8 @@ small = Budget(max_tokens=100, clock=lambda: 0.0)
 got = small.after_call(usage)
 assert got == "STOPPED: token budget", (
     f"150 tokens with max_tokens=100: add the usage first, then compare; after_call gave {got!r}")
+got = Budget(max_tokens=150, clock=zero).after_call(usage)
+assert got is None, f"150 tokens with max_tokens=150 is not MORE than the budget: after_call gives None; got {got!r}"
 now = [500.0]
 timed = Budget(timeout_s=10, clock=lambda: now[0])
 assert timed.before_call() is None, "a new budget allows the first call"
@@ -521,6 +540,15 @@ now[0] = 510.0
 got = timed.before_call()
 assert got == "STOPPED: timeout", (
     f"10 s passed on the clock given to Budget (read time only through self.clock); before_call gave {got!r}")
+now[0] = 500.0
+late = Budget(timeout_s=10, clock=lambda: now[0])
+assert getattr(late, "started", None) == 500.0, (
+    f"record started = clock() when the budget is made; got {getattr(late, 'started', None)!r}")
+now[0] = 511.0
+got = late.before_call()
+assert got == "STOPPED: timeout", (
+    "the run starts when its budget is made: 11 s after that, even the first before_call() is "
+    f"'STOPPED: timeout'; got {got!r}")
 print("Budget: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "Budget_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
@@ -703,11 +731,12 @@ def run_agent(client, model, question, tools, impl, max_steps=8, max_tokens=60_0
 
 
 # %% nbgrader={"grade": true, "grade_id": "run_agent_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: run_agent answers the taxi question in two model calls, and stops a model that
-never finishes after max_steps calls with "STOPPED: step limit"; it stops on the token budget, on
-the clock it was given ("STOPPED: timeout"), on a call asked for the third time ("STOPPED: loop",
-not only back to back), and on a tool call cut off by the token limit (without running it); it
-cuts a long tool result with the [truncated] marker."""
+"""Visible tests: run_agent answers the taxi question in two model calls, also when the answer takes
+the total over the token budget, and stops a model that never finishes after max_steps calls with
+"STOPPED: step limit"; it stops on the token budget (without running the reply's tools), on the
+clock it was given ("STOPPED: timeout"), on a call asked for the third time ("STOPPED: loop", not
+only back to back, before running it), and on a tool call cut off by the token limit (without
+running it); it cuts a long tool result with the [truncated] marker."""
 import dataclasses
 
 from workbook.checks import fresh
@@ -733,9 +762,18 @@ llm, r = run(wb.scenarios.never_finishes(), {"search_kb": lambda query: {"hits":
 assert (r.answer, r.status, r.steps, llm.calls) == (None, "STOPPED: step limit", 3, 3), (
     f"with max_steps=3 a model that never finishes is called 3 times and stopped; got {r!r} "
     f"after {llm.calls} model calls")
-llm, r = run(scenario, wb.shop.Shop("C-001").tools(), max_tokens=1)
+shop = wb.shop.Shop("C-001")
+llm, r = run(scenario, shop.tools(), max_tokens=1)
 assert (r.answer, r.status, r.steps) == (None, "STOPPED: token budget", 1), (
     f"with max_tokens=1 the first reply (a tool call) is over the budget; got {r!r}")
+assert shop.log == [], f"the tool calls of a reply over the budget must not run; the shop saw {shop.log}"
+first = wb.fake_llm.FakeLLM(scenario).client().chat.completions.create(
+    model="fake-model", messages=[{"role": "user", "content": scenario.question}],
+    tools=scenario.openai_tools()).usage.total_tokens
+llm, r = run(scenario, wb.shop.Shop("C-001").tools(), max_tokens=first + 1)
+assert (r.answer, r.status, r.steps) == (scenario.answer, "done", 2), (
+    "an answer that takes the total over the budget is still the answer (it is already paid for): check the "
+    f"budget only for a reply with tool calls; got {r!r}")
 
 now = [0.0]
 
@@ -755,6 +793,8 @@ llm, r = run(wb.scenarios.goes_in_circles(), shop.tools())
 assert (r.status, r.steps) == ("STOPPED: loop", 5), (
     "A-1001, A-1002, A-1001, A-1002, A-1001: the third A-1001 comes at step 5 (count every call of the run "
     f"by call_key, not only the previous one); got {r!r}")
+assert len(shop.log) == 4, (
+    f"stop before running the call asked for the third time: 4 calls run, not 5; the shop saw {len(shop.log)}")
 
 big = {"fetch_report": lambda page: {"page": page, "text": "Taxi 2500 KZT; " * 400}}
 llm, r = run(wb.scenarios.token_hog(pages=1), big, max_result_chars=300)
@@ -1042,8 +1082,8 @@ def report_actions(run, impl, writes):
 # %% nbgrader={"grade": true, "grade_id": "report_actions_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: report_actions adds "after refund ran" to a stop that came after a refund, with
 the answer and the steps kept; a stop after reads only and a done run keep their status; a refund
-that raised still counts; each write tool is named once, in order, and each wrapped tool calls its
-own tool and returns its result; impl is not changed."""
+that raised still counts, and its exception reaches the loop as it is; each write tool is named
+once, in order, and each wrapped tool calls its own tool and returns its result; impl is not changed."""
 import dataclasses
 from dataclasses import dataclass
 
@@ -1098,7 +1138,8 @@ def stopped(*steps, status="STOPPED: step limit"):
 impl = {"get_order": get_order, "refund": refund, "card_block": card_block}
 saved = dict(impl)
 writes = {"refund", "card_block"}
-with wb.checks.no_raise("report_actions(run, impl, writes)"):
+with wb.checks.no_raise("report_actions(run, impl, writes)",
+                        hint="call run once with a new dict of the tools, each write tool wrapped"):
     got = report_actions(stopped(("get_order", {"order_id": "A-1001"}), ("refund", {"order_id": "A-1001", "amount": 2450})),
                          impl, writes)
 check(got, "STOPPED: step limit after refund ran", "a step limit after get_order and refund")
@@ -1125,6 +1166,21 @@ wb.checks.equal(returned, [{"refunded": 5, "order_id": "A-1"}], "what the wrappe
 left = after(impl)
 assert left == saved and all(left[name] is saved[name] for name in saved), (
     "report_actions must not change impl: give run a new dict")
+raised = []
+
+
+def loop_sees(tools):
+    try:
+        tools["refund"](order_id="A-1001", amount=2450)
+    except RuntimeError:
+        raised.append("RuntimeError")
+    return AgentResult(None, "STOPPED: timeout", 1)
+
+
+report_actions(loop_sees, {**impl, "refund": failing_refund}, writes)
+assert raised == ["RuntimeError"], (
+    "an exception of a write tool goes on to the loop as it is (the loop turns it into an observation): "
+    "note the name, then call the tool, without a try around it")
 print("report_actions: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "report_actions_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}

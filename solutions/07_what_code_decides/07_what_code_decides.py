@@ -217,7 +217,9 @@ def execute(shop, name, arguments, ask_customer):
 # %% nbgrader={"grade": true, "grade_id": "execute_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: execute runs txn_sum for the session's customer and returns its JSON result, and
 refuses a call that names a customer_id with an error observation, running nothing; card_block
-runs only when ask_customer says yes, never on the model's own "confirmed": true."""
+runs only when ask_customer says yes, never on the model's own "confirmed": true (refused as an
+argument the tool does not have, without asking anyone); an unknown tool, arguments that are not
+a JSON object, an extra argument and a tool that raises each give an error observation."""
 import json
 
 from workbook.checks import fresh
@@ -242,13 +244,38 @@ out = execute(shop, "card_block", "{}", lambda n, a: asked.append(n) or False)
 assert wb.checks.error_text(out, "card_block when ask_customer says no") and shop.card_blocked is False, (
     f"card_block changes state: when ask_customer says no, return an error observation and do not run it; got {out!r}")
 assert asked == ["card_block"], f"ask the customer once about card_block; asked about {asked}"
-out = execute(shop, "card_block", '{"confirmed": true}', lambda n, a: False)
+asked = []
+out = execute(shop, "card_block", '{"confirmed": true}', lambda n, a: asked.append(n) or False)
 assert wb.checks.error_text(out, "card_block with the model's own confirmed") and shop.card_blocked is False, (
     "the model cannot confirm for the customer: {'confirmed': true} in its arguments must not block the "
     f"card; got {out!r}")
+assert asked == [], (
+    "'confirmed' is an argument card_block does not have: refuse the call before asking the customer "
+    f"(never ask about a call you would refuse anyway); asked about {asked}")
 out = execute(shop, "card_block", "{}", lambda n, a: True)
 assert shop.card_blocked is True and '"error"' not in out, (
     f"when ask_customer returns True, card_block runs; got {out!r}")
+
+
+def observation(name, arguments, what, runs=False):
+    """execute's error text for a call it must refuse, on a fresh session; nothing may run unless `runs`."""
+    session = wb.shop.Shop("C-001")
+    with wb.checks.no_raise(f"execute(shop, {name!r}, {arguments!r})", hint="return an error observation instead"):
+        got = execute(session, name, arguments, lambda n, a: True)
+    error = wb.checks.error_text(got, what)
+    assert runs or session.log == [], f"{what}: nothing may run; the shop saw {session.log}"
+    return error
+
+
+error = observation("refund_everything", "{}", "an unknown tool")
+assert "txn_sum" in error and "get_order" in error, f"an unknown tool: list the available tools; got {error!r}"
+observation("get_order", '{"order_id": "A-10', "arguments that are not valid JSON")
+observation("get_order", '["A-1001"]', "arguments that are a JSON list, not an object")
+error = observation("get_order", '{"order_id": "A-1001", "verbose": true}', "an extra argument, verbose")
+assert "order_id" in error, f"arguments that are not exactly the schema's: name the expected ones; got {error!r}"
+error = observation("get_order", '{"order_id": "B-2001"}', "a tool that raises (B-2001 is another customer's order)",
+                    runs=True)
+assert error.startswith("KeyError"), f"a tool that raises gives '<exception type>: <message>'; got {error!r}"
 print("execute: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "execute_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
@@ -547,9 +574,10 @@ def read_file(base, path):
 
 # %% nbgrader={"grade": true, "grade_id": "read_file_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: read_file, through make_file_tools(base), reads a study note from agent_files/ and
-refuses a path that leaves the folder with PermissionError; given a temporary agent folder it also
-refuses an absolute path into a sibling folder named agent_files_evil, and a symlink named .md that
-leads to .env, and cuts a long file at 20,000 characters with the marker."""
+refuses a path that leaves the folder with PermissionError, also when nothing is there; given a
+temporary agent folder it also refuses an absolute path into a sibling folder named
+agent_files_evil, and a symlink named .md that leads to .env, raises FileNotFoundError for a folder
+named .md, and cuts a long file at 20,000 characters with the marker."""
 import tempfile
 from pathlib import Path
 
@@ -567,6 +595,9 @@ assert type(text) is str and "agent loop" in text.lower(), (
     f"read_file(base, 'notes/agent-loop.md') must return the note's text; got {text[:80]!r}")
 with wb.checks.raises(PermissionError, what="read_file(base, '../README.md'), a path out of the folder,"):
     read("../README.md")
+with wb.checks.raises(PermissionError, what="read_file(base, '../no-such-note.md'), a path out of the folder to "
+                      "nothing (refuse it before asking whether it is a file),"):
+    read("../no-such-note.md")
 
 with tempfile.TemporaryDirectory() as tmp:
     tmp = Path(tmp).resolve()
@@ -575,6 +606,7 @@ with tempfile.TemporaryDirectory() as tmp:
     (base / ".env").write_text("SHOP_API_KEY=inside-but-secret", encoding="utf-8")
     (base / "notes" / "env.md").symlink_to(base / ".env")
     (base / "notes" / "big.md").write_text("x" * 30_000, encoding="utf-8")
+    (base / "notes" / "drafts.md").mkdir()
     (tmp / "agent_files_evil").mkdir()
     (tmp / "agent_files_evil" / "keys.md").write_text("evil twin secret", encoding="utf-8")
     read = make_file_tools(base)["read_file"]
@@ -583,6 +615,8 @@ with tempfile.TemporaryDirectory() as tmp:
         read(evil)
     with wb.checks.raises(PermissionError, what="read_file(base, 'notes/env.md'), a symlink named .md that leads to .env,"):
         read("notes/env.md")
+    with wb.checks.raises(FileNotFoundError, what="read_file(base, 'notes/drafts.md'), a folder, not a file,"):
+        read("notes/drafts.md")
     with wb.checks.no_raise("read_file(base, 'notes/big.md')", hint="read from `base`, the folder you were given"):
         got = read("notes/big.md")
     assert got == "x" * 20_000 + "\n[truncated]", (
@@ -633,7 +667,7 @@ with tempfile.TemporaryDirectory() as _tmp:
     tool = make_file_tools(base)["read_file"]
 
     def read(path):
-        with wb.checks.no_raise(f"read_file(base, {path!r})", allow=(PermissionError, FileNotFoundError)):
+        with wb.checks.no_raise(f"read_file(base, {path!r})", allow=(PermissionError, FileNotFoundError), hint='refusals are PermissionError, a missing file FileNotFoundError: nothing else'):
             return tool(path)
 
     attacks = [
@@ -729,10 +763,10 @@ def write_note(base, filename, text):
 
 # %% nbgrader={"grade": true, "grade_id": "write_note_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: write_note, through make_file_tools(base), saves a note into out/ of that folder
-and returns a str; a name
-with a path in it, a capital letter or a trailing newline is refused with ValueError; a symlink
-planted in out/, or an out/ that is itself a link, is refused with PermissionError and nothing is
-written. (Run in a temporary agent folder.)"""
+(the same name again replaces it) and returns "saved out/<name> (<n> characters)"; a name with a
+path in it, a capital letter or a trailing newline, and a text over 5,000 characters, are refused
+with ValueError; a symlink planted in out/, or an out/ that is itself a link, is refused with
+PermissionError and nothing is written. (Run in a temporary agent folder.)"""
 import os
 import tempfile
 from pathlib import Path
@@ -752,9 +786,18 @@ with tempfile.TemporaryDirectory() as tmp:
     write_note_tool = make_file_tools(base)["write_note"]
     said = write_note_tool("lamps-returns.md", "Returns: 14 days.")
     assert type(said) is str, f"write_note must return a str, got {type(said).__name__}"
+    assert said == "saved out/lamps-returns.md (17 characters)", (
+        f"return f'saved out/{{filename}} ({{len(text)}} characters)'; got {said!r}")
     saved = base / "out" / "lamps-returns.md"
     assert saved.is_file() and saved.read_text(encoding="utf-8") == "Returns: 14 days.", (
         "write_note('lamps-returns.md', text) must write text to base / 'out' / 'lamps-returns.md'")
+    with wb.checks.no_raise("write_note('lamps-returns.md', ...) a second time",
+                            hint="writing the same name again replaces the note"):
+        write_note_tool("lamps-returns.md", "Returns: 30 days.")
+    assert saved.read_text(encoding="utf-8") == "Returns: 30 days.", "writing the same name again replaces the note"
+    with wb.checks.raises(ValueError, what="write_note('long.md', <5,001 characters>), a text over MAX_NOTE,"):
+        write_note_tool("long.md", "x" * 5_001)
+    assert not (base / "out" / "long.md").exists(), "the refused call wrote out/long.md"
     with wb.checks.raises(ValueError, what="write_note('../kb/returns.md', ...), a name with a path in it "
                           "(check it with re.fullmatch),"):
         write_note_tool("../kb/returns.md", "Returns: 90 days!")
@@ -804,7 +847,7 @@ def snapshot(root):
 
 
 def write(filename, text):
-    with wb.checks.no_raise(f"write_note(base, {filename!r}, ...)", allow=(ValueError, PermissionError)):
+    with wb.checks.no_raise(f"write_note(base, {filename!r}, ...)", allow=(ValueError, PermissionError), hint='refusals are ValueError (the name, the size) or PermissionError (a link): nothing else'):
         return write_note_tool(filename, text)
 
 
@@ -971,8 +1014,10 @@ def calculate(expression):
 
 
 # %% nbgrader={"grade": true, "grade_id": "calculate_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: calculate computes a fee and a power as numbers, and refuses with ValueError a
-function call, an exponent over 100 (also one that is computed, 2 ** (50 * 3)) before computing it."""
+"""Visible tests: calculate computes a fee and a power as numbers (surrounding spaces stripped), and
+refuses with ValueError a function call, a string, a bool, broken syntax, an expression over 200
+characters, an exponent over 100 (also one that is computed, 2 ** (50 * 3)) before computing it,
+a result over MAX_VALUE and a complex result."""
 from workbook.checks import fresh
 
 wb = fresh()
@@ -984,6 +1029,15 @@ with wb.checks.raises(ValueError, what="calculate(\"__import__('os').getcwd()\")
     calculate("__import__('os').getcwd()")
 for expression in ("2 ** 1000", "2 ** (50 * 3)"):
     with wb.checks.raises(ValueError, what=f"calculate({expression!r}), an exponent over MAX_EXPONENT checked before computing,"):
+        calculate(expression)
+with wb.checks.no_raise("calculate('  7 - 10 ')", hint="strip the surrounding spaces before parsing"):
+    got = calculate("  7 - 10 ")
+assert got == -3, f"calculate('  7 - 10 ') should be -3; got {got!r}"
+for expression, why in [("'ab' * 3", "a string constant"), ("True + 1", "a bool constant"),
+                        ("2 +", "broken syntax: turn the SyntaxError into a ValueError"),
+                        ("1" + " + 1" * 60, "241 characters, over MAX_LENGTH"),
+                        ("(10 ** 100) ** 100", "a result over MAX_VALUE"), ("(-8) ** 0.5", "a complex result")]:
+    with wb.checks.raises(ValueError, what=f"calculate({expression[:30]!r}) ({why})"):
         calculate(expression)
 print("calculate: visible tests passed")
 

@@ -324,7 +324,7 @@ def first_response(scenario, dialect="openai", messages=None):
 
 
 def line_of(*args):
-    with wb.checks.no_raise("step_line"):
+    with wb.checks.no_raise("step_line", hint='read the reply through response.choices[0].message; pair results by tool_call_id with .get, a call may have none'):
         line = step_line(*args)
     assert type(line) is dict, f"step_line must return a dict, got {type(line).__name__}"
     assert json.loads(json.dumps(line)) == line, "a step line must be plain JSON data (str, int, dict, list, None)"
@@ -624,7 +624,7 @@ def logged(scenario, impl, folder, max_steps=8, system=None, timed=None, expect_
     kwargs = {"system": system} if system else {}
     result = None
     try:
-        with wb.checks.no_raise("run_logged"):
+        with wb.checks.no_raise("run_logged", hint='every stop is a status with a summary line, never an exception'):
             result = run_logged(timed, "fake-model", scenario.question, scenario.openai_tools(), impl, path,
                                 max_steps=max_steps, clock=timed.clock, **kwargs)
     except BaseException as e:  # the crash the test provokes (a BaseException, as a power cut)
@@ -976,7 +976,7 @@ with tempfile.TemporaryDirectory() as folder:
 
     # The new file arrives by a rename from the same folder.
     replace, moves = mover(folder)
-    with wb.checks.no_raise("save_checkpoint(path, state, replace=...)"):
+    with wb.checks.no_raise("save_checkpoint(path, state, replace=...)", hint="call replace(temporary, path) once, with the temporary file in path's folder"):
         save_checkpoint(path, {**good, "step": 4}, replace=replace)
     onto = [(src, dst) for src, dst in moves if dst.resolve() == path.resolve()]
     assert onto, ("the checkpoint must be moved into place with replace(temporary, path): writing the file "
@@ -1079,8 +1079,10 @@ def run_resumable(client, model, question, tools, impl, path, max_steps=8):
 # %% nbgrader={"grade": true, "grade_id": "run_resumable_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: a run of refund_then_check dies during model call 3; resumed from its checkpoint
 with a new client, it finishes with the right answer, and the refund is made once; run again on
-the finished checkpoint, it returns the same result without calling the model."""
+the finished checkpoint, it returns the same result without calling the model; a run stopped by
+the step limit saves that status, so it is over too."""
 import dataclasses
+import json
 import tempfile
 from pathlib import Path
 
@@ -1112,6 +1114,16 @@ with tempfile.TemporaryDirectory() as folder:
     assert (result.answer, result.status, result.steps, again.calls) == (healthy.answer, "done", 4, 0), (
         "a checkpoint whose status is not 'running' is a finished run: return its AgentResult without calling the "
         f"model; got {result!r} after {again.calls} model calls")
+
+    path = Path(folder) / "limit.json"
+    never = wb.scenarios.never_finishes()
+    result = run_resumable(wb.fake_llm.FakeLLM(never).client(max_calls=3), "fake-model", never.question,
+                           never.openai_tools(), {"search_kb": lambda query: {"hits": []}}, path, max_steps=2)
+    assert (result.answer, result.status, result.steps) == (None, "STOPPED: step limit", 2), (
+        f"after max_steps=2 model calls: AgentResult(None, 'STOPPED: step limit', 2); got {result!r}")
+    status = json.loads(path.read_text(encoding="utf-8")).get("status") if path.is_file() else None
+    assert status == "STOPPED: step limit", (
+        f"save the checkpoint when the run ends, with its stop status; the checkpoint says {status!r}")
 print("run_resumable: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "run_resumable_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
@@ -1361,10 +1373,12 @@ def run_with_approval(client, model, question, tools, impl, path, needs_approval
 
 
 # %% nbgrader={"grade": true, "grade_id": "run_with_approval_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: refund_then_check pauses before the refund without making it, and stays paused
-when resumed without a decision; resumed with "yes" (by a new process), it refunds once and
+"""Visible tests: refund_then_check pauses before the refund without making it, with the pending call
+(its id, tool and parsed input) in the checkpoint, and stays paused when resumed without a
+decision; resumed with "yes" (by a new process), it records the approval, refunds once and
 finishes, without asking the model again for the paused step; resumed with "no" instead, nothing
-is refunded and the refund's result is an error observation."""
+is refunded and the refund's result is an error observation; two refunds in one reply need two
+approvals."""
 import dataclasses
 import json
 import tempfile
@@ -1394,6 +1408,10 @@ with tempfile.TemporaryDirectory() as folder:
     saved = json.loads(path.read_text(encoding="utf-8"))
     assert saved.get("status") == "paused" and (saved.get("pending") or {}).get("tool") == "refund", (
         "the checkpoint must record the pause (status 'paused') and the pending refund")
+    asked = ((saved.get("messages") or [{}])[-1].get("tool_calls") or [{}])[0].get("id")
+    wb.checks.equal(saved.get("pending"), {"id": asked, "tool": "refund", "input": {"order_id": "A-1001", "amount": 2450}},
+                    "the checkpoint's pending", hint="{'id': <the call's id>, 'tool': <its tool>, 'input': <the parsed arguments>}")
+    wb.checks.equal(saved.get("approvals"), {}, "the checkpoint's approvals before any decision")
     llm = wb.fake_llm.FakeLLM(scenario)
     again = run_with_approval(llm.client(), "fake-model", scenario.question, scenario.openai_tools(), impl, path,
                               {"refund"})
@@ -1409,6 +1427,8 @@ with tempfile.TemporaryDirectory() as folder:
     assert llm.calls == 2, (
         "the paused step's calls run again from the checkpoint without asking the model again: the resumed run "
         f"needs model calls 3 and 4 only; it made {llm.calls}")
+    wb.checks.equal(json.loads(path.read_text(encoding="utf-8")).get("approvals"), {asked: "yes"},
+                    "the checkpoint's approvals after 'yes'", hint="approvals[pending id] = decision")
 
     path = Path(folder) / "no.json"
     payments = wb.payments.Payments()  # a fresh payment service for the second run
@@ -1422,6 +1442,17 @@ with tempfile.TemporaryDirectory() as folder:
     assert len(declined) == 1 and "approve" in declined[0]["content"], (
         "the declined call's result is {'error': ...} saying the customer did not approve it; the tool results "
         f"with an error were {declined}")
+
+    two = wb.scenarios.two_refunds()
+    path = Path(folder) / "two.json"
+    payments = wb.payments.Payments()
+    run_with_approval(wb.fake_llm.FakeLLM(two).client(), "fake-model", two.question, two.openai_tools(), impl, path,
+                      {"refund"})
+    second = run_with_approval(wb.fake_llm.FakeLLM(two).client(max_calls=3), "fake-model", two.question,
+                               two.openai_tools(), impl, path, {"refund"}, decision="yes")
+    assert second.status == "PAUSED: approval needed" and [r["order_id"] for r in payments.refunds] == ["A-1001"], (
+        "a decision is for the pending call only: after 'yes' to the first refund, the second refund of the same "
+        f"reply pauses for its own decision; got {second!r}, refunded {[r['order_id'] for r in payments.refunds]}")
 print("run_with_approval: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "run_with_approval_hidden_tests", "locked": true, "points": 4, "schema_version": 3, "solution": false}

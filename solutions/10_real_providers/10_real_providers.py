@@ -235,7 +235,8 @@ def assistant_turn(message):
 
 # %% nbgrader={"grade": true, "grade_id": "assistant_turn_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: assistant_turn turns a DeepSeek reply with a tool call into a plain dict with
-exactly role, content, tool_calls (plain dicts, arguments as sent) and reasoning_content."""
+exactly role, content, tool_calls (plain dicts, arguments as sent) and reasoning_content, and an
+OpenAI final answer into exactly role and content (no tool_calls, no reasoning_content)."""
 from workbook.checks import fresh
 
 wb = fresh()
@@ -259,6 +260,12 @@ wb.checks.equal(turn, {"role": "assistant", "content": reply.content,
                        "reasoning_content": "I need the taxi total for September 2026."},
                 "assistant_turn(<the DeepSeek reply>)",
                 "exactly these keys (no refusal, annotations...), plain dicts and lists all the way down")
+final = wb.scenarios.long_chat_small_context()
+reply = wb.fake_llm.FakeLLM(final).client().chat.completions.create(
+    model="gpt-fake", messages=[{"role": "user", "content": "Where is my order A-1001?"}]).choices[0].message
+wb.checks.equal(assistant_turn(reply), {"role": "assistant", "content": reply.content},
+                "assistant_turn(<an OpenAI final answer>)",
+                "tool_calls only when the message has tool calls, reasoning_content only when the provider sent one")
 print("assistant_turn: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "assistant_turn_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
@@ -282,7 +289,7 @@ def reply_of(scenario, dialect, messages=None):
 
 
 def turn_of(message):
-    with wb.checks.no_raise("assistant_turn"):
+    with wb.checks.no_raise("assistant_turn", hint='read tool_calls and reasoning_content with getattr: not every message has them'):
         turn = assistant_turn(message)
     assert type(turn) is dict, f"return a plain dict, got {type(turn).__name__}"
     return turn
@@ -413,14 +420,22 @@ def request_options(provider, force_tool=False, thinking=True):
 
 
 # %% nbgrader={"grade": true, "grade_id": "request_options_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: request_options forces a tool on OpenAI with tool_choice="required", and its
-DeepSeek options for a forced tool are accepted by the DeepSeek fake; Ollama gets no tool_choice;
-an unknown provider raises ValueError listing the known ones."""
+"""Visible tests: request_options forces a tool on OpenAI and the fake with tool_choice="required"
+and adds nothing otherwise; DeepSeek's thinking follows `thinking`, and its options for a forced
+tool are accepted by the DeepSeek fake; Ollama gets no tool_choice; an unknown provider raises
+ValueError listing the known ones."""
 from workbook.checks import fresh
 
 wb = fresh()
 got = request_options("openai", force_tool=True)
 wb.checks.equal(got, {"tool_choice": "required"}, 'request_options("openai", force_tool=True)')
+wb.checks.equal(request_options("fake", force_tool=True), {"tool_choice": "required"},
+                'request_options("fake", force_tool=True)', "the fake takes the same options as OpenAI")
+wb.checks.equal(request_options("openai"), {}, 'request_options("openai")', "no forced tool, no extra options")
+wb.checks.equal(request_options("deepseek"), {"extra_body": {"thinking": {"type": "enabled"}}},
+                'request_options("deepseek")', "thinking is on by default")
+wb.checks.equal(request_options("deepseek", thinking=False), {"extra_body": {"thinking": {"type": "disabled"}}},
+                'request_options("deepseek", thinking=False)', "T is 'disabled' when thinking is False")
 options = request_options("deepseek", force_tool=True)
 assert type(options) is dict, f"return a dict of keyword arguments, got {type(options).__name__}"
 scenario = wb.scenarios.two_orders()
@@ -449,7 +464,7 @@ wb = fresh()
 
 
 def options_for(*args, **kwargs):
-    with wb.checks.no_raise(f"request_options{args}"):
+    with wb.checks.no_raise(f"request_options{args}", hint='only an unknown provider raises ValueError'):
         got = request_options(*args, **kwargs)
     assert type(got) is dict, f"request_options{args} must return a dict, got {type(got).__name__}"
     return got
@@ -725,8 +740,10 @@ def run_agent(client, model, question, tools, impl, system=None, max_steps=8, **
 
 # %% nbgrader={"grade": true, "grade_id": "run_agent_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: run_agent answers the two-month taxi question on the DeepSeek fake (thinking
-mode) in three model calls, with the system prompt first and the options in every request;
-arguments that are JSON but not an object give an error observation that says so."""
+mode) in three model calls, starting with the question when there is no system prompt, and with
+the system prompt first and the options in every request when there are; arguments that are not
+JSON, or JSON but not an object, give an error observation that says so; a reply cut off by the
+token limit and the step limit end with their stop statuses."""
 import dataclasses
 
 from workbook.checks import fresh
@@ -745,11 +762,14 @@ assert shop.log, ("the tool never ran: function.arguments is a JSON string; json
                   f"calling the tool. Got {result!r}")
 assert (result.answer, result.status, result.steps) == (scenario.answer, "done", 3), (
     f"expected AgentResult({scenario.answer!r}, 'done', 3), got {result!r}")
+assert llm.requests[0]["messages"] == [{"role": "user", "content": scenario.question}], (
+    f"without a system prompt the conversation starts with the question; sent {llm.requests[0]['messages'][:1]!r}")
 
 S = wb.scenarios
 array = S.scripted(S.calls(S.Call("get_order", '["A-1001"]')), "Sorry, I could not look it up.", tools=("get_order",))
 llm = wb.fake_llm.FakeLLM(array)
-with wb.checks.no_raise("run_agent with a system prompt, options and array arguments"):
+with wb.checks.no_raise("run_agent with a system prompt, options and array arguments",
+                        hint="arguments that are not a JSON object are an error observation, never a crash"):
     result = run_agent(llm.client(max_calls=3), "fake-model", "Where is my order A-1001?", array.openai_tools(),
                        wb.shop.Shop("C-001").tools(), system="You are Northwind support.", temperature=0.2)
 first = llm.requests[0]
@@ -761,6 +781,28 @@ sent = [m for m in llm.requests[-1]["messages"] if m.get("role") == "tool"]
 assert sent and "object" in str(sent[0].get("content")).lower(), (
     "arguments that are valid JSON but not an object (here a list) give an error observation saying they must "
     f"be a JSON object; the model got {sent!r}")
+
+
+def run_simply(scenario, impl, **kwargs):
+    """run_agent on the scenario's own question, at most 4 model calls."""
+    fake = wb.fake_llm.FakeLLM(scenario)
+    with wb.checks.no_raise(f"run_agent on {scenario.name}", hint="every failure is an observation or a stop status"):
+        got = run_agent(fake.client(max_calls=4), "fake-model", scenario.question, scenario.openai_tools(), impl,
+                        **kwargs)
+    return fake, got
+
+
+broken = S.broken_json_then_fix()
+llm, result = run_simply(broken, wb.shop.Shop("C-001").tools())
+assert (result.answer, result.status) == (broken.answer, "done"), (
+    f"arguments that are not valid JSON give an error observation and the model fixes its call; got {result!r}")
+cut = S.scripted(S.final("Your taxi spend", finish_reason="length"), tools=("txn_sum",), question="Taxi?")
+llm, result = run_simply(cut, {})
+assert (result.answer, result.status, result.steps) == (None, "STOPPED: length", 1), (
+    f"finish_reason 'length' is not an answer: AgentResult(None, 'STOPPED: length', 1); got {result!r}")
+llm, result = run_simply(S.never_finishes(), {"search_kb": lambda query: {"hits": []}}, max_steps=2)
+assert (result.answer, result.status, result.steps, llm.calls) == (None, "STOPPED: step limit", 2, 2), (
+    f"after max_steps=2 model calls: AgentResult(None, 'STOPPED: step limit', 2); got {result!r} after {llm.calls}")
 print("run_agent: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "run_agent_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
@@ -1003,7 +1045,10 @@ def anthropic_to_openai(system, messages):
 assistant (with tool_calls) and tool messages that the fake provider accepts and answers; a
 tool_result with is_error becomes the error observation {"error": text}, one that already is one is
 kept (not wrapped twice); a user message with results and text gives the tool messages first, then
-the user's text."""
+the user's text; an assistant turn's text blocks are joined and its thinking block left out, a
+result given as text blocks is joined; the transcript given is not changed."""
+import copy
+
 from workbook.checks import fresh
 
 wb = fresh()
@@ -1046,6 +1091,21 @@ error = wb.checks.error_text(got[3]["content"], "the content of the failed resul
 assert error == "unknown tool 'refund'", (
     f'a result that already is {{"error": ...}} is kept as it is, not wrapped twice; the error says {error!r}')
 wb.checks.equal(got[4], {"role": "user", "content": "Also, is my card blocked?"}, "the user's text after the results")
+
+blocks = [{"role": "assistant", "content": [
+    {"type": "thinking", "thinking": "One look-up.", "signature": "abc"}, {"type": "text", "text": "Checking."},
+    {"type": "text", "text": "One moment."},
+    {"type": "tool_use", "id": "toolu_03", "name": "get_order", "input": {"order_id": "A-1001"}}]},
+    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_03", "content": [
+        {"type": "text", "text": '{"order_id": "A-1001",'}, {"type": "text", "text": ' "status": "shipped"}'}]}]}]
+before = copy.deepcopy(blocks)
+got = anthropic_to_openai(None, blocks)
+assert blocks == before, "anthropic_to_openai must not change the transcript it was given: build new messages"
+wb.checks.equal([{k: v for k, v in m.items() if k != "tool_calls"} if type(m) is dict else m for m in got],
+                [{"role": "assistant", "content": "Checking.\nOne moment."},
+                 {"role": "tool", "tool_call_id": "toolu_03", "content": '{"order_id": "A-1001",\n "status": "shipped"}'}],
+                "the messages of a turn with thinking and two text blocks, and a result given as text blocks",
+                "text blocks joined with '\\n', thinking left out, a result's text blocks joined with '\\n'")
 print("anthropic_to_openai: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "anthropic_to_openai_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
@@ -1065,7 +1125,7 @@ wb = fresh()
 
 def convert(system, messages):
     before = copy.deepcopy(messages)
-    with wb.checks.no_raise("anthropic_to_openai"):
+    with wb.checks.no_raise("anthropic_to_openai", hint='a block may lack a key (a result without is_error, content as a list of blocks): use .get'):
         got = anthropic_to_openai(system, messages)
     assert after(messages) == before, "anthropic_to_openai must not change the transcript it was given"
     assert type(got) is list, f"return a list, got {type(got).__name__}"
@@ -1298,8 +1358,9 @@ def run_messages_agent(client, model, question, tools, impl, system=None, max_st
 
 # %% nbgrader={"grade": true, "grade_id": "run_messages_agent_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: run_messages_agent answers two parallel look-ups through the real anthropic SDK
-with system= apart and both results in one user message; keeps the text the model wrote before a
-call; marks a failed tool with is_error; reports max_tokens as a stop status."""
+with system= apart and both results in one user message (and no system= without a prompt); keeps
+the text the model wrote before a call; marks a failed tool with is_error; reports max_tokens and
+the step limit as stop statuses."""
 import dataclasses
 
 from workbook.checks import fresh
@@ -1337,6 +1398,8 @@ assert (r.answer, r.status) == (scenario.answer, "done"), (
 kinds = [b.get("type") for b in llm.requests[1]["messages"][1]["content"]]
 assert kinds == ["text", "tool_use"], (
     f"append the reply's whole content, text blocks too; the assistant turn sent back had blocks {kinds}")
+assert "system" not in llm.requests[0], (
+    f"without a system prompt send no system= at all; the request had system={llm.requests[0].get('system')!r}")
 
 
 def lookup(order_id):
@@ -1353,6 +1416,9 @@ cut = S.scripted(S.final("Your taxi spend is", finish_reason="length"), tools=("
 r, llm = run_claude(cut, {})
 assert (r.answer, r.status, r.steps) == (None, "STOPPED: max_tokens", 1), (
     f"a reply cut off at max_tokens is not an answer: AgentResult(None, 'STOPPED: max_tokens', 1); got {r!r}")
+r, llm = run_claude(S.never_finishes(), {"search_kb": lambda query: {"hits": []}}, max_steps=2)
+assert (r.answer, r.status, r.steps, llm.calls) == (None, "STOPPED: step limit", 2, 2), (
+    f"after max_steps=2 model calls: AgentResult(None, 'STOPPED: step limit', 2); got {r!r} after {llm.calls} calls")
 print("run_messages_agent: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "run_messages_agent_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}

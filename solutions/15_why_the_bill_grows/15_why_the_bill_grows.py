@@ -271,7 +271,8 @@ for name, text in (("desk prompt", billing.SYSTEM), ("with catalogue", WITH_CATA
 # %%
 usage = ask_claude(FakeLLM(desk).anthropic_client(), WITH_CATALOGUE, ttl="1h")
 print(usage["cache_creation_input_tokens"], usage["cache_creation"])
-#
+
+# %% [markdown]
 # ## Part 2 · Prices
 #
 # Providers price tokens **per million**, and a cached token is far cheaper than a fresh one. The

@@ -43,8 +43,10 @@
 # ## Given code
 #
 # `ToolSpec` from chapter 02; `TYPES`, the JSON Schema type of each Python type a tool may take;
-# `REGISTRY`, the shop's four tools as `ToolSpec`s (their docstrings are the descriptions); and
-# `run_by_hand`, the loop of chapter 03 with a system prompt: your own loop, the one to compare.
+# `REGISTRY`, the shop's four tools as `ToolSpec`s (their docstrings are the descriptions);
+# `run_by_hand`, the loop of chapter 03 with a system prompt: your own loop, the one to compare; and
+# `tool_message(call, registry)`, the `tool` message it sends for one tool call (the result as JSON
+# text, or an error observation when the function raises).
 #
 # `frameworks` (the course's `workbook/frameworks.py`) gives each framework a client on the fake:
 # `frameworks.agents_sdk(client, tools, instructions)` returns an Agents SDK `Agent` and the
@@ -62,11 +64,12 @@ from dataclasses import dataclass
 
 import agents
 from agents import FunctionTool
-from pydantic_ai import Tool
+from pydantic_ai import StructuredDict, Tool
 
 from workbook import frameworks, scenarios
 from workbook.fake_llm import FakeLLM, tokens
 from workbook.shop import Shop
+from workbook.trace import from_messages, otel, spans
 
 
 #@include 02_the_loop ToolSpec
@@ -86,22 +89,25 @@ def registry_for(shop):
     return specs
 
 
+def tool_message(call, registry):
+    """The `tool` message for one tool call: the function's result as JSON text, or an error
+    observation when it raises (chapter 05)."""
+    try:
+        result = registry[call.function.name].fn(**json.loads(call.function.arguments))
+    except Exception as e:  # news for the model, not a crash
+        result = {"error": f"{type(e).__name__}: {e}"}
+    return {"role": "tool", "tool_call_id": call.id, "content": json.dumps(result, ensure_ascii=False, default=str)}
+
+
 def run_by_hand(client, question, tools, registry, max_steps=10, model="fake-model"):
-    """Chapter 03's loop with a system prompt: (answer or None, stop status). A tool that raises
-    is an error observation (chapter 05)."""
+    """Chapter 03's loop with a system prompt: (answer or None, stop status)."""
     messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": question}]
     for _ in range(max_steps):
         message = client.chat.completions.create(model=model, messages=messages, tools=tools).choices[0].message
         messages.append(message.model_dump(exclude_none=True))
         if not message.tool_calls:
             return message.content, "done"
-        for call in message.tool_calls:
-            try:
-                result = registry[call.function.name].fn(**json.loads(call.function.arguments))
-            except Exception as e:  # news for the model, not a crash
-                result = {"error": f"{type(e).__name__}: {e}"}
-            messages.append({"role": "tool", "tool_call_id": call.id,
-                             "content": json.dumps(result, ensure_ascii=False, default=str)})
+        messages.extend(tool_message(call, registry) for call in message.tool_calls)
     return None, "STOPPED: step limit"
 
 
@@ -168,7 +174,7 @@ def adapt_tools(specs, framework):
                             on_invoke_tool=invoke, strict_json_schema=True)
 
     def for_pydantic_ai(spec):
-        def run(**arguments):
+        async def run(**arguments):  # async: pydantic-ai runs a plain function in a worker thread
             return observe(spec, arguments)
 
         return Tool.from_schema(run, name=spec.name, description=spec.description, json_schema=schema(spec))
@@ -322,7 +328,8 @@ ORDERS = scenarios.scripted(
 specs = list(REGISTRY.values())
 
 hand_llm = FakeLLM(ORDERS)
-print("by hand:      ", run_by_hand(hand_llm.client(), ORDERS.question, adapt_tools(specs, "by hand"), REGISTRY))
+hand_answer, hand_status = run_by_hand(hand_llm.client(), ORDERS.question, adapt_tools(specs, "by hand"), REGISTRY)
+print("by hand:      ", hand_answer, f"({hand_status})")
 
 agents_llm = FakeLLM(ORDERS)
 agent, config = frameworks.agents_sdk(agents_llm.client(), adapt_tools(specs, "openai-agents"), SYSTEM)
@@ -405,8 +412,8 @@ def step_table(requests):
 # %% nbgrader={"grade": true, "grade_id": "step_table_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: step_table makes one row per model step of a Chat Completions log and of a
 Responses log: the system text (a system message, or instructions), the tool names and their
-strict, tool_choice and parallel_tool_calls as sent, the new observations only; a request sent
-again is a retry of its step, not a step."""
+strict, tool_choice and parallel_tool_calls as sent, the new observations only (those at the end,
+not the earlier steps'); a request sent again is a retry of its step, not a step."""
 import copy
 
 from workbook.checks import fresh
@@ -420,16 +427,21 @@ call = {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type"
 first = {"model": "m", "messages": ask, "tools": [tool], "tool_choice": "auto"}
 second = {"model": "m", "messages": ask + [call, {"role": "tool", "tool_call_id": "c1", "content": "shipped"}],
           "tools": [tool], "tool_choice": "auto"}
-chat_log = [first, copy.deepcopy(first), second]
+again = {"role": "assistant", "content": None, "tool_calls": [{"id": "c2", "type": "function",
+                                                               "function": {"name": "get_order", "arguments": "{}"}}]}
+third = second | {"messages": second["messages"] + [again, {"role": "tool", "tool_call_id": "c2", "content": "delivered"}]}
+chat_log = [first, copy.deepcopy(first), second, third]
 before = copy.deepcopy(chat_log)
 rows = step_table(chat_log)
 assert after(chat_log) == before, "step_table must not change the requests"
-wb.checks.equal([(r["step"], r["retries"]) for r in rows], [(1, 1), (2, 0)], "(step, retries) of a log with one retry",
+wb.checks.equal([(r["step"], r["retries"]) for r in rows], [(1, 1), (2, 0), (3, 0)],
+                "(step, retries) of a log with one retry",
                 "a request equal to the one before it is that step sent again: count it in retries, not as a step")
 wb.checks.equal(rows[0], {"step": 1, "api": "chat", "system": "Be kind.", "tools": ["get_order"], "strict": [True],
                           "tool_choice": "auto", "parallel_tool_calls": None, "outputs": [], "retries": 1},
                 "the first row of a Chat Completions log")
-wb.checks.equal(rows[1]["outputs"], ["shipped"], "the observations the second step sends")
+wb.checks.equal([r["outputs"] for r in rows[1:]], [["shipped"], ["delivered"]], "the observations steps 2 and 3 send",
+                "only the tool messages at the end: the earlier ones went out with an earlier step")
 
 flat = {"type": "function", "name": "get_order", "parameters": {}}
 fc = {"type": "function_call", "call_id": "c1", "name": "get_order", "arguments": "{}"}
@@ -640,25 +652,309 @@ for framework in own_tools:
 # error text is the expensive one: the model cannot tell "no such order" from a crash, and answers
 # anyway. Read the requests, then the source; a blog post about an older version tells you neither.
 #
-# ## Part 4 · By hand, a framework, or no agent
+# One more decision shows in the `rate_limit` run above: the Agents SDK's answer quotes
+# `{'category': 'taxi', ...}`. A `function_tool` that returns a dict is sent to the model as
+# `str(result)`, Python's own notation with single quotes, not JSON (`ItemHelpers._convert_tool_output`,
+# `agents/items.py`); the fake reads observations as JSON, could not read this one, and said so.
+# pydantic-ai sends the same dict as compact JSON (`{"order_id":"A-1001",...}`), your loop as
+# `json.dumps` writes it.
+#
+# ## Part 4 · One framework feature, by hand
+#
+# A framework sells features: handoffs, guardrails, structured output. Each is a few lines of a
+# loop, and the fake shows which lines. Take pydantic-ai's **structured output**:
+# `Agent(..., output_type=...)` makes a run's result data of your schema instead of text. You might
+# expect the API's own structured output (`response_format` on Chat Completions, or `text.format`
+# on Responses, which is what the Agents SDK's `output_type` sends: `get_response_format`,
+# `agents/models/openai_responses.py`). pydantic-ai 2.78.0 does something else by default. Give it
+# a schema (`StructuredDict` takes a JSON Schema) and read what it sent:
+
+# %%
+VERDICT = {"type": "object", "properties": {"order_id": {"type": "string"}, "status": {"type": "string"}},
+           "required": ["order_id", "status"], "additionalProperties": False}
+STATUS = scenarios.scripted(scenarios.call("get_order", order_id="A-1001"),
+                            scenarios.call("final_result", order_id="A-1001", status="shipped"),
+                            name="order_status", question="What is the status of my order A-1001?")
+
+framework_llm = FakeLLM(STATUS)
+structured_agent = frameworks.pydantic_ai_agent(framework_llm.client(), adapt_tools(specs, "pydantic-ai"), SYSTEM,
+                                                output_type=StructuredDict(VERDICT))
+structured = await structured_agent.run(STATUS.question)
+print("output:", structured.output)
+for number, body in enumerate(framework_llm.requests, 1):
+    print(f"request {number}: tools {[t['function']['name'] for t in body['tools']]}, "
+          f"tool_choice {body.get('tool_choice')!r}")
+print(json.dumps(framework_llm.requests[0]["tools"][-1], indent=1))
+
+# %% [markdown]
+# Structured output is **a tool**. pydantic-ai adds one definition after yours, `final_result`,
+# described *"The final response which ends this conversation"*, whose parameters are your schema
+# (strict, because the schema allows it), and it sends `tool_choice: "required"`: the model must
+# call a tool at every step, and the only way to finish is to call that one. When it does, the run
+# ends with the call's arguments as the output, and nothing more is sent. (`DEFAULT_OUTPUT_TOOL_NAME`
+# in `pydantic_ai/output.py`, `DEFAULT_OUTPUT_TOOL_DESCRIPTION` in `pydantic_ai/_output.py`,
+# `resolve_tool_choice` in `pydantic_ai/models/_tool_choice.py`; docs/SOURCES.md.)
+#
+# One more decision hides in that ending. The model may ask for other tools in the same reply as
+# `final_result`. pydantic-ai 2's default, `end_strategy="graceful"`, runs every one of them, in
+# order, and then ends the run: their results never reach the model. (Version 1's default,
+# `"early"`, skipped them; and when one reply calls `final_result` twice, the first wins.) A refund
+# asked for beside the final answer is made, and nobody reads its result.
+#
+# ## Exercise 4 — `run_with_output` (3 points)
+#
+# Write `run_with_output(client, question, tools, registry, schema, max_steps=10, model="fake-model")`:
+# `run_by_hand` with pydantic-ai's structured output, sending what pydantic-ai 2.78.0 sends. It
+# returns `(output, stop status)`.
+#
+# - Every request sends `tools` and then one more definition, the output tool: `{"type":
+#   "function", "function": {"name": OUTPUT_NAME, "description": OUTPUT_DESCRIPTION, "parameters":
+#   schema, "strict": True}}`, and `tool_choice: "required"`. The `tools` list you were given stays
+#   as it was.
+# - The calls of a reply run in order, each answered with `tool_message(call, registry)`, except
+#   the `final_result` calls, which run nothing.
+# - A reply that called `final_result` ends the run once its other calls have run: return the
+#   arguments of its **first** `final_result` call, parsed (a dict), and `"done"`. No request
+#   follows it.
+# - After `max_steps` requests without a `final_result` call: `(None, "STOPPED: step limit")`.
+
+# %% nbgrader={"grade": false, "grade_id": "run_with_output", "locked": false, "schema_version": 3, "solution": true}
+OUTPUT_NAME = "final_result"  # pydantic_ai/output.py, 2.78.0
+OUTPUT_DESCRIPTION = "The final response which ends this conversation"  # pydantic_ai/_output.py
+
+
+def run_with_output(client, question, tools, registry, schema, max_steps=10, model="fake-model"):
+    """run_by_hand with pydantic-ai's structured output: (the output as a dict, or None; stop status)."""
+    ### BEGIN SOLUTION
+    output_tool = {"type": "function", "function": {"name": OUTPUT_NAME, "description": OUTPUT_DESCRIPTION,
+                                                    "parameters": schema, "strict": True}}
+    messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": question}]
+    for _ in range(max_steps):
+        message = client.chat.completions.create(model=model, messages=messages, tools=[*tools, output_tool],
+                                                 tool_choice="required").choices[0].message
+        messages.append(message.model_dump(exclude_none=True))
+        outputs = [json.loads(c.function.arguments) for c in message.tool_calls or [] if c.function.name == OUTPUT_NAME]
+        messages.extend(tool_message(c, registry) for c in message.tool_calls or [] if c.function.name != OUTPUT_NAME)
+        if outputs:
+            return outputs[0], "done"
+    return None, "STOPPED: step limit"
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "run_with_output_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+"""Visible tests: run_with_output sends what pydantic-ai sends for structured output, request by
+request on the same fake (your tools and then final_result with its description, the schema and
+strict; tool_choice "required"; the same observations; as many requests); the other calls of the
+reply that ends the run still run; the first final_result's arguments come back as a dict; the
+tools list given stays as it was; max_steps stops a model that never calls final_result."""
+import copy
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pydantic_ai import Tool
+
+from workbook.checks import fresh
+
+
+#@include 02_the_loop ToolSpec
+
+
+wb = fresh()
+S = wb.scenarios
+ran = []
+
+
+def get_order(order_id: str) -> dict:
+    """Look an order up."""
+    ran.append(f"get_order {order_id}")
+    return {"order_id": order_id, "status": "shipped"}
+
+
+def block_card() -> dict:
+    """Block the customer's card."""
+    ran.append("block_card")
+    return {"blocked": True}
+
+
+def strict(properties):
+    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
+
+
+registry = {"get_order": ToolSpec("get_order", get_order, "Look an order up.", {"order_id": str}),
+            "block_card": ToolSpec("block_card", block_card, "Block the customer's card.", {})}
+schemas = {"get_order": strict({"order_id": {"type": "string"}}), "block_card": strict({})}
+tools = [{"type": "function", "function": {"name": name, "description": spec.description, "parameters": schemas[name],
+                                           "strict": True}} for name, spec in registry.items()]
+verdict = strict({"order_id": {"type": "string"}, "status": {"type": "string"}})
+
+
+def framework_tool(spec, schema):
+    """The spec as pydantic-ai's tool: the same function, its result sent as the same JSON text."""
+    async def run(**arguments):
+        return json.dumps(spec.fn(**arguments), ensure_ascii=False, default=str)
+
+    return Tool.from_schema(run, name=spec.name, description=spec.description, json_schema=schema)
+
+
+model = S.scripted(S.call("get_order", order_id="A-1001"),
+                   S.calls(S.Call("final_result", {"order_id": "A-1001", "status": "shipped"}), S.Call("block_card", {}),
+                           S.Call("final_result", {"order_id": "A-1001", "status": "lost"})),
+                   "The run should have ended at final_result.")
+framework = wb.fake_llm.FakeLLM(model)
+pydantic_tools = [framework_tool(spec, schemas[name]) for name, spec in registry.items()]
+theirs = wb.frameworks.run("pydantic-ai", framework.client(max_calls=4, max_retries=0), pydantic_tools,
+                           "Where is A-1001?", "Help.", output=verdict)
+assert theirs["error"] is None, f"pydantic-ai's run failed: {theirs['error']}"
+framework_ran, ran[:] = list(ran), []
+
+llm = wb.fake_llm.FakeLLM(model)
+given = copy.deepcopy(tools)
+got = run_with_output(llm.client(max_calls=4, max_retries=0), "Where is A-1001?", tools, registry, verdict)
+wb.checks.equal(tools, given, "the tools list you were given, after the run",
+                "send a new list (tools + the output tool); do not add final_result to the caller's")
+wb.checks.equal(len(llm.requests), len(framework.requests), "how many requests the run sent",
+                "a final_result call ends the run: no request follows it")
+for number, (mine, sent) in enumerate(zip(llm.requests, framework.requests, strict=True), 1):
+    wb.checks.equal(mine.get("tools"), sent["tools"], f"the tools of request {number}",
+                    "your tools, then final_result: OUTPUT_DESCRIPTION, the schema as parameters, strict True")
+    wb.checks.equal(mine.get("tool_choice"), sent["tool_choice"], f"the tool_choice of request {number}")
+    wb.checks.equal([m["content"] for m in mine["messages"] if m["role"] == "tool"],
+                    [m["content"] for m in sent["messages"] if m["role"] == "tool"], f"the observations of request {number}")
+wb.checks.equal(ran, framework_ran, "the tools that ran", "the other calls of the last reply run too, before the run ends")
+wb.checks.equal(got, (theirs["output"], "done"), "run_with_output's answer",
+                "the arguments of the first final_result call, parsed, and 'done'")
+
+endless = wb.fake_llm.FakeLLM(S.scripted(S.call("get_order", order_id="A-1001")))
+wb.checks.equal(run_with_output(endless.client(max_calls=2, max_retries=0), "Where is A-1001?", tools, registry, verdict,
+                                max_steps=2), (None, "STOPPED: step limit"), "a model that never calls final_result, max_steps=2")
+print("run_with_output: visible tests passed")
+
+# %% nbgrader={"grade": true, "grade_id": "run_with_output_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+"""Hidden tests: three steps with a failing tool and parallel calls, the same as pydantic-ai where
+it goes on; no tools of your own; the exact step limit; non-ASCII arguments."""
+### BEGIN HIDDEN TESTS
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pydantic_ai import Tool
+
+from workbook.checks import fresh
+
+
+#@include 02_the_loop ToolSpec
+
+
+wb = fresh()
+S = wb.scenarios
+
+
+def balance(account: str) -> dict:
+    """Balance."""
+    if account != "main":
+        raise KeyError(f"no account {account}")
+    return {"account": account, "kzt": 120000}
+
+
+def rate(currency: str) -> dict:
+    """Rate."""
+    return {"currency": currency, "kzt": 512.5}
+
+
+#@include 24_frameworks strict
+
+
+registry = {"balance": ToolSpec("balance", balance, "The balance of an account.", {"account": str}),
+            "rate": ToolSpec("rate", rate, "Today's rate of a currency, in KZT.", {"currency": str})}
+schemas = {"balance": strict({"account": {"type": "string"}}), "rate": strict({"currency": {"type": "string"}})}
+tools = [{"type": "function", "function": {"name": name, "description": spec.description, "parameters": schemas[name],
+                                           "strict": True}} for name, spec in registry.items()]
+answer = strict({"usd": {"type": "number"}, "note": {"type": "string"}})
+
+
+#@include 24_frameworks framework_tool
+
+
+model = S.scripted(S.calls(S.Call("balance", {"account": "main"}), S.Call("rate", {"currency": "USD"})),
+                   S.call("rate", currency="EUR"),
+                   S.call("final_result", usd=234.38, note="Баланс: 120 000 ₸"))
+framework = wb.fake_llm.FakeLLM(model)
+pydantic_tools = [framework_tool(spec, schemas[name]) for name, spec in registry.items()]
+theirs = wb.frameworks.run("pydantic-ai", framework.client(max_calls=5, max_retries=0), pydantic_tools,
+                           "How many dollars?", "Help.", output=answer)
+llm = wb.fake_llm.FakeLLM(model)
+got = run_with_output(llm.client(max_calls=5, max_retries=0), "How many dollars?", tools, registry, answer)
+wb.checks.equal(got, ({"usd": 234.38, "note": "Баланс: 120 000 ₸"}, "done"), "a three-step run's answer")
+wb.checks.equal(got[0], theirs["output"], "the same output as pydantic-ai")
+wb.checks.equal([(b.get("tools"), b.get("tool_choice"), [m["content"] for m in b["messages"] if m["role"] == "tool"])
+                 for b in llm.requests],
+                [(b["tools"], b["tool_choice"], [m["content"] for m in b["messages"] if m["role"] == "tool"])
+                 for b in framework.requests], "three requests as pydantic-ai sent them")
+
+failing = wb.fake_llm.FakeLLM(S.scripted(S.call("balance", account="savings"), S.call("final_result", usd=0, note="none")))
+got = run_with_output(failing.client(max_calls=3, max_retries=0), "q", tools, registry, answer)
+wb.checks.equal(got, ({"usd": 0, "note": "none"}, "done"), "the answer after a failing tool")
+error = wb.checks.error_text(failing.requests[1]["messages"][-1]["content"], "the observation of a failing tool")
+assert "savings" in error, "a tool that raises is an error observation, as in run_by_hand"
+
+alone = wb.fake_llm.FakeLLM(S.scripted(S.call("final_result", usd=1.5, note="ok")))
+got = run_with_output(alone.client(max_calls=2, max_retries=0), "q", [], {}, answer)
+wb.checks.equal(got, ({"usd": 1.5, "note": "ok"}, "done"), "no tools of your own")
+wb.checks.equal(alone.requests[0]["tools"], [{"type": "function", "function": {
+    "name": "final_result", "description": "The final response which ends this conversation", "parameters": answer,
+    "strict": True}}], "the only tool sent when there are none of your own")
+wb.checks.equal(alone.requests[0]["tool_choice"], "required", "tool_choice with no tools of your own")
+
+endless = wb.fake_llm.FakeLLM(S.scripted(S.call("rate", currency="USD")))
+wb.checks.equal(run_with_output(endless.client(max_calls=4, max_retries=0), "q", tools, registry, answer, max_steps=3),
+                (None, "STOPPED: step limit"), "max_steps=3")
+wb.checks.equal(len(endless.requests), 3, "requests sent with max_steps=3")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# Your loop and pydantic-ai, side by side on the same scenario: the same tools, the same
+# `tool_choice`, the same observations, as many requests. What is left over is what pydantic-ai
+# adds that the feature does not need:
+
+# %%
+by_hand_llm = FakeLLM(STATUS)
+print("by hand:    ", run_with_output(by_hand_llm.client(), STATUS.question, adapt_tools(specs, "by hand"), REGISTRY, VERDICT))
+print("pydantic-ai:", structured.output)
+for number, (mine, theirs) in enumerate(zip(by_hand_llm.requests, framework_llm.requests, strict=True), 1):
+    same = [key for key in ("tools", "tool_choice", "messages") if mine.get(key) == theirs.get(key)]
+    extra = {key: theirs[key] for key in theirs.keys() - mine.keys()}
+    print(f"request {number}: the same {same}; only pydantic-ai sent {extra}")
+
+# %% [markdown]
+# The messages differ only in how each writes the model's own tool call back (pydantic-ai
+# re-serialises the arguments without spaces), and pydantic-ai says `"stream": false` where your
+# loop leaves the default. A handoff (chapter 14) or an output guardrail (a check on the output
+# before it is returned) comes apart the same way: run the framework's version on the fake, read
+# its requests, and write the few lines that send the same thing.
+#
+# ## Part 5 · By hand, a framework, or no agent
 #
 # The course's source texts give the criteria; this is their summary:
 #
-# - **No agent** when the steps are fixed and known in advance: an endpoint with a form, validation
-#   and ordinary business logic is more reliable. The model may extract the parameters from free
-#   text, but it does not choose the route. The same goes for an irreversible action or a formal
-#   approval: the model drafts, a service with explicit checks acts.
+# - **No agent** when the steps are fixed and known in advance, or the result must be
+#   deterministic: an endpoint with a form, validation and ordinary business logic is more
+#   reliable. The model may extract the parameters from free text, but it does not choose the
+#   route. The same goes for an irreversible action, a formal approval or a strict audit of every
+#   business rule: the model extracts and drafts, a service with an explicit sequence of checks acts.
 # - **A framework** when your code would repeat infrastructure work: several providers, retrieval
 #   over documents, stored traces and evaluations, several agents to coordinate. Permissions,
 #   schemas, the step limit and the audit stay yours either way.
 # - **By hand** otherwise: one transparent route through known tools is easier to control in your
 #   own code on the provider's SDK than in a framework added for its name. There is **no threshold
-#   in the number of tools**: one reversible call can live in a hand loop for years.
+#   in the number of tools**: one reversible call can live in a hand loop for years. What moves the
+#   choice is observability, how often the tools change, and the price of a wrong action.
 #
-# ## Exercise 4 — `build_or_buy` (2 points)
+# ## Exercise 5 — `build_or_buy` (2 points)
 #
 # Write `build_or_buy(project)`. `project` is a dict: `"fixed_steps"` (bool: the steps are known in
-# advance), `"irreversible"` (bool: an action that cannot be undone, or needs formal approval),
+# advance, or the result must be deterministic), `"irreversible"` (bool: an action that cannot be
+# undone, a formal approval, or a strict audit of every business rule),
 # `"providers"` (int), `"retrieval"`, `"traces_and_evals"` (bools) and `"agents"` (int: how many
 # agents work together), `"tools"` (int). Return `(choice, reason)`, in this order of rules:
 #
@@ -712,21 +1008,69 @@ for change, choice in cases:
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## Reading: the frameworks' own traces
+# ## Reading: three traces of one run
 #
 # Both frameworks trace, each its own way. The Agents SDK traces **by default**: unless
-# `tracing_disabled=True` (as here) or `OPENAI_AGENTS_DISABLE_TRACING=1`, its default processor
-# sends every run's trace to OpenAI's servers (`https://api.openai.com/v1/traces/ingest`,
-# `agents/tracing/processors.py`), with its own span types (agent, generation, function, handoff,
-# guardrail) rather than OpenTelemetry's. pydantic-ai writes **OpenTelemetry** spans, only when you
-# switch instrumentation on (`Agent.instrument_all()` or `instrument=`), to whatever OTel exporter
-# you set up: the same kind of spans as chapter 23's, under its own names. Chapter 23's spans are
-# what your loop writes because you wrote them; a framework's trace is what the framework chose to
-# record, sent where the framework chose, by default.
+# `tracing_disabled=True` (as `frameworks.agents_sdk` sets it) or `OPENAI_AGENTS_DISABLE_TRACING=1`,
+# its default processor sends every run's trace to OpenAI's servers
+# (`https://api.openai.com/v1/traces/ingest`, `agents/tracing/processors.py`), in span types of its
+# own (`agents/tracing/span_data.py`), not OpenTelemetry's. pydantic-ai writes **OpenTelemetry**
+# spans in chapter 23's GenAI conventions, only when you switch its instrumentation on
+# (`Agent.instrument_all()`, or the `Instrumentation` capability), to the tracer provider you give
+# it.
+#
+# Here is the `ORDERS` run of Part 2 traced three times, every trace kept on this machine: the
+# Agents SDK's through a processor that keeps its spans (`agents.set_trace_processors` replaces
+# the exporter to OpenAI), pydantic-ai's into chapter 23's recorder, and your loop's drawn from its
+# messages in chapter 23's spans.
+
+# %%
+sdk_trace = frameworks.AgentsTrace()
+agents.set_trace_processors([sdk_trace])  # the SDK's only processor from now on: nothing goes to OpenAI
+traced_llm = FakeLLM(ORDERS)
+traced, traced_config = frameworks.agents_sdk(traced_llm.client(), adapt_tools(specs, "openai-agents"), SYSTEM,
+                                              tracing=True)
+await agents.Runner.run(traced, ORDERS.question, run_config=traced_config)
+print("OpenAI Agents SDK, its own trace:")
+print(spans.tree(sdk_trace.spans(), times=False))
+
+recorder = otel.Recorder()
+instrumented = frameworks.pydantic_ai_agent(FakeLLM(ORDERS).client(), adapt_tools(specs, "pydantic-ai"), SYSTEM,
+                                            tracer_provider=recorder.provider, name="support")
+await instrumented.run(ORDERS.question)
+print("\npydantic-ai, OpenTelemetry once switched on:")
+print(spans.tree(recorder, times=False))
+
+print("\nyour loop, in chapter 23's spans (drawn from its messages and tools):")
+hand_run = from_messages(hand_llm.requests[-1]["messages"] + [{"role": "assistant", "content": hand_answer}],
+                         hand_llm.requests[-1]["tools"])
+print(spans.tree(spans.from_trajectory(hand_run, agent="support"), times=False))
+
+function = next(e["span_data"] for e in sdk_trace.exported if e["span_data"]["type"] == "function")
+print("\nwhat the SDK's first function span holds:", function["input"], "->", function["output"])
+print("traceparent headers the Agents SDK sent:", traced_llm.traceparents)
+
+# %% [markdown]
+# | | your loop (chapter 23) | pydantic-ai 2.78.0 | OpenAI Agents SDK 0.24.0 |
+# |---|---|---|---|
+# | the run | `invoke_agent support` | `invoke_agent support` | `task Agent workflow`, then `agent support` |
+# | a step | the model call | the model call | a `turn` span of its own |
+# | a model call | `chat fake-model`, CLIENT | `chat fake-model`, CLIENT | `response` (`generation` on Chat Completions) |
+# | a tool call | `execute_tool`, **a child of the model call** that asked for it | `execute_tool`, a sibling of the model call | `function`, a sibling of the model call, in its turn |
+# | content (arguments, results) | only on opt-in, masked | recorded by default (`include_content=True`) | recorded by default (`trace_include_sensitive_data`, true unless `OPENAI_AGENTS_TRACE_INCLUDE_SENSITIVE_DATA` says otherwise) |
+# | where it goes | the exporter you set up | the tracer provider you give it, when switched on | OpenAI's servers, unless you replace the processor or switch tracing off |
+# | `traceparent` on the request | yes | no | no |
+#
+# Chapter 23's spans are what your loop writes because you wrote them: a tool call hangs under the
+# model call that asked for it, a failed lookup is an `ERROR` span (to both frameworks your
+# adapter's error observation is an ordinary result), content is recorded only when you opt in, and
+# the `traceparent` header lets the provider (or an MCP server) join the same trace. A framework's trace is what
+# the framework chose to record, in the shape it chose, sent where it chose, by default; two of
+# those choices (content on, and for the Agents SDK the destination) are the ones to change first.
 #
 # ## Common mistakes
 #
-# Each of these is a wrong answer the tests catch, except the one marked "not graded".
+# Each of these is a wrong answer the tests catch.
 #
 # - **An adapter that drops a parameter's type** (everything a string) or the tool's description:
 #   the model is told less than your registry knows, and strict mode holds it to the wrong type.
@@ -737,10 +1081,20 @@ for change, choice in cases:
 # - **Counting a framework's retries as model steps**: a 429 retried twice is one step, three requests.
 # - **Reading only the system message**: a Responses framework sends its system text as `instructions`.
 # - **Reading `strict` where Chat Completions does not put it**: it is inside `"function"`.
-# - **Taking every observation so far as this step's**: a step sends only the ones at the end
-#   (not graded yet: no test tells the two apart).
+# - **Taking every observation so far as this step's**: a step sends only the ones at the end; the
+#   earlier ones went out with the steps before.
 # - **A framework default stated from memory**: `tool_choice` absent is not `"auto"`; read the
 #   request, then the source of the version you run.
+# - **An output tool the model may pass by**: without `tool_choice: "required"` it may answer in
+#   text, and the run never gets its data.
+# - **An output tool that is not the framework's**: first instead of last, or without `strict`:
+#   the model is told something the framework does not tell it, and the two runs stop matching.
+# - **Ending the run before the reply's other calls ran**: pydantic-ai 2 runs them (`graceful`);
+#   the `early` you may remember is version 1's default.
+# - **One more request after `final_result`**: the output ends the run; nothing goes back to the model.
+# - **The last `final_result` taken**: the first one wins.
+# - **The output returned as JSON text**: parse the arguments; the caller wants a dict.
+# - **`final_result` added to the caller's `tools`**: the next run would send it twice.
 # - **Choosing a framework by the number of tools**, or an agent for a flow whose steps are fixed.
 
 # %% [markdown]
@@ -754,31 +1108,61 @@ show("24_frameworks")
 # %% [markdown]
 # ## Live cell (optional)
 #
-# The same three loops against a real model, when `LLM_PROVIDER` names a live provider (chapter
-# 00). Never graded; it prints each loop's answer and how many requests it sent.
+# Both frameworks against a real model, when `LLM_PROVIDER` names a live provider (chapter 00):
+# the shop's tools made each framework's own way, one question, the answer and what the run cost
+# by the framework's own count. Never graded. The cell needs nothing from the cells above, so it
+# runs after a restart too; on Anthropic (no Responses API) the Agents SDK uses its Chat
+# Completions model. A failure is blamed on the provider only when the provider's error says so.
+# Rehearsed on the fake server (README, "Live providers"), the Agents SDK answers that it could not
+# look the orders up: its tools send Python's `str()` of a dict (Part 3), which the fake does not
+# read as JSON; a real model reads it.
 
 # %%
-from workbook.providers import SKIP_HINT, ProviderError, live_enabled, make_client
+import agents
+import openai
+from pydantic_ai import Tool
+from pydantic_ai.exceptions import ModelAPIError
+
+from workbook import frameworks, scenarios
+from workbook.providers import SKIP_HINT, ProviderError, current, live_enabled, make_client
+from workbook.shop import Shop
 
 if live_enabled():
     try:
         live_client, live_model = make_client()
-        print("by hand:", run_by_hand(live_client, ORDERS.question, adapt_tools(specs, "by hand"), REGISTRY,
-                                      model=live_model))
-        live_agent = frameworks.pydantic_ai_agent(live_client, adapt_tools(specs, "pydantic-ai"), SYSTEM, model=live_model)
-        print("pydantic-ai:", (await live_agent.run(ORDERS.question)).output)
     except ProviderError as e:  # a set-up problem, explained in one line
         print(e)
-    except Exception as e:  # the provider is down or refused: no traceback (and no key) in a cell
-        print(f"The live call failed ({type(e).__name__}): check LLM_PROVIDER, the key and the network.")
+    else:
+        live_tools, live_question = Shop("C-001").tools().values(), scenarios.two_orders().question
+        live_system = "You are Northwind's support agent. Use the tools; never guess an order's status."
+        live_sdk, live_config = frameworks.agents_sdk(live_client, [agents.function_tool(fn) for fn in live_tools],
+                                                      live_system, model=live_model,
+                                                      responses=current().name != "anthropic")
+        live_pydantic = frameworks.pydantic_ai_agent(live_client, [Tool(fn) for fn in live_tools], live_system,
+                                                     model=live_model)
+        for name, start in (("openai-agents", lambda: agents.Runner.run(live_sdk, live_question, run_config=live_config)),
+                            ("pydantic-ai", lambda: live_pydantic.run(live_question))):
+            try:
+                live = await start()
+            except (openai.APIError, ModelAPIError) as e:  # the provider refused or could not be reached
+                key = live_client.api_key
+                said = str(e).replace(key, "[key]") if len(key) > 8 else str(e)
+                print(f"{name}: the provider failed ({type(e).__name__}: {said[:300]}): "
+                      "check LLM_PROVIDER, LLM_MODEL, the key and the network.")
+            except Exception as e:  # the framework ended the run (a step limit, say), not the provider
+                print(f"{name}: the run ended here, not at the provider: {type(e).__name__}: {e}")
+            else:
+                usage = live.context_wrapper.usage if name == "openai-agents" else live.usage
+                print(f"{name}: {live.final_output if name == 'openai-agents' else live.output}\n"
+                      f"  {usage.requests} requests, {usage.input_tokens} input and {usage.output_tokens} output tokens")
 else:
     print(SKIP_HINT)
 
 # %% [markdown]
 # ## What's next
 #
-# One framework feature rebuilt by hand is a good next exercise: an output guardrail is a check on
-# the final answer before it is returned (a few lines after your loop's last step), and
-# structured output is one more request field (`response_format` on Chat Completions, `text.format`
-# on Responses). Run the framework's version on the fake, yours beside it, and compare the two
-# requests with `step_table`: when they match, you know exactly what the feature does.
+# You have read two frameworks the way this chapter reads any of them: run it on the fake, put its
+# requests beside your loop's, find what it decided in the source of the version you run, and
+# rebuild the one feature you need in a few lines when that is all you need. **25 · An agent that
+# writes and runs code** lets the model answer with a program instead of a tool call, and asks what
+# must stand between that program and your machine.

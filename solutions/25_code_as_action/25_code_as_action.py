@@ -223,7 +223,8 @@ def run_code(code, scratch, limits=LIMITS):
 """Visible tests: run_code runs the program in another Python process, in the scratch folder, with
 only SAFE_ENV and the rlimits set (RLIMIT_AS on Linux); reports a traceback in stderr; a CPU loop ends by SIGXCPU,
 a flood of output at RLIMIT_FSIZE ("File too large") and is cut with [truncated]; a sleeping program ends at the wall time,
-killed; a grandchild it leaves behind is killed with its process group."""
+killed; a grandchild it leaves behind is killed with its process group. What the operating system says of the
+processes (watch_processes, read from /proc) decides, not only what run_code reports."""
 import json
 import signal
 import sys
@@ -231,6 +232,7 @@ import tempfile
 from pathlib import Path
 
 from workbook.checks import fresh
+from workbook.notebook_side import watch_processes
 
 wb = fresh()
 SMALL = {"cpu_seconds": 1, "memory_bytes": 256 * 2**20, "processes": 0, "output_bytes": 20_000,
@@ -260,7 +262,7 @@ for name, want in [("RLIMIT_CPU", 1), ("RLIMIT_AS", 256 * 2**20), ("RLIMIT_NPROC
 r = run_code("x = 1\nprint('before')\nprint(x / 0)\n", str(scratch), SMALL)
 assert r["exit_code"] == 1 and r["stdout"] == "before\n" and "ZeroDivisionError" in r["stderr"], (
     f"a failing program: exit code 1, what it printed, the traceback in stderr; got {r!r}")
-r = run_code("while True:\n    pass\n", str(scratch), {**SMALL, "wall_seconds": 8})  # CPU seconds, however busy the machine
+r = run_code("while True:\n    pass\n", str(scratch), {**SMALL, "wall_seconds": 30})  # 1 CPU second, however busy the machine
 assert r["exit_code"] == -signal.SIGXCPU and r["timed_out"] is False, (
     f"an endless loop is ended by the CPU limit (SIGXCPU), before the wall time; got {r!r}")
 r = run_code("print('x' * 100_000)\n", str(scratch), SMALL)
@@ -268,11 +270,28 @@ assert r["exit_code"] != 0 and "File too large" in r["stderr"], (
     f"100,000 bytes of output hit RLIMIT_FSIZE: the write fails with OSError 'File too large'; got {r!r}")
 assert r["stdout"] == "x" * 2_000 + "\n[truncated] cut 18000 of 20000 characters", (
     f"stdout holds the first 20,000 bytes, cut to 2,000 characters with truncate; got {len(r['stdout'])} characters")
-r = run_code("import time\ntime.sleep(5)\n", str(scratch), {**SMALL, "wall_seconds": 1})
+SLEEP = "import time\ntime.sleep(5)\n"
+with watch_processes() as seen:  # the processes as the operating system shows them (graded: from outside)
+    r = run_code(SLEEP, str(scratch), {**SMALL, "wall_seconds": 1})
 assert r["timed_out"] is True and r["exit_code"] == -signal.SIGKILL, (
     f"a program that sleeps past wall_seconds is killed (SIGKILL) and timed_out is True; got {r!r}")
-r = run_code("import os, time\npid = os.fork()\nif pid == 0:\n    time.sleep(30)\n    os._exit(0)\nprint(pid)\n",
-             str(scratch), {**SMALL, "processes": None})
+assert not seen.left, f"the program was still running after run_code returned: kill it when time is up; left: {seen.left}"
+program = seen.program(SLEEP)
+if not seen.blind:  # where there is a /proc to read (Linux, and always when graded)
+    assert program is not None, "no process of its own ran the program: start [sys.executable, '-I', '-c', code] with Popen"
+    assert set(program.env or ["(unreadable)"]) <= {"PATH", "LC_CTYPE"}, (
+        f"pass env=dict(SAFE_ENV): the program's environment held {sorted(program.env or ['(unreadable)'])[:4]}")
+    want = {"cpu_seconds": (1, 2), "memory_bytes": (256 * 2**20, 256 * 2**20), "processes": (0, 0),
+            "output_bytes": (20_000, 20_000)}
+    assert program.limits == want, (
+        f"the program's rlimits (soft, hard), as the operating system kept them: {program.limits}; want {want}")
+    assert program.cwd == str(scratch), f"the program runs in the scratch folder; it ran in {program.cwd}"
+FORK = "import os, time\npid = os.fork()\nif pid == 0:\n    time.sleep(30)\n    os._exit(0)\nprint(pid)\n"
+with watch_processes() as seen:
+    r = run_code(FORK, str(scratch), {**SMALL, "processes": None})
+assert not seen.left, (
+    "a process the program started was still running after run_code returned: kill the process group "
+    f"(start_new_session=True, os.killpg), not only the child; left: {seen.left}")
 grandchild = int(r["stdout"])
 CHECK = f"""import os
 try:
@@ -283,7 +302,7 @@ else:
     stat = f"/proc/{grandchild}/stat"
     print("gone" if os.path.exists(stat) and open(stat).read().rsplit(")", 1)[1].split()[0] == "Z" else "alive")
 """
-r = run_code(CHECK, str(scratch), SMALL)
+r = run_code(CHECK, str(scratch), SMALL)  # the program's own view too: in a notebook an orphan leaves the watch's
 assert r["stdout"].strip() == "gone", (
     "a process the program started was still running after run_code returned: kill the process group "
     "(start_new_session=True, os.killpg), not only the child")
@@ -293,7 +312,7 @@ print("run_code: visible tests passed")
 """Hidden tests: run_code with the chapter's limits: the memory bomb ends in MemoryError on Linux,
 no fork on Linux for a user that is not root, the environment holds no secret, stdout and stderr
 are cut separately, a None limit is left alone, the average_order scenario ends right in both styles
-through run_code, and a timed-out program leaves nothing running."""
+through run_code, and a timed-out program, or one that forked, leaves nothing running (seen from /proc)."""
 ### BEGIN HIDDEN TESTS
 import json
 import os
@@ -303,6 +322,7 @@ import tempfile
 from pathlib import Path
 
 from workbook.checks import fresh
+from workbook.notebook_side import watch_processes
 
 wb = fresh()
 CA = wb.scenarios.code_action
@@ -356,11 +376,24 @@ for style in ("tool", "text"):
         messages.append({"role": "user", "content": "Observation: " + json.dumps(run(block.group(1)))})
     assert message.content == CA.AVERAGE_ANSWER, (
         f"average_order ({style}): the KeyError's traceback lets the model fix its code; it answered {message.content!r}")
-r = run("import os, time\nopen('pid', 'w').write(str(os.getpid()))\ntime.sleep(5)\n", {**SMALL, "wall_seconds": 1})
+SLEEP = "import time\ntime.sleep(5)\n"
+OWN = {"cpu_seconds": 2, "memory_bytes": 200 * 2**20, "processes": 0, "output_bytes": 30_000, "wall_seconds": 1, "chars": 300}
+with watch_processes() as seen:  # the operating system decides, from outside the notebook
+    r = run(SLEEP, OWN)
 assert r["timed_out"] is True and r["exit_code"] == -signal.SIGKILL, f"past the wall time the program is killed; got {r!r}"
-pid = int((scratch / "pid").read_text())
-r = run(f"import os\ntry:\n    os.kill({pid}, 0)\nexcept ProcessLookupError:\n    print('gone')\nelse:\n    print('alive')\n")
-assert r["stdout"].strip() == "gone", "a timed-out program must not be left running (kill, then wait for it)"
+assert not seen.left, "a timed-out program must not be left running (kill, then wait for it)"
+program = seen.program(SLEEP)
+if not seen.blind:
+    assert program is not None, "the program must run in a Python process of its own"
+    assert set(program.env or ["(unreadable)"]) <= {"PATH", "LC_CTYPE"}, "the program's environment is SAFE_ENV only"
+    assert program.limits == {"cpu_seconds": (2, 3), "memory_bytes": (200 * 2**20, 200 * 2**20), "processes": (0, 0),
+                              "output_bytes": (30_000, 30_000)}, "the program's rlimits come from the limits passed in"
+    assert program.cwd == str(scratch), "the program runs in the scratch folder"
+FORK = "import os, time\nif os.fork() == 0:\n    time.sleep(30)\n    os._exit(0)\nprint('forked')\n"
+with watch_processes() as seen:
+    r = run(FORK, {**SMALL, "processes": None})
+assert r["stdout"] == "forked\n" and not seen.left, (
+    "a process the program started must not be left running: kill its process group")
 ### END HIDDEN TESTS
 
 # %% [markdown]
