@@ -164,27 +164,9 @@ class Endpoint:
         if op not in OPS:
             return self.serve_other(item)
         try:
-            obj = self.target(item)
-            name = item.get("method") if op == "call" else item.get("name")
-            if name is not None and (type(name) is not str or not name.isidentifier() or name.startswith("_")):
-                raise codec.LinkError("an attribute that is not a public name")
-            if not self.allowed(obj, op, name):
-                raise codec.LinkError(f"{str(name)[:40]!r} is not something the other side may use of "
-                                      f"{str(getattr(type(obj), '__qualname__', 'it'))[:60]}")
-            if op == "call" and name is not None:
-                obj = getattr(obj, name)
+            obj, name = self._asked(item, op)
             if op == "call":
-                pair = self.decode(item.get("args"))
-                if type(pair) is not list or len(pair) != 2 or type(pair[0]) is not list or type(pair[1]) is not dict:
-                    raise codec.LinkError("a call without its arguments")
-                cid = item.get("cid")
-                if self.side == "k" and type(cid) is int:  # the judge asks what its arguments became
-                    self.keep(cid, list(pair[0]) + list(pair[1].values()))
-                result = self.invoke(obj, *pair)
-                out = {"ok": self.encode(result)}
-                if self.kept:
-                    out["after"] = self.changed()
-                return out
+                return self._call(obj if name is None else getattr(obj, name), item)
             return {"ok": self.encode(getattr(obj, str(name)))}  # getattr
         except codec.LinkError as e:
             return link_error(str(e))
@@ -194,6 +176,30 @@ class Endpoint:
             if getattr(e, "link_stop", False):  # the judge stopping a test: never an answer
                 raise
             return self.exc_reply(e)
+
+    def _asked(self, item: dict, op: str) -> tuple[object, str | None]:
+        """The object a request is about, and the public name it asks for (a method, an attribute),
+        if this side allows it (`allowed`)."""
+        obj = self.target(item)
+        name = item.get("method") if op == "call" else item.get("name")
+        if name is not None and (type(name) is not str or not name.isidentifier() or name.startswith("_")):
+            raise codec.LinkError("an attribute that is not a public name")
+        if not self.allowed(obj, op, name):
+            raise codec.LinkError(f"{str(name)[:40]!r} is not something the other side may use of "
+                                  f"{str(getattr(type(obj), '__qualname__', 'it'))[:60]}")
+        return obj, name
+
+    def _call(self, fn, item: dict) -> dict:
+        pair = self.decode(item.get("args"))
+        if type(pair) is not list or len(pair) != 2 or type(pair[0]) is not list or type(pair[1]) is not dict:
+            raise codec.LinkError("a call without its arguments")
+        cid = item.get("cid")
+        if self.side == "k" and type(cid) is int:  # the judge asks what its arguments became
+            self.keep(cid, list(pair[0]) + list(pair[1].values()))
+        out = {"ok": self.encode(self.invoke(fn, *pair))}
+        if self.kept:
+            out["after"] = self.changed()
+        return out
 
     def allowed(self, obj, op: str, name: str | None) -> bool:
         """May the other side make this request about `obj`? (The judge limits it: remote.py.)"""
