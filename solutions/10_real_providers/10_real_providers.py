@@ -1602,7 +1602,8 @@ show("10_real_providers")
 # model words its answer its own way, and a small local one may need more steps.
 
 # %%
-from workbook.providers import SKIP_HINT, ProviderError, current, live_enabled
+from workbook.fake_llm import anthropic_tools
+from workbook.providers import SKIP_HINT, ProviderError, current, describe, live_enabled, live_failure, make_client
 
 if live_enabled():
     try:
@@ -1622,8 +1623,8 @@ if live_enabled():
         print(live)
     except ProviderError as e:  # a set-up problem, explained in one line
         print(e)
-    except Exception as e:  # the provider is down or refused: no traceback (and no key) in a cell
-        print(f"The live call failed ({type(e).__name__}): check LLM_PROVIDER, the key and the network.")
+    except Exception as e:  # its own text (no key), and whose failure it is: the provider's or this notebook's
+        print(live_failure(e))
 else:
     print(SKIP_HINT)
 
