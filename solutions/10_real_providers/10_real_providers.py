@@ -855,7 +855,7 @@ turns = [m for m in last["messages"] if m.get("role") == "assistant"]
 assert len(turns) == 2 and all(m.get("reasoning_content") for m in turns), (
     "every earlier assistant turn goes back with its reasoning_content")
 assert all(type(m) is dict for m in last["messages"]), "messages must be plain dicts"
-assert [m.get("role") for m in last["messages"]] == ["system", "user", "assistant", "tool", "assistant", "tool"]
+assert [m.get("role") for m in last["messages"]] == ["system", "user", "assistant", "tool", "assistant", "tool"], "the last request: system, user, then each assistant turn followed by its tool message"
 wb.checks.is_type(json.loads(last["messages"][3]["content"]), dict, "the first tool result, parsed")
 
 # No system prompt: the conversation starts with the question. Parallel calls on DeepSeek.

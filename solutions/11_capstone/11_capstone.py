@@ -1859,7 +1859,7 @@ for dialect in ("openai", "deepseek"):
             model="m", messages=[{"role": "user", "content": llm.scenario.question}], tools=strict_tools(TOOLS4))
     except Exception as e:
         raise AssertionError(f"{dialect} refused the strict definitions: {e}") from None
-    assert reply.choices[0].message.tool_calls[0].function.arguments == '{"path": "kb/payment.md"}'
+    assert reply.choices[0].message.tool_calls[0].function.arguments == '{"path": "kb/payment.md"}', "the small model's call fits the strict definitions: read_file with its path"
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -2219,7 +2219,7 @@ def tool(name, description="A tool."):
 for names in (["calculate"], ["fetch_page", "rag_search"], ["lookup_order", "read_file", "write_note"]):
     with wb.checks.no_raise(f"system_prompt({names})", hint="read each tool's name and description from t['function']"):
         prompt = system_prompt([tool(n, f"Does the {n} job. More text.") for n in names])
-    assert type(prompt) is str
+    assert type(prompt) is str, "system_prompt returns the prompt as a str"
     found = cap.checklist(prompt, names)
     assert all(found.values()), f"system_prompt for {names}: checklist items missing: {[k for k, v in found.items() if not v]}"
     others = [n for n in NAMES if n not in names and n in prompt]
