@@ -125,6 +125,13 @@ block_card  # unused function (solutions/02_the_loop/02_the_loop.py:244)
 model_config  # unused variable (solutions/05_errors_are_observations/05_errors_are_observations.py:160)
 add_numbers  # unused function (solutions/18_mcp_by_hand/18_mcp_by_hand.py:1039)
 _.handle_async_request  # unused method (workbook/frameworks.py: httpx2 calls it, an AsyncBaseTransport's hook)
+_._platform  # unused attribute (workbook/frameworks.py: the openai SDK reads it before a request)
+# workbook/frameworks.py AgentsTrace: the Agents SDK calls a TracingProcessor's hooks
+_.on_trace_start  # unused method
+_.on_trace_end  # unused method
+_.on_span_start  # unused method
+_.on_span_end  # unused method
+_.force_flush  # unused method
 # A judge object's class says what of it a graded notebook may use (autograder/judge/trust.py reads them)
 LINK_DATA  # unused variable (workbook: Desk, Connection, Chatter, SiteResponse, Recorder, CappedClient)
 LINK_CALL_ONLY  # unused variable (workbook/engine/function_face.py FunctionModel)

@@ -92,7 +92,7 @@ def status(course: Course, langs: list[str] | None = None, chapters: list[str] |
                     f"{len(r.missing)} missing, {len(r.stale)} stale" if r.has_text else "-")
             quiz = "ok" if not r.quiz_problems and r.quiz.is_file() else "stale" if r.quiz.is_file() else "-"
             said = len(cov.messages[chapter])
-            mark = "released" if r.complete else ""
+            mark = "complete" if r.complete else ""
             lines.append(f"  {chapter:36} text {text:22} quiz {quiz:6} messages {said:>3} / "
                          f"{len(templates(course, chapter, False)) + len(templates(course, chapter, True)):<4} {mark}")
         for part in (LIBRARY, UI):

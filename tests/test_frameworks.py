@@ -4,6 +4,7 @@ the defaults chapter 24 states (docs/SOURCES.md, "Chapter 24") hold at the pinne
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 
 import agents
@@ -116,3 +117,48 @@ def test_the_agents_sdk_trace_as_span_dicts_and_pydantic_ai_spans_on_request():
                                                 tracer_provider=recorder.provider, name="support")
     asyncio.run(instrumented.run("q"))
     assert [s["name"] for s in recorder.spans()][:2] == ["invoke_agent support", "chat fake-model"]
+
+
+def test_pydantic_ai_sends_what_chapter_24s_run_with_output_tests_expect():
+    """The visible test of run_with_output checks a learner's loop against constants: these are
+    what pydantic-ai 2.78.0 sends on its scenario (tools, then final_result; tool_choice required;
+    two requests; every call of the last reply run; the first final_result wins)."""
+    ran = []
+
+    async def get_order(order_id: str) -> str:
+        ran.append(f"get_order {order_id}")
+        return json.dumps({"order_id": order_id, "status": "shipped"})
+
+    async def block_card() -> str:
+        ran.append("block_card")
+        return json.dumps({"blocked": True})
+
+    def strict(properties):
+        return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
+
+    def as_tool(name, description, parameters):
+        return {"type": "function", "function": {"name": name, "description": description, "parameters": parameters,
+                                                 "strict": True}}
+
+    s = scenarios
+    model = s.scripted(s.call("get_order", order_id="A-1001"),
+                       s.calls(s.Call("final_result", {"order_id": "A-1001", "status": "shipped"}), s.Call("block_card", {}),
+                               s.Call("final_result", {"order_id": "A-1001", "status": "lost"})),
+                       "The run should have ended at final_result.")
+    tools = [as_tool("get_order", "Look an order up.", strict({"order_id": {"type": "string"}})),
+             as_tool("block_card", "Block the customer's card.", strict({}))]
+    framework_tools = [Tool.from_schema(fn, name=t["function"]["name"], description=t["function"]["description"],
+                                        json_schema=t["function"]["parameters"])
+                       for fn, t in zip((get_order, block_card), tools, strict=True)]
+    verdict = strict({"order_id": {"type": "string"}, "status": {"type": "string"}})
+    llm = FakeLLM(model)
+    got = frameworks.run("pydantic-ai", llm.client(max_retries=0), framework_tools, "Where is A-1001?", "Help.",
+                         output=verdict)
+    assert got == {"output": {"order_id": "A-1001", "status": "shipped"}, "error": None}
+    assert len(llm.requests) == 2 and ran == ["get_order A-1001", "block_card"]
+    for body in llm.requests:
+        assert body["tools"] == tools + [as_tool("final_result", "The final response which ends this conversation",
+                                                 verdict)]
+        assert body["tool_choice"] == "required"
+    assert [m["content"] for m in llm.requests[1]["messages"] if m["role"] == "tool"] == [
+        json.dumps({"order_id": "A-1001", "status": "shipped"})]

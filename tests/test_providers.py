@@ -1,12 +1,18 @@
 """Provider switching: defaults in one place, keys from env or .env, and a real-socket switch."""
 
+import httpx
 import openai
 import pytest
 
 from tests.reference_loop import run_agent, tools_for
 from workbook import providers, scenarios
 from workbook.fake_llm import FakeLLM, anthropic_tools
+from workbook.paths import ROOT
 from workbook.shop import Shop
+
+# Chapters another helper is changing now (issue 45, 2026-12-06): their live cells move to
+# live_failure with their next change. Remove a chapter from here then.
+NOT_YET = {"08_retries_and_idempotency", "24_frameworks", "25_code_as_action"}
 
 
 def test_default_is_the_fake_and_live_cells_stay_off():
@@ -98,3 +104,32 @@ def test_anthropic_provider_pointed_at_the_fake_http_face():
     assert fake.messages.create(model="m", max_tokens=9, messages=[
         {"role": "user", "content": "x"}], tools=anthropic_tools(scenarios.two_orders().openai_tools())
     ).stop_reason == "tool_use"
+
+
+def test_a_live_cell_says_what_failed_and_blames_the_provider_only_for_its_own_errors():
+    """Issue 45 item 3: a live cell printed "check LLM_PROVIDER, the key and the network" for any
+    exception, its own bugs too, with no text. Now: the error's text, keys masked, and whose it is."""
+    env = {"LLM_PROVIDER": "openai", "OPENAI_API_KEY": "sk-secret-123456789"}
+    request = httpx.Request("POST", "http://127.0.0.1:9/v1/chat/completions")
+    down = openai.APIConnectionError(message="Connection error: sk-secret-123456789", request=request)
+    said = providers.live_failure(down, env=env, dotenv={})
+    assert said == ("The provider failed (APIConnectionError: Connection error: [key]): check LLM_PROVIDER, "
+                    "the model, the key and the network."), said
+    refused = openai.BadRequestError("Error code: 400 - unknown parameter: stop",
+                                     response=httpx.Response(400, request=request), body=None)
+    assert providers.live_failure(refused, env={}, dotenv={}).startswith(
+        "The provider refused the request (BadRequestError: Error code: 400 - unknown parameter: stop)")
+    ours = providers.live_failure(TypeError("unsupported format string passed to NoneType.__format__"),
+                                  "watch", env={}, dotenv={})
+    assert ours == "Not the provider: watch failed (TypeError: unsupported format string passed to NoneType.__format__).", ours
+    gone = providers.live_failure(NameError("name 'widgets' is not defined"), env={}, dotenv={})
+    assert gone.endswith("Run the chapter's cells above this one first.") and "provider failed" not in gone, gone
+
+
+def test_no_live_cell_blames_the_provider_for_every_exception():
+    """Every chapter's live cell prints providers.live_failure(e, ...) for what its run raised, not a
+    line of its own that blames the provider whatever went wrong."""
+    stale = [path.parent.name for path in sorted((ROOT / "solutions").glob("*/*.py"))
+             if "the key and the network.\")" in path.read_text(encoding="utf-8")
+             and path.parent.name not in NOT_YET]
+    assert not stale, f"a live cell blames the provider for any exception; print(live_failure(e, ...)): {stale}"

@@ -129,6 +129,29 @@ def make_client(scenario="taxi_spending", env=None, dotenv=None, api: str = "cha
     return openai.OpenAI(**kwargs), p.model
 
 
+# What a provider raises: the SDKs and the HTTP layer under them (no import: anthropic takes a second).
+PROVIDER_PACKAGES = ("openai", "anthropic", "httpx", "httpcore")
+
+
+def live_failure(error: BaseException, what: str = "this notebook's code", env=None, dotenv=None) -> str:
+    """The one line a live cell prints when its run raised: the error's own text, every configured
+    key masked, and whose failure it is. The provider's (its SDK raised: refused, unreachable,
+    a 400 about the request) is told to check the settings; anything else is the notebook's own,
+    and a NameError says to run the cells above (a live cell after a restart)."""
+    text = f"{type(error).__name__}: {error}"
+    for p in PROVIDERS.values():
+        key = setting(p.key_var, None, env, dotenv) if p.key_var else None
+        if key and len(key) > 8:
+            text = text.replace(key, "[key]")
+    if any(cls.__module__.split(".")[0] in PROVIDER_PACKAGES for cls in type(error).__mro__):
+        if getattr(error, "status_code", None) == 400:
+            return f"The provider refused the request ({text}): its words say what it could not take."
+        return f"The provider failed ({text}): check LLM_PROVIDER, the model, the key and the network."
+    if isinstance(error, NameError):
+        return f"Not the provider: {what} failed ({text}). Run the chapter's cells above this one first."
+    return f"Not the provider: {what} failed ({text})."
+
+
 def describe(env=None, dotenv=None) -> str:
     """One line saying which provider and model are in use (safe to print: no key)."""
     p = current(env, dotenv)

@@ -288,7 +288,7 @@ for final in (answer, {"final": ""}, {"final": "No tool is needed: your order ha
 # the fake, so your score never depends on a provider.
 
 # %%
-from workbook.providers import ProviderError, live_enabled, make_client
+from workbook.providers import ProviderError, live_enabled, live_failure, make_client
 
 if live_enabled():
     try:
@@ -305,8 +305,8 @@ if live_enabled():
             print(f"  tool call: {call.function.name}({call.function.arguments})")
     except ProviderError as e:  # a set-up problem, explained in one line
         print(e)
-    except Exception as e:  # the provider is down or refused: no traceback (and no key) in a cell
-        print(f"The live call failed ({type(e).__name__}): check LLM_PROVIDER, the key and the network.")
+    except Exception as e:  # its own text (no key), and whose failure it is: the provider's or this notebook's
+        print(live_failure(e))
 else:
     print("Live cell skipped: set LLM_PROVIDER=ollama, deepseek, openai or anthropic to run it against a real model.")
 

@@ -344,7 +344,7 @@ assert got["result_preview"] == text[:199] + "…" and len(got["result_preview"]
     f"a long result becomes its first 199 characters plus '…' (200 in all); got {got['result_preview'][-20:]!r} "
     f"({len(got['result_preview'] or '')} characters)")
 assert got["thought"] is None, "a tool call without any text beside it has thought None"
-assert got["step"] == 3 and got["ms"] == 10.0 and got["type"] == "step"
+assert got["step"] == 3 and got["ms"] == 10.0 and got["type"] == "step", "a step line holds type 'step', and step and ms as they were given"
 
 # Parallel calls: results paired by id, whatever their order; every call in "calls".
 response = first_response(wb.scenarios.two_orders())
@@ -689,7 +689,7 @@ with tempfile.TemporaryDirectory() as folder:
     assert result.status == "done" and len(lines) == 5, f"refund_then_check: 4 step lines and a summary; got {len(lines)} lines"
     assert lines[1].get("thought") == "The lamp cost 2450 KZT: I refund that amount.", (
         f"the thought is the reply's content beside the tool call; got {lines[1].get('thought')!r}")
-    assert lines[1].get("tool") == "refund" and lines[1].get("input") == {"order_id": "A-1001", "amount": 2450}
+    assert lines[1].get("tool") == "refund" and lines[1].get("input") == {"order_id": "A-1001", "amount": 2450}, "the refund step's line: tool 'refund' and its parsed input"
     first = llm.requests[0]["messages"]
     assert first[0] == {"role": "system", "content": "Before each tool call, say why in one short sentence."} and (
         first[1]["role"] == "user"), f"with system=..., the conversation starts with the system message; sent {first[:2]}"
@@ -702,7 +702,7 @@ with tempfile.TemporaryDirectory() as folder:
     assert [line.get("type") for line in lines] == ["step", "step"], (
         "the process died during model call 3: the file must already hold the two finished steps (append each "
         f"line when its step is done) and no summary; it held {[line.get('type') for line in lines]}")
-    assert "no summary line" in " ".join(wb.trace.read_jsonl(path).problems)
+    assert "no summary line" in " ".join(wb.trace.read_jsonl(path).problems), "a run that died leaves its step lines and no summary line"
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -989,7 +989,7 @@ with tempfile.TemporaryDirectory() as folder:
     assert json.loads(held or "null") == good, (
         "until the move, the checkpoint must still hold the old state: write the new state to the temporary "
         "file only, never to path itself")
-    assert json.loads(path.read_text(encoding="utf-8"))["step"] == 4
+    assert json.loads(path.read_text(encoding="utf-8"))["step"] == 4, "after the move, path holds the new state"
     assert sorted(p.name for p in folder.iterdir()) == ["run.json"], "no temporary file may be left"
 ### END HIDDEN TESTS
 
@@ -1235,7 +1235,7 @@ with tempfile.TemporaryDirectory() as folder:
     llm, client, result = run(wb.scenarios.never_finishes(), search, path, max_steps=3)
     assert (result.answer, result.status, result.steps) == (None, "STOPPED: step limit", 3) and llm.calls == 3, (
         f"expected AgentResult(None, 'STOPPED: step limit', 3) after 3 calls, got {result!r} after {llm.calls}")
-    assert json.loads(path.read_text(encoding="utf-8")).get("status") == "STOPPED: step limit"
+    assert json.loads(path.read_text(encoding="utf-8")).get("status") == "STOPPED: step limit", "a run stopped by the step limit saves that status in its checkpoint"
     llm, client, again = run(wb.scenarios.never_finishes(), search, path, max_steps=3)
     assert llm.calls == 0 and again.status == "STOPPED: step limit", "a stopped run is over: do not call the model"
 ### END HIDDEN TESTS
@@ -1500,7 +1500,7 @@ with tempfile.TemporaryDirectory() as folder:
     path = Path(folder) / "run.json"
     payments, ran, impl = world()
     llm, result, saved = go(scenario, impl, path)
-    assert (result.answer, result.status, result.steps) == (None, PAUSED, 2) and llm.calls == 2
+    assert (result.answer, result.status, result.steps) == (None, PAUSED, 2) and llm.calls == 2, f"the run pauses before the refund, after 2 model calls; got {result!r} after {llm.calls} calls"
     assert ran == [], "the refund tool must not run before the human decides"
     assert saved.get("status") == "paused", f"the checkpoint's status is 'paused'; got {saved.get('status')!r}"
     last = saved["messages"][-1]
@@ -1525,11 +1525,11 @@ with tempfile.TemporaryDirectory() as folder:
                             f"{llm.calls} (do not ask the model again for the paused step)")
     assert len(payments.refunds) == 1 and ran[0][2] == pending["id"], (
         "the approved call, with its own id, is the one that runs")
-    assert saved.get("approvals") == {pending["id"]: "yes"} and saved.get("status") == "done"
+    assert saved.get("approvals") == {pending["id"]: "yes"} and saved.get("status") == "done", "after 'yes' the checkpoint records the approval under the call's id, and the status 'done'"
 
     # A finished run is over.
     llm, result, saved = go(scenario, impl, path, decision="yes")
-    assert llm.calls == 0 and result.status == "done" and len(payments.refunds) == 1
+    assert llm.calls == 0 and result.status == "done" and len(payments.refunds) == 1, "a finished run is over: no model call and no second refund"
 
 # "no": an error observation, no refund, an honest answer.
 with tempfile.TemporaryDirectory() as folder:
@@ -1564,7 +1564,7 @@ with tempfile.TemporaryDirectory() as folder:
         f"expected AgentResult({two.answer!r}, 'done', 2), got {done!r}")
     assert [(r["order_id"], r["amount"]) for r in payments.refunds] == [("A-1001", 2450), ("A-1002", 1290)], (
         f"each refund made once: {[(r['order_id'], r['amount']) for r in payments.refunds]}")
-    assert llm.calls == 1 and saved3.get("approvals") == {calls[0]["id"]: "yes", calls[1]["id"]: "yes"}
+    assert llm.calls == 1 and saved3.get("approvals") == {calls[0]["id"]: "yes", calls[1]["id"]: "yes"}, "after the second 'yes' the step finishes, one model call answers, and both approvals are recorded"
     results = [m for m in saved3["messages"] if m.get("role") == "tool"]
     assert [m["tool_call_id"] for m in results] == [c["id"] for c in calls], (
         "the finished step has exactly one result per call, in order")
@@ -1663,7 +1663,7 @@ show("09_trajectories_and_checkpoints")
 # live provider (see chapter 00) and is never graded.
 
 # %%
-from workbook.providers import SKIP_HINT, ProviderError, live_enabled, make_client
+from workbook.providers import SKIP_HINT, ProviderError, live_enabled, live_failure, make_client
 
 if live_enabled():
     try:
@@ -1677,8 +1677,8 @@ if live_enabled():
         print(trace.table(trace.read_jsonl(live_path)).text())
     except ProviderError as e:  # a set-up problem, explained in one line
         print(e)
-    except Exception as e:  # the provider is down or refused: no traceback (and no key) in a cell
-        print(f"The live call failed ({type(e).__name__}): check LLM_PROVIDER, the key and the network.")
+    except Exception as e:  # its own text (no key), and whose failure it is: the provider's or this notebook's
+        print(live_failure(e))
 else:
     print(SKIP_HINT)
 

@@ -855,7 +855,7 @@ turns = [m for m in last["messages"] if m.get("role") == "assistant"]
 assert len(turns) == 2 and all(m.get("reasoning_content") for m in turns), (
     "every earlier assistant turn goes back with its reasoning_content")
 assert all(type(m) is dict for m in last["messages"]), "messages must be plain dicts"
-assert [m.get("role") for m in last["messages"]] == ["system", "user", "assistant", "tool", "assistant", "tool"]
+assert [m.get("role") for m in last["messages"]] == ["system", "user", "assistant", "tool", "assistant", "tool"], "the last request: system, user, then each assistant turn followed by its tool message"
 wb.checks.is_type(json.loads(last["messages"][3]["content"]), dict, "the first tool result, parsed")
 
 # No system prompt: the conversation starts with the question. Parallel calls on DeepSeek.
@@ -1603,7 +1603,8 @@ show("10_real_providers")
 # model words its answer its own way, and a small local one may need more steps.
 
 # %%
-from workbook.providers import SKIP_HINT, ProviderError, current, live_enabled
+from workbook.fake_llm import anthropic_tools
+from workbook.providers import SKIP_HINT, ProviderError, current, describe, live_enabled, live_failure, make_client
 
 if live_enabled():
     try:
@@ -1623,8 +1624,8 @@ if live_enabled():
         print(live)
     except ProviderError as e:  # a set-up problem, explained in one line
         print(e)
-    except Exception as e:  # the provider is down or refused: no traceback (and no key) in a cell
-        print(f"The live call failed ({type(e).__name__}): check LLM_PROVIDER, the key and the network.")
+    except Exception as e:  # its own text (no key), and whose failure it is: the provider's or this notebook's
+        print(live_failure(e))
 else:
     print(SKIP_HINT)
 

@@ -278,9 +278,10 @@ def rag_search(query: str, k: int = 4) -> str:
 
 
 # %% nbgrader={"grade": true, "grade_id": "rag_search_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: rag_search returns a string whose first block starts with the source and section
-line of the best hit, followed by its text; a section over 1,000 characters is cut with the
-[truncated] marker; no hits give "No results for ..."; a bad k raises ValueError."""
+"""Visible tests: rag_search returns a string of one block per hit, in order, each starting with the
+source and section line and followed by its text, joined by a blank line; a section over 1,000
+characters is cut with the [truncated] marker; no hits give "No results for ..."; a bad k raises
+ValueError."""
 from workbook.checks import fresh
 
 wb = fresh()
@@ -290,6 +291,15 @@ best = wb.kb.search("Svet mini lamp warranty", 2)[0]
 head = f"[{best.source} § {best.section}]"
 assert out.startswith(head + "\n"), f"the first block must start with the line {head!r}; got {out[:80]!r}"
 assert best.text in out, "each block holds the hit's text after its source line"
+
+
+def block(hit):
+    text = hit.text if len(hit.text) <= 1000 else hit.text[:1000] + "\n[truncated]"
+    return f"[{hit.source} § {hit.section}]\n{text}"
+
+
+wb.checks.equal(out, "\n\n".join(block(hit) for hit in wb.kb.search("Svet mini lamp warranty", 2)),
+                "rag_search('Svet mini lamp warranty', k=2)", "one block per hit, in order, joined with a blank line ('\\n\\n')")
 query = "delivery zones regions villages courier post"
 zones = wb.kb.search(query, 1)[0]
 wb.checks.equal(rag_search(query, k=1), f"[{zones.source} § {zones.section}]\n{zones.text[:1000]}\n[truncated]",
@@ -311,7 +321,7 @@ wb = fresh()
 
 
 def search(*args, **kwargs):
-    with wb.checks.no_raise(f"rag_search{args}"):
+    with wb.checks.no_raise(f"rag_search{args}", hint="only kb.search's own ValueError (a bad query or k) may propagate"):
         got = rag_search(*args, **kwargs)
     assert type(got) is str, f"rag_search must return a str, got {type(got).__name__}"
     return got
@@ -427,9 +437,10 @@ def agent_tools(base):
 
 # %% nbgrader={"grade": true, "grade_id": "agent_tools_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: agent_tools(base) returns (tools, impl) with four tool definitions and four
-functions, named rag_search, read_file, write_note and calculate; every schema forbids extra
-properties and requires the parameters without a default (k is optional); no schema has a base
-(the folder is code's); impl's read_file refuses a path out of the agent folder, and its
+functions, named rag_search, read_file, write_note and calculate; every description has at least
+40 characters and every property a type (k an integer) and a description; every schema forbids
+extra properties and requires the parameters without a default (k is optional); no schema has a
+base (the folder is code's); impl's read_file refuses a path out of the agent folder, and its
 write_note writes into the folder it was given."""
 import tempfile
 from pathlib import Path
@@ -451,6 +462,16 @@ for t in tools:
 assert tools[0]["function"]["parameters"].get("required") == ["query"], (
     "rag_search's required list holds the parameters without a default: ['query'] (k defaults to 4); got "
     f"{tools[0]['function']['parameters'].get('required')!r}")
+for t in tools:
+    fn = t["function"]
+    assert type(fn.get("description")) is str and len(fn["description"]) >= 40, (
+        f"{fn['name']}: a description of your own, at least 40 characters (what it does, its arguments' format, what "
+        f"it returns, its limits); got {fn.get('description')!r}")
+    for name, prop in fn.get("parameters", {}).get("properties", {}).items():
+        assert type(prop) is dict and prop.get("type") and type(prop.get("description")) is str and prop["description"], (
+            f"{fn['name']}: the property {name!r} needs a 'type' and a 'description'; got {prop!r}")
+k = tools[0]["function"]["parameters"].get("properties", {}).get("k", {})
+assert k.get("type") == "integer", f"rag_search's k is an integer: 'type': 'integer'; got {k!r}"
 leaked = [t["function"]["name"] for t in tools if "base" in t["function"].get("parameters", {}).get("properties", {})]
 assert not leaked, (
     f"{leaked}: the folder is code's decision, not an argument the model may send; use make_file_tools(base)")
@@ -458,7 +479,7 @@ with wb.checks.raises(PermissionError, what="impl['read_file']('../pyproject.tom
     impl["read_file"]("../pyproject.toml")
 with tempfile.TemporaryDirectory() as tmp:
     tools, impl = agent_tools(Path(tmp))
-    with wb.checks.no_raise("impl['write_note']('check.md', 'x') of agent_tools(<a temporary folder>)"):
+    with wb.checks.no_raise("impl['write_note']('check.md', 'x') of agent_tools(<a temporary folder>)", hint="impl's write_note is make_file_tools(base)['write_note'], base the folder given"):
         impl["write_note"]("check.md", "x")
     assert (Path(tmp) / "out" / "check.md").is_file(), "impl's write_note must write into base/out, base the folder given"
 print("agent_tools: visible tests passed")
@@ -475,7 +496,7 @@ import json
 from workbook.checks import fresh
 
 wb = fresh()
-with wb.checks.no_raise("agent_tools(base)"):
+with wb.checks.no_raise("agent_tools(base)", hint="agent_tools only builds definitions and binds functions: it never raises for the agent's folder"):
     tools, impl = agent_tools(wb.paths.AGENT_FILES)
 FOUR = ["rag_search", "read_file", "write_note", "calculate"]
 assert type(tools) is list and all(type(t) is dict for t in tools), "tools must be a list of dicts"
@@ -651,10 +672,11 @@ def run_task(client, model, task, tools, impl, system=SYSTEM, max_steps=8):
 
 # %% nbgrader={"grade": true, "grade_id": "run_task_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: run_task does the payment task on the cloud-like fake in three steps, sending the
-system prompt first, answers with all four fees, and returns a log of three step lines and a
-summary; an unknown tool is logged as the error kind "unknown tool"; a model that writes its
-calls as text is asked once, then stopped; a run stopped by the step limit ends its log with a
-summary line too."""
+system prompt first, answers with all four fees, and returns a log of three step lines (each with
+its cache_hit_tokens) and a summary whose totals add up; an unknown tool is logged as the error
+kind "unknown tool"; a model that writes its calls as text is asked once, then stopped, both lines
+marked text_call; a reply cut at its token limit and a run stopped by the step limit end their
+logs with a summary line too."""
 import dataclasses
 
 from workbook.checks import fresh
@@ -677,24 +699,46 @@ assert [r.get("type") for r in log] == ["step", "step", "step", "summary"], (
     f"three step lines, then the summary line; got types {[r.get('type') for r in log]}")
 assert llm.requests[0]["messages"][0] == {"role": "system", "content": "You are a careful assistant."}, (
     f"start with the system prompt, then the task; the first message was {llm.requests[0]['messages'][0]!r:.120}")
+steps = log[:3]
+assert all(type(line.get("cache_hit_tokens")) is int for line in steps), (
+    "each step line has cache_hit_tokens (usage.prompt_cache_hit_tokens, 0 when the provider has none); got "
+    f"{[line.get('cache_hit_tokens') for line in steps]}")
+totals = {key: sum(line.get(key) or 0 for line in steps) for key in ("tokens_in", "tokens_out", "cache_hit_tokens")}
+wb.checks.equal({key: log[3].get(key) for key in ("status", "steps", "tokens_in", "tokens_out", "total_tokens",
+                                                   "cache_hit_tokens", "answer")},
+                {"status": "done", "steps": 3, **{key: totals[key] for key in ("tokens_in", "tokens_out")},
+                 "total_tokens": totals["tokens_in"] + totals["tokens_out"],
+                 "cache_hit_tokens": totals["cache_hit_tokens"], "answer": result.answer},
+                "the summary line", "status, steps, the token totals of the step lines, total_tokens, the answer "
+                "and the total cache_hit_tokens")
 
 S = wb.scenarios
 asks = S.scripted(S.call("refund", order_id="A-1001", amount=2450), "I cannot refund orders.")
-with wb.checks.no_raise("run_task with a call to an unknown tool"):
+with wb.checks.no_raise("run_task with a call to an unknown tool", hint="execute turns every failure into an observation"):
     result, log = run_task(wb.fake_llm.FakeLLM(asks).client(max_calls=3), "m", "Refund A-1001.", [], {}, "Be careful.")
 assert log[0].get("errors") == ["unknown tool"], (
     f"each step line's errors holds error_kind(observation) per call; got {log[0].get('errors')!r}")
 
 texting = wb.scenarios.capstone.fake("small-local-like", "lamps", 4)
-with wb.checks.no_raise("run_task on a model that writes its calls as text"):
+with wb.checks.no_raise("run_task on a model that writes its calls as text", hint="the loop never crashes"):
     result, log = run_task(texting.client(max_calls=4), "m", texting.scenario.question,
                            texting.scenario.openai_tools(), {}, "Be careful.")
 assert (result.answer, result.status, result.steps) == (None, "STOPPED: text tool call", 2), (
     "a call written as text is not an answer: ask once (ASK_TO_CALL), stop on the second with "
     f"AgentResult(None, 'STOPPED: text tool call', 2); got {result!r}")
+marks = [line.get("text_call") for line in log if line.get("type") == "step"]
+assert marks == [True, True], f"a step line whose reply wrote a call as text has text_call True; got {marks}"
+
+cut = S.scripted(S.final("The fee is", finish_reason="length"))
+with wb.checks.no_raise("run_task on a reply cut at its token limit", hint="the loop never crashes"):
+    result, log = run_task(wb.fake_llm.FakeLLM(cut).client(max_calls=2), "m", "The fee?", [], {}, "Be careful.")
+assert (result.answer, result.status, result.steps) == (None, "STOPPED: length", 1), (
+    f"a reply without calls whose finish_reason is not 'stop' stops with f'STOPPED: {{finish_reason}}'; got {result!r}")
+assert [line.get("type") for line in log] == ["step", "summary"], (
+    f"every way of ending appends the summary line; got types {[line.get('type') for line in log]}")
 
 wander = wb.scenarios.capstone.fake("cloud-like", "wander")
-with wb.checks.no_raise("run_task with max_steps=2"):
+with wb.checks.no_raise("run_task with max_steps=2", hint="the loop never crashes"):
     result, log = run_task(wander.client(max_calls=3), "m", wander.scenario.question, wander.scenario.openai_tools(),
                            {"rag_search": lambda query, k=4: "No results."}, "Be careful.", max_steps=2)
 assert result.status == "STOPPED: step limit" and [r.get("type") for r in log] == ["step", "step", "summary"], (
@@ -1075,8 +1119,9 @@ def evaluate(agent, fake, tasks, runs=5):
 # %% nbgrader={"grade": true, "grade_id": "evaluate_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: evaluate runs one task four times with a stand-in agent (a fresh fake per run; the
 last run crashes) and returns a row with the runs, the correct share, the median steps, the
-crashes and the cache hits of the step lines only; a note left by an earlier run is deleted
-before a run and none is left behind."""
+crashes, and the argument errors, text calls and cache hits of the step lines only, and the runs
+the check found archived-as-current; a note left by an earlier run is deleted before a run and
+none is left behind."""
 import tempfile
 import types
 from pathlib import Path
@@ -1097,12 +1142,15 @@ def stand_in_agent(client, model, question):
     if run == 3:
         raise RuntimeError("the agent crashed")
     answer = "right" if run != 1 else "wrong"
-    log = [{"type": "step", "step": 1, "errors": [], "text_call": False, "cache_hit_tokens": 4},
-           {"type": "summary", "status": "done", "steps": 1, "answer": answer, "cache_hit_tokens": 4}]
+    log = [{"type": "step", "step": 1, "errors": ["arguments", "unknown tool"], "text_call": run == 2,
+            "cache_hit_tokens": 4},
+           {"type": "summary", "status": "done", "steps": 1, "answer": answer, "cache_hit_tokens": 4,
+            "errors": ["arguments"], "text_call": True}]
     return types.SimpleNamespace(answer=answer, status="done", steps=(1, 2, 6)[run]), log
 
 
-task = types.SimpleNamespace(name="quiz", question="2+2?", note=None, check=lambda answer, note: (answer == "right", False))
+task = types.SimpleNamespace(name="quiz", question="2+2?", note=None,
+                             check=lambda answer, note: (answer == "right", answer == "wrong"))
 with wb.checks.no_raise("evaluate with an agent that crashes on run 3", hint="a crash counts as a wrong run"):
     row = evaluate(stand_in_agent, stand_in_fake, [task], runs=4)
 assert type(row) is dict, f"evaluate returns a dict (one table row), got {type(row).__name__}"
@@ -1112,6 +1160,10 @@ got = {k: row.get(k) for k in ("runs", "correct", "median_steps", "crashed", "ca
 assert got == {"runs": 4, "correct": 0.5, "median_steps": 2, "crashed": 1, "cache_hits": 12}, (
     "expected runs 4, correct 2/4, median_steps 2 (statistics.median of 1, 2, 6), crashed 1, cache_hits 12 (from "
     f"the step lines only, not the summary); got {got}")
+got = {k: row.get(k) for k in ("arg_errors", "text_calls", "archived_as_current")}
+assert got == {"arg_errors": 3, "text_calls": 1, "archived_as_current": 1}, (
+    "expected arg_errors 3 (the 'arguments' entries of the step lines' errors), text_calls 1 (step lines with "
+    f"text_call true), archived_as_current 1 (runs whose check said so); got {got}")
 
 with tempfile.TemporaryDirectory() as folder:
     note = Path(folder) / "n.md"
@@ -1542,7 +1594,7 @@ cap, S = wb.scenarios.capstone, wb.scenarios
 
 def run(llm, impl, limits, **kwargs):
     rec = Recorder(llm.client(max_retries=0), cap=10, what="run_guarded")
-    with wb.checks.no_raise("run_guarded"):
+    with wb.checks.no_raise("run_guarded", hint='every stop is a status: run_guarded never raises'):
         result = run_guarded(rec, "fake-model", llm.scenario.question, llm.scenario.openai_tools(), impl,
                              limits, **kwargs)
     assert dataclasses.is_dataclass(result) and type(result).__name__ == "AgentResult", "an AgentResult"
@@ -1613,7 +1665,7 @@ assert all(m.get("reasoning_content") for m in llm.requests[-1]["messages"] if m
     "every assistant turn goes back with DeepSeek's reasoning_content (assistant_turn)")
 
 llm = cap.fake("cloud-like", "wander")
-with wb.checks.no_raise("run_guarded with the default limits"):
+with wb.checks.no_raise("run_guarded with the default limits", hint='every stop is a status: run_guarded never raises'):
     result = run_guarded(llm.client(max_calls=8), "m", llm.scenario.question, llm.scenario.openai_tools(),
                          {"rag_search": lambda query, k=4: "No results."})
 assert (result.status, result.steps, llm.calls) == ("STOPPED: step limit", 8, 8), f"LIMITS: 8 steps; got {result!r}"
@@ -1725,7 +1777,7 @@ search = {"type": "function", "function": {"name": "rag_search", "description": 
           "parameters": {"type": "object", "properties": {"query": {"type": "string"}, "k": {"type": "integer"}},
                          "required": ["query"]}}}
 before = copy.deepcopy(search)
-with wb.checks.no_raise("strict_tools([search])"):
+with wb.checks.no_raise("strict_tools([search])", hint='copy the definitions (copy.deepcopy), then set strict, required and additionalProperties'):
     got = strict_tools([search])
 assert type(got) is list and len(got) == 1 and type(got[0]) is dict, f"a list of one definition, got {got!r:.120}"
 fn = got[0].get("function", {})
@@ -1745,7 +1797,7 @@ nested = {"type": "function", "function": {"name": "send", "description": "x", "
                "required": ["name"]},
         "tags": {"type": "array", "items": {"type": "object", "properties": {"tag": {"type": ["string", "integer"]}}}},
         "note": {"type": ["string", "null"]}}}}}
-with wb.checks.no_raise("strict_tools on a schema with nested objects"):
+with wb.checks.no_raise("strict_tools on a schema with nested objects", hint="walk every object schema: properties' schemas and an array's items"):
     inner = strict_tools([nested])[0]["function"]["parameters"]["properties"]
 wb.checks.equal(inner["to"], {"type": "object", "properties": {"name": {"type": "string"},
                 "city": {"type": ["string", "null"]}}, "required": ["name", "city"], "additionalProperties": False},
@@ -1783,7 +1835,7 @@ TOOLS4 = [{"type": "function", "function": {"name": n, "description": f"The {n} 
                     ("write_note", {"filename": {"type": "string"}, "text": {"type": "string"}}, ["filename", "text"]),
                     ("calculate", {"expression": {"type": "string"}}, ["expression"]))]
 before = copy.deepcopy(TOOLS4)
-with wb.checks.no_raise("strict_tools(the four tools)"):
+with wb.checks.no_raise("strict_tools(the four tools)", hint='copy the definitions (copy.deepcopy), then set strict, required and additionalProperties'):
     got = strict_tools(TOOLS4)
 assert after(TOOLS4) == before, "the definitions passed in are unchanged"
 want = copy.deepcopy(TOOLS4)
@@ -1809,7 +1861,7 @@ for dialect in ("openai", "deepseek"):
             model="m", messages=[{"role": "user", "content": llm.scenario.question}], tools=strict_tools(TOOLS4))
     except Exception as e:
         raise AssertionError(f"{dialect} refused the strict definitions: {e}") from None
-    assert reply.choices[0].message.tool_calls[0].function.arguments == '{"path": "kb/payment.md"}'
+    assert reply.choices[0].message.tool_calls[0].function.arguments == '{"path": "kb/payment.md"}', "the small model's call fits the strict definitions: read_file with its path"
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -1954,7 +2006,7 @@ page = "[kb/products/svet-mini.md § Warranty]\nThe Svet mini lamp comes with a 
 
 
 def claims(answer, texts, what):
-    with wb.checks.no_raise(f"unsupported({what})"):
+    with wb.checks.no_raise(f"unsupported({what})", hint='only an answer that is neither a str nor None raises (TypeError)'):
         got = unsupported(answer, texts)
     assert type(got) is list and all(type(c) is str for c in got), f"unsupported returns a list of strings, got {got!r}"
     return got
@@ -2017,7 +2069,7 @@ def grounding(kind, task, system="You are careful. If you cannot find it, say it
 
 for task in ("lamps", "payment"):
     answer, texts = grounding("cloud-like", task)
-    with wb.checks.no_raise(f"unsupported(the {task} answer, its texts)"):
+    with wb.checks.no_raise(f"unsupported(the {task} answer, its texts)", hint='only an answer that is neither a str nor None raises (TypeError)'):
         got = unsupported(answer, texts)
     wb.checks.equal(got, [], f"unsupported(the cloud-like {task} answer)", "a grounded answer has no unsupported claims")
 answer, texts = grounding("small-local-like", "unknown", system="You are an assistant.")
@@ -2119,7 +2171,7 @@ FOUR = [{"type": "function", "function": {"name": n, "description": d, "paramete
                      ("read_file", "Read one page or note by its path."),
                      ("write_note", "Save a short Markdown note into out/."),
                      ("calculate", "Evaluate an arithmetic expression."))]
-with wb.checks.no_raise("system_prompt(the four tools)"):
+with wb.checks.no_raise("system_prompt(the four tools)", hint="read each tool's name and description from t['function']"):
     prompt = system_prompt(FOUR)
 assert type(prompt) is str, f"system_prompt returns the prompt as a str, got {type(prompt).__name__}"
 found = cap.checklist(prompt, [t["function"]["name"] for t in FOUR])
@@ -2167,9 +2219,9 @@ def tool(name, description="A tool."):
 
 
 for names in (["calculate"], ["fetch_page", "rag_search"], ["lookup_order", "read_file", "write_note"]):
-    with wb.checks.no_raise(f"system_prompt({names})"):
+    with wb.checks.no_raise(f"system_prompt({names})", hint="read each tool's name and description from t['function']"):
         prompt = system_prompt([tool(n, f"Does the {n} job. More text.") for n in names])
-    assert type(prompt) is str
+    assert type(prompt) is str, "system_prompt returns the prompt as a str"
     found = cap.checklist(prompt, names)
     assert all(found.values()), f"system_prompt for {names}: checklist items missing: {[k for k, v in found.items() if not v]}"
     others = [n for n in NAMES if n not in names and n in prompt]
@@ -2282,7 +2334,7 @@ show("11_capstone")
 # DeepSeek, only public pages go to the cloud — which is all `agent_files/` holds.
 
 # %%
-from workbook.providers import SKIP_HINT, ProviderError, current, live_enabled, make_client
+from workbook.providers import SKIP_HINT, ProviderError, current, live_enabled, live_failure, make_client
 
 if live_enabled():
     try:
@@ -2294,8 +2346,8 @@ if live_enabled():
         show_table(rows)
     except ProviderError as e:  # a set-up problem, explained in one line
         print(e)
-    except Exception as e:  # the provider is down or refused: no traceback (and no key) in a cell
-        print(f"The live run failed ({type(e).__name__}): check LLM_PROVIDER, the key and the network.")
+    except Exception as e:  # its own text (no key), and whose failure it is: the provider's or this notebook's
+        print(live_failure(e))
 else:
     print(SKIP_HINT)
 
