@@ -135,3 +135,5 @@ _.force_flush  # unused method
 # A judge object's class says what of it a graded notebook may use (autograder/judge/trust.py reads them)
 LINK_DATA  # unused variable (workbook: Desk, Connection, Chatter, SiteResponse, Recorder, CappedClient)
 LINK_CALL_ONLY  # unused variable (workbook/engine/function_face.py FunctionModel)
+_.writable  # unused method (tests/fast_runner.py _Stream: the io protocol asks it of sys.stdout)
+spending  # unused function (solutions/02_the_loop/02_the_loop.py: a tool the test registers with @tool)
