@@ -228,7 +228,8 @@ def route(client, model, message, routes, fallback):
 # %% nbgrader={"grade": true, "grade_id": "route_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: route makes one call that offers route_tool(routes) and forces it with
 FORCE_ROUTE, lists every class in the system prompt, and returns the route the call names; the
-fallback for "other", an unlisted class, a text reply and arguments that are not JSON."""
+fallback for "other", an unlisted class, a text reply, arguments that are not JSON or not an
+object, two calls, and a call of another tool."""
 from workbook.checks import fresh
 
 from dataclasses import dataclass
@@ -276,9 +277,15 @@ for reply, what, why in [(named("other"), "route(class='other')", "'other' is th
                          ("refunds", "the text 'refunds' and no tool call",
                           "the answer is the route call; a text reply is a refusal or a provider that ignored tool_choice"),
                          (S.calls(S.Call("route", "{'class': refunds")), "arguments that are not JSON",
-                          "arguments that do not parse are unusable: the fallback, not an exception")]:
+                          "arguments that do not parse are unusable: the fallback, not an exception"),
+                         (S.calls(S.Call("route", '["refunds"]')), "arguments that are a JSON list",
+                          "arguments that are not an object hold no class: the fallback, not an exception"),
+                         (S.calls(S.Call("route", {"class": "refunds"}), S.Call("route", {"class": "orders"})),
+                          "two route calls", "exactly one call is an answer; two are a model that could not decide"),
+                         (S.calls(S.Call("lookup", {"class": "refunds"})), "a call of another tool, lookup",
+                          "only a call named route is an answer")]:
     # A provider that enforces `strict` never sends such arguments; Ollama drops the flag and may.
-    llm, chosen = routed(reply, what, "ollama" if what == "arguments that are not JSON" else "openai")
+    llm, chosen = routed(reply, what, "ollama" if what.startswith("arguments") else "openai")
     assert chosen == fallback, f"route() with a model that replies {what}: expected the fallback ({why}); got {chosen!r}"
 print("route: visible tests passed")
 
@@ -312,7 +319,7 @@ fallback = Route("anything else", "F")
 def routed(answer, message="Hello", dialect="openai"):
     llm = wb.fake_llm.FakeLLM(answer if isinstance(answer, wb.scenarios.Scenario) else S.scripted(answer),
                               dialect=dialect)
-    with wb.checks.no_raise(f"route() with a model answering {answer!r}"):
+    with wb.checks.no_raise(f"route() with a model answering {answer!r}", hint='anything unusable is the fallback, never an exception'):
         chosen = route(llm.client(max_calls=3), "fake-model", message, routes, fallback)
     assert llm.calls == 1, f"one classification call, not {llm.calls}"
     return llm, chosen
@@ -566,7 +573,7 @@ wb.checks.equal((result.answer, result.status, result.steps, llm.calls), (None, 
 llm, result = chain([Step("solo", "one", gate("solo"))], text="x")
 wb.checks.equal((result.answer, result.status, result.steps), ("1", "done", 1), "a chain of one step")
 desk = wb.fake_llm.FakeLLM(wb.scenarios.support_desk())
-with wb.checks.no_raise("run_chain(support_desk, REPLY_CHAIN)"):
+with wb.checks.no_raise("run_chain(support_desk, REPLY_CHAIN)", hint='a failed gate is a stop status, not an exception'):
     result = run_chain(desk.client(max_calls=3), "fake-model", "My lamp broke, please help.", REPLY_CHAIN)
 wb.checks.equal((result.status, result.steps, desk.calls),
                 ("STOPPED: gate extract: not an order id: 'Sorry, I could not find an order number '", 1, 1),
@@ -659,8 +666,8 @@ def vote(client, model, system, question, n=5):
 
 
 # %% nbgrader={"grade": true, "grade_id": "vote_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: vote asks n times, counts tidy answers ('Yes.' is 'yes'), returns the answer with
-the most votes, and 'needs review' on a tie instead of picking one; n=0 is a ValueError."""
+"""Visible tests: vote asks n times, counts tidy answers ('Yes.' and ' yes ' are 'yes'), returns the
+answer with the most votes, and 'needs review' on a tie instead of picking one; n=0 is a ValueError."""
 from workbook.checks import fresh
 
 wb = fresh()
@@ -669,16 +676,17 @@ S = wb.scenarios
 
 def voted(answers, n):
     llm = wb.fake_llm.FakeLLM(S.by_prompt({"": answers}))
-    with wb.checks.no_raise(f"vote(..., n={n})"):
+    with wb.checks.no_raise(f"vote(..., n={n})", hint="ask n times and count the tidy answers"):
         result = vote(llm.client(max_calls=n + 1), "fake-model", "Answer yes or no.", "Refund?", n)
     assert type(result).__name__ == "AgentResult", f"vote must return an AgentResult, got {result!r}"
     assert llm.calls == n, f"vote must ask the model n={n} times, not {llm.calls}"
     return result
 
 
-result = voted(["yes", "Yes.", "no", "yes", "no"], 5)
+result = voted(["yes", "Yes.", "no", " yes\n", "no"], 5)
 wb.checks.equal((result.answer, result.status, result.steps), ("yes", "done", 5), "(answer, status, steps)",
-                "'yes', 'Yes.' and 'yes' are three votes for 'yes' against two for 'no'")
+                "'yes', 'Yes.' and ' yes\\n' are three votes for 'yes' against two for 'no': strip white space, then a "
+                "final full stop, and lower the case")
 result = voted(["yes", "no", "no", "yes"], 4)
 wb.checks.equal((result.answer, result.status, result.steps), (None, "needs review", 4),
                 "(answer, status, steps) for a 2–2 tie", "a tie is never settled by whichever came first")
@@ -705,7 +713,7 @@ S = wb.scenarios
 
 def voted(answers, n, system="Answer in one word.", question="Which desk?"):
     llm = wb.fake_llm.FakeLLM(S.by_prompt({"": answers}))
-    with wb.checks.no_raise(f"vote(..., n={n})"):
+    with wb.checks.no_raise(f"vote(..., n={n})", hint="ask n times and count the tidy answers"):
         result = vote(llm.client(max_calls=n + 1), "fake-model", system, question, n)
     assert llm.calls == n, f"vote must ask the model n={n} times, not {llm.calls}"
     return llm, result
@@ -824,7 +832,8 @@ TASK = "Facts: Refunded 2450 KZT for order A-1001."
 
 def refined(scenario, max_rounds, cap):
     llm = wb.fake_llm.FakeLLM(scenario)
-    with wb.checks.no_raise(f"refine(..., max_rounds={max_rounds})"):
+    with wb.checks.no_raise(f"refine(..., max_rounds={max_rounds})",
+                            hint="at most max_rounds reviews; no PASS is a stop status, not an error"):
         result = refine(llm.client(max_calls=cap), "fake-model", TASK, max_rounds)
     assert type(result).__name__ == "AgentResult", f"refine must return an AgentResult, got {result!r}"
     return llm, result
@@ -863,7 +872,8 @@ TASK = "Facts: Refunded 1290 KZT for order A-1002."
 
 def refined(scenario, max_rounds, cap=12):
     llm = wb.fake_llm.FakeLLM(scenario)
-    with wb.checks.no_raise(f"refine(..., max_rounds={max_rounds})"):
+    with wb.checks.no_raise(f"refine(..., max_rounds={max_rounds})",
+                            hint="at most max_rounds reviews; no PASS is a stop status, not an error"):
         result = refine(llm.client(max_calls=cap), "fake-model", TASK, max_rounds)
     return llm, result
 
@@ -1002,7 +1012,7 @@ def create(**kwargs):
 
 
 client = SimpleNamespace(chat=SimpleNamespace(completions=SimpleNamespace(create=create)))
-with wb.checks.no_raise("orchestrate(...)"):
+with wb.checks.no_raise("orchestrate(...)", hint="plan, the workers at the same time, then combine"):
     result = orchestrate(client, "fake-model", "Where are my orders A-1001 and A-1002?")
 assert type(result).__name__ == "AgentResult", f"orchestrate must return an AgentResult, got {result!r}"
 assert len(probe.together) == 2, (
@@ -1018,14 +1028,16 @@ wb.checks.equal((result.answer, result.status, result.steps),
                 "(answer, status, steps)", "plan, two workers, combine")
 llm = wb.fake_llm.FakeLLM(S.by_prompt({"Plan": "\n".join(f"subtask {i}" for i in range(1, 10)),
                                        "Combine": "combined", "Worker": "report"}))
-with wb.checks.no_raise("orchestrate(...) with a plan of 9 subtasks"):
+with wb.checks.no_raise("orchestrate(...) with a plan of 9 subtasks",
+                        hint="more than max_subtasks is a stop status, with no worker run"):
     result = orchestrate(llm.client(max_calls=12), "fake-model", "Do everything")
 wb.checks.equal((result.answer, result.status, result.steps, llm.calls), (None, "STOPPED: plan too long", 1, 1),
                 "(answer, status, steps, model calls) for 9 subtasks with max_subtasks=5",
                 "the planner must not decide how many workers run: no worker runs")
 for plan, expected in [(" check a \n\n check b\n", ("combined", "done", 4)), (" \n", (None, "STOPPED: empty plan", 1))]:
     llm = wb.fake_llm.FakeLLM(S.by_prompt({"Plan": plan, "Combine": "combined", "Worker": "report"}))
-    with wb.checks.no_raise(f"orchestrate(...) with the plan {plan!r}"):
+    with wb.checks.no_raise(f"orchestrate(...) with the plan {plan!r}",
+                            hint="subtasks are the plan's lines, stripped, blank ones left out"):
         result = orchestrate(llm.client(max_calls=6), "fake-model", "Do everything")
     wb.checks.equal((result.answer, result.status, result.steps), expected, f"(answer, status, steps) for the plan {plan!r}",
                     "subtasks are the plan's lines, stripped, blank ones left out")
@@ -1048,7 +1060,8 @@ def team(plan, max_subtasks=5):
     model = S.by_prompt({"Plan": plan, "Combine": lambda conv: "COMBINED:" + conv.question,
                          "Worker": lambda conv: f"{conv.question.upper()} ({len(conv.turns)} messages)"})
     llm = wb.fake_llm.FakeLLM(model)
-    with wb.checks.no_raise(f"orchestrate(...) with the plan {plan!r}"):
+    with wb.checks.no_raise(f"orchestrate(...) with the plan {plan!r}",
+                            hint="subtasks are the plan's lines, stripped, blank ones left out"):
         result = orchestrate(llm.client(max_calls=max_subtasks + 3), "fake-model", "the task", max_subtasks)
     return llm, result
 
@@ -1239,7 +1252,7 @@ show("12_workflow_or_agent")
 # is never graded.
 
 # %%
-from workbook.providers import SKIP_HINT, ProviderError, live_enabled, make_client
+from workbook.providers import SKIP_HINT, ProviderError, live_enabled, live_failure, make_client
 
 if live_enabled():
     try:
@@ -1251,8 +1264,8 @@ if live_enabled():
                    "A customer sends a photo of a broken lamp. Refund without a person?", n=3))
     except ProviderError as e:  # a set-up problem, explained in one line
         print(e)
-    except Exception as e:  # the provider is down or refused: no traceback (and no key) in a cell
-        print(f"The live call failed ({type(e).__name__}): check LLM_PROVIDER, the key and the network.")
+    except Exception as e:  # its own text (no key), and whose failure it is: the provider's or this notebook's
+        print(live_failure(e))
 else:
     print(SKIP_HINT)
 

@@ -772,8 +772,9 @@ def read_plan(text):
 
 
 # %% nbgrader={"grade": true, "grade_id": "read_plan_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: read_plan returns a Plan for plain and fenced JSON; it raises ValueError for a
-plan of 9 steps, an empty list, a blank step, steps that are not a list, prose, and None."""
+"""Visible tests: read_plan returns a Plan for plain and fenced JSON, its steps stripped; it raises
+ValueError for a plan of 9 steps, an empty list, a blank step, steps that are not a list, prose,
+and None."""
 from workbook.checks import fresh
 
 from pydantic import BaseModel
@@ -783,12 +784,16 @@ PLANS = wb.scenarios.react.PLANS
 STEPS = ["Look up order A-1001", "Find my taxi spending in September 2026"]
 
 for name in ("good", "fenced"):
-    with wb.checks.no_raise(f"read_plan(the {name} plan)"):
+    with wb.checks.no_raise(f"read_plan(the {name} plan)", hint="a plan of 1 to 7 steps, in a ``` fence or not, is valid"):
         plan = read_plan(PLANS[name])
     assert isinstance(plan, BaseModel) and type(plan).__name__ == "Plan", (
         f"read_plan must return a Plan (a pydantic model), got {type(plan).__name__}")
     wb.checks.equal(plan.steps, STEPS, f"read_plan(the {name} plan).steps",
                     hint="strip a ```json fence before validating" if name == "fenced" else "")
+with wb.checks.no_raise("read_plan('{\"steps\": [\"  Look up order A-1001 \"]}')", hint="a step with spaces around it is valid"):
+    plan = read_plan('{"steps": ["  Look up order A-1001 "]}')
+wb.checks.equal(plan.steps, ["Look up order A-1001"], "the steps of a plan whose step has spaces around it",
+                hint="strip each step of surrounding whitespace (in a field_validator)")
 for text, what in [(PLANS["too_long"], "a plan of 9 steps (at most 7)"), ('{"steps": []}', "a plan with no steps"),
                    (PLANS["empty_step"], "a plan with a blank step"), ('{"steps": "Look up A-1001"}', "steps as a string"),
                    (PLANS["not_json"], "prose instead of JSON"), (None, "None, not text")]:
@@ -809,7 +814,7 @@ wb = fresh()
 
 
 def ok(text, steps, what):
-    with wb.checks.no_raise(f"read_plan({what})"):
+    with wb.checks.no_raise(f"read_plan({what})", hint='a plan of 1 to 7 steps, in a ``` fence or not, is valid'):
         plan = read_plan(text)
     assert isinstance(plan, BaseModel) and type(plan).__name__ == "Plan", f"{what}: expected a Plan, got {type(plan).__name__}"
     wb.checks.equal(plan.steps, steps, f"read_plan({what}).steps")
@@ -832,7 +837,7 @@ bad('```json\n{"steps": ["a"]}', "a fence that is never closed")
 bad(None, "None")
 bad(42, "a number")
 bad("", "an empty reply")
-with wb.checks.no_raise("Plan(steps=['  a  '])"):
+with wb.checks.no_raise("Plan(steps=['  a  '])", hint='a step with spaces around it is valid: strip it in a field_validator'):
     plan = Plan(steps=["  a  "])
 wb.checks.equal(plan.steps, ["a"], "Plan(steps=['  a  ']).steps (stripped)")
 for steps in ([], [f"s{i}" for i in range(8)], ["a", " "]):
@@ -1220,7 +1225,7 @@ show("13_react_and_plan_execute")
 # when `LLM_PROVIDER` names a live provider (see chapter 00) and is never graded.
 
 # %%
-from workbook.providers import SKIP_HINT, ProviderError, live_enabled, make_client
+from workbook.providers import SKIP_HINT, ProviderError, live_enabled, live_failure, make_client
 
 if live_enabled():
     try:
@@ -1231,11 +1236,8 @@ if live_enabled():
         print(live)
     except ProviderError as e:  # a set-up problem, explained in one line
         print(e)
-    except Exception as e:  # the provider is down or refused: no traceback (and no key) in a cell
-        if getattr(e, "status_code", None) == 400:  # it read the request and refused it: its words say why
-            print(f"The provider refused the request (HTTP 400): {getattr(e, 'message', e)}")
-        else:
-            print(f"The live call failed ({type(e).__name__}): check LLM_PROVIDER, the key and the network.")
+    except Exception as e:  # its own text (no key), and whose failure it is: the provider's or this notebook's
+        print(live_failure(e))
 else:
     print(SKIP_HINT)
 

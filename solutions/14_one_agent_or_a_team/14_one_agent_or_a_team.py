@@ -240,7 +240,7 @@ for agent, names, runs in [
     (T.Agent("router", "You are the router agent.", handoffs=("refunds", "triage")),
      ["transfer_to_refunds", "transfer_to_triage"], []),
 ]:
-    with wb.checks.no_raise(f"agent_tools({agent.name})"):
+    with wb.checks.no_raise(f"agent_tools({agent.name})", hint='only a tool the desk lacks or a handoff outside the team raises ValueError'):
         tools, impl = agent_tools(agent, team, T.Desk("C-001"))
     wb.checks.is_type(tools, list, f"{agent.name}'s tools")
     wb.checks.equal([t["function"]["name"] for t in tools], names, f"the names of {agent.name}'s tools")
@@ -350,7 +350,8 @@ def handoff(team, current, name, arguments, customer_id):
 
 # %% nbgrader={"grade": true, "grade_id": "handoff_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: a valid transfer gives the next agent's name and exactly two messages (its
-instructions with the session's customer, then the brief); a transfer the agent may not make, a
+instructions with the session's customer, then the brief); a transfer the agent may not make (the
+error lists where it may), a
 customer_id in the arguments, arguments that are not a JSON object, and a missing, blank or
 accompanied brief are error observations {"error": "..."} (handoff never raises)."""
 import json
@@ -367,7 +368,9 @@ wb.checks.equal(got[1], [
     {"role": "system", "content": T.TEAM["refunds"].instructions + "\nThe logged-in customer is C-001."},
     {"role": "user", "content": brief}], "the messages refunds starts with (use start_messages)")
 out = handoff(T.TEAM, T.TEAM["triage"], "transfer_to_triage", json.dumps({"brief": brief}), "C-001")
-wb.checks.error_text(out, "transfer_to_triage from triage (its handoffs are orders and refunds)")
+error = wb.checks.error_text(out, "transfer_to_triage from triage (its handoffs are orders and refunds)")
+assert "orders" in error and "refunds" in error, (
+    f"the error lists where the agent may transfer (orders, refunds), so the model can pick one; got {error!r}")
 orders_only = T.Agent("orders_desk", "You are the orders_desk agent.", handoffs=("orders",))
 out = handoff(T.TEAM, orders_only, "transfer_to_refunds", json.dumps({"brief": brief}), "C-001")
 wb.checks.error_text(out, "transfer_to_refunds from an agent that may hand off to orders only")
@@ -775,7 +778,7 @@ desk = T.Desk("C-001")
 llm = wb.fake_llm.FakeLLM(S.orchestrate_orders())
 ask = worker(llm.client(max_calls=8), "fake-model", desk, T.TEAM["orders"])
 assert callable(ask), f"worker must return a function ask(task); got {ask!r}"
-with wb.checks.no_raise("ask('Status of order A-1001.')"):
+with wb.checks.no_raise("ask('Status of order A-1001.')", hint="ask runs run_agent on the task and returns a dict"):
     answer = ask("Status of order A-1001.")
 wb.checks.equal(answer, {"answer": "A-1001 (Svet desk lamp) is shipped."}, "what ask returns (the worker's answer)")
 wb.checks.equal(llm.requests[0]["messages"], [
@@ -982,7 +985,7 @@ show("14_one_agent_or_a_team")
 # 00) and is never graded.
 
 # %%
-from workbook.providers import SKIP_HINT, ProviderError, live_enabled, make_client
+from workbook.providers import SKIP_HINT, ProviderError, live_enabled, live_failure, make_client
 
 if live_enabled():
     try:
@@ -993,8 +996,8 @@ if live_enabled():
         print("refunds made:", live_desk.refunds)
     except ProviderError as e:  # a set-up problem, explained in one line
         print(e)
-    except Exception as e:  # the provider is down or refused: no traceback (and no key) in a cell
-        print(f"The live call failed ({type(e).__name__}): check LLM_PROVIDER, the key and the network.")
+    except Exception as e:  # its own text (no key), and whose failure it is: the provider's or this notebook's
+        print(live_failure(e))
 else:
     print(SKIP_HINT)
 

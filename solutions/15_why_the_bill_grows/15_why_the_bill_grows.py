@@ -387,7 +387,7 @@ P = {"input": 1.0, "cached_input": 0.1, "cache_write": 1.25, "cache_write_1h": 2
 
 
 def priced(usage, what):
-    with wb.checks.no_raise(f"cost({what} usage, prices)"):
+    with wb.checks.no_raise(f"cost({what} usage, prices)", hint='tell the shapes apart by their keys; a cache field may be missing or None'):
         got = cost(usage, P)
     assert type(got) in (float, int), f"cost must return a number of dollars, got {type(got).__name__}"
     return round(got, 12)
@@ -433,7 +433,7 @@ wb.checks.equal(priced(writes_usage, "an OpenAI (GPT-5.6) cache-write"),
                 "cost(OpenAI usage: 3000 prompt, 1024 cached, 1536 written, 200 completion)",
                 hint="cache_write_tokens are PART of prompt_tokens, like cached_tokens: price them at cache_write "
                      "and the rest (prompt - cached - written) at input")
-with wb.checks.no_raise("cost(OpenAI cache-write usage, prices with cache_write None)"):
+with wb.checks.no_raise("cost(OpenAI cache-write usage, prices with cache_write None)", hint='without a write price the written tokens are plain input: no error'):
     got = round(cost(writes_usage, dict(P, cache_write=None)), 12)
 wb.checks.equal(got, round((1976 * 1.0 + 1024 * 0.1 + 200 * 5.0) / 1e6, 12),
                 "cost(the same OpenAI usage, prices with cache_write None)",
@@ -668,7 +668,7 @@ B = wb.scenarios.billing
 T = datetime.datetime(2026, 12, 1, 9, 5, 42)
 get = wb.schemas.openai_tools(["get_order"])[0]
 txn = wb.schemas.openai_tools(["txn_sum"])[0]
-with wb.checks.no_raise("layout('Be brief.', [txn_sum, get_order], ...)"):
+with wb.checks.no_raise("layout('Be brief.', [txn_sum, get_order], ...)", hint='sorted(tools, key=...) returns a new list; only a `now` that is not a datetime raises'):
     got = layout("Be brief.", [txn, get], "Where is A-1001?", T)
 assert isinstance(got, dict) and isinstance(got.get("tools"), list), (
     f"layout must return {{'messages': [...], 'tools': [...]}} with the tools as a list; got tools="
@@ -681,7 +681,7 @@ wb.checks.equal(got, {"messages": [{"role": "system", "content": "Be brief."},
                 hint="system prompt first and unchanged; the time goes into the user's message; tools sorted by name")
 tools = [copy.deepcopy(txn), copy.deepcopy(get)]
 before = copy.deepcopy(tools)
-with wb.checks.no_raise("layout(..., tools in another order, ...)"):
+with wb.checks.no_raise("layout(..., tools in another order, ...)", hint='sorted(tools, key=...) returns a new list; only a `now` that is not a datetime raises'):
     other = layout("Be brief.", [get, txn], "Where is A-1001?", T)
     layout("Be brief.", tools, "Where is A-1001?", T)
 wb.checks.equal(other, got, "layout with the same tools in another order",
@@ -965,7 +965,7 @@ def run(budget, max_out=200):
         return price(usage)
 
     messages = [{"role": "system", "content": B.SYSTEM}, {"role": "user", "content": B.TASK}]
-    with wb.checks.no_raise(f"run_with_money_budget(..., budget={budget})"):
+    with wb.checks.no_raise(f"run_with_money_budget(..., budget={budget})", hint='a budget stop is a status, checked before the call, never an exception'):
         result = run_with_money_budget(llm.client(max_calls=12), "gpt-5-mini", messages, desk.openai_tools(),
                                  wb.shop.Shop().tools(), budget, cost_of, max_out=max_out)
     return result, llm, seen
@@ -994,7 +994,7 @@ wb.checks.equal((result.status, result.steps, len(llm.requests)), ("STOPPED: bud
 with wb.checks.raises(ValueError, match="budget", what="run_with_money_budget(..., budget=0, ...)"):
     run_with_money_budget(wb.fake_llm.FakeLLM(desk).client(max_calls=1), "m", [{"role": "user", "content": "Hi"}],
                     [], {}, 0, price)
-with wb.checks.no_raise("run_with_money_budget(..., max_steps=3)"):
+with wb.checks.no_raise("run_with_money_budget(..., max_steps=3)", hint="after max_steps calls the status is 'STOPPED: step limit', not an exception"):
     limited = run_with_money_budget(wb.fake_llm.FakeLLM(desk).client(max_calls=4), "gpt-5-mini",
                                     [{"role": "system", "content": B.SYSTEM}, {"role": "user", "content": B.TASK}],
                                     desk.openai_tools(), wb.shop.Shop().tools(), 1.0, price, max_steps=3)
@@ -1403,7 +1403,7 @@ show("15_why_the_bill_grows")
 # (see chapter 00) and is never graded.
 
 # %%
-from workbook.providers import SKIP_HINT, ProviderError, live_enabled, make_client
+from workbook.providers import SKIP_HINT, ProviderError, live_enabled, live_failure, make_client
 
 if live_enabled():
     try:
@@ -1417,11 +1417,8 @@ if live_enabled():
             print(attempt + 1, {k: v for k, v in usage.items() if v}, f"US$ {cost(usage, row):.6f}")
     except ProviderError as e:  # a set-up problem, explained in one line
         print(e)
-    except Exception as e:  # the provider is down or refused: no traceback (and no key) in a cell
-        if getattr(e, "status_code", None) == 400:  # it read the request and refused it: its words say why
-            print(f"The provider refused the request (HTTP 400): {getattr(e, 'message', e)}")
-        else:
-            print(f"The live call failed ({type(e).__name__}): check LLM_PROVIDER, the key and the network.")
+    except Exception as e:  # its own text (no key), and whose failure it is: the provider's or this notebook's
+        print(live_failure(e))
 else:
     print(SKIP_HINT)
 

@@ -282,7 +282,7 @@ def conversation(steps):
 msgs = conversation(5)
 before = copy.deepcopy(msgs)
 budget = count(msgs[:2] + msgs[-6:], None) + 80  # room for the two newest steps and one more message
-with wb.checks.no_raise("trim_history(messages, budget)"):
+with wb.checks.no_raise("trim_history(messages, budget)", hint="the head and the two newest steps fit this budget"):
     got = trim_history(msgs, budget)
 assert type(got) is list, f"trim_history must return a list, got {type(got).__name__}"
 wb.checks.equal(after(msgs), before, "the messages after trim_history", hint="return a new list; never change `messages`")
@@ -296,7 +296,7 @@ wb.checks.equal(got, msgs[:2] + msgs[-6:], "trim_history(5 steps, room for 2 and
 assert count(got, None) <= budget, f"the result has {count(got, None)} tokens, over the budget of {budget}"
 reply = wb.fake_llm.FakeLLM(wb.scenarios.scripted("ok")).client().chat.completions.create(
     model="fake-model", messages=got)
-assert reply.choices[0].message.content == "ok"
+assert reply.choices[0].message.content == "ok", "the provider accepts the trimmed messages and answers"
 tools = wb.scenarios.context.returns_audit().openai_tools()
 with_tools = trim_history(msgs, budget - 20, tools)
 assert count(with_tools, tools) <= budget - 20, "count the tool definitions too: prompt_tokens(result, tools) <= budget"
@@ -475,7 +475,7 @@ def history(orders):
 msgs = history(C.ORDERS[:6])
 before = copy.deepcopy(msgs)
 llm = wb.fake_llm.FakeLLM(scenario, context_window=100_000)
-with wb.checks.no_raise("compact(messages, client, keep_last=2)"):
+with wb.checks.no_raise("compact(messages, client, keep_last=2)", hint="one summary call of the old blocks"):
     got = compact(msgs, llm.client(max_calls=10), keep_last=2)
 assert len(llm.requests) == 1, f"compact must make exactly one model call; it made {len(llm.requests)}"
 sent = llm.requests[0]["messages"]
@@ -632,9 +632,9 @@ def run_with_budget(client, model, messages, tools, impl, window, compact, trim,
 # %% nbgrader={"grade": true, "grade_id": "run_with_budget_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: run_with_budget finishes the long task in a 3000-token window with the test's
 own compact: the right answer, every request inside the window (none refused), every step's
-prompt under the threshold, usage.prompt_tokens recorded per step, two compactions, the
-messages changed in place; with a compaction that does nothing it trims to the window and stops
-at max_steps; a bad threshold is a ValueError."""
+prompt under the threshold, usage.prompt_tokens recorded per step, two compactions (each given
+the keep_last passed in), the messages changed in place; with a compaction that does nothing it
+trims to the window and stops at max_steps; a bad threshold is a ValueError."""
 import json
 
 from workbook.checks import fresh
@@ -646,8 +646,12 @@ count = wb.fake_llm.prompt_tokens
 scenario = C.returns_audit()
 
 
+kept = []
+
+
 def squash(messages, client, keep_last):
     """The test's own compaction: the head, one summary of the old steps, the newest step."""
+    kept.append(keep_last)
     last = max(i for i, m in enumerate(messages) if m.get("tool_calls"))
     reply = client.chat.completions.create(model="fake-model", messages=[
         {"role": "system", "content": C.SUMMARY_PROMPT}, {"role": "user", "content": json.dumps(messages[2:last])}])
@@ -662,7 +666,7 @@ llm = wb.fake_llm.FakeLLM(scenario, context_window=3000)
 messages = [{"role": "system", "content": scenario.system}, {"role": "user", "content": scenario.question}]
 with wb.checks.no_raise("run_with_budget(..., window=3000)", hint="measure and compact BEFORE each call"):
     run = run_with_budget(llm.client(max_calls=40), "fake-model", messages, scenario.openai_tools(), C.IMPL,
-                          3000, squash, untouched)
+                          3000, squash, untouched, keep_last=1)
 messages = after(messages)
 sizes = [count(r["messages"], r.get("tools")) for r in llm.requests]
 assert max(sizes) <= 3000, f"a request of {max(sizes)} tokens went over the window of 3000: compact before the call"
@@ -673,6 +677,7 @@ wb.checks.equal(run.status, "done", "run.status")
 wb.checks.equal(run.answer, C.ANSWER, "run.answer", hint="the refund ids of early steps must survive the compactions")
 wb.checks.equal(run.steps, 13, "run.steps", hint="count loop steps, not compaction calls")
 wb.checks.equal(run.compactions, 2, "run.compactions")
+wb.checks.equal(kept, [1, 1], "the keep_last each compaction was given", hint="compact(messages, client, keep_last)")
 wb.checks.equal(run.prompt_tokens, steps, "run.prompt_tokens", hint="append response.usage.prompt_tokens after each step's call")
 wb.checks.equal(messages[-1].get("content"), C.ANSWER, "the last of the caller's messages",
                 hint="change messages in place: messages[:] = compact(...)")
@@ -943,7 +948,7 @@ show("16_context_engineering")
 # rule, an estimate for a real model.
 
 # %%
-from workbook.providers import SKIP_HINT, ProviderError, live_enabled, make_client
+from workbook.providers import SKIP_HINT, ProviderError, live_enabled, live_failure, make_client
 
 if live_enabled():
     try:
@@ -956,11 +961,8 @@ if live_enabled():
         print(live.answer)
     except ProviderError as e:  # a set-up problem, explained in one line
         print(e)
-    except Exception as e:  # the provider is down or refused: no traceback (and no key) in a cell
-        if getattr(e, "status_code", None) == 400:  # it read the request and refused it: its words say why
-            print(f"The provider refused the request (HTTP 400): {getattr(e, 'message', e)}")
-        else:
-            print(f"The live call failed ({type(e).__name__}): check LLM_PROVIDER, the key and the network.")
+    except Exception as e:  # its own text (no key), and whose failure it is: the provider's or this notebook's
+        print(live_failure(e))
 else:
     print(SKIP_HINT)
 

@@ -241,7 +241,7 @@ wb = fresh()
 
 
 def masked(text):
-    with wb.checks.no_raise(f"mask({text[:40]!r})"):
+    with wb.checks.no_raise(f"mask({text[:40]!r})", hint='mask replaces what it finds and returns the text, whatever it holds'):
         got = mask(text)
     assert type(got) is str, f"mask must return a str, got {type(got).__name__}: {got!r}"
     return got
@@ -407,7 +407,7 @@ def rows(path, customer=None):
 
 
 def keep(path, customer, fact, today, **options):
-    with wb.checks.no_raise(f"remember(path, {customer!r}, {fact[:30]!r}, {today})"):
+    with wb.checks.no_raise(f"remember(path, {customer!r}, {fact[:30]!r}, {today})", hint='remember raises only for a bad fact: blank, not text, or over MAX_FACT_CHARS'):
         return remember(path, customer, fact, today, **options)
 
 
@@ -476,7 +476,7 @@ def rows(path):
 
 with tempfile.TemporaryDirectory() as folder:
     path = store(folder, "memory.sqlite3")
-    with wb.checks.no_raise("remember(...)"):
+    with wb.checks.no_raise("remember(...)", hint='remember raises only for a bad fact: blank, not text, or over MAX_FACT_CHARS'):
         out = remember(path, "C-001", "  Prefers evening calls.  \n", D(2026, 11, 30))
     wb.checks.equal(out, {"remembered": "Prefers evening calls.", "date": "2026-11-30"}, "remember(a fact with spaces)")
     wb.checks.equal(rows(path), [("C-001", "2026-11-30", "Prefers evening calls.")],
@@ -486,7 +486,7 @@ with tempfile.TemporaryDirectory() as folder:
             remember(path, "C-001", bad, D(2026, 11, 30))
     wb.checks.equal(len(rows(path)), 1, "rows after refused facts", hint="a refused fact writes nothing")
     sneaky = "x'); DELETE FROM facts; --"
-    with wb.checks.no_raise("remember(a fact that looks like SQL)"):
+    with wb.checks.no_raise("remember(a fact that looks like SQL)", hint='pass values as ? parameters, never in the SQL text'):
         remember(path, "C-001", sneaky, D(2026, 11, 30))
     wb.checks.equal([r[2] for r in rows(path)], ["Prefers evening calls.", sneaky], "facts after a SQL-looking fact",
                     hint="pass values as ? parameters")
@@ -599,7 +599,7 @@ with contextlib.closing(sqlite3.connect(path)) as db:
 
 
 def look(query, **options):
-    with wb.checks.no_raise(f"recall(path, 'C-001', {query!r}, today)"):
+    with wb.checks.no_raise(f"recall(path, 'C-001', {query!r}, today)", hint='recall raises only for a bad query or k; no match is an empty list'):
         got = recall(path, "C-001", query, TODAY, **options)
     assert type(got) is list, f"recall must return a list, got {type(got).__name__}: {got!r}"
     return got
@@ -651,7 +651,7 @@ with contextlib.closing(sqlite3.connect(path)) as db:
     db.execute("CREATE TABLE facts (id INTEGER PRIMARY KEY AUTOINCREMENT, customer TEXT NOT NULL, "
                "day TEXT NOT NULL, fact TEXT NOT NULL)")
     db.commit()
-with wb.checks.no_raise("recall on an empty store"):
+with wb.checks.no_raise("recall on an empty store", hint='an empty store recalls [], without an error'):
     wb.checks.equal(recall(path, "C-001", "tea", TODAY), [], "recall on an empty store")
 with contextlib.closing(sqlite3.connect(path)) as db:
     db.executemany("INSERT INTO facts (customer, day, fact) VALUES (?, ?, ?)", [
@@ -784,7 +784,7 @@ def rows(sql):
     return read_rows(path, sql)
 
 
-with wb.checks.no_raise("memory_tools(path, 'C-001', clock)"):
+with wb.checks.no_raise("memory_tools(path, 'C-001', clock)", hint='memory_tools only binds the path, the customer and the clock'):
     tools = memory_tools(path, "C-001", clock)
     other = memory_tools(path, "C-002", clock)
 assert type(tools) is dict, f"memory_tools must return a dict, got {type(tools).__name__}"
@@ -807,7 +807,7 @@ for name, args in [("recall", {"query": "delivery", "customer_id": "C-002"}),
         tools[name](**args)
 with wb.checks.raises(ValueError, match=r"\S", what="forget(query='   ')"):
     tools["forget"](query="   ")
-with wb.checks.no_raise("forget(query='delivery')"):
+with wb.checks.no_raise("forget(query='delivery')", hint="forget deletes the customer's matching facts and says how many"):
     out = tools["forget"](query="delivery")
 wb.checks.equal(out, {"forgotten": 1}, "forget(query='delivery')")
 wb.checks.equal(rows("SELECT customer, fact FROM facts ORDER BY id"),
@@ -1021,7 +1021,7 @@ message = {"role": "assistant", "content": f"Saving card {CARD}.", "tool_calls":
     {"id": "call_1", "type": "function",
      "function": {"name": "remember", "arguments": json.dumps({"fact": f"Card {CARD}"})}}]}
 before = copy.deepcopy(message)
-with wb.checks.no_raise("scrub(an assistant message)"):
+with wb.checks.no_raise("scrub(an assistant message)", hint='walk dicts and lists; mask the strings; leave other values as they are'):
     got = scrub(message)
 wb.checks.equal(got, {"role": "assistant", "content": "Saving card [card].", "tool_calls": [
     {"id": "call_1", "type": "function",
@@ -1029,7 +1029,7 @@ wb.checks.equal(got, {"role": "assistant", "content": "Saving card [card].", "to
     "scrub(an assistant message with a tool call)", hint="scrub every string at any depth, not only content")
 wb.checks.equal(after(message), before, "the message after scrub(message)", hint="return a new value; change nothing in place")
 result = {"role": "tool", "tool_call_id": "call_1", "card": int(CARD), "rides": 2, "ok": True, "note": None}
-with wb.checks.no_raise("scrub(a tool result with numbers)"):
+with wb.checks.no_raise("scrub(a tool result with numbers)", hint='a card number may be a JSON number: mask its digits as text, leave other numbers as they are'):
     got = scrub(result)
 wb.checks.equal(got, {"role": "tool", "tool_call_id": "call_1", "card": "[card]", "rides": 2, "ok": True, "note": None},
                 "scrub(a message whose card number is a JSON number)",
@@ -1053,7 +1053,7 @@ CARD = "4111111111111111"
 value = {"a": [{"b": (f"x {CARD}", 4222222222222)}, []], CARD: {}, "n": [123456789012, 12345678901234567890,
                                                                           -4111111111111111, 2.5, False, None]}
 before = copy.deepcopy(value)
-with wb.checks.no_raise("scrub(a nested value)"):
+with wb.checks.no_raise("scrub(a nested value)", hint='walk dicts and lists; mask the string values (keys stay as they are); leave other values as they are'):
     got = scrub(value)
 wb.checks.equal(got, {"a": [{"b": ["x [card]", "[card]"]}, []], CARD: {},
                       "n": [123456789012, 12345678901234567890, "[card]", 2.5, False, None]},
@@ -1210,7 +1210,7 @@ show("17_agent_memory")
 # `LLM_PROVIDER` names a live provider (see chapter 00) and is never graded.
 
 # %%
-from workbook.providers import SKIP_HINT, ProviderError, live_enabled, make_client
+from workbook.providers import SKIP_HINT, ProviderError, live_enabled, live_failure, make_client
 
 if live_enabled():
     try:
@@ -1228,8 +1228,8 @@ if live_enabled():
             print(live_db.execute("SELECT day, fact FROM facts").fetchall())
     except ProviderError as e:  # a set-up problem, explained in one line
         print(e)
-    except Exception as e:  # the provider is down or refused: no traceback (and no key) in a cell
-        print(f"The live call failed ({type(e).__name__}): check LLM_PROVIDER, the key and the network.")
+    except Exception as e:  # its own text (no key), and whose failure it is: the provider's or this notebook's
+        print(live_failure(e))
 else:
     print(SKIP_HINT)
 

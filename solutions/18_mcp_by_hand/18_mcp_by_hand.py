@@ -522,7 +522,8 @@ def modern_request(conn, method, params=None, version=MODERN_VERSION, timeout=2.
 start): modern_request sends server/discover with the _meta envelope and no handshake, returns
 the result (2026-07-28 among its supportedVersions), calls a tool without changing the caller's
 params, raises MCPError naming both versions for an unsupported one and the server's message for
-ping (removed in 2026-07-28); a result of type input_required (the toy server) is an MCPError."""
+ping (removed in 2026-07-28); a result of type input_required (the toy server) is an MCPError, a
+result without resultType (a legacy server) is complete."""
 from workbook.checks import fresh
 from workbook.notebook_side import after
 
@@ -555,6 +556,12 @@ with M.start(M.sdk_command()) as conn:
 with M.start(M.toy_command("--input-required")) as conn:
     with wb.checks.raises(MCPError, match="input_required", what="modern_request(...) answered with resultType input_required"):
         modern_request(conn, "tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}})
+with M.start(M.toy_command("--legacy-only", "--lenient")) as conn:
+    with wb.checks.no_raise("modern_request(conn, 'tools/list') to a legacy server (its result has no resultType)",
+                            hint="an absent resultType counts as 'complete'"):
+        listed = modern_request(conn, "tools/list")
+    wb.checks.equal(len(listed.get("tools", [])) if type(listed) is dict else listed, 5,
+                    "the number of tools in a legacy server's result")
 print("modern_request: visible tests passed")
 
 
@@ -1317,7 +1324,7 @@ show("18_mcp_by_hand")
 # (see chapter 00) and is never graded.
 
 # %%
-from workbook.providers import SKIP_HINT, ProviderError, live_enabled, make_client
+from workbook.providers import SKIP_HINT, ProviderError, live_enabled, live_failure, make_client
 
 if live_enabled():
     try:
@@ -1330,8 +1337,8 @@ if live_enabled():
         print(live)
     except ProviderError as e:  # a set-up problem, explained in one line
         print(e)
-    except Exception as e:  # the provider is down or refused: no traceback (and no key) in a cell
-        print(f"The live call failed ({type(e).__name__}): check LLM_PROVIDER, the key and the network.")
+    except Exception as e:  # its own text (no key), and whose failure it is: the provider's or this notebook's
+        print(live_failure(e))
 else:
     print(SKIP_HINT)
 

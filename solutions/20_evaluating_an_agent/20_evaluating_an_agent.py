@@ -138,7 +138,7 @@ wb = fresh()
 E = wb.scenarios.evaluation
 for t in E.TASKS:
     for answer in t.right:
-        with wb.checks.no_raise(f"check({answer!r}, {t.name})"):
+        with wb.checks.no_raise(f"check({answer!r}, {t.name})", hint='check returns True or False for any answer text'):
             got = check(answer, t)
         wb.checks.equal(got, True, f"check({answer!r}) for task {t.name!r}",
                         hint="every required phrase is there, as a whole phrase, in some case")
@@ -235,7 +235,7 @@ both (every run counts, not the first), k larger than n, k=0 or no runs is a Val
 from workbook.checks import fresh
 
 wb = fresh()
-with wb.checks.no_raise("pass_k([True, False, False, True], 2)"):
+with wb.checks.no_raise("pass_k([True, False, False, True], 2)", hint='k from 1 to the number of runs is valid'):
     got = pass_k([True, False, False, True], 2)
 assert type(got) is tuple and len(got) == 2 and all(type(x) is float for x in got), (
     f"pass_k returns a tuple of two floats, got {got!r}")
@@ -439,7 +439,7 @@ from workbook.checks import fresh
 wb = fresh()
 a = [True] * 28 + [False] * 12
 b = [True] * 24 + [False] * 4 + [True] * 6 + [False] * 6  # pairs: 24 both right, 4 only A, 6 only B, 6 neither
-with wb.checks.no_raise("compare(40 runs, 40 runs)"):
+with wb.checks.no_raise("compare(40 runs, 40 runs)", hint='compare raises only for a side with no runs or runs that are not paired'):
     got = compare(a, b)
 assert type(got) is dict and set(got) == {"a", "b", "difference", "margin", "verdict"}, (
     f"compare returns a dict with a, b, difference, margin and verdict; got {got!r}")
@@ -674,7 +674,7 @@ wb = fresh()
 E, S = wb.scenarios.evaluation, wb.scenarios
 t = E.TASKS[0]
 judge = S.biased_judge().as_function(max_calls=2)
-with wb.checks.no_raise("judge_pair(judge, taxi, right, wrong)"):
+with wb.checks.no_raise("judge_pair(judge, taxi, right, wrong)", hint="ask the judge twice, in both orders, and read 'Winner: 1' or 'Winner: 2' from each reply"):
     score = judge_pair(judge, t, t.right[0], t.wrong[0])
 wb.checks.equal(score, 1.0, "judge_pair(judge, taxi, right answer, wrong answer)")
 assert judge.calls == 2, f"call the judge exactly twice (once per order), it was called {judge.calls} times"
@@ -1062,7 +1062,7 @@ show_quiz("20_evaluating_an_agent")
 # checker and pass@k on real, varying answers. That is 30 model calls.
 
 # %%
-from workbook.providers import SKIP_HINT, ProviderError, live_enabled, make_client
+from workbook.providers import SKIP_HINT, ProviderError, live_enabled, live_failure, make_client
 
 if live_enabled():
     try:
@@ -1076,8 +1076,8 @@ if live_enabled():
             print(task.name, "pass@3, pass^3 =", pass_k(outcomes, 3))
     except ProviderError as e:  # a set-up problem, explained in one line
         print(e)
-    except Exception as e:  # the provider is down or refused: no traceback (and no key) in a cell
-        print(f"The live run failed ({type(e).__name__}): check LLM_PROVIDER, the key and the network.")
+    except Exception as e:  # its own text (no key), and whose failure it is: the provider's or this notebook's
+        print(live_failure(e))
 else:
     print(SKIP_HINT)
 

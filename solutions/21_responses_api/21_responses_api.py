@@ -199,9 +199,10 @@ def run_agent(client, model, prompt, tools, impl, memory, max_rounds=4, log=None
 
 # %% nbgrader={"grade": true, "grade_id": "run_agent_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: run_agent answers two_orders in two calls (store=False, the reasoning item and
-both calls sent back in order, each answered by its call_id), fills memory and the log; an empty
-final answer is the "finished without text" status; arguments that are not JSON are an error
-output the model can fix, not an exception."""
+both calls sent back in order, each answered by its call_id), fills memory and the log; memory
+goes first in the context; an empty final answer is the "finished without text" status;
+arguments that are not JSON are an error output the model can fix, not an exception; calls on
+step max_rounds + 1 stop the run with "STOPPED: tool round limit"."""
 from workbook.checks import fresh
 from workbook.notebook_side import after
 
@@ -249,6 +250,24 @@ wb.checks.equal(len(outputs), 1, "outputs sent after the call whose arguments ar
 error = wb.checks.error_text(outputs[0]["output"], "the output for arguments that are not JSON")
 assert "json" in error.lower(), f"the error should say the arguments are not JSON, got {error!r}"
 wb.checks.equal((result.answer, result.status), (broken.answer, "done"), "the result once the model fixed its call")
+
+earlier = [{"role": "user", "content": "Hi!"}, {"role": "assistant", "content": "Hello, how can I help?"}]
+llm = wb.fake_llm.FakeLLM(scenario)
+with wb.checks.no_raise("run_agent with two items of memory", hint="the context is memory's items, then the prompt"):
+    run_agent(llm.client(max_calls=6), "gpt-5-mini", scenario.question, tools, wb.shop.Shop("C-001").tools(),
+              list(earlier))
+wb.checks.equal(llm.requests[0]["input"], earlier + [{"role": "user", "content": scenario.question}],
+                "the input of the first request", hint="the items of memory first, then the prompt as a user message")
+never = wb.scenarios.never_finishes()
+llm = wb.fake_llm.FakeLLM(never)
+with wb.checks.no_raise("run_agent on a model that keeps calling tools, max_rounds=1",
+                        hint="calls on step max_rounds + 1 stop the run with a status"):
+    result = run_agent(llm.client(max_calls=4), "gpt-5-mini", never.question,
+                       [{"type": "function", **t["function"]} for t in never.openai_tools()],
+                       {"search_kb": lambda query: {"hits": []}}, [], max_rounds=1)
+wb.checks.equal((result.answer, result.status, result.steps, llm.calls), (None, "STOPPED: tool round limit", 2, 2),
+                "(answer, status, steps, requests) with max_rounds=1",
+                hint="one round of tools, then the model is asked again: its calls on step 2 stop the run")
 print("run_agent: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "run_agent_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
@@ -333,8 +352,9 @@ def create_response(client, *, attempts=3, sleep=time.sleep, log=None, **request
 
 
 # %% nbgrader={"grade": true, "grade_id": "create_response_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-"""Visible tests: a 500 then a 503 are retried after 1 s and 2 s (the third call answers); a 400
-is raised at once, after one request."""
+"""Visible tests: a 500 then a 503 are retried after 1 s and 2 s (the third call answers); a server
+that keeps failing is raised after the third attempt, without a third sleep; a 400 is raised at
+once, after one request."""
 import openai
 
 from workbook.checks import fresh
@@ -360,6 +380,13 @@ orphan = [{"type": "function_call_output", "call_id": "call_nobody", "output": "
 with wb.checks.raises(openai.BadRequestError, match="No tool call found", what="create_response with a 400"):
     create_response(llm.client(max_retries=0, max_calls=4), model="gpt-5-mini", input=orphan, sleep=sleeps.append)
 wb.checks.equal((llm.calls, sleeps), (1, []), "a 400 is not retried: (requests made, sleeps)")
+
+down = wb.scenarios.scripted(wb.scenarios.server_error(503))
+llm, sleeps = wb.fake_llm.FakeLLM(down), []
+with wb.checks.raises(openai.InternalServerError, what="create_response on a server that keeps answering 503"):
+    create_response(llm.client(max_retries=0, max_calls=5), model="gpt-5-mini", input="Hi", sleep=sleeps.append)
+wb.checks.equal((llm.calls, sleeps), (3, [1, 2]), "(requests made, sleeps) when every attempt fails",
+                hint="the last attempt's failure is raised at once, with no sleep after it")
 print("create_response: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "create_response_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
@@ -437,7 +464,8 @@ def trim_memory(memory, max_items=12):
 # %% nbgrader={"grade": true, "grade_id": "trim_memory_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: two conversations of items (8, then 3) trimmed to 9: the tail starts at the
 second question, and the fake accepts it as a context; trimmed to 12, the longest tail is the
-whole memory, from the first question; the memory itself is not changed."""
+whole memory, from the first question; items without a user message give []; the memory itself
+is not changed."""
 import copy
 import json
 
@@ -470,6 +498,8 @@ wb.checks.equal(kept, before[8:], "trim_memory(memory, 9): the tail from the sec
 wb.checks.equal(before[8], {"role": "user", "content": scenario.question}, "the setup's second question")
 wb.checks.equal(trim_memory(memory, 12), before, "trim_memory(memory, 12): the whole memory fits",
                 "keep the longest tail: cut at the earliest user message whose tail fits, not at the last one")
+wb.checks.equal(trim_memory(before[1:8], 12), [], "trim_memory(items without a user message, 12)",
+                "no tail starts at a user message: []")
 with wb.checks.no_raise("the trimmed context, sent to the model",
                         hint="a tail that starts at a user message answers every call it holds"):
     client.responses.create(model="gpt-5-mini", input=kept + [{"role": "user", "content": "Thanks!"}], tools=tools,
@@ -912,7 +942,8 @@ def to_items(messages):
 # %% nbgrader={"grade": true, "grade_id": "to_items_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: a two_orders trajectory from Chat Completions, converted, is accepted by the
 Responses face, which answers it as the chat face did; it converts back unchanged (by the
-test's own copy of to_messages)."""
+test's own copy of to_messages); a content of text parts is joined; an assistant turn with text
+and a call gives a message, then the function_call."""
 import json
 
 from workbook.checks import fresh
@@ -950,6 +981,15 @@ with wb.checks.no_raise("the converted trajectory, sent to the Responses API",
     r = llm.client(max_calls=2).responses.create(model="gpt-5-mini", input=items, tools=tools, store=False)
 wb.checks.equal(r.output_text, scenario.answer, "the Responses face's answer to the converted trajectory")
 wb.checks.equal(to_messages(items), messages, "to_messages(to_items(messages))")
+said = [{"role": "user", "content": [{"type": "text", "text": "Where is "}, {"type": "text", "text": "A-1001?"}]},
+        {"role": "assistant", "content": "Let me look.", "tool_calls": [
+            {"id": "call_9", "type": "function", "function": {"name": "get_order", "arguments": '{"order_id": "A-1001"}'}}]}]
+wb.checks.equal(to_items(said), [{"role": "user", "content": "Where is A-1001?"},
+                                 {"role": "assistant", "content": "Let me look."},
+                                 {"type": "function_call", "call_id": "call_9", "name": "get_order",
+                                  "arguments": '{"order_id": "A-1001"}'}],
+                "to_items(a user message of text parts, an assistant turn with text and a call)",
+                "text parts joined into one text; an assistant's text first, then one function_call per tool call")
 print("to_items: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "to_items_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
@@ -1130,7 +1170,7 @@ show("21_responses_api")
 # chapter 00) and is never graded.
 
 # %%
-from workbook.providers import SKIP_HINT, ProviderError, current, live_enabled, make_client
+from workbook.providers import SKIP_HINT, ProviderError, current, live_enabled, live_failure, make_client
 
 if live_enabled():
     try:
@@ -1143,8 +1183,8 @@ if live_enabled():
                             Shop("C-001").tools(), [], log=None))
     except ProviderError as e:  # a set-up problem, explained in one line
         print(e)
-    except Exception as e:  # the provider is down or refused: no traceback (and no key) in a cell
-        print(f"The live call failed ({type(e).__name__}): check LLM_PROVIDER, the key and the network.")
+    except Exception as e:  # its own text (no key), and whose failure it is: the provider's or this notebook's
+        print(live_failure(e))
 else:
     print(SKIP_HINT)
 

@@ -1291,10 +1291,9 @@ show("22_streaming")
 import time
 
 import ipywidgets as widgets
-import openai
 from IPython.display import display
 
-from workbook.providers import SKIP_HINT, ProviderError, live_enabled, make_client
+from workbook.providers import SKIP_HINT, ProviderError, live_enabled, live_failure, make_client
 
 if live_enabled():
     try:
@@ -1307,12 +1306,8 @@ if live_enabled():
         try:
             live = watch(live_client, live_model, [{"role": "user", "content": "In two sentences: what is an agent loop?"}],
                          live_out.append_stdout, time.monotonic)
-        except openai.APIError as e:  # the provider refused or could not be reached (its text, never the key)
-            key = live_client.api_key
-            said = str(e).replace(key, "[key]") if len(key) > 8 else str(e)
-            print(f"The provider failed ({type(e).__name__}: {said}): check LLM_PROVIDER, the key and the network.")
-        except Exception as e:  # not the provider's fault: this notebook's code (your watch, say)
-            print(f"watch failed here, not at the provider: {type(e).__name__}: {e}")
+        except Exception as e:  # its own text (no key), and whose failure it is: the provider's or your watch's
+            print(live_failure(e, "watch"))
         else:
             if live.first_token_s is None:
                 print(f"No text came back ({live.status}, after {live.total_s:.2f} s): a model that answers "

@@ -440,7 +440,8 @@ def traced_tools(tracer, parent, tool_calls, impl, record_content=False):
 """Visible tests: traced_tools returns the tool messages in order; each call is an `execute_tool`
 INTERNAL span with the tool's name and call id, a child of the given parent; two calls run at the
 same time and their spans overlap; a failing tool is an error observation and an ERROR span with
-error.type; no content without record_content, masked with it."""
+error.type; a text result is the observation as it is; no content without record_content, masked
+with it."""
 import json
 
 from workbook.checks import fresh
@@ -505,6 +506,11 @@ for key in (G.TOOL_CALL_ARGUMENTS, G.TOOL_CALL_RESULT):
     value = looked_up.get(key)
     assert type(value) is str and "[email]" in value and "ann@example.com" not in value, \
         f"with record_content, {key} holds the text masked: got {value!r}"
+with wb.checks.no_raise("traced_tools with a tool that returns text", hint="a str result is the observation as it is"), \
+        sink.collecting():
+    out = traced_tools(traced, parent, calls[1:], {"get_order": lambda order_id: "Order A-1001 is shipped."})
+wb.checks.equal([m.get("content") for m in out], ["Order A-1001 is shipped."], "the observation of a tool that returns text",
+                "json.dumps the result unless it is a str: a text goes as it is")
 print("traced_tools: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "traced_tools_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
@@ -546,8 +552,8 @@ calls[1].function.arguments = '{"order_id": '
 with wb.checks.no_raise("traced_tools on an unknown tool and bad arguments",
                         hint="an unknown tool and bad JSON are error observations and ERROR spans"), sink.collecting():
     out = traced_tools(traced, parent, calls, {"get_order": lambda order_id: order_id, "note": lambda text: "noted: " + text})
-assert "nope" in wb.checks.error_text(out[0]["content"], "an unknown tool's observation")
-assert "JSONDecodeError" in wb.checks.error_text(out[1]["content"], "bad arguments' observation")
+assert "nope" in wb.checks.error_text(out[0]["content"], "an unknown tool's observation"), "an unknown tool's error observation names the tool"
+assert "JSONDecodeError" in wb.checks.error_text(out[1]["content"], "bad arguments' observation"), "arguments that are not JSON: the error observation names JSONDecodeError"
 wb.checks.equal(out[2]["content"], "noted: x", "a text result, as it is")
 by_name = {s["name"]: s for s in sink.spans("the spans of failing tools")}
 wb.checks.equal({n: (s["status"], s["attributes"].get(G.ERROR_TYPE)) for n, s in by_name.items()},
@@ -704,8 +710,9 @@ def cost_by_run(found, prices):
 
 # %% nbgrader={"grade": true, "grade_id": "cost_by_run_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: cost_by_run keeps two runs apart, prices cached tokens at the cached price, counts
-a worker's calls nested in a run, skips other spans, prices a call by the model that answered
-(the request's model only when there is none), and refuses a model without a price."""
+a worker's calls nested in a run, skips other spans (a trace without a chat span has no entry),
+prices a call by the model that answered (the request's model only when there is none), and
+refuses a model without a price."""
 from workbook.checks import fresh
 
 wb = fresh()
@@ -742,6 +749,11 @@ wb.checks.equal({k: got[T][k] for k in ("input_tokens", "cached_tokens", "output
                 {"input_tokens": 2010, "cached_tokens": 1536, "output_tokens": 105}, "tokens with a nested worker",
                 "every chat span of the trace counts; a tool span is not a model call")
 want = ((2000 - 1536) * 0.25 + 1536 * 0.025 + 100 * 2.0 + 10 * 2.5 + 5 * 15.0) / 1e6
+other = make("execute_tool refund", "cd" * 16, "05" * 8, attributes={G.OPERATION_NAME: "execute_tool"})
+with wb.checks.no_raise("cost_by_run on a trace whose only span is a tool's",
+                        hint="skip spans that are not chat before you make the trace's entry"):
+    alone = cost_by_run([other], P)
+wb.checks.equal(alone, {}, "cost_by_run of a trace without a chat span", "a trace with no chat span is not in the result")
 assert abs(got[T]["cost"] - want) < 1e-12, f"cached tokens are billed at the cached price: cost {got[T]['cost']!r}, want {want!r}"
 answered = make("chat gpt-5.4", T, S1, kind="CLIENT", attributes={
     G.OPERATION_NAME: "chat", G.REQUEST_MODEL: "gpt-5.4", G.RESPONSE_MODEL: "gpt-5-mini",
@@ -931,7 +943,7 @@ show("23_traces")
 # counts. It runs when `LLM_PROVIDER` names a live provider (see chapter 00) and is never graded.
 
 # %%
-from workbook.providers import SKIP_HINT, ProviderError, live_enabled, make_client
+from workbook.providers import SKIP_HINT, ProviderError, live_enabled, live_failure, make_client
 
 if live_enabled():
     try:
@@ -943,8 +955,8 @@ if live_enabled():
         print(recorder.tree())
     except ProviderError as e:  # a set-up problem, explained in one line
         print(e)
-    except Exception as e:  # the provider is down or refused: no traceback (and no key) in a cell
-        print(f"The live call failed ({type(e).__name__}): check LLM_PROVIDER, the key and the network.")
+    except Exception as e:  # its own text (no key), and whose failure it is: the provider's or this notebook's
+        print(live_failure(e))
 else:
     print(SKIP_HINT)
 
