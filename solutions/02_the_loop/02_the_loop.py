@@ -269,6 +269,7 @@ assert spec.description == "Spending for one month.\n\nThe month looks like 2026
     f"got {spec.description!r}")
 assert list(spec.params) == ["month", "category"], (
     f"params must list the parameters in signature order (month, then category); got {list(spec.params)}")
+assert spending("2026-09", "taxi") == {}, "the decorator must return the function unchanged"
 
 
 def undocumented(order_id: str) -> dict:
