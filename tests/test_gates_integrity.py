@@ -79,8 +79,9 @@ def test_no_process_of_a_submission_outlives_it(graded):
     assert not alive, f"processes started by a graded submission are still running: pids {alive}"
 
 
-def test_export_and_feedback_finish_for_everyone(graded, tmp_path):
-    """One broken or hostile entry never stops `export` or `feedback` for the cohort."""
+def test_export_and_feedback_finish_for_everyone(graded, pilot_feedback, tmp_path):
+    """One broken or hostile entry never stops `export` or `feedback` for the cohort (feedback: the
+    pilot's hostile submissions, every one of them made in `pilot_feedback`)."""
     gate = graded["course"]
     _sub("block_the_grader")
     (gate.results / "zz-junk").mkdir(parents=True, exist_ok=True)  # what a none-sandbox kernel could do
@@ -91,14 +92,11 @@ def test_export_and_feedback_finish_for_everyone(graded, tmp_path):
     rows = (tmp_path / "grades.csv").read_text(encoding="utf-8").splitlines()
     graded_here = {s for s in graded["records"]}
     assert len(rows) > len({s.split("--")[0] for s in graded_here}), "grades.csv lost rows"
-    pilot = [s.student for c, s in gates.plan() if c == gates.PILOT and s.kind == "hostile"
-             and (gate.autograded / s.student).is_dir()]
-    done = feedback.feedback(gate, workers=2, students=pilot)
-    failed = [line for line in done if "FAILED" in line]
+    failed = [line for line in pilot_feedback[1] if "FAILED" in line]
     assert not failed, failed
 
 
-def test_hidden_tests_do_not_leak_through_feedback(graded):
+def test_hidden_tests_do_not_leak_through_feedback(graded, pages):
     """The spy prints In, _ih, history, linecache, tracebacks and every frame its answers saw while
     the tests called them (base64 and HTML) after the hidden tests: feedback shows none of it, and
     none of it holds a hidden test's source (the judge never sends it to the kernel)."""
@@ -111,22 +109,28 @@ def test_hidden_tests_do_not_leak_through_feedback(graded):
     state = base64.b64decode(blobs[-1]).decode("utf-8", "replace")
     kept = [line for line in secret if line in state]
     assert not kept, f"the kernel saw the hidden tests' source: {kept[:3]}"
-    feedback.feedback(gate, workers=1, students=[sub.student])
-    page = (gate.feedback / sub.student / sub.chapter / f"{sub.chapter}.html").read_text(encoding="utf-8")
-    text = html.unescape(re.sub(r"<[^>]+>", "", page))
+    text = pages[sub.name]
+    assert text, f"no feedback page for {sub.student}"
     assert hostile_os.LEAK not in text, "feedback shows output printed during or after hidden tests"
     assert not [line for line in secret if line in text], "feedback shows hidden test code"
 
 
 @pytest.fixture(scope="module")
-def pages(graded):
-    """student -> feedback page as text, for the pilot's hostile submissions."""
+def pilot_feedback(graded):
+    """Feedback for every pilot hostile submission graded in this run, made once for this module
+    (a page costs ~1.5 s of CPU): the submissions, and what `feedback` said of each."""
     gate = graded["course"]
     subs = [s for c, s in gates.plan() if c == gates.PILOT and s.kind == "hostile"
             and (gate.autograded / s.student).is_dir()]
     if not subs:
         pytest.skip("no pilot hostile case is planned here (GATES_ONLY)")
-    feedback.feedback(gate, workers=2, students=[s.student for s in subs])
+    return subs, feedback.feedback(gate, workers=2, students=[s.student for s in subs])
+
+
+@pytest.fixture(scope="module")
+def pages(graded, pilot_feedback):
+    """case name -> feedback page as text, for the pilot's hostile submissions."""
+    gate, (subs, _) = graded["course"], pilot_feedback
     out = {}
     for sub in subs:
         page = gate.feedback / sub.student / sub.chapter / f"{sub.chapter}.html"
