@@ -1,22 +1,21 @@
-"""The fast runner's side in the test process: run every chapter's job (`grade`, one
-`python -m tests.fast_runner` process per chapter, `workers` at a time) and turn what each variant
+"""The fast runner's side in the test process: run every chapter's job (`grade`, one chapter
+process per chapter, forked by tests/fast_template.py, `workers` at a time) and turn what each variant
 reported into the result record the gates read (`record`, results.build's shape)."""
 
 from __future__ import annotations
 
 import json
 import os
+import select
 import shutil
 import signal
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 from autograder import results
-from autograder.course import REPO
 from autograder.judge.process import Zygote
+from tests.fast_template import Template
 
 
 def fill_skipped(outcome: dict, base_steps: list[dict]) -> dict:
@@ -71,36 +70,39 @@ def grade(jobs: dict[str, dict], workers: int = 2, deadline: float = 1800) -> di
     pending = sorted(jobs, key=lambda c: (-len(jobs[c]["variants"]) * len(jobs[c]["base"]), c))
     running, found = {}, {}
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "HOME": str(folder)}
-    while pending or running:
-        while pending and len(running) < workers:
-            chapter = pending.pop(0)
-            (folder / f"{chapter}.json").write_text(json.dumps(jobs[chapter]), encoding="utf-8")
-            control = Zygote.branch()  # the chapter's judges are forked from the warm zygote's state
-            if control is None:
-                raise RuntimeError("the judge's zygote could not branch one for the fast runner")
-            with open(folder / f"{chapter}.log", "wb") as log, control:
-                proc = subprocess.Popen([sys.executable, "-m", "tests.fast_runner", str(folder / f"{chapter}.json"),
-                                         str(folder / f"{chapter}.out"), str(control.fileno())], cwd=REPO, env=env,
-                                        stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-                                        pass_fds=[control.fileno()])
-            running[chapter] = (proc, time.monotonic())
-        time.sleep(0.05)
-        for chapter, (proc, started) in list(running.items()):
-            if proc.poll() is None and time.monotonic() - started < deadline:
-                continue
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)  # anything the chapter left running
-            except OSError:
-                pass
-            out = folder / f"{chapter}.out"
-            lines = out.read_text(encoding="utf-8").splitlines() if out.is_file() else []
-            found[chapter] = [json.loads(line) for line in lines]
-            if len(found[chapter]) < len(jobs[chapter]["variants"]):
-                log = (folder / f"{chapter}.log").read_text(encoding="utf-8", errors="replace")[-1500:]
-                found[chapter].append({"log": log, "returncode": proc.returncode})
-            del running[chapter]
+    template = Template(env, folder / "template.log")  # forks every chapter's process (fast_template.py)
+    try:
+        while pending or running:
+            while pending and len(running) < workers:
+                chapter = pending.pop(0)
+                (folder / f"{chapter}.json").write_text(json.dumps(jobs[chapter]), encoding="utf-8")
+                control = Zygote.branch()  # the chapter's judges are forked from the warm zygote's state
+                if control is None:
+                    raise RuntimeError("the judge's zygote could not branch one for the fast runner")
+                with control:
+                    proc = template.fork(folder / f"{chapter}.json", folder / f"{chapter}.out", control,
+                                         folder / f"{chapter}.log")
+                running[chapter] = (proc, time.monotonic())
+            # until a chapter ends (its pidfd is readable), or 1 s: a deadline is checked that often
+            ready = select.select([p.pidfd for p, _ in running.values()], [], [], 1.0)[0]
+            for chapter, (proc, started) in list(running.items()):
+                if proc.pidfd not in ready and time.monotonic() - started < deadline:
+                    continue
+                ended = not proc.running()
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)  # past its deadline, or what the chapter left running
+                except OSError:
+                    pass
+                if not ended:
+                    proc.running(None)
+                out = folder / f"{chapter}.out"
+                lines = out.read_text(encoding="utf-8").splitlines() if out.is_file() else []
+                found[chapter] = [json.loads(line) for line in lines]
+                if len(found[chapter]) < len(jobs[chapter]["variants"]):
+                    log = (folder / f"{chapter}.log").read_text(encoding="utf-8", errors="replace")[-1500:]
+                    found[chapter].append({"log": log, "killed": not ended})
+                del running[chapter]
+    finally:
+        template.close()
     shutil.rmtree(folder, ignore_errors=True)
     return found

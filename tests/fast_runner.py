@@ -1,6 +1,7 @@
 """The gates' fast trusted runner: solutions, stubs and mutants are our own code, so they need no
-sandbox. One process per chapter (a clean interpreter, a private HOME, /tmp and agent_files/out)
-runs the chapter's solved notebook once in an IPython shell; where a variant's first code cell
+sandbox. One process per chapter (forked from a template that has only imported this module:
+tests/fast_template.py; a private HOME, /tmp and agent_files/out) runs the chapter's solved
+notebook once in an IPython shell; where a variant's first code cell
 differs from it, the process forks and the child runs the variant from that cell on, so the
 prefix is never run twice. Test cells are graded as the grader grades them: by a judge
 (autograder/judge/), forked for each run (the solved notebook's, and each variant's) by a zygote
@@ -12,8 +13,8 @@ unsandboxed kernel, and `make test-real` proves the two pipelines equal on every
 Limits are CPU time per cell and per notebook (`ITIMER_PROF`), with a wall backstop ten times the
 cell limit for a cell that sleeps or blocks, and a parent that kills a child that stops reporting.
 A variant is re-run from scratch when the prefix left threads running (a fork copies only one).
-`python -m tests.fast_runner JOB OUT` runs one chapter job; tests/fast_results.py runs them all
-and turns what they report into result records.
+`python -m tests.fast_runner JOB OUT ZYGOTE` runs one chapter job (as a template's child does);
+tests/fast_results.py runs them all and turns what they report into result records.
 """
 
 from __future__ import annotations
