@@ -263,6 +263,7 @@ def spending(month: str, category: str) -> dict:
     return {}
 
 
+registry = after(registry)
 spec = registry["spending"]
 assert spec.description == "Spending for one month.\n\nThe month looks like 2026-09.", (
     "the description must be the docstring cleaned by inspect.getdoc (no indentation, no blank edges); "
