@@ -755,6 +755,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from workbook.checks import fresh
+from workbook.notebook_side import after
 
 
 #@include 02_the_loop ToolSpec
@@ -800,7 +801,7 @@ model = S.scripted(S.call("get_order", order_id="A-1001"),
 llm = wb.fake_llm.FakeLLM(model)
 given = copy.deepcopy(tools)
 got = run_with_output(llm.client(max_calls=4, max_retries=0), "Where is A-1001?", tools, registry, verdict)
-wb.checks.equal(tools, given, "the tools list you were given, after the run",
+wb.checks.equal(after(tools), given, "the tools list you were given, after the run",
                 "send a new list (tools + the output tool); do not add final_result to the caller's")
 wb.checks.equal(len(llm.requests), 2, "how many requests the run sent (pydantic-ai sends 2)",
                 "a final_result call ends the run: no request follows it")
