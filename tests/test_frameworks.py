@@ -18,6 +18,27 @@ from workbook.trace import otel
 from workbook.trace import spans as span_data
 
 
+def own_thread(test):
+    """Run a test that starts event loops in a thread of its own: the browser tests' session-wide
+    Playwright (its sync API) keeps a loop running in the worker's main thread, and an xdist worker
+    may run this module after them ("Cannot run the event loop while another loop is running")."""
+    def run(*args, **kwargs):
+        failed: list[BaseException] = []
+
+        def body():
+            try:
+                test(*args, **kwargs)
+            except BaseException as e:  # re-raised in the test's own thread, below
+                failed.append(e)
+        worker = threading.Thread(target=body, name=test.__name__)
+        worker.start()
+        worker.join()
+        if failed:
+            raise failed[0]
+    run.__name__, run.__doc__ = test.__name__, test.__doc__
+    return run
+
+
 def test_async_twin_refuses_what_is_not_an_openai_client():
     with pytest.raises(TypeError, match="needs an openai.OpenAI client"):
         frameworks.async_twin(object())
@@ -71,6 +92,7 @@ def test_pydantic_ai_structured_output_is_a_tool_the_model_must_call():
         frameworks.run("openai-agents", llm.client(), [], "q", "s", output=VERDICT)
 
 
+@own_thread
 def test_a_run_in_a_notebook_loop_leaves_no_thread_behind():
     """A cell's event loop outlives the cell; a thread left in it (the async client's platform
     lookup) would keep the gates' fast runner from forking the cells after it."""
@@ -95,6 +117,7 @@ def test_a_run_in_a_notebook_loop_leaves_no_thread_behind():
     assert threading.active_count() == before, [t.name for t in threading.enumerate()]
 
 
+@own_thread
 def test_the_agents_sdk_trace_as_span_dicts_and_pydantic_ai_spans_on_request():
     kept = frameworks.AgentsTrace()
     agents.set_trace_processors([kept])
