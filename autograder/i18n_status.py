@@ -36,6 +36,18 @@ def templates(course: Course, part: str, hidden: bool | None = None) -> list[str
     return i18n_messages.chapter_templates(course, course.check_chapter(part), hidden)
 
 
+@functools.cache
+def said_visibly(course: Course) -> frozenset[str]:
+    """Every template a visible test of any chapter or a test helper says: a student reads it
+    anyway, so it goes in messages.json even where another chapter's hidden test says it too."""
+    return frozenset(templates(course, LIBRARY)).union(*(templates(course, c, False) for c in course.chapters()))
+
+
+def hidden_only(course: Course, chapter: str) -> list[str]:
+    """What a chapter's hidden tests say and no visible test of the course says (hidden.json)."""
+    return [t for t in templates(course, chapter, True) if t not in said_visibly(course)]
+
+
 def untranslated(course: Course, lang: str, part: str, hidden: bool | None = None) -> list[str]:
     """The templates of `part` the language's catalog does not translate: the tools' words in
     ui.json; visible tests' and the helpers' messages in messages.json; what only hidden tests say
@@ -48,7 +60,7 @@ def untranslated(course: Course, lang: str, part: str, hidden: bool | None = Non
         out += [t for t in templates(course, part, False if part != LIBRARY else None) if t not in have]
     if hidden is not False and part != LIBRARY:
         have = catalog(course, lang, "hidden.json")
-        out += [t for t in templates(course, part, True) if t not in have]
+        out += [t for t in hidden_only(course, part) if t not in have]
     return out
 
 

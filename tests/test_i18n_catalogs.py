@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import warnings
 
+import nbformat
 import pytest
 
 from autograder import i18n, i18n_messages, i18n_status
 from autograder.course import Course
+from autograder.i18n_messages import HIDDEN_MARK, LIBRARY
 from hub.student_course import SKIPPED
 from workbook.i18n import I18N, languages
 
@@ -79,8 +82,37 @@ def test_what_only_hidden_tests_say_is_kept_apart():
     assert not set(hidden) & set(visible) and "hidden.json" in SKIPPED
     for lang in LANGS:
         leaked = set(i18n_status.catalog(COURSE, lang, "messages.json")) & {
-            t for c in COURSE.chapters() for t in i18n_status.templates(COURSE, c, True)}
+            t for c in COURSE.chapters() for t in i18n_status.hidden_only(COURSE, c)}
         assert not leaked, f"{lang}: hidden tests' messages in messages.json (move them to hidden.json): {sorted(leaked)[:3]}"
+
+
+def _chapter(root, name: str, visible: str, hidden: str) -> None:
+    """A source notebook with one visible and one hidden test cell."""
+    def test(source: str, grade_id: str):
+        return nbformat.v4.new_code_cell(source, metadata={"nbgrader": {
+            "grade": True, "grade_id": grade_id, "locked": True, "points": 1, "solution": False}})
+    nb = nbformat.v4.new_notebook(cells=[test(visible, "a"), test(f"{HIDDEN_MARK}\n{hidden}\n### END HIDDEN TESTS", "b")])
+    (root / "solutions" / name).mkdir(parents=True)
+    nbformat.write(nb, root / "solutions" / name / f"{name}.ipynb")
+
+
+def test_a_template_a_visible_test_says_goes_in_messages_json_whoever_else_hides_it(tmp_path):
+    """Chapter 01's visible test and chapter 02's hidden test say the same words: a student reads
+    them in 01, so they are translated in messages.json (which a student's copy carries), 02's
+    hidden.json needs only what no visible test says, and the leak gate does not count them."""
+    for name in LIBRARY:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(COURSE.root / name, tmp_path / name)
+    _chapter(tmp_path, "01_a", 'assert x, f"shared words {x}"', "pass")
+    _chapter(tmp_path, "02_b", "pass", 'assert x, f"shared words {x}"\nassert y, "secret words"')
+    (tmp_path / "i18n" / "xx").mkdir(parents=True)
+    (tmp_path / "i18n" / "xx" / "messages.json").write_text('{"shared words {x}": "общие слова {x}"}', encoding="utf-8")
+    (tmp_path / "i18n" / "xx" / "hidden.json").write_text('{"secret words": "тайные слова"}', encoding="utf-8")
+    course = Course(root=tmp_path)
+    assert i18n_status.templates(course, "02_b", True) == ["shared words {x}", "secret words"], "the chapter's own view"
+    assert i18n_status.untranslated(course, "xx", "02_b", hidden=True) == [], "said visibly in 01: messages.json's"
+    assert i18n_status.untranslated(course, "xx", "01_a") == []
+    assert i18n_status.hidden_only(course, "02_b") == ["secret words"], "what the leak gate keeps out of messages.json"
 
 
 def _selectors(css: str) -> list[str]:
