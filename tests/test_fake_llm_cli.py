@@ -8,6 +8,7 @@ import sys
 
 from autograder import notebooks
 from workbook.paths import ROOT
+from workbook.providers import PROVIDERS
 
 SERVE = [sys.executable, "-m", "workbook.fake_llm", "serve", "--scenario", "two_orders"]
 
@@ -33,7 +34,7 @@ def test_rehearsal_with_the_readme_settings_shows_the_tool_calls():
         done = subprocess.run([sys.executable, "-c", _live_cell()], capture_output=True, text=True,
                               timeout=60, env=env, cwd=ROOT)
         assert done.stdout.splitlines() == [
-            "gpt-5-mini replied (finish_reason 'tool_calls'):",
+            f"{PROVIDERS['openai'].model} replied (finish_reason 'tool_calls'):",
             '  tool call: get_order({"order_id": "A-1001"})',
             '  tool call: get_order({"order_id": "A-1002"})'], done.stdout + done.stderr
     finally:

@@ -3,9 +3,11 @@
 import httpx
 import openai
 import pytest
+from pydantic_ai.providers._model_deprecations import OPENAI_MODEL_DEPRECATIONS
 
 from tests.reference_loop import run_agent, tools_for
 from workbook import providers, scenarios
+from workbook.engine import reasoning
 from workbook.fake_llm import FakeLLM, anthropic_tools
 from workbook.paths import ROOT
 from workbook.shop import Shop
@@ -60,7 +62,19 @@ def test_openai_provider_pointed_at_the_fake_http_face():
         assert str(client.base_url).startswith(base_url)
         result = run_agent(client, sc.question, sc.openai_tools(), tools_for(Shop()), model=model)
     assert result.answer == sc.answer and llm.calls == 2
-    assert llm.requests[0]["model"] == "gpt-5-mini"
+    assert llm.requests[0]["model"] == "gpt-5.4-mini"
+
+
+def test_the_openai_default_is_not_retiring_and_takes_tools_on_chat_completions():
+    """No shutdown is announced for the default (pydantic-ai's copy of OpenAI's deprecations page),
+    and it takes function tools on Chat Completions at its default effort, as the course's loops
+    send them: gpt-6.1-terra, OpenAI's replacement for gpt-5-mini, does not (docs/SOURCES.md,
+    "The default OpenAI model")."""
+    name = providers.PROVIDERS["openai"].model
+    assert name not in OPENAI_MODEL_DEPRECATIONS, OPENAI_MODEL_DEPRECATIONS.get(name)
+    assert OPENAI_MODEL_DEPRECATIONS["gpt-5-mini"].retirement_date.isoformat() == "2026-12-11"
+    assert (reasoning.model(name).default, reasoning.model(name).tools_need_none) == ("none", False)
+    assert reasoning.model(OPENAI_MODEL_DEPRECATIONS["gpt-5-mini"].replacement).tools_need_none
 
 
 def test_ollama_needs_no_key_but_the_sdk_needs_a_non_empty_one(monkeypatch):

@@ -30,6 +30,7 @@ CHECKED = "2026-12-01"
 
 
 CHECKED_SONNET = "2026-12-02"
+CHECKED_MINI = "2026-12-06"  # gpt-5.4-mini, the live default from that day (workbook/providers.py)
 
 
 def _row(miss, hit, out, write=None, write_1h=None, *, source, checked=CHECKED):
@@ -41,6 +42,7 @@ PRICES = {
     # OpenAI: cached input is a tenth of input on the GPT-5 family.
     "gpt-5-mini": _row(0.25, 0.025, 2.00, source=OPENAI_PRICING),
     "gpt-5.4": _row(2.50, 0.25, 15.00, source=OPENAI_PRICING),
+    "gpt-5.4-mini": _row(0.75, 0.075, 4.50, source=OPENAI_PRICING, checked=CHECKED_MINI),
     # DeepSeek, peak hours (01:00-04:00 and 06:00-10:00 UTC on weekdays); off-peak is half.
     "deepseek-flash": _row(0.30, 0.006, 1.20, source=DEEPSEEK_PRICING),
     "deepseek-v4-pro": _row(1.32, 0.044, 3.96, source=DEEPSEEK_PRICING),

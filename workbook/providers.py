@@ -32,7 +32,10 @@ PROVIDERS = {
     "fake": Provider("fake", None, "fake-model", None),
     "ollama": Provider("ollama", "http://localhost:11434/v1", "qwen3:4b", None),
     "deepseek": Provider("deepseek", "https://api.deepseek.com", "deepseek-flash", "DEEPSEEK_API_KEY"),
-    "openai": Provider("openai", None, "gpt-5-mini", "OPENAI_API_KEY"),
+    # gpt-5-mini shuts down 2026-12-11; gpt-5.4-mini takes tools on Chat Completions at its
+    # default effort, which OpenAI's named replacement gpt-6.1-terra does not
+    # (docs/SOURCES.md, "The default OpenAI model")
+    "openai": Provider("openai", None, "gpt-5.4-mini", "OPENAI_API_KEY"),
     # base_url None: the anthropic SDK's own (https://api.anthropic.com); see ANTHROPIC_CHAT_URL
     "anthropic": Provider("anthropic", None, "claude-haiku-4-5", "ANTHROPIC_API_KEY"),
 }

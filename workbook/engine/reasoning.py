@@ -19,7 +19,13 @@ Which names reason (docs/SOURCES.md, "Reasoning models"):
   o3-mini, o4-mini: reason by default ("medium"); refuse `stop`;
 - gpt-5.1, gpt-5.2, gpt-5.4 and their variants (gpt-5.4-mini, gpt-5.2-pro, ...): default "none"
   (no reasoning unless asked); refuse `stop`;
-- gpt-5.5 and later: default "none"; accept `stop`;
+- gpt-5.5 and the other gpt-5.x names: default "none"; accept `stop`;
+- the tiers of GPT-5.6 and GPT-6: `OPEN_NAMES` (gpt-5.6, gpt-5.6-sol/-terra/-luna, gpt-6-sol,
+  gpt-6-luna, gpt-6.1-terra) take none to xhigh; `ALWAYS_NAMES` (gpt-6-astra, gpt-6.1-sol,
+  gpt-6.2-sol, gpt-6.2-astra) and any other gpt-6.x tier name take low to xhigh. All default to
+  "medium", take "max" only on the Responses API, refuse `stop` (not confirmed either way: the
+  strict rule), and on Chat Completions take function tools only with reasoning off: `tools` with
+  any other effort, the default included, is a 400 that points at the Responses API;
 - gpt-5-chat-latest, gpt-5.x-chat and every other name (gpt-4o, "fake-model", ...): not reasoning
   models; a `reasoning_effort` on Chat Completions is a 400 "Unrecognized request argument
   supplied: reasoning_effort" (a null one is let through, as no reply to it was found), and
@@ -42,10 +48,14 @@ BEFORE_5_1 = ("minimal", "low", "medium", "high")  # "All models before gpt-5.1 
 O_SERIES = ("low", "medium", "high")
 GPT_5_1 = ("none", "low", "medium", "high")
 LATER = ("none", "low", "medium", "high", "xhigh")
+ALWAYS = ("low", "medium", "high", "xhigh")  # the GPT-6 tiers that cannot turn reasoning off (Chat Completions)
+ALWAYS_NAMES = ("gpt-6-astra", "gpt-6.1-sol", "gpt-6.2-sol", "gpt-6.2-astra")
+OPEN_NAMES = ("gpt-5.6", "gpt-5.6-sol", "gpt-5.6-terra", "gpt-5.6-luna", "gpt-6-sol", "gpt-6-luna", "gpt-6.1-terra")
 
 _O = re.compile(r"o[134](-mini|-pro)?(-\d{4}-\d{2}-\d{2})?")
 _GPT5 = re.compile(r"gpt-5(-mini|-nano|-pro)?(-\d{4}-\d{2}-\d{2})?")
 _GPT5X = re.compile(r"gpt-5\.(\d+)(-[a-z0-9-]+)?")
+_GPT6_TIER = re.compile(r"gpt-6(\.\d+)?-(sol|terra|luna|astra)")
 
 
 @dataclass(frozen=True)
@@ -55,6 +65,8 @@ class Model:
     efforts: tuple[str, ...] = ()  # the reasoning_effort values it accepts; () = not a reasoning model
     default: str = "none"
     takes_stop: bool = True
+    responses_only: tuple[str, ...] = ()  # more efforts the Responses API takes (Chat Completions refuses them)
+    tools_need_none: bool = False  # Chat Completions takes function tools only with reasoning_effort "none"
 
     @property
     def reasons(self) -> bool:
@@ -74,6 +86,9 @@ def model(name) -> Model:
     if _GPT5.fullmatch(name):
         return Model(("high",), "high", takes_stop=False) if "-pro" in name else \
             Model(BEFORE_5_1, "medium", takes_stop=False)
+    if name in OPEN_NAMES or name in ALWAYS_NAMES or _GPT6_TIER.fullmatch(name):
+        efforts = LATER if name in OPEN_NAMES else ALWAYS  # a tier name not listed: the strict rule
+        return Model(efforts, "medium", takes_stop=False, responses_only=("max",), tools_need_none=True)
     found = _GPT5X.fullmatch(name)
     if found:
         minor = int(found.group(1))
@@ -91,7 +106,8 @@ def _listed(values: tuple[str, ...]) -> str:
 
 def check_request(body: dict) -> None:
     """The 400s of `reasoning_effort` and `stop`: an effort on a model that does not reason; on one
-    that does, `stop` where it is refused and an effort it does not take."""
+    that does, `stop` where it is refused, an effort it does not take, and function tools with
+    reasoning on (the effort sent, or else the model's default) where it takes them only with none."""
     m = model(body["model"])
     if not m.reasons:
         if body.get("reasoning_effort") is not None:
@@ -106,6 +122,10 @@ def check_request(body: dict) -> None:
         raise ProtocolError(f"Unsupported value: 'reasoning_effort' does not support {shown} with this "
                             f"model. Supported values are: {_listed(m.efforts)}.", "reasoning_effort",
                             "unsupported_value")
+    if m.tools_need_none and body.get("tools") and (body.get("reasoning_effort") or m.default) != "none":
+        raise ProtocolError(f"Function tools with reasoning_effort are not supported for {body['model']} in "
+                            "/v1/chat/completions. To use function tools, use /v1/responses or set "
+                            "reasoning_effort to 'none'.", "reasoning_effort")
 
 
 def check_responses(body: dict) -> None:
@@ -119,10 +139,10 @@ def check_responses(body: dict) -> None:
     if not m.reasons:
         raise ProtocolError("Unsupported parameter: 'reasoning.effort' is not supported with this model.",
                             "reasoning.effort", "unsupported_parameter")
-    if effort not in m.efforts:
+    if effort not in m.efforts + m.responses_only:
         raise ProtocolError(f"Unsupported value: '{effort}' is not supported with the '{body['model']}' "
-                            f"model. Supported values are: {_listed(m.efforts)}.", "reasoning.effort",
-                            "unsupported_value")
+                            f"model. Supported values are: {_listed(m.efforts + m.responses_only)}.",
+                            "reasoning.effort", "unsupported_value")
 
 
 @dataclass(frozen=True)
