@@ -22,8 +22,10 @@ from pathlib import Path
 
 from autograder import results
 from autograder.course import AutograderError, Course
+from workbook.i18n import ENGLISH, known, tr
 
 PROBLEMS = ("unreadable", "wrong_chapter", "refused", "duplicate")
+LANGUAGES = "languages"  # beside a hub's exchange: root's `NAME LANG` lines, each student's language (docs/HUB.md)
 
 
 def path(course: Course) -> Path:
@@ -75,10 +77,25 @@ def why_not(found: dict) -> str:
     return f"{found['status'].replace('_', ' ')}: {found.get('reason', '')}".rstrip(": ")
 
 
-def why_page(chapter: str, why: str, submitted: str) -> str:
-    """The page a student fetches when their submission has no feedback: what was received, and why."""
-    return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{html.escape(chapter)}: no feedback"
-            f"</title></head>\n<body><h1>{html.escape(chapter)}: no feedback for this submission</h1>\n"
-            f"<p>Your submission{' of ' + html.escape(submitted) if submitted else ''} was received, "
-            f"but there is no feedback for it: {html.escape(why)}.</p>\n"
-            "<p>Ask your instructor if this is not what you expected.</p></body></html>\n")
+def why_page(chapter: str, why: str, submitted: str, lang: str = ENGLISH) -> str:
+    """The page a student fetches when their submission has no feedback: what was received, and why
+    (`why` already in `lang`, the student's language on the hub: student_language)."""
+    chapter, why, submitted = html.escape(chapter), html.escape(why), html.escape(submitted)
+    received = (tr(lang, "Your submission of {submitted} was received, but there is no feedback for it: {why}.",
+                   submitted=submitted, why=why) if submitted else
+                tr(lang, "Your submission was received, but there is no feedback for it: {why}.", why=why))
+    return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{tr(lang, '{chapter}: no feedback', chapter=chapter)}"
+            f"</title></head>\n<body><h1>{tr(lang, '{chapter}: no feedback for this submission', chapter=chapter)}</h1>\n"
+            f"<p>{received}</p>\n<p>{tr(lang, 'Ask your instructor if this is not what you expected.')}</p></body></html>\n")
+
+
+def student_language(exchange: Path, student: str) -> str:
+    """The language the hub gives `student`'s server (DIR/languages beside the exchange, `NAME LANG`
+    lines, root's; hub/setup_hub.py, student_language), so the page they fetch speaks it too;
+    English when the file names none the course has."""
+    try:
+        lines = (Path(exchange).parent / LANGUAGES).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return ENGLISH
+    named = [words for words in (line.split("#")[0].split() for line in lines) if len(words) == 2]
+    return next((known(lang) or ENGLISH for name, lang in named if name == student), ENGLISH)

@@ -35,6 +35,7 @@ from nbgrader.utils import notebook_hash, parse_utc
 
 from autograder import collect, collected, results
 from autograder.course import COURSE_ID, AutograderError, Course
+from workbook.i18n import ENGLISH, tr
 
 FEEDBACK_DIR_MODE = 0o711  # nbgrader's: students enter it, only the instructor lists it
 PAGE_MODE = 0o644
@@ -276,7 +277,9 @@ def release_feedback(course: Course, exchange: Path, course_id: str = COURSE_ID)
             lines.append(f"{student:20} {chapter:24} -> feedback/{name}")
         else:
             why, todo = _no_page(course, student, chapter, record)
-            tmp.write_text(collected.why_page(chapter, why, record.get("timestamp", "")), encoding="utf-8")
+            lang = collected.student_language(exchange, student)
+            said = why if lang == ENGLISH else _no_page(course, student, chapter, record, lang)[0]
+            tmp.write_text(collected.why_page(chapter, said, record.get("timestamp", ""), lang), encoding="utf-8")
             lines.append(f"{student:20} {chapter:24} -> feedback/{name}: no feedback page ({why}; {todo}); "
                          "released a page that says so")
         os.chmod(tmp, PAGE_MODE)
@@ -287,13 +290,13 @@ def release_feedback(course: Course, exchange: Path, course_id: str = COURSE_ID)
     return lines
 
 
-def _no_page(course: Course, student: str, chapter: str, record: dict) -> tuple[str, str]:
-    """Why a submission has no feedback page (for the student to read), and what the instructor can do."""
+def _no_page(course: Course, student: str, chapter: str, record: dict, lang: str = ENGLISH) -> tuple[str, str]:
+    """Why a submission has no feedback page (for the student, in `lang`), and what the instructor can do."""
     result = results.load(course, student, chapter)
-    if record.get("problem"):
-        return f"it was not graded: {record['problem']}", "the student can submit again"
+    if record.get("problem"):  # the problem's own words (collect's) stay as they are
+        return tr(lang, "it was not graded: {problem}", problem=record["problem"]), "the student can submit again"
     if result is None:
-        return "it has not been graded yet", "run grade, then feedback and release-feedback again"
+        return tr(lang, "it has not been graded yet"), "run grade, then feedback and release-feedback again"
     if result["status"] == "error":  # the grader's message stays with the instructor (grades.csv notes)
-        return "the grader could not grade it; your instructor has the details", "see grades.csv's notes"
-    return "its feedback page has not been made yet", "run feedback, then release-feedback again"
+        return tr(lang, "the grader could not grade it; your instructor has the details"), "see grades.csv's notes"
+    return tr(lang, "its feedback page has not been made yet"), "run feedback, then release-feedback again"
