@@ -15,7 +15,9 @@ from pathlib import PurePosixPath
 STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 CANVAS = re.compile(r"^(?P<name>[a-z0-9]*)_(?P<late>LATE_)?(?P<uid>\d+)_(?P<file_id>\d+)_(?P<orig>.+)$")
 MOODLE = re.compile(r"^(?P<name>[^/]+)_(?P<pid>\d+)_assignsubmission_file_?$")
-BLACKBOARD = re.compile(r"^(?P<assignment>.+)_(?P<user>[^_]+)_attempt_"
+# The first `_<user>_attempt_<date>` is Blackboard's: what follows it is the uploader's own file name,
+# which may spell another one (red team 5: `x_bob_attempt_2099-..._01.ipynb` read as bob's attempt).
+BLACKBOARD = re.compile(r"^(?P<assignment>.+?)_(?P<user>[^_]+)_attempt_"
                         r"(?P<when>\d{4}-\d\d-\d\d-\d\d-\d\d-\d\d)(?:_(?P<orig>.+))?$")
 
 

@@ -160,6 +160,9 @@ CHAPTERS = {CHAPTER, "01_one_step"}
      "Blackboard attempt 2026-11-30-10-00-00"),
     ("00_pilot_jdoe_attempt_2026-11-30-10-00-00_homework.ipynb", "jdoe", CHAPTER,
      "Blackboard attempt 2026-11-30-10-00-00"),
+    # an uploader's file name that spells another student's attempt stays the uploader's
+    (f"Pilot Chapter_alice_attempt_2026-12-01-12-00-00_x_bob_attempt_2099-01-01-00-00-00_{CHAPTER}.ipynb",
+     "alice", CHAPTER, "Blackboard attempt 2026-12-01-12-00-00"),
 ])
 def test_lms_names_map_to_a_student_and_a_chapter(rel, student, chapter, note):
     assert lms_place(PurePosixPath(rel), CHAPTERS) == (student, chapter, note)
