@@ -44,3 +44,17 @@ def test_values_a_message_quotes_are_masked_and_its_words_stay():
     assert mask_values("got 2305843009213693951, at most 255 characters") == f"got {VALUE}, at most 255 characters"
     assert mask_values("the student's key, {'a': [1, (2, 3)]}") == f"the student's key, {VALUE}"
     assert mask_values('expected "done", got "x" (see above)') == f"expected {VALUE}, got {VALUE} (see above)"
+
+
+def test_a_name_the_notebook_chose_is_taken_out_whatever_its_length():
+    """Red team 5: a record class named after 11 characters of a hidden tool's docstring, printed
+    by the test's own `type(x).__name__`. Names the test's code says stay (the grader's words)."""
+    heard = Heard()
+    heard.add({"ok": {"$rec": "__main__:Spending_fo", "f": {"x": 1}}})
+    heard.add({"$h": 3, "kind": "function", "name": "__main__:Leaky", "short": "Leaky"})
+    heard.add({"$e": "__main__:Refund_mone", "msg": "no"})
+    source = "assert type(r) is str, f'should be a str, got {type(r).__name__} {r!r}'  # AgentResult"
+    out = heard.redact("should be a str, got Spending_fo Spending_fo[…], Leaky, Refund_mone", source)
+    assert "Spending_fo" not in out and "Leaky" not in out and "Refund_mone" not in out, out
+    heard.add({"$rec": "__main__:AgentResult", "f": {}})
+    assert heard.redact("must return an AgentResult", source) == "must return an AgentResult"

@@ -15,6 +15,12 @@ Short pieces can still carry text out (red team: a result cut into 11-character 
 string, a bracketed group that holds quotes, digits or punctuation, a long number. The grader's
 words stay; the values become VALUE. The judge does both for a hidden test and for every test after
 it (by then the notebook has seen hidden inputs it could send back through a visible test).
+
+Names are texts too. The notebook names its classes and functions, and a test's message may say a
+name ("got {type(x).__name__}"): red team 5 named a record class after the first 11 characters of
+a hidden tool's docstring. Every class name a value came back as (a record, a named tuple, a model,
+an exception) and every name of a kernel function is kept, whatever its length, and a quiet message
+has each one that its test's own source does not say replaced by NAME.
 """
 
 from __future__ import annotations
@@ -27,6 +33,10 @@ MAX_TEXTS = 20_000  # texts kept (past it, the longest are kept: they carry the 
 MAX_WALK = 200_000  # parts of one message walked
 REDACTED = "[text from your notebook]"  # what a hidden test's message shows in its place
 VALUE = "[…]"  # what a quoted value in such a message becomes
+NAME = "[a name from your notebook]"  # what a name the notebook chose becomes
+# Keys of the link's data whose value is a class path ("module:Name") or a name the notebook chose.
+NAMED = ("$rec", "$nt", "$pyd", "$sdk", "$e")
+HANDLE_NAMES = ("name", "short")  # a handle's ($h) names: its function's or class's
 _QUOTED = re.compile(r"""(?<![\w])(?:'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")(?![\w])""")
 _NUMBER = re.compile(r"-?\b\d{6,}\b")
 _OPEN, _CLOSE = "([{", ")]}"
@@ -61,6 +71,7 @@ class Heard:
 
     def __init__(self) -> None:
         self.texts: set[str] = set()
+        self.names: set[str] = set()
 
     def add(self, data: object) -> None:
         """Every string in a message from the kernel (JSON data: dicts, lists, strings)."""
@@ -71,6 +82,7 @@ class Heard:
             if type(value) is str:
                 self.add_text(value)
             elif type(value) is dict:
+                self._names_in(value)
                 stack.extend(value.keys())
                 stack.extend(value.values())
             elif type(value) is list:
@@ -93,8 +105,20 @@ class Heard:
         if len(self.texts) > MAX_TEXTS:
             self.texts = set(sorted(self.texts, key=len, reverse=True)[:MAX_TEXTS // 2])
 
-    def redact(self, message: str) -> str:
-        """`message` with every text the notebook sent (the longest first) replaced."""
+    def _names_in(self, node: dict) -> None:
+        paths = [node.get(tag) for tag in NAMED]
+        if "$h" in node:
+            paths += [node.get(key) for key in HANDLE_NAMES]
+        for path in paths:
+            if type(path) is str and len(self.names) < MAX_TEXTS:
+                self.names.update(p for p in re.split(r"[:.<>]", path[:1000]) if p.isidentifier())
+
+    def redact(self, message: str, source: str = "") -> str:
+        """`message` with every text the notebook sent (the longest first) replaced, and every name
+        it chose that `source` (the test's own code) does not say."""
         for text in sorted((t for t in self.texts if t in message), key=len, reverse=True):
             message = message.replace(text, REDACTED)
+        own = set(re.findall(r"\w+", source))
+        for name in sorted((n for n in self.names if n not in own and n in message), key=len, reverse=True):
+            message = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", NAME, message)
         return message

@@ -180,7 +180,7 @@ class Judge:
                 exec(code, self.ns)
             result["passed"] = True
         except BaseException as e:  # noqa: BLE001 - every way a test can fail is a failed test
-            result.update(self._failure(e, filename, hidden, quiet=quiet),
+            result.update(self._failure(e, filename, hidden, quiet=quiet, source=str(cmd["source"])),
                           timeout=isinstance(e, TimeUp))
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
@@ -192,7 +192,7 @@ class Judge:
         result["wall"] = round(monotonic() - started, 3)
         return result
 
-    def _failure(self, e: BaseException, filename: str, hidden: bool, quiet: bool) -> dict:
+    def _failure(self, e: BaseException, filename: str, hidden: bool, quiet: bool, source: str = "") -> dict:
         """The verdict's error. `quiet` (a hidden test, or any test after one): only words the
         grader wrote, never a text or a value the notebook sent (judge/heard.py)."""
         if isinstance(e, Stop):
@@ -210,7 +210,7 @@ class Judge:
         if quiet and getattr(e, "from_other_side", False):  # the notebook's own exception, let through
             evalue = "raised by your code (after a hidden test its message is not shown)"
         elif quiet:
-            evalue = mask_values(self.end.heard.redact(evalue[: 4 * MAX_EVALUE]))
+            evalue = mask_values(self.end.heard.redact(evalue[: 4 * MAX_EVALUE], source))
         frames = []
         if not hidden:  # only the visible test's own lines, and where the notebook's code raised
             tb = traceback.extract_tb(e.__traceback__)
