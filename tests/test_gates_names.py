@@ -74,3 +74,43 @@ def test_a_test_cell_reads_only_exercise_names_of_the_notebook(course, chapter):
         f"{chapter}: test cells read names of the notebook that are not exercises (the judge will not look them "
         f"up, and the notebook could rebind them): {found}. Give the test its own copy: `#@include <chapter> <name>`, "
         "a workbook import, or `workbook.notebook_side` for given code that must run beside the student's")
+
+
+def top_bound(source: str) -> set[str]:
+    """Names a cell binds in the namespace its test cells share (not inside a function or class)."""
+    bound: set[str] = set()
+    stack: list[ast.AST] = [ast.parse(source)]
+    while stack:
+        node = stack.pop()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                bound.add(child.name)  # its body binds its own locals
+            elif isinstance(child, ast.Lambda | ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
+                continue
+            else:
+                if isinstance(child, ast.Name) and not isinstance(child.ctx, ast.Load):
+                    bound.add(child.id)
+                elif isinstance(child, ast.alias):
+                    bound.add((child.asname or child.name).split(".")[0])
+                elif isinstance(child, ast.ExceptHandler) and child.name:
+                    bound.add(child.name)
+                stack.append(child)
+    return bound
+
+
+def test_the_rule_sees_a_test_that_binds_an_exercise_name():
+    assert top_bound("def fetch_url(u): x = 1\nfor i in []: pass\nimport json as j\nf = lambda q: q") == \
+        {"fetch_url", "i", "j", "f"}
+
+
+@pytest.mark.parametrize(("course", "chapter"), CHAPTERS, ids=IDS)
+def test_a_test_cell_never_binds_an_exercise_name(course, chapter):
+    """Graded, test cells share one namespace and the student orders the cells: a test cell that
+    bound an exercise name (red team 5: ch19's hidden test defined its own `fetch_url`) would hand
+    the tests after it its version in place of the student's."""
+    nb = notebooks.read(course.solution_ipynb(chapter))
+    exercises = set(notebooks.exercise_names(nb))
+    found = {notebooks.nbmeta(cell)["grade_id"]: sorted(top_bound(cell.source) & exercises)
+             for cell in nb.cells if cell.cell_type == "code" and notebooks.is_test(cell)}
+    found = {gid: names for gid, names in found.items() if names}
+    assert not found, f"{chapter}: test cells bind exercise names (rename the test's own): {found}"
