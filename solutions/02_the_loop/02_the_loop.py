@@ -468,8 +468,8 @@ for spec in tool_specs(TOOLS):
 #    extra) → the text names the expected parameters and the wrong or missing ones;
 # 3. an argument whose value is not an instance of its parameter's type → the text names the
 #    argument and the expected type;
-# 4. the tool needs confirmation and `confirmed` is not `True` → the text says to ask the
-#    customer;
+# 4. the tool needs confirmation and `confirmed` is not `True` → the text says that the customer's
+#    confirmation is needed (the word `confirm` or `confirmation` in it) and to ask the customer;
 # 5. the tool raises any exception → the text holds the exception's type and message, e.g.
 #    `"ValueError: 'month' must look like YYYY-MM, e.g. 2026-09; got 'September 2026'"`.
 #
