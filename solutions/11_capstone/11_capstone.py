@@ -38,9 +38,10 @@
 #
 # **Time:** about 3½ hours.
 #
-# **Builds on:** every earlier chapter — 05 (errors as observations, text calls), 06 (limits),
-# 07 (least-privilege file tools), 09 (trajectories), 10 (providers and DeepSeek's reasoning).
-# What you need is restated below as given code.
+# **Builds on:** every earlier chapter, most of all 05 · Errors are observations (text calls),
+# 06 · Limits and stopping, 07 · What only code decides (least-privilege file tools), 09 ·
+# Trajectories, checkpoints and a human in the loop (the trajectory) and 10 · Real providers
+# (DeepSeek's reasoning). What you need is restated below as given code.
 
 # %% [markdown]
 # ## Given code from chapters 05, 07 and 10
@@ -2327,8 +2328,9 @@ show("11_capstone")
 # %% [markdown]
 # ## Live cell (optional): a live column
 #
-# The same evaluation on the model you configured, as a third column. It runs only when
-# `LLM_PROVIDER` names a live provider (see chapter 00) and is never graded. Five runs of two
+# The same evaluation on the model you configured, a column to read beside the table above. It
+# runs only when `LLM_PROVIDER` names a live provider (see chapter 00) and is never graded. It uses
+# your answers and the given code above: after a restart, run those cells first. Five runs of two
 # tasks are about 50 model calls: cheap on DeepSeek, free but slow on Ollama. Real answers are
 # worded their own way, so the checkers' "correct" is a rough guide: read the answers too. For
 # DeepSeek, only public pages go to the cloud — which is all `agent_files/` holds.
@@ -2339,11 +2341,13 @@ from workbook.providers import SKIP_HINT, ProviderError, current, live_enabled, 
 if live_enabled():
     try:
         live_client, live_model = make_client()
-        column = f"live: {current().name}"
         with scratch_folder() as folder:
-            rows[column] = evaluate(agent_in(folder), lambda task, run: (live_client, live_model),
-                                    make_tasks(folder / "out"), runs=5)
-        show_table(rows)
+            live_tools, live_impl = agent_tools(folder)
+            live_row = evaluate(lambda client, model, question: run_task(client, model, question, live_tools, live_impl),
+                                lambda task, run: (live_client, live_model), make_tasks(folder / "out"), runs=5)
+        print(f"live: {current().name}")
+        for key, value in live_row.items():
+            print(f"  {key:20} {value}")
     except ProviderError as e:  # a set-up problem, explained in one line
         print(e)
     except Exception as e:  # its own text (no key), and whose failure it is: the provider's or this notebook's
@@ -2355,7 +2359,18 @@ else:
 # ## What's next
 #
 # You have built an agent from nothing: the loop, its tools, its limits, its log, and a way to
-# measure it. Good next topics, beyond this workbook: **workflows versus agents** and
-# ReAct (when not to use a loop at all), **context and cost** (why the bill grows, trimming and
-# compaction, memory), and **tools and protocols** — MCP, and attacking your own agent with a
-# poisoned knowledge-base page to see which of today's defences hold.
+# measure it. The chapters after this one take it further:
+#
+# - **12 · Workflow or agent**, **13 · ReAct as text, and plan-and-execute** and **14 · One agent
+#   or a team**: when not to use a loop at all, a loop written as text and a plan made before
+#   acting, and agents that hand a customer to each other;
+# - **15 · Why the bill grows: tokens, prices, caching**, **16 · Context engineering** and
+#   **17 · Agent memory**: what each step costs, a history that outgrows the context window, and
+#   facts that outlive a conversation;
+# - **18 · MCP by hand**, **19 · Attack your own agent** and **20 · Evaluating an agent**: tools
+#   served by another program, poisoned pages and tool results against defences in code, and this
+#   chapter's table made trustworthy;
+# - **21 · The Responses API**, **22 · Streaming** and **23 · Traces**: OpenAI's newer API, replies
+#   that arrive in pieces, and a run written down as OpenTelemetry spans;
+# - **24 · The same agent in a framework** and **25 · An agent that writes and runs code**: what a
+#   framework decides for you, and a model whose action is a program.
