@@ -36,9 +36,9 @@
 #
 # **Time:** about 100 minutes.
 #
-# **Builds on:** 03 · The OpenAI format (the loop), 06 · Limits (tokens grow every step; a token
-# budget), 10 · Real providers (DeepSeek's and Anthropic's faces). What you need from them is
-# restated below as given code.
+# **Builds on:** 03 · The OpenAI wire format (the loop), 06 · Limits and stopping (tokens grow
+# every step; a token budget), 10 · Real providers (DeepSeek's and Anthropic's faces). What you
+# need from them is restated below as given code.
 
 # %% [markdown]
 # ## Given code from chapters 03–06
@@ -323,10 +323,11 @@ for model, p in PRICES.items():
 # Reasoning tokens need no term of their own: they are part of `completion_tokens` (and of
 # Anthropic's `output_tokens`) and billed as output.
 #
-# Return a `float`. A `usage` that is not a dict raises `TypeError`; a dict in none of these
-# shapes, or Anthropic cache writes whose price is missing or None in `prices` (`cache_write`
-# for 5-minute writes, `cache_write_1h` for 1-hour ones), raises `ValueError` with a message that
-# says what is wrong with the usage or the prices.
+# Return a `float`. A `usage` that is not a dict raises `TypeError`, its message saying that the
+# usage must be a `dict`; a dict in none of these shapes raises `ValueError`, its message saying
+# that the `usage` has none of the known shapes; Anthropic cache writes whose price is missing or
+# None in `prices` raise `ValueError`, its message naming the missing price key: `cache_write`
+# for 5-minute writes, `cache_write_1h` for 1-hour ones.
 #
 # ```python
 # cost({"prompt_tokens": 2000, "completion_tokens": 100,
@@ -631,7 +632,8 @@ for minutes, question in enumerate(list(billing.QUESTIONS)[:3]):
 # - `tools` is a **new** list of the same definitions sorted by `tool["function"]["name"]`; the
 #   list passed in is not changed.
 #
-# `now` that is not a `datetime.datetime` raises `TypeError`.
+# `now` that is not a `datetime.datetime` raises `TypeError`, its message saying that `now` must
+# be a `datetime`.
 #
 # ```python
 # layout("Be brief.", [], "Where is A-1001?", datetime.datetime(2026, 12, 1, 9, 5))
@@ -911,7 +913,8 @@ class BudgetResult:
 # max_completion_tokens=max_out)`, add `cost_of(response.usage.model_dump())` to `spent`, append
 # the assistant turn and run its tool calls (`tool_message`) as `run_agent` does. A reply without
 # tool calls ends the run: `BudgetResult(content, "done", calls made, spent)`. After `max_steps`
-# calls: `"STOPPED: step limit"`. A `budget` that is not a positive number raises `ValueError`.
+# calls: `"STOPPED: step limit"`. A `budget` that is not a positive number (`True` is not one)
+# raises `ValueError`, its message naming the `budget`.
 #
 # So `spent` never goes over `budget`, whatever the model does.
 
@@ -1400,17 +1403,22 @@ show("15_why_the_bill_grows")
 # second call usually, not always, hits. DeepSeek reports `prompt_cache_hit_tokens`, OpenAI
 # `prompt_tokens_details.cached_tokens`.) The price row is looked up by the model's name; a model
 # missing from `PRICES` is priced at 0. It runs only when `LLM_PROVIDER` names a live provider
-# (see chapter 00) and is never graded.
+# (see chapter 00) and is never graded. It needs your `layout` and `cost` from the cells above:
+# after a restart, run those first.
 
 # %%
+import datetime
+
+from workbook.prices import PRICES
 from workbook.providers import SKIP_HINT, ProviderError, live_enabled, live_failure, make_client
+from workbook.scenarios import billing
 
 if live_enabled():
     try:
         live_client, live_model = make_client()
         row = PRICES.get(live_model, {"input": 0, "cached_input": 0, "cache_write": 0, "output": 0})
         for attempt in range(2):
-            request = layout(billing.SYSTEM, desk.openai_tools(), next(iter(billing.QUESTIONS)),
+            request = layout(billing.SYSTEM, billing.desk().openai_tools(), next(iter(billing.QUESTIONS)),
                              datetime.datetime.now(datetime.UTC))
             response = live_client.chat.completions.create(model=live_model, **request)
             usage = response.usage.model_dump()
