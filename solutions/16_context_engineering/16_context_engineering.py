@@ -35,9 +35,10 @@
 #
 # **Time:** about 100 minutes.
 #
-# **Builds on:** 03 · The OpenAI format (the loop and the tool-call pairing rule), 06 · Limits
-# (`call_tool`, `tool_message`), 14 · One agent or a team (workers with private messages), 15 ·
-# Why the bill grows (tokens per step). The code you need from them is given below.
+# **Builds on:** 03 · The OpenAI wire format (the loop and the tool-call pairing rule), 06 · Limits
+# and stopping (`call_tool`, `tool_message`), 14 · One agent or a team (workers with private
+# messages), 15 · Why the bill grows: tokens, prices, caching (tokens per step). The code you need
+# from them is given below.
 
 # %% [markdown]
 # ## Given code from chapters 03 and 06
@@ -105,7 +106,7 @@ print(record["outcome"])
 # on a reasoning model (chapter 15) the reasoning tokens count against the cap and the window
 # like visible output, and are billed as output.
 #
-# Run the task with the plain loop on a window large enough for everything (128 000 tokens) and
+# Run the task with the plain loop on a window large enough for everything (128,000 tokens) and
 # watch the prompt grow:
 
 # %%
@@ -221,8 +222,9 @@ print([[m["role"] for m in b] for b in blocks(messages[:8])])
 #    then the next oldest, ..., until `prompt_tokens(result, tools) <= budget`. Whole blocks only,
 #    in their order; if everything fits, nothing is dropped;
 # 3. if the head and the newest block alone do not fit, raise `ValueError` with a message that
-#    names the budget (there is nothing sensible to send);
-# 4. `budget` that is not a positive `int` is a `ValueError` too; `messages` itself never changes.
+#    names the `budget` (there is nothing sensible to send);
+# 4. `budget` that is not a positive `int` (`True` is not one) is a `ValueError` too, its message
+#    naming the `budget` as well; `messages` itself never changes.
 #
 # ```python
 # trim_history([system, task, a1, t1, a2, t2], budget)  ->  [system, task, a2, t2]   # a1+t1 did not fit
@@ -420,7 +422,8 @@ print(SUMMARY_PROMPT)
 #    (`json.dumps(m, ensure_ascii=False)`, joined with `"\n"`);
 # 4. return head + `[{"role": "user", "content": <the reply's text>}]` + the kept blocks' messages.
 #
-# `keep_last` must be an `int` ≥ 0 (else `ValueError`); `messages` never changes.
+# `keep_last` must be an `int` ≥ 0, not a `bool` (else `ValueError`, its message naming
+# `keep_last`); `messages` never changes.
 
 # %% nbgrader={"grade": false, "grade_id": "compact", "locked": false, "schema_version": 3, "solution": true}
 def compact(messages, client, keep_last, model="fake-model"):
@@ -599,7 +602,8 @@ class BudgetRun:
 #
 # Change `messages` **in place** (`messages[:] = ...`), so the caller sees the conversation as the
 # model last saw it. Return a `BudgetRun`; after `max_steps` steps its status is
-# `"STOPPED: step limit"`. A `threshold` outside `0 < threshold <= 1` is a `ValueError`.
+# `"STOPPED: step limit"`. A `threshold` outside `0 < threshold <= 1` is a `ValueError`, its
+# message naming the `threshold`.
 
 # %% nbgrader={"grade": false, "grade_id": "run_with_budget", "locked": false, "schema_version": 3, "solution": true}
 def run_with_budget(client, model, messages, tools, impl, window, compact, trim,
@@ -800,7 +804,7 @@ llm = FakeLLM(scenario, context_window=128_000)
 run_agent(llm.client(), "fake-model", opening(scenario), scenario.openai_tools(), context.IMPL, max_steps=20)
 plain = [prompt_tokens(r["messages"], r.get("tools")) for r in llm.requests]
 answered = [prompt_tokens(r["messages"], r.get("tools")) for r in small.requests[:plain_failed_at - 1]]
-rows = [("plain loop, window 128000", "right answer", len(plain), len(plain), sum(plain), max(plain)),
+rows = [("plain loop, window 128,000", "right answer", len(plain), len(plain), sum(plain), max(plain)),
         (f"plain loop, window {WINDOW}", f"400 at step {plain_failed_at}", plain_failed_at, plain_failed_at,
          sum(answered), max(answered)),
         (f"trim only, window {WINDOW}", *measure(WINDOW, keep_all)),
@@ -867,7 +871,7 @@ def bill(compactor=None, window=128_000):
             sum(dollars(u, cache=False) for u in usages))
 
 
-bills = {"plain loop, window 128000": bill(), f"compaction, window {WINDOW}": bill(compact, WINDOW)}
+bills = {"plain loop, window 128,000": bill(), f"compaction, window {WINDOW}": bill(compact, WINDOW)}
 print(f"{'run':30}{'calls':>7}{'prompt':>9}{'US$ cached':>12}{'US$ no cache':>14}")
 for name, (calls, prompt, cached, fresh) in bills.items():
     print(f"{name:30}{calls:>7}{prompt:>9}{cached:>12.6f}{fresh:>14.6f}")
@@ -945,17 +949,20 @@ show("16_context_engineering")
 # by the chapter's tool. Watch the prompt sizes drop after each compaction, and read the summary
 # the model wrote (`messages[2]`): did it keep every refund id? It runs only when `LLM_PROVIDER`
 # names a live provider (see chapter 00) and is never graded. The window is counted with the fake's
-# rule, an estimate for a real model.
+# rule, an estimate for a real model. It needs your three functions from the cells above: after a
+# restart, run those first.
 
 # %%
 from workbook.providers import SKIP_HINT, ProviderError, live_enabled, live_failure, make_client
+from workbook.scenarios import context
 
 if live_enabled():
     try:
         live_client, live_model = make_client()
-        live_messages = opening(scenario)
-        live = run_with_budget(live_client, live_model, live_messages, scenario.openai_tools(), context.IMPL,
-                               WINDOW, lambda m, c, k: compact(m, c, k, model=live_model), trim_history,
+        audit = context.returns_audit()
+        live_messages = [{"role": "system", "content": audit.system}, {"role": "user", "content": audit.question}]
+        live = run_with_budget(live_client, live_model, live_messages, audit.openai_tools(), context.IMPL,
+                               3000, lambda m, c, k: compact(m, c, k, model=live_model), trim_history,
                                max_steps=20)
         print(live.status, live.compactions, "compactions; prompt tokens:", live.prompt_tokens)
         print(live.answer)
