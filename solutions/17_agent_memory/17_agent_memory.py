@@ -40,9 +40,10 @@
 #
 # **Time:** about 100 minutes.
 #
-# **Builds on:** 03 · The OpenAI format (the loop), 06 · Limits (`call_tool`, `tool_message`),
-# 07 · What code decides (identity comes from the session), 09 · Trajectories (the log). What you
-# need from them is restated below as given code.
+# **Builds on:** 03 · The OpenAI wire format (the loop), 06 · Limits and stopping (`call_tool`,
+# `tool_message`), 07 · What only code decides (identity comes from the session), 09 ·
+# Trajectories, checkpoints and a human in the loop (the log). What you need from them is restated
+# below as given code.
 
 # %% [markdown]
 # ## Given code from chapters 02–06
@@ -331,7 +332,7 @@ for bad in (None, b"4111111111111111", ["x"]):
 # file. Open it with `open_memory(path)` for this call and close it before you return:
 #
 # 1. `fact` must be a string that is not blank, at most `MAX_FACT_CHARS` characters once masked and
-#    stripped; otherwise raise `ValueError` with a message that names the fact and says what to
+#    stripped; otherwise raise `ValueError` with a message that names the `fact` and says what to
 #    send instead (`call_tool` turns it into an error observation for the model);
 # 2. the text written is `mask(fact).strip()` — call your `mask` from Exercise 1;
 # 3. if this customer already has exactly that text, update its `day` to `today`; otherwise
@@ -540,8 +541,9 @@ print([round(s, 3) for s in kb.bm25("delivery", facts)])
 # - each is scored with `kb.bm25(query, [the facts' texts])`; facts scoring `0.0` are left out;
 # - best score first; equal scores: the newer `day` first;
 # - `days_ago` is `(today - datetime.date.fromisoformat(day)).days`;
-# - a `query` that is not a non-blank string, or a `k` that is not a whole number from 1 to 10,
-#   raises `ValueError`.
+# - a `query` that is not a non-blank string raises `ValueError`, its message naming the `query`;
+#   a `k` that is not an `int` from 1 to 10 (a `bool` is not one) raises `ValueError`, its
+#   message naming `k`.
 #
 # ```python
 # recall(path, "C-001", "delivery", datetime.date(2026, 11, 30))
@@ -1174,8 +1176,8 @@ for row in table["naive_memory"]:
 # - **Memory keyed by a model-supplied id.** A `customer_id` parameter, even with the session's
 #   customer as its default, lets a model (or a page it read) open anyone's memory. Bind the
 #   customer in code; the tools take only `fact` or `query`.
-# - **Secrets stored.** Masking the prompt's instructions ("never store card numbers") does nothing;
-#   mask in `remember` and in the log writer. A pattern for 16 digits in a row misses
+# - **Secrets stored.** A line in the system prompt ("never store card numbers") does not stop a
+#   model from passing one on; mask in code, in `remember` and in the log writer. A pattern for 16 digits in a row misses
 #   `4111 1111 1111 1111`; a pattern for any number wipes order ids, amounts and dates.
 # - **Unbounded growth.** No limit per customer: a model that remembers every turn fills the store
 #   and every recall ranks more noise. Trimming the whole table instead erases other customers.
@@ -1207,25 +1209,35 @@ show("17_agent_memory")
 # Your memory tools with a real model. The first conversation asks it to remember a preference (and
 # tempts it with a card number); the second, "tomorrow", asks a question it can answer only from
 # memory. Watch which facts it chooses to store and what the table holds. It runs only when
-# `LLM_PROVIDER` names a live provider (see chapter 00) and is never graded.
+# `LLM_PROVIDER` names a live provider (see chapter 00) and is never graded. It needs your
+# `memory_tools` and the chapter's code from the cells above: after a restart, run those first.
 
 # %%
+import contextlib
+import datetime
+import tempfile
+from pathlib import Path
+
+from workbook import scenarios
 from workbook.providers import SKIP_HINT, ProviderError, live_enabled, live_failure, make_client
 
 if live_enabled():
     try:
         live_client, live_model = make_client()
-        live_path, live_calendar = WORK / "live.sqlite3", Calendar(datetime.date(2026, 11, 30))
-        tools = list(scenarios.memory.memory_tools())
-        for question in ("Please remember: deliveries go to my office reception. My card is "
-                         "4111 1111 1111 1111 if you need it.", "Where should my new order go?"):
-            messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": question}]
-            live = run_agent(live_client, live_model, messages, tools,
-                             memory_tools(live_path, "C-001", live_calendar), max_steps=4)
-            print(live_calendar(), "|", live.answer)
-            live_calendar.advance(1)
-        with contextlib.closing(open_memory(live_path)) as live_db:
-            print(live_db.execute("SELECT day, fact FROM facts").fetchall())
+        live_system = ("You are Northwind's support agent. Use remember for lasting preferences, recall "
+                       "before answering, forget when asked. Never store card numbers, e-mails or keys.")
+        live_calendar = Calendar(datetime.date(2026, 11, 30))
+        with tempfile.TemporaryDirectory(prefix="17-live-") as live_folder:
+            live_path = Path(live_folder) / "live.sqlite3"
+            for question in ("Please remember: deliveries go to my office reception. My card is "
+                             "4111 1111 1111 1111 if you need it.", "Where should my new order go?"):
+                messages = [{"role": "system", "content": live_system}, {"role": "user", "content": question}]
+                live = run_agent(live_client, live_model, messages, list(scenarios.memory.memory_tools()),
+                                 memory_tools(live_path, "C-001", live_calendar), max_steps=4)
+                print(live_calendar(), "|", live.answer)
+                live_calendar.advance(1)
+            with contextlib.closing(open_memory(live_path)) as live_db:
+                print(live_db.execute("SELECT day, fact FROM facts").fetchall())
     except ProviderError as e:  # a set-up problem, explained in one line
         print(e)
     except Exception as e:  # its own text (no key), and whose failure it is: the provider's or this notebook's
