@@ -37,7 +37,8 @@
 # **Time:** about 75 minutes.
 #
 # **Builds on:** 02 · The loop (`ToolSpec`), 03 · The OpenAI wire format, 05 · Errors are
-# observations, 08 · Retries, 21 · The Responses API (items, flat tool definitions).
+# observations, 08 · Timeouts, retries and idempotency keys, 21 · The Responses API (items, flat
+# tool definitions).
 
 # %% [markdown]
 # ## Given code
@@ -1051,9 +1052,11 @@ print("traceparent headers the Agents SDK sent:", traced_llm.traceparents)
 # Chapter 23's spans are what your loop writes because you wrote them: a tool call hangs under the
 # model call that asked for it, a failed lookup is an `ERROR` span (to both frameworks your
 # adapter's error observation is an ordinary result), content is recorded only when you opt in, and
-# the `traceparent` header lets the provider (or an MCP server) join the same trace. A framework's trace is what
-# the framework chose to record, in the shape it chose, sent where it chose, by default; two of
-# those choices (content on, and for the Agents SDK the destination) are the ones to change first.
+# the `traceparent` header lets a service that reads it (a gateway, a tool server) join the same
+# trace; whether a model provider reads it we could not confirm, as no public LLM API documents it.
+# A framework's trace is what the framework chose to record, in the shape it chose, sent where it
+# chose, by default; two of those choices (content on, and for the Agents SDK the destination) are
+# the ones to change first.
 #
 # ## Common mistakes
 #
@@ -1106,20 +1109,15 @@ show("24_frameworks")
 
 # %%
 import agents
-import openai
 from pydantic_ai import Tool
-from pydantic_ai.exceptions import ModelAPIError
 
 from workbook import frameworks, scenarios
-from workbook.providers import SKIP_HINT, ProviderError, current, live_enabled, make_client
+from workbook.providers import SKIP_HINT, ProviderError, current, live_enabled, live_failure, make_client
 from workbook.shop import Shop
 
 if live_enabled():
     try:
         live_client, live_model = make_client()
-    except ProviderError as e:  # a set-up problem, explained in one line
-        print(e)
-    else:
         live_tools, live_question = Shop("C-001").tools().values(), scenarios.two_orders().question
         live_system = "You are Northwind's support agent. Use the tools; never guess an order's status."
         live_sdk, live_config = frameworks.agents_sdk(live_client, [agents.function_tool(fn) for fn in live_tools],
@@ -1127,17 +1125,17 @@ if live_enabled():
                                                       responses=current().name != "anthropic")
         live_pydantic = frameworks.pydantic_ai_agent(live_client, [Tool(fn) for fn in live_tools], live_system,
                                                      model=live_model)
+    except ProviderError as e:  # a set-up problem, explained in one line
+        print(e)
+    except Exception as e:  # its own text (no key), and whose failure it is
+        print(live_failure(e, "making the two agents"))
+    else:
         for name, start in (("openai-agents", lambda: agents.Runner.run(live_sdk, live_question, run_config=live_config)),
                             ("pydantic-ai", lambda: live_pydantic.run(live_question))):
             try:
                 live = await start()
-            except (openai.APIError, ModelAPIError) as e:  # the provider refused or could not be reached
-                key = live_client.api_key
-                said = str(e).replace(key, "[key]") if len(key) > 8 else str(e)
-                print(f"{name}: the provider failed ({type(e).__name__}: {said[:300]}): "
-                      "check LLM_PROVIDER, LLM_MODEL, the key and the network.")
-            except Exception as e:  # the framework ended the run (a step limit, say), not the provider
-                print(f"{name}: the run ended here, not at the provider: {type(e).__name__}: {e}")
+            except Exception as e:  # its own text (no key), and whose failure it is: the provider's or the framework's
+                print(f"{name}: {live_failure(e, name)}")
             else:
                 usage = live.context_wrapper.usage if name == "openai-agents" else live.usage
                 print(f"{name}: {live.final_output if name == 'openai-agents' else live.output}\n"
