@@ -39,8 +39,9 @@
 #
 # **Time:** about 100 minutes.
 #
-# **Builds on:** 06 · Limits (`truncate`), 07 · What only code decides (identity, confirmation, the
-# `ast` calculator), 19 · Attack your own agent. What you need is restated below as given code.
+# **Builds on:** 06 · Limits and stopping (`truncate`), 07 · What only code decides (identity,
+# confirmation, the `ast` calculator), 19 · Attack your own agent. What you need is restated below
+# as given code.
 # Linux and macOS: the tests check what works on both; where they differ the text says so.
 
 # %% [markdown]
@@ -950,7 +951,7 @@ show("25_code_as_action")
 # provider (see chapter 00) and is never graded.
 
 # %%
-from workbook.providers import SKIP_HINT, ProviderError, live_enabled, make_client
+from workbook.providers import SKIP_HINT, ProviderError, live_enabled, live_failure, make_client
 
 if live_enabled():
     try:
@@ -973,8 +974,8 @@ if live_enabled():
                     messages.append({"role": "tool", "tool_call_id": call.id, "content": observation})
     except ProviderError as e:  # a set-up problem, explained in one line
         print(e)
-    except Exception as e:  # the provider is down or refused: no traceback (and no key) in a cell
-        print(f"The live call failed ({type(e).__name__}): check LLM_PROVIDER, the key and the network.")
+    except Exception as e:  # its own text (no key), and whose failure it is: the provider's or this notebook's
+        print(live_failure(e))
 else:
     print(SKIP_HINT)
 
