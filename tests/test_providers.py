@@ -14,7 +14,7 @@ from workbook.shop import Shop
 
 # Chapters another helper is changing now (issue 45, 2026-12-06): their live cells move to
 # live_failure with their next change. Remove a chapter from here then.
-NOT_YET = {"08_retries_and_idempotency", "24_frameworks", "25_code_as_action"}
+NOT_YET = {"08_retries_and_idempotency"}
 
 
 def test_default_is_the_fake_and_live_cells_stay_off():
@@ -138,6 +138,19 @@ def test_a_live_cell_says_what_failed_and_blames_the_provider_only_for_its_own_e
     assert ours == "Not the provider: watch failed (TypeError: unsupported format string passed to NoneType.__format__).", ours
     gone = providers.live_failure(NameError("name 'widgets' is not defined"), env={}, dotenv={})
     assert gone.endswith("Run the chapter's cells above this one first.") and "provider failed" not in gone, gone
+    try:  # a framework wraps the SDK's error in its own (pydantic-ai: ModelAPIError ... from e): still the provider's
+        raise RuntimeError("model API error: Connection error: sk-secret-123456789") from down
+    except RuntimeError as wrapped:
+        said = providers.live_failure(wrapped, "pydantic-ai", env=env, dotenv={})
+    assert said.startswith("The provider failed (RuntimeError: model API error: Connection error: [key])"), said
+    try:  # an error the notebook's code raised while handling the provider's is the notebook's
+        try:
+            raise down
+        except openai.APIConnectionError:
+            raise KeyError("choices") from None
+    except KeyError as ours:
+        said = providers.live_failure(ours, "run_agent", env=env, dotenv={})
+    assert said == "Not the provider: run_agent failed (KeyError: 'choices').", said
 
 
 def test_no_live_cell_blames_the_provider_for_every_exception():

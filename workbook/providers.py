@@ -136,18 +136,30 @@ def make_client(scenario="taxi_spending", env=None, dotenv=None, api: str = "cha
 PROVIDER_PACKAGES = ("openai", "anthropic", "httpx", "httpcore")
 
 
+def _raised_by_provider(error: BaseException | None) -> BaseException | None:
+    """The provider SDK's error behind `error`: itself, or one it was raised from (`raise ... from
+    e`, as pydantic-ai wraps the SDK's error in its ModelHTTPError); None when neither is one."""
+    for _ in range(8):  # a bounded walk: a cause chain is short, and may be made to loop
+        if error is None or any(cls.__module__.split(".")[0] in PROVIDER_PACKAGES for cls in type(error).__mro__):
+            return error
+        error = error.__cause__
+    return None
+
+
 def live_failure(error: BaseException, what: str = "this notebook's code", env=None, dotenv=None) -> str:
     """The one line a live cell prints when its run raised: the error's own text, every configured
-    key masked, and whose failure it is. The provider's (its SDK raised: refused, unreachable,
-    a 400 about the request) is told to check the settings; anything else is the notebook's own,
-    and a NameError says to run the cells above (a live cell after a restart)."""
+    key masked, and whose failure it is. The provider's (its SDK raised, or a framework raised from
+    what it raised: refused, unreachable, a 400 about the request) is told to check the settings;
+    anything else is the notebook's own, and a NameError says to run the cells above (a live cell
+    after a restart)."""
     text = f"{type(error).__name__}: {error}"
     for p in PROVIDERS.values():
         key = setting(p.key_var, None, env, dotenv) if p.key_var else None
         if key and len(key) > 8:
             text = text.replace(key, "[key]")
-    if any(cls.__module__.split(".")[0] in PROVIDER_PACKAGES for cls in type(error).__mro__):
-        if getattr(error, "status_code", None) == 400:
+    sdk = _raised_by_provider(error)
+    if sdk is not None:
+        if getattr(sdk, "status_code", None) == 400:
             return f"The provider refused the request ({text}): its words say what it could not take."
         return f"The provider failed ({text}): check LLM_PROVIDER, the model, the key and the network."
     if isinstance(error, NameError):
