@@ -277,7 +277,9 @@ print(usage["cache_creation_input_tokens"], usage["cache_creation"])
 #
 # Providers price tokens **per million**, and a cached token is far cheaper than a fresh one. The
 # workbook keeps one price table, `workbook.prices.PRICES`, each row with the page it came from
-# and the day it was read (prices change; check before you trust a bill):
+# and the day it was read (prices change; check before you trust a bill). `gpt-5-mini`, the cheap
+# model of this chapter's examples, shuts down on 2026-12-11: its row still prices the fake's runs
+# and old logs, and every sum below works the same with its replacement's row.
 
 # %%
 print(f"{'model':18}{'input':>8}{'cached':>8}{'write':>8}{'write 1h':>9}{'output':>8}   US$ per million tokens")
