@@ -64,9 +64,10 @@ def graded(tmp_path_factory):
     """student -> result record, for every gate submission; also the gate course and timing.
 
     Solutions, stubs and mutants (our own code) are run by the fast trusted runner
-    (tests/fast_runner.py: records in "fast"); the sandboxed pipeline grades every hostile case, and a
-    chapter's two chapter cases stand for its solution and stub there (gates.STAND_INS): that
-    proves the fast runner equal to the pipeline on every chapter.
+    (tests/fast_runner.py: records in "fast"), and so is cheats_everywhere outside the pilot
+    (gates.fast_hostile); the sandboxed pipeline grades every other hostile case, and a chapter's
+    noisy solution stands for its solution there (gates.STAND_INS): that proves the fast runner
+    equal to the pipeline on every chapter's solution (make test-real: on every variant).
     "records" holds the pipeline's record where it graded a submission, else the fast runner's.
     Results are cached across runs (gates.CACHE, GATES_CACHE=0 to ignore it), keyed by the
     submission, its chapter, the code the grading imports and the installed versions.
@@ -86,7 +87,7 @@ def graded(tmp_path_factory):
     env = gates.environment_key()
     use_cache = os.environ.get("GATES_CACHE") != "0"
 
-    fast = [s for s in plan if s.kind in gates.FAST_KINDS]
+    fast = [s for s in plan if s.kind in gates.FAST_KINDS or gates.fast_hostile(s)]
     kind = "fast" if cell_deps.enabled() else "fast-every-cell"  # GATES_DEPS=0 never reads a skip's result
     fast_keys = {s.student: gates.cache_key(env, gate, s, limits_for[s.student], kind) for s in fast}
     fast_reuse = gates.cached(fast_keys) if use_cache else {}

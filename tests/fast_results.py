@@ -51,7 +51,8 @@ def record(student: str, chapter: str, tests: list[dict], cells: list[dict], out
               "timeout" if kinds & {"timeout", "unresponsive", "notebook_timeout"} else "ok")
     rec = {"student": student, "chapter": chapter, "status": status, "message": outcome.get("message", ""),
            "score": 0.0, "max_score": 0.0, "tests": {}, "exercises": {}, "events": events,
-           "sandbox": "fast", "seconds": round(seconds, 2),
+           "sandbox": "fast",  # its own cells' wall time (`seconds`, since the batch began: a fallback)
+           "seconds": round(sum(s.get("wall", 0.0) for s in outcome.get("steps", [])) or seconds, 2),
            "cpu": round(sum(s["cpu"] for s in outcome.get("steps", [])), 2)}
     where = {c["grade_id"]: c["index"] for c in cells if c["grade_id"]}
     for t in tests:

@@ -143,6 +143,8 @@ def test_fast_runner_scores_as_the_pipeline(graded, sub):
     if os.environ.get("GATES_PIPELINE") == "0":
         pytest.skip("GATES_PIPELINE=0: the sandboxed pipeline graded nothing to compare with")
     other = gates.stand_in(sub)
+    if other is None:
+        pytest.skip("its stand-in is graded by the fast runner here (make test-real compares it in the pipeline)")
     real, fast = graded["real"].get(other), graded["fast"][sub.student]
     assert real is not None, f"the pipeline did not grade {other}, which stands for {sub.student}"
     assert real["status"] != "error", f"{other} could not be graded: {real['message']}"
