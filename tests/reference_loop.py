@@ -6,7 +6,10 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from workbook import kb
 from workbook.shop import Shop
+
+CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
 
 
 @dataclass
@@ -27,7 +30,11 @@ def tools_for(shop: Shop) -> dict:
     def refund(order_id: str, amount: int):
         return {"order_id": order_id, "refunded": amount}
 
-    return {**shop.tools(), "calculate": calculate, "refund": refund,
+    def rag_search(query: str, k: int = 4):  # a Russian query searches the Russian knowledge base
+        hits = kb.search(query, k, lang="ru" if CYRILLIC.search(query) else "en")
+        return "\n\n".join(f"[{h.source} § {h.section}]\n{h.text}" for h in hits)
+
+    return {**shop.tools(), "calculate": calculate, "refund": refund, "rag_search": rag_search,
             "search_kb": lambda query: {"hits": []},
             "fetch_report": lambda page: {"page": page, "text": "x" * 400}}
 

@@ -9,6 +9,15 @@ A page is a Markdown file with a small front matter (`title:`, `status: current 
 It is split into sections at its headings; each section is one searchable fragment. Pages whose
 status is `archived` are never returned: old rules must not look like current ones. They can
 still be read on purpose with a file tool (e.g. `kb/returns-2025.md`).
+
+The shop's knowledge base in another language is a folder `agent_files/<lang>/kb/` with the same
+pages (docs/TRANSLATING.md, "Content in the language"), searched with `lang`:
+
+    kb.search("вскрытый чай", k=3, lang="ru")   # hits from ru/kb/..., e.g. ru/kb/returns.md
+
+English is the default and is never changed by it. Russian words are case-folded (ё read as е)
+and cut to a stem by a small fixed set of endings, so "вскрытый" finds "вскрытого" and
+"гарантия" finds "гарантии": deterministic, offline, no dictionary.
 """
 
 from __future__ import annotations
@@ -27,6 +36,20 @@ STOPWORDS = frozenset(
     "a an and are as at be by can do does for from how i in is it its my of on or our the this "
     "to was we what when which with you your".split())
 HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+ENGLISH = "en"  # the default language: agent_files/kb
+LANGUAGE = re.compile(r"[a-z]{2,3}")  # another language's folder: agent_files/<lang>/kb
+WORDS = re.compile(r"[a-z0-9]+|[а-яё]+")  # English words as before; Russian words apart
+RU_STOPWORDS = frozenset(
+    "а без бы в во вам вас ваш ваша ваше ваши где да для до его ее же за и из или им их к как ко "
+    "когда ли мне мой мы на не но о об от по под при про с со так то у уже что чтобы это я вы".split())
+RU_VOWELS = frozenset("аеиоуыэюя")
+# The endings a Russian word sheds (adjective, participle, verb and noun endings, after Snowball's
+# Russian stemmer, without its conditions): the longest one after the first vowel is cut.
+RU_ENDINGS = sorted(set(
+    "ее ие ые ое ими ыми ей ий ый ой ем им ым ом его ого ему ому их ых ую юю ая яя ою ею "
+    "ивш ывш ующ ла на ете йте ли й л н ло но ет ют ны ть ешь нно ила ыла ена ейте уйте ите или "
+    "ыли уй ил ыл ен ило ыло ено ят ует уют ит ыт ены ить ыть ишь ю а ев ов ие ье е иями ями ами "
+    "еи ии и ией ой иям ям ием ам о у ах иях ях ы ь ию ью ия ья я".split()), key=len, reverse=True)
 
 
 @dataclass(frozen=True)
@@ -56,9 +79,31 @@ def _stem(word: str) -> str:
     return word
 
 
+def _stem_ru(word: str) -> str:
+    """A Russian word's stem: a reflexive -ся/-сь, then the longest ending (RU_ENDINGS), then a
+    soft sign, each cut only after the word's first vowel: "вскрытого" -> "вскрыт", "чаю" -> "ча",
+    "гарантии" -> "гарант"."""
+    first = next((i + 1 for i, ch in enumerate(word) if ch in RU_VOWELS), len(word))
+    if word.endswith(("ся", "сь")) and len(word) - 2 >= first:
+        word = word[:-2]
+    for ending in RU_ENDINGS:
+        if word.endswith(ending) and len(word) - len(ending) >= first:
+            word = word[:-len(ending)]
+            break
+    return word[:-1] if word.endswith("ь") and len(word) - 1 >= first else word
+
+
 def tokens(text: str) -> list[str]:
-    """Lower-case word stems, stop words removed."""
-    return [_stem(w) for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in STOPWORDS]
+    """Lower-case word stems, stop words removed. English words (a-z, 0-9) as they always were;
+    Russian words (Cyrillic, ё read as е) by their own stop words and stems."""
+    out = []
+    for word in WORDS.findall(text.lower()):
+        if word.isascii():
+            if word not in STOPWORDS:
+                out.append(_stem(word))
+        elif (word := word.replace("ё", "е")) not in RU_STOPWORDS:
+            out.append(_stem_ru(word))
+    return out
 
 
 def _front_matter(text: str) -> tuple[dict[str, str], str]:
@@ -94,14 +139,33 @@ def _split(source: str, title: str, body: str) -> list[Section]:
     return out
 
 
-def sections(root: Path | None = None) -> list[Section]:
-    """Every non-empty section of every current page under `root` (default: agent_files/kb)."""
-    root = Path(root) if root is not None else paths.KB
+def languages() -> list[str]:
+    """The languages the knowledge base is written in: "en" and each `agent_files/<lang>/kb`."""
+    others = (p.parent.name for p in paths.AGENT_FILES.glob("*/kb") if p.is_dir())
+    return [ENGLISH, *sorted(name for name in others if LANGUAGE.fullmatch(name))]
+
+
+def folder(lang: str = ENGLISH) -> Path:
+    """The knowledge base of `lang`: agent_files/kb for English, agent_files/<lang>/kb otherwise."""
+    if lang == ENGLISH:
+        return paths.KB
+    if not isinstance(lang, str) or not LANGUAGE.fullmatch(lang) or lang not in languages():
+        raise ValueError(f"no knowledge base in language {lang!r:.20}; there is one in: "
+                         f"{', '.join(languages())}")
+    return paths.AGENT_FILES / lang / "kb"
+
+
+def sections(root: Path | None = None, lang: str = ENGLISH) -> list[Section]:
+    """Every non-empty section of every current page under `root` (default: the knowledge base
+    of `lang`, agent_files/kb for English)."""
+    # a page is named as read_file takes it: kb/returns.md, ru/kb/returns.md (a root given: kb/...)
+    prefix = "kb" if root is not None or lang == ENGLISH else f"{lang}/kb"
+    root = Path(root) if root is not None else folder(lang)
     out = []
     for path in sorted(root.rglob("*.md")):
         meta, body = _front_matter(path.read_text(encoding="utf-8"))
         if not is_archived(meta):
-            out += _split(f"kb/{path.relative_to(root).as_posix()}", meta.get("title", path.stem), body)
+            out += _split(f"{prefix}/{path.relative_to(root).as_posix()}", meta.get("title", path.stem), body)
     return out
 
 
@@ -138,10 +202,11 @@ def bm25(query: str, texts: list[str]) -> list[float]:
     return scores
 
 
-def search(query: str, k: int = 4, root: Path | None = None) -> list[Hit]:
-    """The k best sections for `query` (k is capped at 8), best first; [] when nothing matches."""
+def search(query: str, k: int = 4, root: Path | None = None, lang: str = ENGLISH) -> list[Hit]:
+    """The k best sections for `query` (k is capped at 8), best first; [] when nothing matches.
+    `lang` picks the knowledge base ("ru": agent_files/ru/kb); `root`, when given, wins."""
     k = _check(query, k)
-    docs = sections(root)
+    docs = sections(root, lang)
     # A section is indexed with its page title and heading, so "Svet mini warranty" finds the
     # "Warranty" section of the Svet mini page.
     scores = bm25(query, [f"{d.title} {d.section} {d.text}" for d in docs])

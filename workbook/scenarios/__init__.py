@@ -14,7 +14,8 @@ cache, models to route between), context (a long task for a small window, a summ
 compaction), evaluation (runs that vary with a seed, a judge with a position bias), workflows
 (models for fixed workflows, chapter 12), routing (a router bound to a schema, chapter 12), react
 (ReAct as text and a planner, chapter 13), attacks (a gullible model and poisoned material,
-chapter 19), code_action (a model whose action is Python to run, chapter 25), scripted (a
+chapter 19), code_action (a model whose action is Python to run, chapter 25), russian (the
+first errands and the knowledge-base questions in Russian: `get(name, lang="ru")`), scripted (a
 test's model: fixed replies).
 Shared pieces: base (Scenario), answers (answering from tool results), capstone_base.
 The pieces come from `workbook.engine`.
@@ -102,6 +103,12 @@ from workbook.scenarios.recovery import (
     wrong_field_then_fix,
 )
 from workbook.scenarios.routing import routing_desk
+from workbook.scenarios.russian import (
+    lamp_warranty_ru,
+    opened_tea_ru,
+    taxi_spending_ru,
+    two_orders_ru,
+)
 from workbook.scenarios.scripted import scripted
 from workbook.scenarios.streaming import (
     StreamPlan,
@@ -152,11 +159,21 @@ CATALOGUE = {f.__name__: f for f in (
     seeded_agent, biased_judge,
     # streaming (chapter 22)
     stream_cut, stream_overloaded, stream_stall, stream_incomplete, two_calls_streamed,
+    # in Russian (the Russian edition; docs/TRANSLATING.md)
+    taxi_spending_ru, two_orders_ru, opened_tea_ru, lamp_warranty_ru,
 )}
+ENGLISH = "en"
 
 
-def get(name: str, **options) -> Scenario:
-    """The scenario with this name (options go to its function, e.g. recovers=True)."""
+def get(name: str, lang: str = ENGLISH, **options) -> Scenario:
+    """The scenario with this name (options go to its function, e.g. recovers=True). With
+    `lang="ru"`: its Russian twin, `<name>_ru` (a KeyError names the ones there are)."""
+    if lang != ENGLISH:
+        twins = [n for n in CATALOGUE if n.endswith(f"_{lang}")]
+        if f"{name}_{lang}" not in CATALOGUE:
+            raise KeyError(f"no scenario {name!r} in language {lang!r:.20}; in that language: "
+                           f"{', '.join(twins) or 'none'}")
+        name = f"{name}_{lang}"
     try:
         factory = CATALOGUE[name]
     except KeyError:
