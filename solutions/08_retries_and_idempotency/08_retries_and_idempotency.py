@@ -226,30 +226,38 @@ def error_from(scenario, messages):
     raise AssertionError("test set-up: the fake provider was expected to fail")
 
 
+def says(error):
+    """is_retryable(error), checked to be a bool before any test reads it."""
+    with wb.checks.no_raise(f"is_retryable(<{type(error).__name__}>)",
+                            hint="ask isinstance first: only an APIStatusError has status_code and response"):
+        got = is_retryable(error)
+    assert type(got) is bool, f"is_retryable must return True or False, got {got!r}"
+    return got
+
+
 rate_limited = error_from(wb.scenarios.rate_limited(), [{"role": "user", "content": "Taxi in September?"}])
 bad_request = error_from(wb.scenarios.taxi_spending(), [{"role": "tool", "tool_call_id": "x", "content": "1"}])
-got = is_retryable(rate_limited)
-assert type(got) is bool, f"is_retryable must return True or False, got {got!r}"
-assert got is True, "a 429 (RateLimitError) goes away after a wait: retry it"
-assert is_retryable(bad_request) is False, (
+assert says(rate_limited) is True, "a 429 (RateLimitError) goes away after a wait: retry it"
+assert says(bad_request) is False, (
     "a 400 (BadRequestError) means the request itself is wrong: sending it again gives the same 400")
 REQUEST = httpx2.Request("POST", "https://api.example.invalid/v1/chat/completions")
 conflict = openai.ConflictError("Error code: 409", response=httpx2.Response(409, request=REQUEST), body=None)
-assert is_retryable(conflict) is True, "409 is in the list of statuses worth a retry (408, 409, 429, >= 500)"
+assert says(conflict) is True, "409 is in the list of statuses worth a retry (408, 409, 429, >= 500)"
 for status, cls in ((408, openai.APIStatusError), (500, openai.InternalServerError)):
     error = cls(f"Error code: {status}", response=httpx2.Response(status, request=REQUEST), body=None)
-    assert is_retryable(error) is True, f"{status} is in the list of statuses worth a retry (408, 409, 429, >= 500)"
-assert is_retryable(openai.APIConnectionError(request=REQUEST)) is True, (
-    "an APIConnectionError (the network failed; it has no status code) is worth a retry")
-assert is_retryable(openai.APITimeoutError(request=REQUEST)) is True, (
+    assert says(error) is True, f"{status} is in the list of statuses worth a retry (408, 409, 429, >= 500)"
+assert says(openai.APIConnectionError(request=REQUEST)) is True, (
+    "an APIConnectionError (the network failed; it has no status code) is worth a retry: a check on status "
+    "codes alone never retries it")
+assert says(openai.APITimeoutError(request=REQUEST)) is True, (
     "an APITimeoutError (an APIConnectionError, with no status code) is worth a retry")
 refused = openai.InternalServerError("Error code: 503", body=None, response=httpx2.Response(
     503, headers={"x-should-retry": "false"}, request=REQUEST))
-assert is_retryable(refused) is False, "a 503 with the header x-should-retry: false must not be retried: obey it"
+assert says(refused) is False, "a 503 with the header x-should-retry: false must not be retried: obey it"
 invited = openai.BadRequestError("Error code: 400", body=None, response=httpx2.Response(
     400, headers={"x-should-retry": "true"}, request=REQUEST))
-assert is_retryable(invited) is True, "a 400 with the header x-should-retry: true may be retried: obey it"
-got = is_retryable(ValueError("bad month"))
+assert says(invited) is True, "a 400 with the header x-should-retry: true may be retried: obey it"
+got = says(ValueError("bad month"))
 assert got is False, f"a ValueError from your own code is a bug, and a retry cannot fix it: expected False, got {got!r}"
 print("is_retryable: visible tests passed")
 
@@ -279,40 +287,44 @@ def status_error(status, headers=None):
 
 
 def check(error, want, why):
-    with wb.checks.no_raise(f"is_retryable({type(error).__name__})"):
+    with wb.checks.no_raise(f"is_retryable({type(error).__name__})",
+                            hint="ask isinstance first: only an APIStatusError has status_code and response"):
         got = is_retryable(error)
     assert type(got) is bool, f"is_retryable must return True or False, got {got!r} for {type(error).__name__}"
-    assert got is want, f"is_retryable(<{why}>) should be {want}"
+    assert got is want, f"expected {want} for {why}"
 
 
 for status in (408, 409, 429, 500, 502, 503, 504, 529):
-    check(status_error(status), True, f"HTTP {status}")
+    check(status_error(status), True, f"HTTP {status}: retry 408, 409, 429 and every status from 500 up")
 for status in (400, 401, 403, 404, 422):
     check(status_error(status), False, f"HTTP {status}: the request itself is wrong, a retry fails the same way")
-check(openai.APIConnectionError(request=REQUEST), True, "APIConnectionError: the network failed")
-check(openai.APITimeoutError(request=REQUEST), True, "APITimeoutError: the request timed out")
+check(openai.APIConnectionError(request=REQUEST), True,
+      "an APIConnectionError: the network failed, and it has no status code to look at")
+check(openai.APITimeoutError(request=REQUEST), True,
+      "an APITimeoutError: the request timed out, and it has no status code to look at")
 
 # The provider's own say, in the x-should-retry header.
-check(status_error(503, {"x-should-retry": "false"}), False, "503 with x-should-retry: false")
-check(status_error(400, {"x-should-retry": "true"}), True, "400 with x-should-retry: true")
-check(status_error(429, {"x-should-retry": "maybe"}), True, "429 with a meaningless x-should-retry")
+check(status_error(503, {"x-should-retry": "false"}), False, "a 503 with x-should-retry false: obey the header")
+check(status_error(400, {"x-should-retry": "true"}), True, "a 400 with x-should-retry true: obey the header")
+check(status_error(429, {"x-should-retry": "maybe"}), True,
+      "a 429 with an x-should-retry that is neither true nor false: ignore the header")
 
 # Errors from the fake provider, as the SDK raises them.
 try:
     wb.fake_llm.FakeLLM(wb.scenarios.flaky_server()).client(max_retries=0).chat.completions.create(
         model="fake-model", messages=[{"role": "user", "content": "Taxi?"}])
 except openai.InternalServerError as e:
-    check(e, True, "the fake provider's 500")
+    check(e, True, "the fake provider's 500: every status from 500 up is worth a retry")
 try:
     wb.fake_llm.FakeLLM(wb.scenarios.slow_provider()).client(max_retries=0).chat.completions.create(
         model="fake-model", messages=[{"role": "user", "content": "Taxi?"}])
 except openai.APITimeoutError as e:
-    check(e, True, "the fake provider's timeout")
+    check(e, True, "the fake provider's timeout: an APITimeoutError has no status code to look at")
 
 # Not the API's errors: a retry cannot fix a bug.
 for error in (ValueError("bad month"), KeyError("order_id"), TypeError("missing argument"),
               json.JSONDecodeError("Expecting value", "", 0)):
-    check(error, False, f"{type(error).__name__} from your own code")
+    check(error, False, f"a {type(error).__name__} from your own code: a retry cannot fix a bug")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -432,31 +444,43 @@ from workbook.checks import fresh
 wb = fresh()
 REQUEST = httpx2.Request("POST", "https://api.example.invalid/v1/chat/completions")
 timeout = openai.APITimeoutError(request=REQUEST)  # a real request: newer SDKs read its headers
-got = [retry_delay(attempt, timeout, rand=lambda: 0.0) for attempt in range(6)]
-assert all(type(g) is float for g in got), f"return a float number of seconds, got {got!r}"
+
+
+def delay(attempt, error, rand, what, hint="a timeout has no response: ask getattr with a default of None"):
+    """retry_delay(attempt, error, rand=rand), checked to be a float before any test reads it."""
+    with wb.checks.no_raise(f"retry_delay({attempt}, <{what}>)", hint=hint):
+        got = retry_delay(attempt, error, rand=rand)
+    assert type(got) is float, f"return a float number of seconds, got {got!r}"
+    return got
+
+
+got = [delay(attempt, timeout, lambda: 0.0, "a timeout") for attempt in range(6)]
 assert got == [0.5, 1.0, 2.0, 4.0, 8.0, 8.0], (
-    f"with rand() == 0, the waits before retries 0..5 are [0.5, 1.0, 2.0, 4.0, 8.0, 8.0] (doubling, "
-    f"capped at 8); got {got}")
+    f"without a retry-after, double the wait after each failure, up to 8 s: with rand() == 0 the waits "
+    f"before retries 0..5 are [0.5, 1.0, 2.0, 4.0, 8.0, 8.0]; got {got}")
 try:
     wb.fake_llm.FakeLLM(wb.scenarios.rate_limited()).client(max_retries=0).chat.completions.create(
         model="fake-model", messages=[{"role": "user", "content": "Taxi in September?"}])
 except openai.RateLimitError as e:
-    got = retry_delay(0, e, rand=lambda: 0.0)
-    assert got == 0.001, (f"the 429 carries retry-after-ms: 1 (and retry-after: 1); the milliseconds win: "
-                          f"expected 0.001 s, got {got!r}")
-got = retry_delay(0, timeout, rand=lambda: 1.0)
-assert got == 0.375, f"the jitter: 0.5 * (1 - 0.25 * rand()) with rand() == 1 is 0.375; got {got!r}"
+    got = delay(0, e, lambda: 0.0, "the fake provider's 429", hint="read the headers of error.response")
+    assert got == 0.001, (f"use the wait the server asks for: the 429 carries retry-after-ms: 1 (and "
+                          f"retry-after: 1), and the milliseconds win: expected 0.001 s, got {got!r}")
+got = delay(0, timeout, lambda: 1.0, "a timeout")
+assert got == 0.375, (f"add the jitter, so clients that failed together do not retry together: "
+                      f"0.5 * (1 - 0.25 * rand()) with rand() == 1 is 0.375; got {got!r}")
 limited = openai.RateLimitError("Error code: 429", body=None,
                                 response=httpx2.Response(429, headers={"retry-after": "20"}, request=REQUEST))
-got = retry_delay(3, limited, rand=lambda: 0.0)
-assert got == 20.0, f"retry-after: 20 (and no retry-after-ms) means wait 20 s, not the backoff; got {got!r}"
+got = delay(3, limited, lambda: 0.0, "a 429 with retry-after: 20", hint="read the headers of error.response")
+assert got == 20.0, (f"use the wait the server asks for: retry-after: 20 (and no retry-after-ms) means wait "
+                     f"20 s, not the backoff; got {got!r}")
 for headers in ({"retry-after": "Wed, 21 Oct 2026 07:28:00 GMT"}, {"retry-after": "3600"},
                 {"retry-after-ms": "200000"}):
     limited = openai.RateLimitError("Error code: 429", body=None,
                                     response=httpx2.Response(429, headers=headers, request=REQUEST))
-    with wb.checks.no_raise(f"retry_delay(0, <a 429 with {headers}>)", hint="ignore a header you cannot use"):
-        got = retry_delay(0, limited, rand=lambda: 0.0)
-    assert got == 0.5, f"{headers} is not a number of seconds in (0, 120]: use the backoff, 0.5; got {got!r}"
+    got = delay(0, limited, lambda: 0.0, f"a 429 with {headers}",
+                hint="a header that is not a number of seconds in range is ignored, never an error")
+    assert got == 0.5, (f"{headers} is not a number of seconds in (0, 120]: ignore it and use the backoff, 0.5; "
+                        f"got {got!r}")
 print("retry_delay: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "retry_delay_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
@@ -482,7 +506,7 @@ def limited(headers):
 
 
 def delay(attempt, error, rand=lambda: 0.0):
-    with wb.checks.no_raise("retry_delay", hint="a header it cannot use is simply ignored"):
+    with wb.checks.no_raise("retry_delay", hint="a header it cannot use is simply ignored, never an error"):
         got = retry_delay(attempt, error, rand=rand)
     assert type(got) in (float, int) and not isinstance(got, bool), f"return a number of seconds, got {got!r}"
     return got
@@ -492,13 +516,20 @@ def close(a, b):
     return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
 
 
+# Backoff: the wait doubles from 0.5 s, up to 8 s (rand() == 0: no jitter).
+for attempt, base in ((0, 0.5), (1, 1.0), (2, 2.0), (3, 4.0), (4, 8.0), (9, 8.0)):
+    got = delay(attempt, openai.APITimeoutError(request=REQUEST))
+    assert close(got, base), (
+        f"attempt {attempt} with rand() == 0: expected {base}, got {got}: double the wait after each failure, "
+        "starting at half a second, up to 8 s")
+
 # Jitter: up to 25 % shorter, decided by rand().
 for r, factor in ((1.0, 0.75), (0.5, 0.875), (0.2, 0.95)):
     for attempt, base in ((0, 0.5), (2, 2.0), (3, 4.0), (9, 8.0)):
         got = delay(attempt, openai.APITimeoutError(request=REQUEST), rand=lambda r=r: r)
         assert close(got, base * factor), (
-            f"attempt {attempt} with rand() == {r}: expected min(0.5 * 2**{attempt}, 8) * (1 - 0.25 * {r}) "
-            f"= {base * factor}, got {got}: is the jitter (1 - 0.25 * rand()) applied?")
+            f"attempt {attempt} with rand() == {r}: expected {base * factor}, got {got}: multiply the backoff by "
+            "the jitter, one minus a quarter of rand()")
 assert close(delay(40, openai.APIConnectionError(request=REQUEST)), 8.0), "the wait is capped at 8 s"
 seeded = random.Random(3)
 waits = {delay(1, openai.APITimeoutError(request=REQUEST), rand=lambda: seeded.random()) for _ in range(5)}
@@ -591,7 +622,7 @@ from workbook.checks import fresh
 wb = fresh()
 scenario = wb.scenarios.rate_limited(failures=2)
 llm = wb.fake_llm.FakeLLM(scenario)
-sleeps, asked = [], []
+sleeps, asked, caught = [], [], []
 
 
 def note_delay(attempt, error):
@@ -599,14 +630,18 @@ def note_delay(attempt, error):
     return 0.25 * (attempt + 1)
 
 
-response = create_with_retries(
-    llm.client(),  # a default client: max_retries=2
-    sleep=sleeps.append, retryable=lambda error: True, delay=note_delay,
-    model="fake-model-x", messages=[{"role": "user", "content": scenario.question}], tools=scenario.openai_tools())
-assert sleeps != [] or llm.calls != 3, (
-    "the provider got 3 requests but your sleep was never called: the SDK retried by itself. "
-    "Call chat.completions.create on client.with_options(max_retries=0)")
+with wb.checks.no_raise("create_with_retries(...) on a provider that answers 429 twice, then the reply",
+                        hint="catch the error, ask retryable(error), sleep, and call again"):
+    response = create_with_retries(
+        llm.client(),  # a default client: max_retries=2
+        sleep=sleeps.append, retryable=lambda error: caught.append(error) or True, delay=note_delay,
+        model="fake-model-x", messages=[{"role": "user", "content": scenario.question}], tools=scenario.openai_tools())
+assert caught != [] or asked != [] or llm.calls < 2, (
+    f"the provider got {llm.calls} requests but your loop caught no error: the SDK retried by itself. "
+    "Make the calls on the copy of the client that with_options gives, with max_retries=0")
 assert llm.calls == 3, f"two 429s, then success: expected 3 requests, the provider got {llm.calls}"
+assert sleeps != [], ("your loop tried again at once: between attempts call sleep with what delay(attempt, error) "
+                      "returns, so an overloaded provider gets a rest")
 assert sleeps == [0.25, 0.5], (
     f"sleep(delay(attempt, error)) after each failure, attempt = 0, 1: expected sleeps [0.25, 0.5], got {sleeps}")
 assert asked == [(0, "RateLimitError", 429), (1, "RateLimitError", 429)], (
@@ -616,16 +651,26 @@ assert type(response).__name__ == "ChatCompletion" and response.choices[0].finis
 assert llm.requests[-1]["model"] == "fake-model-x" and llm.requests[-1]["tools"] == scenario.openai_tools(), (
     "pass **request to chat.completions.create unchanged (model, messages, tools)")
 
-for retryable, attempts, calls, slept in ((lambda error: False, 4, 1, []), (lambda error: True, 3, 3, [0.25, 0.5])):
+
+def gives_up(retryable, attempts):
+    """(requests, sleeps) of create_with_retries on a provider that keeps answering 429."""
     llm, sleeps = wb.fake_llm.FakeLLM(wb.scenarios.rate_limited(failures=5)), []
     with wb.checks.raises(openai.RateLimitError, what=f"create_with_retries(attempts={attempts}) on a provider "
                           "that keeps failing"):
         create_with_retries(llm.client(), attempts=attempts, sleep=sleeps.append, retryable=retryable,
                             delay=lambda attempt, error: 0.25 * (attempt + 1), model="fake-model",
                             messages=[{"role": "user", "content": scenario.question}])
-    assert (llm.calls, sleeps) == (calls, slept), (
-        f"attempts={attempts}, retryable says {retryable(None)}: expected {calls} request(s) and sleeps {slept} (ask "
-        f"retryable(error) after each failure; never sleep after the last attempt); got {llm.calls} and {sleeps}")
+    return llm.calls, sleeps
+
+
+calls, slept = gives_up(lambda error: False, 4)
+assert (calls, slept) == (1, []), (
+    f"when retryable(error) says False, raise that error at once: no retry, no sleep; got {calls} request(s) "
+    f"and sleeps {slept}")
+calls, slept = gives_up(lambda error: True, 3)
+assert calls == 3, f"attempts=3 means 3 requests in all; the provider got {calls}"
+assert slept == [0.25, 0.5], (
+    f"sleep between attempts only, never after the last one: expected sleeps [0.25, 0.5], got {slept}")
 print("create_with_retries: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "create_with_retries_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
@@ -660,7 +705,8 @@ def attempt_run(scenario, messages=None, **kwargs):
     kwargs.setdefault("retryable", reference_retryable)
     messages = messages or [{"role": "user", "content": scenario.question}]
     try:  # a provider error may escape (that is the point of some cases); nothing else may
-        with wb.checks.no_raise("create_with_retries", allow=(openai.APIError,)):
+        with wb.checks.no_raise("create_with_retries", allow=(openai.APIError,),
+                                hint="only the provider's own error may come out, and only the last one"):
             out = create_with_retries(llm.client(), sleep=sleeps.append, delay=delay, model="fake-model-x",
                                       messages=messages, tools=scenario.openai_tools(), **kwargs)
     except openai.APIError as e:
@@ -683,7 +729,8 @@ llm, out, sleeps, _ = attempt_run(taxi, [{"role": "tool", "tool_call_id": "x", "
                                   retryable=lambda e: asked_about.append(e) or reference_retryable(e))
 assert isinstance(out, openai.BadRequestError), f"re-raise the 400 itself; got {out!r}"
 assert llm.calls == 1 and sleeps == [], (
-    f"a 400 is not retried: expected 1 request and no sleep, got {llm.calls} requests and sleeps {sleeps}")
+    f"a 400 is not retried (ask retryable about each error you catch): expected 1 request and no sleep, got "
+    f"{llm.calls} requests and sleeps {sleeps}")
 def same_error(a, b):
     """The same provider error, by what it says (an exception that crossed a process is a copy)."""
     return (type(a) is type(b) and getattr(a, "status_code", None) == getattr(b, "status_code", None)
@@ -694,6 +741,14 @@ assert len(asked_about) == 1 and same_error(asked_about[0], out), (
     f"ask retryable(error) about the error you caught, then raise that error; retryable saw {asked_about!r}, "
     f"the call raised {out!r}")
 
+# One layer of retries: the SDK's are off, so every 429 reaches retryable.
+seen = []
+llm, out, sleeps, asked = attempt_run(wb.scenarios.rate_limited(failures=2),
+                                      retryable=lambda e: seen.append(e) or reference_retryable(e))
+assert len(seen) == 2 or asked or llm.calls < 2, (
+    f"two 429s reached your loop {len(seen)} times in {llm.calls} requests: the SDK retried by itself. "
+    "Switch its own retries off, with_options and max_retries=0, where your loop retries")
+
 # retryable decides, even for a 429.
 llm, out, sleeps, _ = attempt_run(wb.scenarios.rate_limited(), retryable=lambda e: False)
 assert isinstance(out, openai.RateLimitError) and llm.calls == 1 and sleeps == [], (
@@ -703,6 +758,8 @@ assert isinstance(out, openai.RateLimitError) and llm.calls == 1 and sleeps == [
 llm, out, sleeps, asked = attempt_run(wb.scenarios.rate_limited(failures=9), attempts=3)
 assert isinstance(out, openai.RateLimitError), f"after the last attempt re-raise the error itself; got {out!r}"
 assert llm.calls == 3, f"attempts=3 means 3 requests in all; the provider got {llm.calls}"
+assert len(sleeps) >= 2, (f"3 attempts need 2 waits, and your loop slept {len(sleeps)} times: before each retry "
+                          "call sleep with what delay returns")
 assert sleeps == [0.5, 1.0], f"sleep between attempts only, never after the last: expected [0.5, 1.0], got {sleeps}"
 assert [a for a, _ in asked] == [0, 1] and all(isinstance(e, openai.RateLimitError) for _, e in asked), (
     "call delay(attempt, error) with attempt 0, 1, ... and the error just caught")
@@ -885,30 +942,47 @@ def idempotency_key(call_id, order_id, amount):
 clock moves on, and in a process whose hash() differs) and different when the tool call, the
 order or the amount differs (also when the parts would run together, differ only at the end of a
 long id, or are two amounts Python's hash() cannot tell apart)."""
-key = idempotency_key("call_abc123", "A-1001", 2450)
-assert type(key) is str and 0 < len(key) <= 255, f"the key must be a str of 1 to 255 characters; got {key!r}"
-assert idempotency_key("call_abc123", "A-1001", 2450) == key, (
+from workbook.checks import fresh
+from workbook.notebook_side import another_process
+
+wb = fresh()
+
+
+def key_of(*parts):
+    """idempotency_key(*parts), checked to be a str before any test reads it."""
+    with wb.checks.no_raise(f"idempotency_key{parts}", hint="build a str from the three values; nothing else"):
+        key = idempotency_key(*parts)
+    assert type(key) is str, f"the key must be a str; got {key!r}"
+    assert 0 < len(key) <= 255, (f"the key must have 1 to 255 characters, it has {len(key)}: hash the request "
+                                 "(hashlib) for a key of a fixed length")
+    return key
+
+
+key = key_of("call_abc123", "A-1001", 2450)
+assert key_of("call_abc123", "A-1001", 2450) == key, (
     "the same request must give the same key every time: no random values, no clock")
-others = {"another tool call": idempotency_key("call_xyz789", "A-1001", 2450),
-          "another order": idempotency_key("call_abc123", "A-1002", 2450),
-          "another amount": idempotency_key("call_abc123", "A-1001", 1290)}
-for what, other in others.items():
-    assert other != key, f"{what} is another request and needs another key; both gave {key!r}"
-assert idempotency_key("call_1", "A-10", 12) != idempotency_key("call_1", "A-101", 2), (
-    "('call_1', 'A-10', 12) and ('call_1', 'A-101', 2) are different requests: do not just join the parts")
-long_a, long_b = idempotency_key("c" * 300 + "1", "A-1001", 2450), idempotency_key("c" * 300 + "2", "A-1001", 2450)
-assert type(long_a) is str and len(long_a) <= 255 and long_a != long_b, (
-    "call ids of 301 characters that differ in their last one need different keys of at most 255 characters: "
-    "hash the request (hashlib), do not cut it")
 # a year later, in another Python process (its hash() differs: PYTHONHASHSEED): graded, the chapter's
 # cells with your answers run again in a fresh process; here, `workbook.probes.elsewhere` moves the
 # clock and salts hash()
-from workbook.notebook_side import another_process
-
-later = another_process(seconds=365 * 24 * 3600).idempotency_key("call_abc123", "A-1001", 2450)
-assert later == key, "the key changed with the clock or with hash(): derive it from the request alone (hashlib)"
-assert hash(2450) == hash(2450 + 2**61 - 1)  # hash() of an int is taken modulo 2**61 - 1: it is not unique
-assert idempotency_key("call_abc123", "A-1001", 2450) != idempotency_key("call_abc123", "A-1001", 2450 + 2**61 - 1), (
+with wb.checks.no_raise("idempotency_key in another process, a year later",
+                        hint="there only the given code and your answer cells run again: keep what "
+                             "idempotency_key needs in its own cell"):
+    later = another_process(seconds=365 * 24 * 3600).idempotency_key("call_abc123", "A-1001", 2450)
+assert later == key, ("the key changed a year later in another Python process: the clock or hash() went into it; "
+                      "derive it from the request alone (hashlib)")
+others = {"another tool call": key_of("call_xyz789", "A-1001", 2450),
+          "another order": key_of("call_abc123", "A-1002", 2450),
+          "another amount": key_of("call_abc123", "A-1001", 1290)}
+for what, other in others.items():
+    assert other != key, f"{what} is another request and needs another key; both gave {key!r}"
+assert key_of("call_1", "A-10", 12) != key_of("call_1", "A-101", 2), (
+    "('call_1', 'A-10', 12) and ('call_1', 'A-101', 2) are different requests: do not just join the parts")
+long_a, long_b = key_of("c" * 300 + "1", "A-1001", 2450), key_of("c" * 300 + "2", "A-1001", 2450)
+assert long_a != long_b, (
+    "call ids of 301 characters that differ in their last one need different keys of at most 255 characters: "
+    "hash the request (hashlib), do not cut it")
+assert hash(2450) == hash(2450 + 2**61 - 1), "the setup: hash() of an int is taken modulo 2**61 - 1"
+assert key_of("call_abc123", "A-1001", 2450) != key_of("call_abc123", "A-1001", 2450 + 2**61 - 1), (
     "two different amounts got the same key: Python's hash() is neither stable across processes nor unique "
     "(hash(2450) == hash(2450 + 2**61 - 1)); hash the request with hashlib")
 print("idempotency_key: visible tests passed")
@@ -927,7 +1001,8 @@ wb = fresh()
 
 def key_of(*parts, where=None):
     """idempotency_key(*parts), in this notebook's process or `where` (another process)."""
-    with wb.checks.no_raise(f"idempotency_key{parts}"):
+    with wb.checks.no_raise(f"idempotency_key{parts}", hint="build a str from the three values; nothing else, "
+                            "and keep what it needs in its own cell"):
         key = (where.idempotency_key if where is not None else idempotency_key)(*parts)
     assert type(key) is str and 0 < len(key) <= 255, (
         f"the key must be a str of 1 to 255 characters; got {len(key) if isinstance(key, str) else key!r}")
@@ -941,12 +1016,12 @@ before = key_of(*parts)
 # there, outside the process your code can change (workbook.notebook_side.another_process).
 later = another_process(seconds=365 * 24 * 3600)
 assert key_of(*parts, where=later) == before, (
-    "the key changed in another Python process a year later: build it from the request only, not the time "
-    "nor the built-in hash() (randomised per process); use hashlib")
-assert len({key_of(*parts) for _ in range(20)}) == 1, "the same request must always give the same key"
+    "the key changed in another Python process a year later: build it from the request only, with no random "
+    "value, not the time nor the built-in hash() (randomised per process); use hashlib")
+assert len({key_of(*parts) for _ in range(20)}) == 1, "the same request must always give the same key: no random value"
 for a, b in ((("call_7Qd0m2", "A-1001", 0), ("call_7Qd0m2", "A-1001", 2**61 - 1)),
              (("call_7Qd0m2", "A-1001", -1), ("call_7Qd0m2", "A-1001", -2))):
-    assert hash(a) == hash(b)  # Python's hash() takes these for one value
+    assert hash(a) == hash(b), "the setup: Python's hash() takes these two requests for one value"
     assert key_of(*a) != key_of(*b), (
         f"{a} and {b} are different requests but got the same key: Python's hash() is neither stable across "
         "processes nor unique; use hashlib")
@@ -973,8 +1048,9 @@ assert key_of("call_1", long_a, 10) != key_of("call_1", long_b, 10), (
 
 # The payments service takes it.
 payments = wb.payments.Payments()
-payments.refund("A-1001", 2450, idempotency_key=before)
-assert payments.refunds[0]["idempotency_key"] == before
+with wb.checks.no_raise("the payment service's refund with your key", hint="a key of at most 255 characters"):
+    payments.refund("A-1001", 2450, idempotency_key=before)
+assert payments.refunds[0]["idempotency_key"] == before, "the payment service keeps the key it was sent"
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -1059,17 +1135,23 @@ from workbook.checks import fresh
 wb = fresh()
 payments = wb.payments.Payments(script=["timeout"])  # the first request succeeds, but times out for us
 sleeps = []
-refund = make_refund_tool(payments, sleep=sleeps.append)
+with wb.checks.no_raise("make_refund_tool(payments, sleep=...)", hint="it only makes the tool; it calls nothing"):
+    refund = make_refund_tool(payments, sleep=sleeps.append)
 assert callable(refund), f"make_refund_tool must return the tool function, got {refund!r}"
-result = refund("A-1001", 2450, call_id="call_abc123")
+with wb.checks.no_raise("refund('A-1001', 2450, call_id='call_abc123'), whose first request times out",
+                        hint="catch the TimeoutError and try again with the same key"):
+    result = refund("A-1001", 2450, call_id="call_abc123")
 keys = [r["idempotency_key"] for r in payments.requests]
 assert len(keys) == 2, f"one timeout, then success: expected 2 requests to the service, it got {len(keys)}"
-assert keys[0] == keys[1], f"a retry must send the same idempotency key as the attempt it repeats; sent {keys}"
+assert keys[0] == keys[1], (f"a retry must send the same idempotency key as the attempt it repeats (make it once, "
+                            f"from the request, before the first attempt); sent {keys}")
 assert len(payments.refunds) == 1, f"one refund asked for, {len(payments.refunds)} made: {payments.refunds}"
 assert type(result) is dict and result.get("status") == "refunded" and result.get("refund_id") == "rf_0001", (
     f"return the payment service's result; got {result!r}")
 assert sleeps == [0.5], f"sleep(0.5 * 2**attempt) between attempts: expected [0.5], got {sleeps}"
-again = refund("A-1001", 2450, call_id="call_def456")  # the model asks again, in a new tool call
+with wb.checks.no_raise("the same refund asked for again in a new tool call",
+                        hint="look for an earlier refund of this amount with payments.refunds_for(order_id)"):
+    again = refund("A-1001", 2450, call_id="call_def456")  # the model asks again, in a new tool call
 assert len(payments.refunds) == 1, (
     "the same refund asked for again in a new tool call (a new call id, so a new key) was paid a second "
     "time: check payments.refunds_for(order_id) for a refund of this amount first")
@@ -1078,7 +1160,9 @@ assert type(again) is dict and again.get("status") == "already refunded", (
 
 payments = wb.payments.Payments()
 refund = make_refund_tool(payments, sleep=lambda seconds: None)
-with wb.checks.no_raise("two partial refunds of A-1001 (1000 KZT, then 1450 KZT)"):
+with wb.checks.no_raise("two partial refunds of A-1001 (1000 KZT, then 1450 KZT)",
+                        hint="the idempotency key comes from call_id, order_id and amount: a key of the order alone "
+                             "is refused for another amount"):
     refund("A-1001", 1000, call_id="call_1")
     second = refund("A-1001", 1450, call_id="call_2")
 assert [r["amount"] for r in payments.refunds] == [1000, 1450], (
@@ -1086,7 +1170,9 @@ assert [r["amount"] for r in payments.refunds] == [1000, 1450], (
     f"comes from call_id, order_id and amount; refunds made: {payments.refunds}, second result {second!r}")
 
 payments, sleeps = wb.payments.Payments(script=["lost", "lost", "lost", "lost"]), []
-result = make_refund_tool(payments, sleep=sleeps.append)("A-1002", 1290, call_id="call_3")
+with wb.checks.no_raise("refund('A-1002', 1290, call_id='call_3') when every attempt times out",
+                        hint="after the last timeout, return an {'error': ...} observation; do not raise"):
+    result = make_refund_tool(payments, sleep=sleeps.append)("A-1002", 1290, call_id="call_3")
 assert type(result) is dict and "may" in str(result.get("error", "")).lower(), (
     "when every attempt timed out, return {'error': ...} saying the refund may or may not have been made "
     f"(a timeout is not a failure); got {result!r}")
@@ -1126,8 +1212,8 @@ def tool(payments, attempts=None):
     return fn, sleeps
 
 
-def use(fn, *args, **kwargs):
-    with wb.checks.no_raise(f"refund{args}", hint="retry a timeout, then return an {'error': ...} observation"):
+def use(fn, *args, hint="retry a timeout, then return an error observation; let any other error go up", **kwargs):
+    with wb.checks.no_raise(f"refund{args}", hint=hint):
         return fn(*args, **kwargs)
 
 
@@ -1137,7 +1223,7 @@ refund, sleeps = tool(payments)
 result = use(refund, "A-1001", 2450, call_id="call_1")
 assert len(payments.requests) == 3, f"3 attempts by default; the service got {len(payments.requests)} requests"
 assert len({r["idempotency_key"] for r in payments.requests}) == 1, (
-    "every attempt of one tool call must send the same key (made once, before the first attempt)")
+    "every attempt of one tool call must send the same key: make it once, before the first attempt")
 assert len(payments.refunds) == 1, f"the retries refunded {len(payments.refunds)} times; they must not refund again"
 assert sleeps == [0.5, 1.0], f"sleep(0.5 * 2**attempt) between attempts, not after the last: got {sleeps}"
 assert type(result) is dict and isinstance(result.get("error"), str), (
@@ -1154,14 +1240,15 @@ assert len(payments.refunds) == 1, (
 assert type(again) is dict and "error" not in again and again.get("refund_id") == "rf_0001", (
     f"report the refund that was already made (its dict, status 'already refunded'); got {again!r}")
 assert again.get("status") == "already refunded", f"set status to 'already refunded'; got {again.get('status')!r}"
-assert payments.refunded("A-1001") == 2450
+assert payments.refunded("A-1001") == 2450, "one refund of 2450 KZT in all, however often it was asked for"
 
 # A partial refund of another amount is a new refund; other orders are independent.
 payments = wb.payments.Payments()
 refund, _ = tool(payments)
-use(refund, "A-1001", 1000, call_id="call_a")
-use(refund, "A-1001", 1450, call_id="call_b")
-use(refund, "A-1002", 1000, call_id="call_c")
+partial = "a partial refund of another amount is a new request: its key comes from call_id, order_id and amount"
+use(refund, "A-1001", 1000, call_id="call_a", hint=partial)
+use(refund, "A-1001", 1450, call_id="call_b", hint=partial)
+use(refund, "A-1002", 1000, call_id="call_c", hint=partial)
 assert [(r["order_id"], r["amount"]) for r in payments.refunds] == [("A-1001", 1000), ("A-1001", 1450),
                                                                    ("A-1002", 1000)], (
     "the business key is the order and the amount: another amount, or another order, is another refund; "
@@ -1181,14 +1268,17 @@ payments = wb.payments.Payments(script=["lost", "timeout"])
 refund, sleeps = tool(payments, attempts=4)
 result = use(refund, "A-1002", 1290, call_id="call_9")
 assert [r["outcome"] for r in payments.requests] == ["lost", "refunded", "replayed"], (
-    f"expected lost, refunded, replayed; the service saw {[r['outcome'] for r in payments.requests]}")
-assert type(result) is dict and result.get("refund_id") == "rf_0001" and len(payments.refunds) == 1
+    f"expected lost, refunded, replayed (one key for every attempt); the service saw "
+    f"{[r['outcome'] for r in payments.requests]}")
+assert type(result) is dict and result.get("refund_id") == "rf_0001" and len(payments.refunds) == 1, (
+    f"a lost request, a timeout, then the replayed refund: return the one refund the service made; got {result!r}")
 
 # Other errors are not retried.
 payments = wb.payments.Payments()
 refund, sleeps = tool(payments)
 try:
-    with wb.checks.no_raise("refund('A-1001', 0)", allow=(ValueError,)):
+    with wb.checks.no_raise("refund('A-1001', 0)", allow=(ValueError,),
+                            hint="retry only a timeout: the service's ValueError for a refused amount goes up"):
         out = refund("A-1001", 0, call_id="call_0")
 except ValueError:
     out = None
@@ -1210,7 +1300,7 @@ for _ in range(5):
         break
     for call in message.tool_calls:
         result = use(refund, **json.loads(call.function.arguments), call_id=call.id)
-        messages.append({"role": "tool", "tool_call_id": call.id, "content": json.dumps(result)})
+        messages.append({"role": "tool", "tool_call_id": call.id, "content": json.dumps(result, default=str)})
 assert len(payments.refunds) == 1, (
     f"in the loop the customer was refunded {len(payments.refunds)} times: the model asked again after the "
     "error, and only the business key can catch that")
@@ -1294,7 +1384,12 @@ show("08_retries_and_idempotency")
 # chapter 00) and is never graded.
 
 # %%
-from workbook.providers import SKIP_HINT, ProviderError, live_enabled, make_client
+import functools
+import time
+
+from workbook import scenarios
+from workbook.providers import SKIP_HINT, ProviderError, live_enabled, live_failure, make_client
+from workbook.shop import Shop
 
 if live_enabled():
     try:
@@ -1307,13 +1402,14 @@ if live_enabled():
 
         live_create = functools.partial(create_with_retries, live_client.with_options(timeout=60),
                                         sleep=sleep_and_note)
-        live = run_agent(live_client, live_model, QUESTION, TOOLS, Shop("C-001").tools(), max_steps=5,
+        live = run_agent(live_client, live_model, "How much did I spend on taxis in September?",
+                         scenarios.taxi_spending().openai_tools(), Shop("C-001").tools(), max_steps=5,
                          create=live_create)
         print(live, "| waits:", waited)
     except ProviderError as e:  # a set-up problem, explained in one line
         print(e)
-    except Exception as e:  # the provider is down or refused: no traceback (and no key) in a cell
-        print(f"The live call failed ({type(e).__name__}): check LLM_PROVIDER, the key and the network.")
+    except Exception as e:  # its own text (no key), and whose failure it is: the provider's or this notebook's
+        print(live_failure(e))
 else:
     print(SKIP_HINT)
 
