@@ -2347,7 +2347,7 @@ if live_enabled():
                                 lambda task, run: (live_client, live_model), make_tasks(folder / "out"), runs=5)
         print(f"live: {current().name}")
         for key, value in live_row.items():
-            print(f"  {key:20} {value}")
+            print(f"  {key:20} {round(value, 3) if isinstance(value, float) else value}")
     except ProviderError as e:  # a set-up problem, explained in one line
         print(e)
     except Exception as e:  # its own text (no key), and whose failure it is: the provider's or this notebook's
