@@ -273,6 +273,64 @@ usage = ask_claude(FakeLLM(desk).anthropic_client(), WITH_CATALOGUE, ttl="1h")
 print(usage["cache_creation_input_tokens"], usage["cache_creation"])
 
 # %% [markdown]
+# ### What a language costs: Russian text and `ensure_ascii`
+#
+# The shop also has its knowledge base in Russian (`agent_files/ru/kb`, searched with
+# `kb.search(query, k, lang="ru")`), and the fake plays some scenarios in Russian
+# (`scenarios.get("taxi_spending", lang="ru")` is `taxi_spending_ru`). A text costs what its
+# tokens cost, so here is the fake's rule (`tokens(obj)`: one token per 4 characters of compact
+# JSON) on the same things in both languages: one fact of the shop, the sentence OpenAI used to
+# show its tokenizers (with the counts it published), one tool result written two ways, and two
+# conversations beside their Russian twins, through this chapter's `run_agent`:
+
+# %%
+from workbook import kb
+from workbook.fake_llm import tokens
+
+english, russian = kb.search("opened tea", 1)[0], kb.search("вскрытый чай", 1, lang="ru")[0]
+# OpenAI's sentence and its published counts: the previous tokenizer, GPT-4o's (docs/SOURCES.md)
+SAID = {"English": ("Hello, my name is GPT-4o. I'm a new type of language model, it's nice to meet you!", 27, 24),
+        "Russian": ("Привет, меня зовут GPT-4o. Я — новая языковая модель, приятно познакомиться!", 39, 23)}
+print(f"{'':22}{'characters':>11}{'tokens':>8}")
+for name, text in (("English page", english.text), ("Russian page", russian.text)):
+    print(f"{name:22}{len(text):>11}{tokens(text):>8}")
+for name, (text, old_count, new_count) in SAID.items():
+    print(f"{name + ' sentence':22}{len(text):>11}{tokens(text):>8}   OpenAI's count: {old_count} before GPT-4o, "
+          f"{new_count} on it")
+hit = {"source": russian.source, "section": russian.section, "text": russian.text}  # a tool result
+for ensure_ascii in (True, False):
+    content = json.dumps(hit, ensure_ascii=ensure_ascii)
+    print(f"{f'ensure_ascii={ensure_ascii}':22}{len(content):>11}{tokens(content):>8}   {content[42:74]}…")
+print()
+for name in ("taxi_spending", "two_orders"):
+    for lang in ("en", "ru"):
+        sc = scenarios.get(name, lang=lang)
+        run = run_agent(FakeLLM(sc).client(), "gpt-4.1-mini", [{"role": "user", "content": sc.question}],
+                        sc.openai_tools(), Shop().tools())
+        used = sum(u["prompt_tokens"] + u["completion_tokens"] for u in run.usages)
+        print(f"{sc.name:22}{used:>5} tokens in {run.steps} calls   {run.answer}")
+
+# %% [markdown]
+# Under the fake's rule a token is four characters in any script, so a Russian text costs what its
+# length costs: here about what the English costs, since these Russian texts are a little shorter.
+# Real tokenizers count by language. OpenAI's GPT-4o announcement (2024-05-13) counts one sentence
+# in 20 languages: the Russian one went from 39 tokens with the previous tokenizer to 23 with
+# GPT-4o's, the English one from 27 to 24 — about 1.4 times the English before, about the same
+# after. `tiktoken` names the encodings: `cl100k_base` for `gpt-4`, `o200k_base` for `gpt-4o`,
+# `gpt-4.1` and `gpt-5`; other providers' tokenizers are their own. One sentence is an example, not
+# a rate: a study of many tokenizers on the same texts in many languages found lengths up to 15
+# times apart (Petrov et al., NeurIPS 2023). Count your own texts with your provider's tokenizer,
+# or read the `usage` it returns.
+#
+# **`ensure_ascii=False`.** `json.dumps` escapes every character outside ASCII unless told not to:
+# each Cyrillic letter becomes six characters (`"Возврат"` is written `"\u0412\u043e…"`). The tool
+# result above grows almost four times, and its tokens about four times; the model gets the escapes
+# as they are, and a log written that way cannot be read by a person.
+# `json.dumps(result, ensure_ascii=False)` keeps the letters, which is why every loop from chapter
+# 02 on writes its tool results and logs that way. The fake reads both alike (a JSON parser turns
+# the escapes back into letters), so nothing fails: only the bill and the logs show it.
+
+# %% [markdown]
 # ## Part 2 · Prices
 #
 # Providers price tokens **per million**, and a cached token is far cheaper than a fresh one. The
