@@ -116,6 +116,7 @@ NORTHWIND_TOOLS = [
                       "properties": {"order_id": {"type": "string", "description": "e.g. A-1001"}},
                       "required": ["order_id"], "additionalProperties": False}},
 ]
+print([(t["name"], sorted(t["input_schema"]["properties"])) for t in NORTHWIND_TOOLS])
 
 # %% [markdown]
 # ## Exercise 1 — `to_openai_tools` (3 points)
@@ -840,13 +841,16 @@ show("03_openai_format")
 # stop at the limit.
 
 # %%
+from workbook.fake_llm import anthropic_tools
 from workbook.providers import SKIP_HINT, ProviderError, live_enabled, live_failure, make_client
+from workbook.shop import SCHEMAS, Shop
 
 if live_enabled():
     try:
         live_client, live_model = make_client()
-        live = run_agent(live_client, live_model, QUESTION, to_openai_tools(NORTHWIND_TOOLS),
-                         Shop("C-001").tools(), max_steps=5)
+        live_tools = anthropic_tools([SCHEMAS["txn_sum"], SCHEMAS["get_order"]])  # Anthropic-style, as above
+        live = run_agent(live_client, live_model, "How much did I spend on taxis in September?",
+                         to_openai_tools(live_tools), Shop("C-001").tools(), max_steps=5)
         print(live)
     except ProviderError as e:  # a set-up problem, explained in one line
         print(e)

@@ -1663,7 +1663,9 @@ show("09_trajectories_and_checkpoints")
 # live provider (see chapter 00) and is never graded.
 
 # %%
+from workbook import scenarios, trace
 from workbook.providers import SKIP_HINT, ProviderError, live_enabled, live_failure, make_client
+from workbook.shop import Shop
 
 if live_enabled():
     try:
@@ -1671,8 +1673,9 @@ if live_enabled():
         live_path = WORK / "live.jsonl"
         live_path.unlink(missing_ok=True)  # a new log each time the cell runs
         question = "Where are my orders A-1001 and A-1002?"
+        prompt = "You are Northwind support. Before each tool call, say in one short sentence why you make it."
         live = run_logged(live_client, live_model, question, scenarios.two_orders().openai_tools(),
-                          Shop("C-001").tools(), live_path, max_steps=5, system=THOUGHT_PROMPT)
+                          Shop("C-001").tools(), live_path, max_steps=5, system=prompt)
         print(live)
         print(trace.table(trace.read_jsonl(live_path)).text())
     except ProviderError as e:  # a set-up problem, explained in one line

@@ -1332,8 +1332,10 @@ if live_enabled():
         with start(toy_command()) as conn:
             initialize(conn)
             server_tools = list_tools(conn)
+            live_impl = {t["name"]: (lambda name: lambda **arguments: call_tool_mcp(conn, name, arguments))(t["name"])
+                         for t in server_tools}  # mcp_impl's map, here so this cell needs only the given code and your answers
             live = run_agent(live_client, live_model, "What is 1290 + 2450? Use the add tool.",
-                             [to_openai_tool(t) for t in server_tools], mcp_impl(conn, server_tools), max_steps=4)
+                             [to_openai_tool(t) for t in server_tools], live_impl, max_steps=4)
         print(live)
     except ProviderError as e:  # a set-up problem, explained in one line
         print(e)

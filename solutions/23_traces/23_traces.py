@@ -943,7 +943,9 @@ show("23_traces")
 # counts. It runs when `LLM_PROVIDER` names a live provider (see chapter 00) and is never graded.
 
 # %%
+from workbook import scenarios
 from workbook.providers import SKIP_HINT, ProviderError, live_enabled, live_failure, make_client
+from workbook.shop import Shop
 
 if live_enabled():
     try:
