@@ -192,8 +192,12 @@ print(response.choices[0].message.content)
 # The model's text is untrusted input. It may follow the format; it may add a sentence after the
 # JSON ("I will wait for the result."), forget the JSON, send a list instead of an object, write
 # neither an action nor an answer, or come back empty. None of these may crash the loop: each
-# becomes an **error observation** — text starting `ERROR: ` that says what to write instead — and
-# the model gets another try, exactly as with broken tool arguments in chapter 05.
+# becomes an **error observation** and the model gets another try, as with broken tool arguments
+# in chapter 05. Only its form differs. Chapter 05's error observation is the JSON
+# `{"error": "..."}`, the content of a tool message; a ReAct observation is plain text in a user
+# message, so a reply the parser cannot read comes back as a line starting `ERROR: ` that says
+# what to write instead. A tool that fails still gives `call_tool`'s `{"error": ...}`, sent as the
+# observation's JSON like any other result.
 #
 # Two details decide whether the parser is robust:
 #

@@ -769,7 +769,7 @@ wb.checks.equal(measure([], []), {"calls": 0, "bytes_sent": 0, "input_tokens": 0
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## The two ways, measured
+# ## Four ways, measured
 #
 # The same question four ways: Chat Completions (chapter 03's messages), Anthropic's Messages API
 # (chapter 10's `run_messages_agent`), Responses stateless (your `run_agent`), and Responses

@@ -500,7 +500,7 @@ wb.checks.equal(got["usage"], {"input_tokens": whole.usage.input_tokens, "output
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## Part 2b · The Responses API's events (chapter 21)
+# ## Part 3 · The Responses API's events (chapter 21)
 #
 # The Responses API streams **typed events** too, each frame an `event:` line and a `data:` line
 # whose JSON repeats the `type`, every event with a `sequence_number` counting from 0 and no
@@ -710,7 +710,7 @@ wb.checks.equal(accumulate_responses(events), final, "the same stream over HTTP"
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## Part 3 · Show it as it comes, and measure it
+# ## Part 4 · Show it as it comes, and measure it
 #
 # Streaming is for people: the customer reads the first words while the rest is written. Two
 # numbers say how it feels. The **time to first token** (TTFT) is how long the customer waits for
@@ -944,7 +944,7 @@ seen = watch(llm.client(), "fake-model", [{"role": "user", "content": QUESTION}]
 print(f"first token after {seen.first_token_s:.3f} s, done after {seen.total_s:.3f} s: {seen.status}")
 
 # %% [markdown]
-# ## Part 4 · When a stream breaks
+# ## Part 5 · When a stream breaks
 #
 # A stream can fail *after* the provider answered 200: the connection is cut, the provider sends
 # an **error event** (Anthropic's `overloaded_error`, when it is busy), or nothing more arrives
