@@ -67,8 +67,10 @@ def rides(n: int) -> str:
     return "поездки" if n % 10 in (2, 3, 4) and n % 100 not in (12, 13, 14) else "поездок"
 
 
-def _tools(*names: str) -> tuple[dict, ...]:
-    return tuple(json.loads(json.dumps(TOOLS_RU[n])) for n in names)
+def _russian(name: str, policy, tool: str, answer: str, question: str, description: str) -> Scenario:
+    """A scenario of this module: one tool, described in Russian (a fresh copy of its schema)."""
+    return Scenario(name=name, policy=policy, tools=(tool,), answer=answer, question=question,
+                    description=description, tool_schemas=(json.loads(json.dumps(TOOLS_RU[tool])),))
 
 
 def _readable(text: str) -> str:
@@ -90,6 +92,11 @@ def _found(conv: Conversation, pattern: re.Pattern) -> tuple[re.Match, str | Non
     return None
 
 
+def _search(query: str, thought: str) -> Reply:
+    """rag_search for the query (3 hits), with the thought said beside the call, as a log shows it."""
+    return Reply(calls=(Call("rag_search", {"query": query, "k": 3}),), text=thought)
+
+
 def _cited(source: str | None) -> str:
     return f" ({source})" if source else ""
 
@@ -107,9 +114,8 @@ def taxi_spending_ru() -> Scenario:
         trips = "" if count is None else f" {count} {rides(count)},"
         return final(f"Такси в {month} 2026:{trips} {r['total_kzt']} ₸.")
 
-    return Scenario(name="taxi_spending_ru", policy=policy, tools=("txn_sum",), answer=TAXI_ANSWER_RU,
-                    description="taxi_spending in Russian: txn_sum, then the answer in Russian.",
-                    question=TAXI_QUESTION_RU, tool_schemas=_tools("txn_sum"))
+    return _russian("taxi_spending_ru", policy, "txn_sum", TAXI_ANSWER_RU, TAXI_QUESTION_RU,
+                    "taxi_spending in Russian: txn_sum, then the answer in Russian.")
 
 
 def two_orders_ru() -> Scenario:
@@ -129,16 +135,14 @@ def two_orders_ru() -> Scenario:
         text = "; ".join(parts) + "."
         return final(text[0].upper() + text[1:])
 
-    return Scenario(name="two_orders_ru", policy=policy, tools=("get_order",), answer=ORDERS_ANSWER_RU,
-                    description="two_orders in Russian: two get_order calls in one reply, statuses in Russian.",
-                    question=ORDERS_QUESTION_RU, tool_schemas=_tools("get_order"))
+    return _russian("two_orders_ru", policy, "get_order", ORDERS_ANSWER_RU, ORDERS_QUESTION_RU,
+                    "two_orders in Russian: two get_order calls in one reply, statuses in Russian.")
 
 
 def opened_tea_ru() -> Scenario:
     def policy(conv):
         if conv.called("rag_search") == 0:
-            return Reply(calls=(Call("rag_search", {"query": "вскрытый чай", "k": 3}),),
-                         text="Ищу в базе знаний правила возврата вскрытого чая.")
+            return _search("вскрытый чай", "Ищу в базе знаний правила возврата вскрытого чая.")
         opened = _found(conv, OPENED)
         if opened is None:
             return final("В базе знаний я не нашёл, можно ли вернуть вскрытый чай.")
@@ -148,22 +152,19 @@ def opened_tea_ru() -> Scenario:
             answer += f" Невскрытый чай можно вернуть в течение {days[0].group(1)} дней{_cited(days[1])}."
         return final(answer)
 
-    return Scenario(name="opened_tea_ru", policy=policy, tools=("rag_search",), answer=TEA_ANSWER_RU,
-                    description="Russian KB: rag_search('вскрытый чай'), then whether opened tea comes back, "
-                    "with sources.", question=TEA_QUESTION_RU, tool_schemas=_tools("rag_search"))
+    return _russian("opened_tea_ru", policy, "rag_search", TEA_ANSWER_RU, TEA_QUESTION_RU,
+                    "Russian KB: rag_search('вскрытый чай'), then whether opened tea comes back, with sources.")
 
 
 def lamp_warranty_ru() -> Scenario:
     def policy(conv):
         if conv.called("rag_search") == 0:
-            return Reply(calls=(Call("rag_search", {"query": "гарантия Свет мини", "k": 3}),),
-                         text="Нужно найти срок гарантии лампы «Свет мини».")
+            return _search("гарантия Свет мини", "Нужно найти срок гарантии лампы «Свет мини».")
         found = _found(conv, WARRANTY)
         if found is None:
             return final("В базе знаний я не нашёл гарантию на лампу «Свет мини».")
         return final(f"Гарантия на лампу «Свет мини» — {found[0].group(1)} месяцев со дня доставки"
                      f"{_cited(found[1])}.")
 
-    return Scenario(name="lamp_warranty_ru", policy=policy, tools=("rag_search",), answer=WARRANTY_ANSWER_RU,
-                    description="Russian KB: rag_search('гарантия Свет мини'), then the warranty with its source.",
-                    question=WARRANTY_QUESTION_RU, tool_schemas=_tools("rag_search"))
+    return _russian("lamp_warranty_ru", policy, "rag_search", WARRANTY_ANSWER_RU, WARRANTY_QUESTION_RU,
+                    "Russian KB: rag_search('гарантия Свет мини'), then the warranty with its source.")
