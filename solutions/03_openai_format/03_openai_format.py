@@ -381,6 +381,8 @@ for what, attempt in attempts.items():
 #   does not run);
 # - otherwise the result is `call_tool(impl, name, args)`;
 # - `content` is the result as JSON text: `json.dumps(result, ensure_ascii=False, default=str)`.
+#   `ensure_ascii=False` keeps letters outside ASCII (Cyrillic, `₸`) as they are, not as `\uXXXX`
+#   escapes: chapter 15 counts what the escapes cost in tokens.
 #
 # A message without tool calls (`tool_calls` is `None`) gives `[]`.
 
