@@ -38,8 +38,8 @@
 # **Time:** about 90 minutes.
 #
 # **Builds on:** 02 · The loop (the session, the confirmation flag), 03 · The OpenAI wire format
-# (tool calls, arguments as a JSON string) and 06 · Limits. What you need from them is restated
-# below as given code.
+# (tool calls, arguments as a JSON string) and 06 · Limits and stopping. What you need from them
+# is restated below as given code.
 
 # %% [markdown]
 # ## Given code

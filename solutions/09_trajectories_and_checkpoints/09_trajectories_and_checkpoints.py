@@ -36,8 +36,8 @@
 # **Time:** about 100 minutes.
 #
 # **Builds on:** 03 · The OpenAI wire format (the loop), 06 · Limits and stopping (stop
-# statuses) and 08 · Retries and idempotency keys (the refund tool that cannot pay twice). What
-# you need from them is restated below as given code.
+# statuses) and 08 · Timeouts, retries and idempotency keys (the refund tool that cannot pay
+# twice). What you need from them is restated below as given code.
 
 # %% [markdown]
 # ## Given code from chapters 03 and 08

@@ -41,8 +41,8 @@
 #
 # **Time:** about 100 minutes.
 #
-# **Builds on:** 03 · The OpenAI wire format (`AgentResult`, the client) and 06 · Limits (every
-# stop is a status). What you need from them is restated below as given code.
+# **Builds on:** 03 · The OpenAI wire format (`AgentResult`, the client) and 06 · Limits and
+# stopping (every stop is a status). What you need from them is restated below as given code.
 
 # %% [markdown]
 # ## Given code

@@ -35,9 +35,9 @@
 #
 # **Time:** about 90 minutes.
 #
-# **Builds on:** 05 · Errors are observations (`execute`, `args_model`), 06 · Limits (stop
-# statuses) and 07 · What only code decides (identity from the session). What you need from them
-# is restated below as given code.
+# **Builds on:** 05 · Errors are observations (`execute`, `args_model`), 06 · Limits and
+# stopping (stop statuses) and 07 · What only code decides (identity from the session). What you
+# need from them is restated below as given code.
 
 # %% [markdown]
 # ## Given code

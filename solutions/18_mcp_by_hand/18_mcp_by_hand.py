@@ -50,8 +50,9 @@
 #
 # **Time:** about 125 minutes.
 #
-# **Builds on:** 06 · Limits (the loop), 07 · What code decides (`read_file`, `calculate`) and
-# 11 · Capstone (`rag_search`). What you need from them is restated below as given code.
+# **Builds on:** 06 · Limits and stopping (the loop), 07 · What only code decides (`read_file`,
+# `calculate`) and 11 · Capstone: the knowledge-base agent (`rag_search`). What you need from
+# them is restated below as given code.
 
 # %% [markdown]
 # ## Given code

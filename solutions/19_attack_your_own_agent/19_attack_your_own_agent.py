@@ -43,9 +43,9 @@
 #
 # **Time:** about 110 minutes.
 #
-# **Builds on:** 03 · The OpenAI format (the loop), 06 · Limits (`call_tool`), 07 · What code
-# decides (confirmation, least privilege), 17 · Agent memory (the store). What you need is
-# restated below as given code.
+# **Builds on:** 03 · The OpenAI wire format (the loop), 06 · Limits and stopping
+# (`call_tool`), 07 · What only code decides (confirmation, least privilege), 17 · Agent memory
+# (the store). What you need is restated below as given code.
 
 # %% [markdown]
 # ## Given code

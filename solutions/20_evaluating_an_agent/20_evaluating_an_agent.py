@@ -37,9 +37,9 @@
 #
 # **Time:** about 100 minutes.
 #
-# **Builds on:** 11 · Capstone (the evaluation table), and 06 · Limits for Part 6 (its loop is
-# given there as code). Elsewhere the agent under test is a black box, a function from a question
-# to an answer.
+# **Builds on:** 11 · Capstone: the knowledge-base agent (the evaluation table), and 06 · Limits
+# and stopping for Part 6 (its loop is given there as code). Elsewhere the agent under test is a
+# black box, a function from a question to an answer.
 
 # %% [markdown]
 # ## Given code: the task set and an agent that varies

@@ -40,8 +40,9 @@
 #
 # **Time:** about 90 minutes.
 #
-# **Builds on:** 03 · The OpenAI wire format (calls and results paired by id), 08 · Retries
-# (`is_retryable`), 10 · Real providers (dialects). What you need is restated below as given code.
+# **Builds on:** 03 · The OpenAI wire format (calls and results paired by id), 08 · Timeouts,
+# retries and idempotency keys (`is_retryable`), 10 · Real providers (dialects). What you need is
+# restated below as given code.
 
 # %% [markdown]
 # ## Given code

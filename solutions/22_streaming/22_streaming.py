@@ -34,7 +34,8 @@
 # **Time:** about 90 minutes.
 #
 # **Builds on:** 03 · The OpenAI wire format (the loop, the assistant turn, tool messages),
-# 04 · Parallel tool calls (several calls in one reply), 06 · Limits (budgets, a clock passed in),
+# 04 · Parallel tool calls (several calls in one reply), 06 · Limits and stopping (budgets, a
+# clock passed in),
 # 21 · The Responses API (items, `call_id`, flat tools).
 # What you need from them is restated below as given code.
 

@@ -35,7 +35,8 @@
 # **Time:** about 75 minutes.
 #
 # **Builds on:** 03 · The OpenAI wire format (the loop), 04 · Parallel tool calls (threads),
-# 08 · Retries, 09 · Trajectories, 14 · One agent or a team, 15 · Why the bill grows (`cost`),
+# 08 · Timeouts, retries and idempotency keys, 09 · Trajectories, checkpoints and a human in the
+# loop, 14 · One agent or a team, 15 · Why the bill grows: tokens, prices, caching (`cost`),
 # 17 · Agent memory (`mask`). What you need from them is restated below as given code.
 
 # %% [markdown]
