@@ -399,9 +399,10 @@ assert type(got[1]) is str and type(got[2]) is dict, f"name must be a str and ar
 #   reply just *before* the first of them it would write, does not return the stop string, and
 #   sets `finish_reason` to `"stop"`. With `stop=["Observation:"]` the model cannot write an
 #   observation at all, and you pay for no tokens after it. But **reasoning models refuse the
-#   parameter**: `gpt-5`, `gpt-5-mini` (the course's default OpenAI model), `gpt-5-nano`,
-#   `gpt-5.1`, `gpt-5.2`, `gpt-5.4` and the o-series answer HTTP 400 `Unsupported parameter:
-#   'stop' is not supported with this model.` (OpenAI's Responses API has no `stop` at all.)
+#   parameter**: `gpt-5`, `gpt-5-mini`, `gpt-5-nano`, `gpt-5.1`, `gpt-5.2`, `gpt-5.4` with
+#   `gpt-5.4-mini` (the course's default OpenAI model) and the o-series answer HTTP 400
+#   `Unsupported parameter: 'stop' is not supported with this model.` (OpenAI's Responses API has
+#   no `stop` at all.)
 # - **Cutting the text yourself**: keep only what comes before the first `Observation:` in the
 #   reply, *before* you append it to `messages`. That works on every provider and model; the
 #   model may still write the invention (and you pay for those tokens), but it never enters the
