@@ -58,14 +58,16 @@ bytecode: venv
 	@$(BIN)/python -m compileall -q -j 0 autograder workbook bench
 	@$(BIN)/python -m compileall -q -l tests  # top level only: never a chapter's source under tests/pilot
 
-# A maintainer's inner loop (< 2 minutes): the library tests, and the fast-runner gates and static
-# gates of the chapters changed since QUICK_BASE (solutions/, chapters/, mutants; uncommitted too).
+# A maintainer's inner loop (< 2 minutes): the library tests that start no process (the others are
+# listed in tests/process_tests.txt; a test that starts one unlisted fails here, saying so), and the
+# fast-runner gates and static gates of the chapters changed since QUICK_BASE (solutions/,
+# chapters/, mutants; uncommitted too).
 QUICK_BASE ?= HEAD
 TOUCHED = $(shell { git diff --name-only $(QUICK_BASE) --; git ls-files -o --exclude-standard; } 2>/dev/null \
 	| sed -nE 's#^(tests/pilot/)?(solutions|chapters|autograder/mutants)/([0-9][0-9]_[^/]+)/.*#\3#p' | sort -u | paste -sd, -)
 quick: venv bytecode
-	$(BYTECODE) GATES_PIPELINE=0 GATES_ONLY=$(or $(TOUCHED),none) $(BIN)/python -m pytest $(XDIST) \
-		-m "(not slow and not browser) or fastgate" $(PYTEST_ARGS)
+	$(BYTECODE) QUICK_TIER=1 GATES_PIPELINE=0 GATES_ONLY=$(or $(TOUCHED),none) $(BIN)/python -m pytest $(XDIST) \
+		-m "((not slow and not browser) or fastgate) and not process" $(PYTEST_ARGS)
 
 # The third tier (before a release, or after a change to the judge or the link; ~25 minutes on 2
 # cores): every solution, stub and mutant through the sandboxed pipeline as well as the fast runner,

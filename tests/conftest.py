@@ -36,8 +36,11 @@ def _graded_scope(item) -> str | None:
 def pytest_collection_modifyitems(config, items):
     """Every test that reads the graded batch runs in one xdist worker (the batch is made once per
     process); the gates the fast runner alone can answer are marked `fastgate` (make quick)."""
+    process = _process_tests()
     gates, grouped = [], []
     for item in items:
+        if item.nodeid.split("[")[0] in process or item.nodeid.split("::")[0] in process:
+            item.add_marker(pytest.mark.process)
         scope = _graded_scope(item)
         if scope == "session":
             item.add_marker(pytest.mark.xdist_group("gates"))
@@ -57,6 +60,71 @@ def pytest_collection_modifyitems(config, items):
         for item in gates + grouped:
             if "@" not in item.nodeid:
                 item._id = coerce_node_id(f"{item.nodeid}@{item.get_closest_marker('xdist_group').args[0]}")
+
+
+# make quick's promise (issue 47): its tests start no process. A test that starts one (a kernel, a
+# server, a CLI, a fork) belongs to make test: tests/process_tests.txt lists it, and it is marked
+# `process`. With QUICK_TIER=1 (make quick) a test that starts one and is not listed fails and
+# says so; with QUICK_TIER=map:FILE each such test's id is written to FILE instead (to list them).
+PROCESS_EVENTS = frozenset({"subprocess.Popen", "os.fork", "os.forkpty", "os.posix_spawn", "os.spawn",
+                            "os.system", "os.exec", "pty.spawn"})
+_started: list[str] = []
+
+
+def _audit(event, args):
+    if event in PROCESS_EVENTS and len(_started) < 8:
+        what = " ".join(str(a) for a in (args[1] if event == "subprocess.Popen" and args[1] else args))
+        _started.append(f"{event}: {what}"[:160])
+
+
+if os.environ.get("QUICK_TIER"):
+    sys.addaudithook(_audit)  # only then: an audit hook stays for the process's life
+
+
+def pytest_sessionstart(session):
+    """make quick: the processes a worker starts once, for whichever test comes first (the judges'
+    zygote; `uname -p`, which the SDKs' platform headers read), start here, not in a test."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER") or not getattr(session.config.option, "numprocesses", None)
+    if os.environ.get("QUICK_TIER") and worker:  # not xdist's controller: it runs no test
+        import platform
+
+        from autograder.judge.process import Zygote
+
+        platform.processor()
+        with Zygote._lock:
+            Zygote._get()
+
+
+def _process_tests() -> frozenset[str]:
+    lines = (ROOT / "tests" / "process_tests.txt").read_text(encoding="utf-8").splitlines()
+    return frozenset(line.strip() for line in lines if line.strip() and not line.startswith("#"))
+
+
+def _checked(item) -> str:
+    tier = os.environ.get("QUICK_TIER", "")
+    if not tier or item.get_closest_marker("process") or _graded_scope(item) is not None:
+        return ""  # not checked: make test's run, a marked test, or a gate (gates grade)
+    return tier
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item):
+    _started.clear()  # its fixtures' processes count too (a module's server starts in the first test's setup)
+    return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    result = yield
+    tier = _checked(item)
+    if tier and _started:
+        if tier.startswith("map:"):
+            with open(tier[4:], "a", encoding="utf-8") as out:
+                out.write(f"{item.nodeid}\t{_started[0]}\n")
+        else:
+            pytest.fail(f"{item.nodeid} started a process ({_started[0]}) in make quick, whose tests start "
+                        "none: add its id to tests/process_tests.txt (make test runs it)")
+    return result
 
 
 @pytest.fixture(scope="session")
