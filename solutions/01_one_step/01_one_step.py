@@ -619,8 +619,9 @@ from workbook.shop import openai_tools
 if live_enabled():
     try:
         client, model_name = make_client()
+        question = "How much did I spend on taxis in September?"  # this cell's own: it runs after a restart
         response = client.chat.completions.create(
-            model=model_name, messages=[{"role": "user", "content": QUESTION}],
+            model=model_name, messages=[{"role": "user", "content": question}],
             tools=openai_tools(["txn_sum"]))
         choice = response.choices[0]
         print("finish_reason:", choice.finish_reason)
