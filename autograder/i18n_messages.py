@@ -7,7 +7,9 @@ Read by `ast`, never run:
   (`equal`'s `what` and `hint`, `expect`'s message, `raises(what=...)`, ...), every `print`;
 - the test helpers' own sentences (`workbook/checks.py`, `workbook/compare.py`) and the released
   stub's "not answered yet";
-- the tools' words: every `tr(lang, "...")` and `say("...")` in `workbook/` and `autograder/`.
+- the tools' words: every `tr(lang, "...")` and `say("...")` in `workbook/` and `autograder/`,
+  and the constants a chapter's live cell prints as they are (`PRINTED`), which the kernel's stdout
+  hook translates (workbook/i18n/kernel.py).
 
 An f-string is its template with each value a placeholder named by its expression's text:
 `f"it was called {model.calls} times"` is `it was called {model.calls} times`.
@@ -32,6 +34,7 @@ LIBRARY = ("workbook/checks.py", "workbook/compare.py")
 HIDDEN_MARK = "### BEGIN HIDDEN TESTS"
 CODE_FOLDERS = ("workbook", "autograder")
 SKIPPED = ("mutants", "sample_cohort", "work", "__pycache__")
+PRINTED = {"workbook/providers.py": ("SKIP_HINT",)}  # file -> constants live cells print(...) as they are
 
 
 def _escape(text: str) -> str:
@@ -123,7 +126,8 @@ def library_templates(root: Path = REPO) -> list[str]:
 
 
 def ui_templates(root: Path = REPO) -> dict[str, list[str]]:
-    """The tools' words: template -> the files that say it (`tr(lang, "...")`, `say("...")`)."""
+    """The tools' words: template -> the files that say it (`tr(lang, "...")`, `say("...")`, and
+    the constants in `PRINTED`)."""
     found: dict[str, list[str]] = {}
     for top in CODE_FOLDERS:
         for path in sorted((root / top).rglob("*.py")):
@@ -133,6 +137,11 @@ def ui_templates(root: Path = REPO) -> dict[str, list[str]]:
             constants = {t.id: n.value.value for n in tree.body if isinstance(n, ast.Assign)
                          and isinstance(n.value, ast.Constant) and isinstance(n.value.value, str)
                          for t in n.targets if isinstance(t, ast.Name)}  # FIX = "..." said as tr(lang, FIX)
+            where = path.relative_to(root).as_posix()
+            for name in PRINTED.get(where, ()):
+                if name not in constants:
+                    raise ValueError(f"{where}: no string constant {name} (i18n_messages.PRINTED)")
+                found.setdefault(constants[name], []).append(where)
             for node in ast.walk(tree):
                 if not isinstance(node, ast.Call) or _name(node.func) not in ("tr", "say"):
                     continue

@@ -5,10 +5,12 @@ import openai
 import pytest
 from pydantic_ai.providers._model_deprecations import OPENAI_MODEL_DEPRECATIONS
 
+from autograder import i18n_messages
 from tests.reference_loop import run_agent, tools_for
 from workbook import providers, scenarios
 from workbook.engine import reasoning
 from workbook.fake_llm import FakeLLM, anthropic_tools
+from workbook.i18n import kernel
 from workbook.paths import ROOT
 from workbook.shop import Shop
 
@@ -151,6 +153,35 @@ def test_a_live_cell_says_what_failed_and_blames_the_provider_only_for_its_own_e
     except KeyError as ours:
         said = providers.live_failure(ours, "run_agent", env=env, dotenv={})
     assert said == "Not the provider: run_agent failed (KeyError: 'choices').", said
+
+
+def test_a_live_cell_speaks_the_learners_language():
+    """The Russian edition runs the same live cells: live_failure's line is said in the kernel's
+    language (here AGENT_LOOP_LANG, as a hub sets it), the error's own text kept, and a printed
+    SKIP_HINT is retold by the kernel's stdout hook; English is the same bytes as before."""
+    request = httpx.Request("POST", "http://127.0.0.1:9/v1/chat/completions")
+    down = openai.APIConnectionError(message="Connection error.", request=request)
+    refused = openai.BadRequestError("unknown parameter: stop", response=httpx.Response(400, request=request),
+                                     body=None)
+    ours, gone = TypeError("bad"), NameError("name 'widgets' is not defined")
+    russian = {"AGENT_LOOP_LANG": "ru"}
+    assert providers.live_failure(down, env=russian, dotenv={}) == (
+        "Сбой у провайдера (APIConnectionError: Connection error.): проверьте LLM_PROVIDER, модель, ключ и сеть.")
+    assert providers.live_failure(refused, env={}, dotenv={}, lang="ru").startswith(
+        "Провайдер отверг запрос (BadRequestError: unknown parameter: stop)")
+    assert providers.live_failure(ours, env=russian, dotenv={}) == (
+        "Дело не в провайдере: ошибка в коде этого ноутбука (TypeError: bad).")
+    assert providers.live_failure(gone, "run_agent", env=russian, dotenv={}).endswith(
+        "ошибка в run_agent (NameError: name 'widgets' is not defined). Сначала выполните ячейки главы выше этой.")
+    for error in (down, refused, ours, gone):  # English: the language's default, and said outright
+        said = providers.live_failure(error, env={}, dotenv={})
+        assert said == providers.live_failure(error, env={}, dotenv={}, lang="en") and said.isascii(), said
+    assert providers.live_failure(ours, env={}, dotenv={}) == "Not the provider: this notebook's code failed (TypeError: bad)."
+
+    assert providers.SKIP_HINT in i18n_messages.ui_templates(), "the catalog gate must know the skip line"
+    shown = kernel.lines_in("ru", providers.SKIP_HINT + "\n")
+    assert shown.startswith("Живая ячейка пропущена: задайте LLM_PROVIDER=") and shown.endswith("\n"), shown
+    assert kernel.lines_in("en", providers.SKIP_HINT + "\n") == providers.SKIP_HINT + "\n"
 
 
 def test_no_live_cell_blames_the_provider_for_every_exception():

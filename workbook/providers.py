@@ -16,6 +16,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from workbook import i18n
 from workbook.fake_llm import FakeLLM
 from workbook.paths import ROOT
 
@@ -88,6 +89,8 @@ def live_enabled(env=None, dotenv=None) -> bool:
         return False
 
 
+# Printed as it is by every live cell (`print(SKIP_HINT)`): in a translated notebook the kernel's
+# stdout hook shows the line in its language (workbook/i18n/kernel.py; ui.json has it).
 SKIP_HINT = ("Live cell skipped: set LLM_PROVIDER=ollama, deepseek, openai or anthropic (in the "
              "environment or .env) to run it against a real model. See README, 'Live providers'.")
 
@@ -146,12 +149,16 @@ def _raised_by_provider(error: BaseException | None) -> BaseException | None:
     return None
 
 
-def live_failure(error: BaseException, what: str = "this notebook's code", env=None, dotenv=None) -> str:
+def live_failure(error: BaseException, what: str | None = None, env=None, dotenv=None,
+                 lang: str | None = None) -> str:
     """The one line a live cell prints when its run raised: the error's own text, every configured
     key masked, and whose failure it is. The provider's (its SDK raised, or a framework raised from
     what it raised: refused, unreachable, a 400 about the request) is told to check the settings;
-    anything else is the notebook's own, and a NameError says to run the cells above (a live cell
-    after a restart)."""
+    anything else is the notebook's own (`what`: this notebook's code unless named), and a NameError
+    says to run the cells above (a live cell after a restart). In the learner's language (`lang`,
+    else the kernel's or the environment's: workbook.i18n.current); the error's text as it is."""
+    lang = i18n.current(env) if lang is None else lang
+    what = i18n.tr(lang, "this notebook's code") if what is None else what
     text = f"{type(error).__name__}: {error}"
     for p in PROVIDERS.values():
         key = setting(p.key_var, None, env, dotenv) if p.key_var else None
@@ -160,11 +167,14 @@ def live_failure(error: BaseException, what: str = "this notebook's code", env=N
     sdk = _raised_by_provider(error)
     if sdk is not None:
         if getattr(sdk, "status_code", None) == 400:
-            return f"The provider refused the request ({text}): its words say what it could not take."
-        return f"The provider failed ({text}): check LLM_PROVIDER, the model, the key and the network."
+            return i18n.tr(lang, "The provider refused the request ({text}): its words say what it "
+                                 "could not take.", text=text)
+        return i18n.tr(lang, "The provider failed ({text}): check LLM_PROVIDER, the model, the key and "
+                             "the network.", text=text)
     if isinstance(error, NameError):
-        return f"Not the provider: {what} failed ({text}). Run the chapter's cells above this one first."
-    return f"Not the provider: {what} failed ({text})."
+        return i18n.tr(lang, "Not the provider: {what} failed ({text}). Run the chapter's cells above "
+                             "this one first.", what=what, text=text)
+    return i18n.tr(lang, "Not the provider: {what} failed ({text}).", what=what, text=text)
 
 
 def describe(env=None, dotenv=None) -> str:
