@@ -37,8 +37,19 @@ def first_error(cell) -> str | None:
         if output.get("output_type") == "error":
             text = notebooks.ANSI.sub("", f"{notebooks.safe_ename(output.get('ename'))}: "
                                             f"{output.get('evalue')}").strip()
-            return text if len(text) <= 300 else text[:297] + "..."
+            return shortened(text)
     return None
+
+
+def shortened(text: str, limit: int = 300) -> str:
+    """`text` in at most `limit` characters, its end kept when it is a hint (after the last " — "):
+    the middle, a quoted value most often, is what goes (make check cut the hint off, issue 45)."""
+    if len(text) <= limit:
+        return text
+    head, sep, hint = text.rpartition(" — ")
+    if sep and len(hint) <= limit // 2:
+        return head[: limit - len(hint) - len(sep) - 3] + "..." + sep + hint
+    return text[: limit - 3] + "..."
 
 
 def build(course: Course, student: str, chapter: str, scores: dict[str, float], seconds: float,

@@ -46,3 +46,15 @@ def test_an_untouched_notebook_ends_with_the_verdict():
     assert done.returncode == 0 and "***" not in done.stdout + done.stderr, done.stderr
     lines = done.stdout.strip().splitlines()
     assert "TODO" in done.stdout and lines[-1] == "0 of 3 test cell(s) passed.", done.stdout
+
+
+def test_a_long_failure_keeps_its_hint_and_loses_its_middle():
+    """make check and grades.csv show one line per failure: the hint after " — " is what a learner
+    needs, so a long quoted value goes first (a newcomer's trim_memory hint was cut off)."""
+    from autograder.results import shortened
+
+    hint = "keep the longest tail: cut at the earliest user message whose tail fits, not at the last one"
+    line = shortened(f"AssertionError: trim_memory(memory, 12) should have 11 items, got 3: {'x' * 400} — {hint}")
+    assert len(line) == 300 and line.endswith(f"... — {hint}") and line.startswith("AssertionError: trim_memory")
+    assert shortened("short — hint") == "short — hint"
+    assert shortened("y" * 500) == "y" * 297 + "..."
