@@ -26,7 +26,7 @@ from autograder.release import STUB_MESSAGE
 from workbook.i18n.templates import fields, usable
 
 # helper -> (positions, keywords) of the arguments a learner reads
-SHOWN = {"equal": ((2,), ("what", "hint")), "is_type": ((2,), ("what",)), "expect": ((1,), ("message",)),
+SHOWN = {"equal": ((2, 3), ("what", "hint")), "is_type": ((2,), ("what",)), "expect": ((1,), ("message",)),
          "error_text": ((1,), ("what",)), "raises": ((), ("what",)), "no_raise": ((0,), ("what", "hint")),
          "CappedClient": ((2,), ("hint",)), "failure": ((0,), ()), "spans": ((0,), ("what",))}
 SHOWN_KEYWORDS = ("what", "hint", "message", "msg")

@@ -380,7 +380,8 @@ sleeps = []
 orphan = [{"type": "function_call_output", "call_id": "call_nobody", "output": "{}"}]
 with wb.checks.raises(openai.BadRequestError, match="No tool call found", what="create_response with a 400"):
     create_response(llm.client(max_retries=0, max_calls=4), model="gpt-5-mini", input=orphan, sleep=sleeps.append)
-wb.checks.equal((llm.calls, sleeps), (1, []), "a 400 is not retried: (requests made, sleeps)")
+wb.checks.equal((llm.calls, sleeps), (1, []), "a 400 is not retried: (requests made, sleeps)",
+                hint="ask is_retryable(error) before you retry: a 400 is raised at once")
 
 down = wb.scenarios.scripted(wb.scenarios.server_error(503))
 llm, sleeps = wb.fake_llm.FakeLLM(down), []
@@ -495,7 +496,8 @@ before = copy.deepcopy(memory)
 kept = trim_memory(memory, 9)
 assert type(kept) is list, f"trim_memory returns a list, got {type(kept).__name__}"
 wb.checks.equal(after(memory), before, "the memory after trim_memory", hint="return a new list; never change `memory`")
-wb.checks.equal(kept, before[8:], "trim_memory(memory, 9): the tail from the second question")
+wb.checks.equal(kept, before[8:], "trim_memory(memory, 9): the tail from the second question",
+                hint="start the tail at a user message: memory[-9:] cuts between a call and its output")
 wb.checks.equal(before[8], {"role": "user", "content": scenario.question}, "the setup's second question")
 wb.checks.equal(trim_memory(memory, 12), before, "trim_memory(memory, 12): the whole memory fits",
                 "keep the longest tail: cut at the earliest user message whose tail fits, not at the last one")
@@ -745,7 +747,8 @@ size = sum(len(json.dumps(b, ensure_ascii=False, separators=(",", ":")).encode()
 wb.checks.equal(m, {"calls": 2, "bytes_sent": size,
                     "input_tokens": first.usage.input_tokens + second.usage.input_tokens,
                     "cached_tokens": 0, "output_tokens": first.usage.output_tokens + second.usage.output_tokens},
-                "measure(...)")
+                "measure(...)", hint="bytes_sent counts each body's UTF-8 bytes (.encode()), not its "
+                "characters; the tokens are summed over every response's usage")
 assert second.usage.input_tokens > first.usage.input_tokens, "the setup: the chain is billed again"
 print("measure: visible tests passed")
 
@@ -972,7 +975,9 @@ messages += [{"role": "tool", "tool_call_id": c.id, "content": json.dumps(impl[c
 items = to_items(messages)
 wb.checks.equal([i.get("type", "message") for i in items],
                 ["message", "message", "function_call", "function_call", "function_call_output",
-                 "function_call_output"], "the item types")
+                 "function_call_output"], "the item types",
+                hint='a tool message becomes {"type": "function_call_output", "call_id": <its '
+                'tool_call_id>, "output": <its text>}')
 wb.checks.equal(items[2], {"type": "function_call", "call_id": calls[0].id, "name": "get_order",
                            "arguments": calls[0].function.arguments}, "the first function_call item")
 llm = wb.fake_llm.FakeLLM(scenario)
