@@ -101,6 +101,21 @@ def test_a_template_matches_its_message_and_keeps_the_values():
     assert parse("a {{b}} {c[{1: 2}[1]]}") == [("text", "a {b} "), ("field", "c[{1: 2}[1]]")]
 
 
+def test_a_value_comparison_is_never_read_as_a_type_check():
+    """`equal`'s message "got (3, [1, 2]): item ..." once matched is_type's template ("got {type(value).__name__}
+    {short(value, 80)}": any text with a space) and read «ожидался тип»; a type's name is a name, never a repr.
+    A hint after " — " is a message of its own: translated alone, never matched inside another's value."""
+    said = ("a 400 is not retried: (requests made, sleeps) should be (1, []), got (3, [1, 2]): "
+            "item [1] should have 0 items, got 2: [1, 2]")
+    got = translate_error("ru", f"AssertionError: {said}")
+    assert got.startswith("AssertionError: 400 не повторяется: (сделанные запросы, паузы): ожидалось (1, []), "
+                          "получено (3, [1, 2])") and "тип" not in got, got
+    hinted = translate("ru", f"{said} — ask is_retryable(error) before you retry: a 400 is raised at once")
+    assert hinted.endswith(" — спросите is_retryable(error), прежде чем повторять: 400 бросается сразу"), hinted
+    assert "ожидался тип" not in hinted and "бросил" not in hinted, hinted
+    assert translate("ru", "the result should be an int, got str '5'") == "результат: ожидался тип an int, получено str '5'"
+
+
 def test_the_kernels_hooks_translate_a_message_and_a_printed_line():
     error = AssertionError("first_reply: visible tests passed")
     hooks.retell(error, "ru")

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 MIN_LETTERS = 3  # a template needs a word of its own: "{a}: {b}" would match any text
 DEPTH = 3  # a value inside a value inside a message, and no deeper
+TYPE_NAME = r"[A-Za-z_]\w*"  # what a `{type(x).__name__}` placeholder holds: a name, never a repr
+HINT = " — "  # a helper's message and its hint (`checks.equal`, `no_raise`): "... got 3 — <hint>"
 
 
 def parse(template: str) -> list[tuple[str, str]]:
@@ -88,8 +90,9 @@ class Template:
             elif text in groups:
                 regex.append(f"(?P={groups[text]})")
             else:
-                groups[text] = f"g{len(groups)}"
-                regex.append(f"(?P<{groups[text]}>.*?)")
+                groups[text] = f"g{len(groups)}"  # a type's name is a name: "got str 'x'" is a type,
+                shape = TYPE_NAME if text.endswith(".__name__") else ".*?"  # "got (3, [1])" a value
+                regex.append(f"(?P<{groups[text]}>{shape})")
         first = parse(english)[0]
         prefix = first[1] if first[0] == "text" else ""
         return cls(english, translation, re.compile("".join(regex), re.S), groups, prefix)
@@ -132,6 +135,9 @@ class Catalog:
             return text
         if text in self._exact:
             return self._exact[text]
+        message, sep, hint = text.rpartition(HINT)
+        if sep and message and (said := self.translate(hint, depth + 1)) != hint:  # a hint is a message
+            return f"{self.translate(message, depth)}{HINT}{said}"
         for template in self._by_prefix.get(text[:1], []) + self._by_prefix.get("", []):
             if not text.startswith(template.prefix):
                 continue
