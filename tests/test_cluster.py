@@ -18,7 +18,7 @@ import sqlite3
 
 import pytest
 
-from autograder import cohort, export, variants
+from autograder import cohort, export, notebooks, variants
 from autograder.course import REPO, AutograderError, Course
 from autograder.sandbox import bwrap_problem
 from autograder.settings import Limits
@@ -137,6 +137,10 @@ def test_a_worker_killed_mid_run_loses_and_doubles_nothing(scratch, local_csv, c
     this one leaves the cluster with one worker."""
     students = ("ben", "eve")
     course = _workspace(scratch, "killed", students)
+    # ben's notebook waits a few seconds before its tests (no CPU, the same scores): on a quiet
+    # machine both notebooks were done within the same second, and the kill found nothing held.
+    slow = course.submitted / "ben" / CHAPTER / f"{CHAPTER}.ipynb"
+    variants.save(variants.insert(notebooks.read(slow), "import time\ntime.sleep(6)"), slow)
 
     class Watch(io.StringIO):
         held = None
