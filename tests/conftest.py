@@ -91,8 +91,7 @@ def pytest_sessionstart(session):
         from autograder.judge.process import Zygote
 
         platform.processor()
-        with Zygote._lock:
-            Zygote._get()
+        Zygote.start()
 
 
 def _process_tests() -> frozenset[str]:
@@ -107,10 +106,8 @@ def _checked(item) -> str:
     return tier
 
 
-@pytest.hookimpl(wrapper=True)
 def pytest_runtest_setup(item):
     _started.clear()  # its fixtures' processes count too (a module's server starts in the first test's setup)
-    return (yield)
 
 
 @pytest.hookimpl(wrapper=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import agents
 import pytest
@@ -23,18 +24,8 @@ def own_thread(test):
     Playwright (its sync API) keeps a loop running in the worker's main thread, and an xdist worker
     may run this module after them ("Cannot run the event loop while another loop is running")."""
     def run(*args, **kwargs):
-        failed: list[BaseException] = []
-
-        def body():
-            try:
-                test(*args, **kwargs)
-            except BaseException as e:  # re-raised in the test's own thread, below
-                failed.append(e)
-        worker = threading.Thread(target=body, name=test.__name__)
-        worker.start()
-        worker.join()
-        if failed:
-            raise failed[0]
+        with ThreadPoolExecutor(1) as pool:
+            return pool.submit(test, *args, **kwargs).result()  # its exception, raised here
     run.__name__, run.__doc__ = test.__name__, test.__doc__
     return run
 

@@ -80,6 +80,12 @@ class Zygote:
         return zygote
 
     @classmethod
+    def start(cls) -> None:
+        """Start this worker's zygote now, not on a judge's first use."""
+        with cls._lock:
+            cls._get()
+
+    @classmethod
     def fork(cls) -> Forked | None:
         """A new judge, or None if no zygote can make one (then spawn it plainly)."""
         with cls._lock:
