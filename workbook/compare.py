@@ -1,12 +1,15 @@
 """What `checks.equal` says when two values differ: the first wrong type, length, key or value.
 
     mismatch(("tool", "x", []), ("tool", "x", {}), "r")
-        # "r should be ('tool', 'x', {}), got ('tool', 'x', []): item [2] should be a dict, got list"
+        # "r should be ('tool', 'x', {}), got ('tool', 'x', []): item [2] should be a dict, got list []"
     mismatch(messages, expected, "messages")   # long values: only the part that differs
         # "messages: item [2]['content'] should be 'refunded', got 'refund'"
 
 Plain data only (`PLAIN`): a value of another type is compared with `==` as a whole, so an object
 whose `__eq__` always says True is stopped by the type check before any `==` runs on it.
+
+Every message is one f-string, whole (`_said`): the catalogs translate a message by its template
+(i18n/<lang>/messages.json, docs/TRANSLATING.md), so a sentence glued from pieces would stay English.
 """
 
 from __future__ import annotations
@@ -14,6 +17,10 @@ from __future__ import annotations
 PLAIN = (type(None), bool, int, float, complex, str, bytes, tuple, list, dict, set, frozenset)
 WHOLE = 160  # a message quotes both whole values up to this length, else only the part that differs
 _AROUND = 30  # characters shown either side of where two long texts part
+# what a message may quote; a shape uses some (`_said`)
+_QUOTED = ("path", "expected", "actual", "kind", "got", "wanted", "count", "length", "listed", "missing", "extra", "at")
+
+Finding = tuple[str, str, dict]  # where (a path like "[0]['k']", "" for the whole), the shape, its values
 
 
 def with_article(noun: str) -> str:
@@ -30,27 +37,27 @@ def short(value, limit: int = 300) -> str:
     return text[: max(limit - len(tail), 10)] + tail
 
 
-def shape_error(actual, expected, path: str = "") -> tuple[str, str] | None:
-    """Where (a path like "[0]['k']", "" for the whole) and why `actual` does not have the plain
-    types, lengths and keys of `expected`, or None."""
+def shape_error(actual, expected, path: str = "") -> Finding | None:
+    """Where and why `actual` does not have the plain types, lengths and keys of `expected`, or
+    None."""
     if type(expected) not in PLAIN:
         return None  # not plain data: only == applies
     if type(actual) is not type(expected):  # also stops objects whose __eq__ always says True
         got = "None" if actual is None else f"{type(actual).__name__} {short(actual, 80)}"
-        kind = "None" if expected is None else with_article(type(expected).__name__)
-        return path, f"should be {kind}, got {got}"
+        shape = "none" if expected is None else with_article(type(expected).__name__).split()[0]
+        return path, shape, {"kind": type(expected), "got": got}
     if isinstance(expected, (tuple, list)):
         if len(actual) != len(expected):
-            return path, f"should have {len(expected)} items, got {len(actual)}: {short(actual, 120)}"
+            return path, "length", {"count": len(expected), "length": len(actual), "listed": short(actual, 120)}
         for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
             if found := shape_error(a, e, f"{path}[{i}]"):
                 return found
     if isinstance(expected, dict):
         if set(actual) != set(expected):
             missing, extra = set(expected) - set(actual), set(actual) - set(expected)
-            parts = [f"missing keys {', '.join(sorted(map(repr, missing)))}" if missing else "",
-                     f"unexpected keys {', '.join(sorted(map(repr, extra)))}" if extra else ""]
-            return path, ": " + "; ".join(p for p in parts if p)
+            shape = "keys" if missing and extra else "missing" if missing else "extra"
+            return path, shape, {"missing": ", ".join(sorted(map(repr, missing))),
+                                 "extra": ", ".join(sorted(map(repr, extra)))}
         for key, e in expected.items():
             if found := shape_error(actual[key], e, f"{path}[{key!r}]"):
                 return found
@@ -74,12 +81,56 @@ def first_difference(actual, expected, path: str = "") -> tuple[str, object, obj
     return None if actual == expected else (path, actual, expected)
 
 
-def texts_part(actual: str, expected: str) -> str:
-    """Where two texts part, with a little of each either side: for texts too long to read whole."""
+def texts_part(actual: str, expected: str) -> dict:
+    """Where two texts part (`at`), with a little of each either side (`wanted`, `got`): for texts
+    too long to read whole."""
     at = next((i for i, (a, e) in enumerate(zip(actual, expected, strict=False)) if a != e), min(len(actual), len(expected)))
     start = max(at - _AROUND, 0)
-    return (f"should be …{expected[start:at + _AROUND]!r}… at character {at}, "
-            f"got …{actual[start:at + _AROUND]!r}…")
+    return {"wanted": repr(expected[start:at + _AROUND]), "got": repr(actual[start:at + _AROUND]), "at": at}
+
+
+def _said(shape: str, where: str, what: str, values: dict) -> str:
+    """The message of `shape` about `what`, said of the whole value (`where` "top"), of a part
+    after `what` alone ("item"), or of a part after both whole values ("whole"). One f-string per
+    message, so a catalog translates it as a whole."""
+    path, expected, actual, kind, got, wanted, count, length, listed, missing, extra, at = (
+        values.get(name, "") for name in _QUOTED)
+
+    def as_is_type() -> str:  # checks.is_type's very words: its template translates them
+        return f"{what} should be {with_article(kind.__name__)}, got {got}"
+
+    top = {"none": lambda: f"{what} should be None, got {got}",
+           "a": lambda: f"{what} should be a {kind.__name__}, got None" if got == "None" else as_is_type(),
+           "an": lambda: f"{what} should be an {kind.__name__}, got None" if got == "None" else as_is_type(),
+           "length": lambda: f"{what} should have {count} items, got {length}: {listed}",
+           "missing": lambda: f"{what}: missing keys {missing}",
+           "extra": lambda: f"{what}: unexpected keys {extra}",
+           "keys": lambda: f"{what}: missing keys {missing}; unexpected keys {extra}",
+           "value": lambda: f"{what} should be {wanted}, got {got}",
+           "text": lambda: f"{what} should be …{wanted}… at character {at}, got …{got}…"}
+    item = {"none": lambda: f"{what}: item {path} should be None, got {got}",
+            "a": lambda: f"{what}: item {path} should be a {kind.__name__}, got {got}",
+            "an": lambda: f"{what}: item {path} should be an {kind.__name__}, got {got}",
+            "length": lambda: f"{what}: item {path} should have {count} items, got {length}: {listed}",
+            "missing": lambda: f"{what}: item {path}: missing keys {missing}",
+            "extra": lambda: f"{what}: item {path}: unexpected keys {extra}",
+            "keys": lambda: f"{what}: item {path}: missing keys {missing}; unexpected keys {extra}",
+            "value": lambda: f"{what}: item {path} should be {wanted}, got {got}",
+            "text": lambda: f"{what}: item {path} should be …{wanted}… at character {at}, got …{got}…"}
+    whole = {
+        "none": lambda: f"{what} should be {expected}, got {actual}: item {path} should be None, got {got}",
+        "a": lambda: f"{what} should be {expected}, got {actual}: item {path} should be a {kind.__name__}, got {got}",
+        "an": lambda: f"{what} should be {expected}, got {actual}: item {path} should be an {kind.__name__}, got {got}",
+        "length": lambda: (f"{what} should be {expected}, got {actual}: "
+                           f"item {path} should have {count} items, got {length}: {listed}"),
+        "missing": lambda: f"{what} should be {expected}, got {actual}: item {path}: missing keys {missing}",
+        "extra": lambda: f"{what} should be {expected}, got {actual}: item {path}: unexpected keys {extra}",
+        "keys": lambda: (f"{what} should be {expected}, got {actual}: "
+                         f"item {path}: missing keys {missing}; unexpected keys {extra}"),
+        "value": lambda: f"{what} should be {expected}, got {actual}: item {path} should be {wanted}, got {got}",
+        "text": lambda: (f"{what} should be {expected}, got {actual}: "
+                         f"item {path} should be …{wanted}… at character {at}, got …{got}…")}
+    return {"top": top, "item": item, "whole": whole}[where][shape]()
 
 
 def mismatch(actual, expected, what: str) -> str | None:
@@ -92,16 +143,15 @@ def mismatch(actual, expected, what: str) -> str | None:
             return None
         difference = first_difference(actual, expected)
         if difference is None:  # no plain part differs (a value of another type): the whole
-            return f"{what} should be {short(expected)}, got {short(actual)}"
+            return _said("value", "top", what, {"wanted": short(expected), "got": short(actual)})
         path, got, wanted = difference
         if type(got) is str and type(wanted) is str and max(len(got), len(wanted)) > 80:
-            found = path, texts_part(got, wanted)
+            found = path, "text", texts_part(got, wanted)
         else:
-            found = path, f"should be {short(wanted, 120)}, got {short(got, 120)}"
-    path, detail = found
-    whole = f"{what} should be {short(expected)}, got {short(actual)}"
-    space = "" if detail.startswith(":") else " "
+            found = path, "value", {"wanted": short(wanted, 120), "got": short(got, 120)}
+    path, shape, values = found
     if not path:
-        return f"{what}{space}{detail}"
-    located = f"item {path}{space}{detail}"
-    return f"{whole}: {located}" if len(whole) <= WHOLE else f"{what}: {located}"
+        return _said(shape, "top", what, values)
+    wholes = {"expected": short(expected), "actual": short(actual)}
+    fits = len(_said("value", "top", what, {"wanted": wholes["expected"], "got": wholes["actual"]})) <= WHOLE
+    return _said(shape, "whole" if fits else "item", what, {**values, **wholes, "path": path})
