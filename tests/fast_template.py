@@ -2,7 +2,7 @@
 
 A new interpreter that imports tests/fast_runner.py (IPython, nbformat, the judge's runner, openai
 and anthropic) spends ~2.3 s of CPU before its chapter's first cell: ~60 s over every chapter of a
-run. `python -m tests.fast_template SOCKET` imports that module once, and does nothing else, then
+run. `python -m tests.fast_template SOCKET` imports that module (and `SHARED`) once, and does nothing else, then
 forks one chapter process per request. Each child starts from the state a new interpreter has after
 the same imports (no cell has run in the template, nothing is set up, no thread runs there), in a
 session of its own, and does what `python -m tests.fast_runner JOB OUT ZYGOTE` does.
@@ -15,6 +15,7 @@ with a pidfd for it. End of file ends the template; the chapters it forked live 
 from __future__ import annotations
 
 import gc
+import importlib
 import json
 import os
 import select
@@ -29,6 +30,11 @@ from autograder.course import REPO
 from tests import fast_runner
 
 PID = struct.Struct("!q")
+# Libraries a chapter process would otherwise import itself, each time: the frameworks (chapters
+# 11 and 24), the MCP SDK (chapter 18), and all three in every chapter's cheats_everywhere, whose
+# cell imports every workbook module (~1.7 s of CPU a chapter, ~45 s a run). They read nothing of
+# the chapter's environment when imported and start no thread (a fork copies only one).
+SHARED = ("agents", "pydantic_ai", "mcp", "ipywidgets")
 
 
 def _child(request: dict, control: int, log: int) -> None:
@@ -42,6 +48,8 @@ def _child(request: dict, control: int, log: int) -> None:
 
 def serve(sock: socket.socket) -> None:
     """Fork a chapter process for every request until the test process hangs up."""
+    for module in SHARED:
+        importlib.import_module(module)
     gc.freeze()  # the imported modules are never walked (nor copied) by a chapter's collections
     while True:
         try:
