@@ -14,9 +14,10 @@ cache, models to route between), context (a long task for a small window, a summ
 compaction), evaluation (runs that vary with a seed, a judge with a position bias), workflows
 (models for fixed workflows, chapter 12), routing (a router bound to a schema, chapter 12), react
 (ReAct as text and a planner, chapter 13), attacks (a gullible model and poisoned material,
-chapter 19), code_action (a model whose action is Python to run, chapter 25), russian (the
-first errands and the knowledge-base questions in Russian: `get(name, lang="ru")`), scripted (a
-test's model: fixed replies).
+chapter 19), code_action (a model whose action is Python to run, chapter 25), russian and
+russian_loop (the first errands, the knowledge-base questions and chapter 02's demo in Russian:
+`get(name, lang="ru")`; `get(name, lang="notebook")` in a demo cell), scripted (a test's model:
+fixed replies).
 Shared pieces: base (Scenario), answers (answering from tool results), capstone_base.
 The pieces come from `workbook.engine`.
 """
@@ -35,6 +36,7 @@ from workbook.engine.replies import (
     server_error,
 )
 from workbook.engine.turns import Conversation
+from workbook.i18n import current
 from workbook.scenarios import (
     attacks,
     attacks_memory,
@@ -109,6 +111,13 @@ from workbook.scenarios.russian import (
     taxi_spending_ru,
     two_orders_ru,
 )
+from workbook.scenarios.russian_loop import (
+    asks_other_customer_ru,
+    never_finishes_ru,
+    unknown_tool_then_recover_ru,
+    vague_vs_specific_error_ru,
+    wants_card_block_ru,
+)
 from workbook.scenarios.scripted import scripted
 from workbook.scenarios.streaming import (
     StreamPlan,
@@ -160,14 +169,22 @@ CATALOGUE = {f.__name__: f for f in (
     # streaming (chapter 22)
     stream_cut, stream_overloaded, stream_stall, stream_incomplete, two_calls_streamed,
     # in Russian (the Russian edition; docs/TRANSLATING.md)
-    taxi_spending_ru, two_orders_ru, opened_tea_ru, lamp_warranty_ru,
+    taxi_spending_ru, two_orders_ru, opened_tea_ru, lamp_warranty_ru, asks_other_customer_ru,
+    vague_vs_specific_error_ru, unknown_tool_then_recover_ru, wants_card_block_ru, never_finishes_ru,
 )}
 ENGLISH = "en"
+NOTEBOOK = "notebook"  # get(name, lang="notebook"): the language the notebook is read in
 
 
 def get(name: str, lang: str = ENGLISH, **options) -> Scenario:
     """The scenario with this name (options go to its function, e.g. recovers=True). With
-    `lang="ru"`: its Russian twin, `<name>_ru` (a KeyError names the ones there are)."""
+    `lang="ru"`: its Russian twin, `<name>_ru` (a KeyError names the ones there are). With
+    `lang="notebook"`: its twin in the language of the notebook this kernel runs (the edition's,
+    `workbook.i18n.current()`), else the English one. That is for the chapters' demo cells, whose
+    code is the same in every edition; a test never asks for it, so no score depends on it."""
+    if lang == NOTEBOOK:
+        lang = current()
+        lang = lang if f"{name}_{lang}" in CATALOGUE else ENGLISH
     if lang != ENGLISH:
         twins = [n for n in CATALOGUE if n.endswith(f"_{lang}")]
         if f"{name}_{lang}" not in CATALOGUE:

@@ -1,8 +1,8 @@
 """Scenarios in which the fake answers in Russian (docs/TRANSLATING.md, "Content in the language").
 
 Each is named after its English twin with `_ru` (`scenarios.get("taxi_spending", lang="ru")`
-finds it): the same tools and steps, the question, the answer, the tool descriptions and the
-thoughts in Russian, and Cyrillic in the arguments where the task has words (a search query), so
+finds it): the same tools and steps, the question, the answer, the description, the tool
+descriptions and the thoughts in Russian, and Cyrillic in the arguments where the task has words (a search query), so
 a loop that writes JSON with the default `ensure_ascii=True` sends `\\uXXXX` escapes (chapter 15
 counts what they cost). The knowledge-base ones are the Russian course's own queries, searched in
 `agent_files/ru/kb` (`kb.search(query, k, lang="ru")`).
@@ -12,6 +12,8 @@ counts what they cost). The knowledge-base ones are the Russian course's own que
 - `opened_tea_ru`: rag_search(query="вскрытый чай"), then whether opened tea can be returned, with
   the sources it read;
 - `lamp_warranty_ru`: rag_search(query="гарантия Свет мини"), then the warranty, with its source.
+
+The twins of the other scenarios chapters 00-02 show in their demo cells are in `russian_loop.py`.
 
 Like a model, the fake reads a result however it was written: JSON with or without escapes, or
 text; only what it costs differs.
@@ -36,6 +38,9 @@ TOOLS_RU = {s["function"]["name"]: s for s in (
                    {"order_id": {"type": "string", "description": "например A-1001"}}),
     schemas.schema("rag_search", "Поиск по базе знаний магазина: k лучших разделов (не больше 8).",
                    {"query": _STR, "k": {"type": "integer"}}, ["query"]),
+    schemas.schema("card_block", "Заблокировать карту вошедшего клиента. Меняет состояние: нужно "
+                   "подтверждение клиента.", {}),
+    schemas.schema("search_kb", "Поиск по справочным страницам магазина.", {"query": _STR}),
 )}
 TAXI_QUESTION_RU = "Сколько я потратил на такси в сентябре?"
 TAXI_ANSWER_RU = "Такси в сентябре 2026: 2 поездки, 5000 ₸."
@@ -67,8 +72,8 @@ def rides(n: int) -> str:
     return "поездки" if n % 10 in (2, 3, 4) and n % 100 not in (12, 13, 14) else "поездок"
 
 
-def _russian(name: str, policy, tool: str, answer: str, question: str, description: str) -> Scenario:
-    """A scenario of this module: one tool, described in Russian (a fresh copy of its schema)."""
+def in_russian(name: str, policy, tool: str, answer: str | None, question: str, description: str) -> Scenario:
+    """A scenario in Russian: one tool, described in Russian (a fresh copy of its schema)."""
     return Scenario(name=name, policy=policy, tools=(tool,), answer=answer, question=question,
                     description=description, tool_schemas=(json.loads(json.dumps(TOOLS_RU[tool])),))
 
@@ -101,21 +106,32 @@ def _cited(source: str | None) -> str:
     return f" ({source})" if source else ""
 
 
+def taxi_answer_ru(conv: Conversation) -> Reply:
+    """The spending answer read from the last txn_sum result, or why it could not be read."""
+    r = conv.read(total_kzt=int)
+    if r is None:
+        said = conv.last_error() or _readable(conv.last_result or "")[:200]
+        return final(f"Не получилось узнать расходы: {said}")
+    month = "сентябре" if r.get("month", "2026-09") == "2026-09" else r["month"]
+    count = (conv.read(count=int) or {}).get("count")
+    trips = "" if count is None else f" {count} {rides(count)},"
+    return final(f"Такси в {month} 2026:{trips} {r['total_kzt']} ₸.")
+
+
+def order_ru(order: str, got: dict) -> str:
+    """'заказ A-1001 (настольная лампа «Свет») отправлен': an order's status, as said in Russian."""
+    item = ITEMS_RU.get(got.get("item", "?"), got.get("item", "?"))
+    return f"заказ {order} ({item}) {STATUS_RU.get(got['status'], got['status'])}"
+
+
 def taxi_spending_ru() -> Scenario:
     def policy(conv):
         if not conv.results:
             return call("txn_sum", category="taxi", month="2026-09")
-        r = conv.read(total_kzt=int)
-        if r is None:
-            said = conv.last_error() or _readable(conv.last_result or "")[:200]
-            return final(f"Не получилось узнать расходы: {said}")
-        month = "сентябре" if r.get("month", "2026-09") == "2026-09" else r["month"]
-        count = (conv.read(count=int) or {}).get("count")
-        trips = "" if count is None else f" {count} {rides(count)},"
-        return final(f"Такси в {month} 2026:{trips} {r['total_kzt']} ₸.")
+        return taxi_answer_ru(conv)
 
-    return _russian("taxi_spending_ru", policy, "txn_sum", TAXI_ANSWER_RU, TAXI_QUESTION_RU,
-                    "taxi_spending in Russian: txn_sum, then the answer in Russian.")
+    return in_russian("taxi_spending_ru", policy, "txn_sum", TAXI_ANSWER_RU, TAXI_QUESTION_RU,
+                      "Один вызов инструмента (txn_sum), затем ответ по его результату.")
 
 
 def two_orders_ru() -> Scenario:
@@ -130,13 +146,12 @@ def two_orders_ru() -> Scenario:
             if got is None:
                 parts.append(f"заказ {order} узнать не получилось")
                 continue
-            item = ITEMS_RU.get(got.get("item", "?"), got.get("item", "?"))
-            parts.append(f"заказ {order} ({item}) {STATUS_RU.get(got['status'], got['status'])}")
+            parts.append(order_ru(order, got))
         text = "; ".join(parts) + "."
         return final(text[0].upper() + text[1:])
 
-    return _russian("two_orders_ru", policy, "get_order", ORDERS_ANSWER_RU, ORDERS_QUESTION_RU,
-                    "two_orders in Russian: two get_order calls in one reply, statuses in Russian.")
+    return in_russian("two_orders_ru", policy, "get_order", ORDERS_ANSWER_RU, ORDERS_QUESTION_RU,
+                      "Два вызова get_order в одном ответе, затем статус каждого заказа.")
 
 
 def opened_tea_ru() -> Scenario:
@@ -152,8 +167,8 @@ def opened_tea_ru() -> Scenario:
             answer += f" Невскрытый чай можно вернуть в течение {days[0].group(1)} дней{_cited(days[1])}."
         return final(answer)
 
-    return _russian("opened_tea_ru", policy, "rag_search", TEA_ANSWER_RU, TEA_QUESTION_RU,
-                    "Russian KB: rag_search('вскрытый чай'), then whether opened tea comes back, with sources.")
+    return in_russian("opened_tea_ru", policy, "rag_search", TEA_ANSWER_RU, TEA_QUESTION_RU,
+                      "База знаний: rag_search('вскрытый чай'), затем можно ли вернуть вскрытый чай, с источниками.")
 
 
 def lamp_warranty_ru() -> Scenario:
@@ -166,5 +181,5 @@ def lamp_warranty_ru() -> Scenario:
         return final(f"Гарантия на лампу «Свет мини» — {found[0].group(1)} месяцев со дня доставки"
                      f"{_cited(found[1])}.")
 
-    return _russian("lamp_warranty_ru", policy, "rag_search", WARRANTY_ANSWER_RU, WARRANTY_QUESTION_RU,
-                    "Russian KB: rag_search('гарантия Свет мини'), then the warranty with its source.")
+    return in_russian("lamp_warranty_ru", policy, "rag_search", WARRANTY_ANSWER_RU, WARRANTY_QUESTION_RU,
+                      "База знаний: rag_search('гарантия Свет мини'), затем срок гарантии с источником.")
