@@ -89,7 +89,7 @@ workbook.env_check()
 # %%
 from workbook import scenarios
 
-scenario = scenarios.taxi_spending()
+scenario = scenarios.get("taxi_spending", lang="notebook")  # in the language this notebook is in
 print(scenario.name, "—", scenario.description)
 print("question:", scenario.question)
 

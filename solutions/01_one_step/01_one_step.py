@@ -41,9 +41,10 @@ import json
 from workbook import scenarios
 from workbook.shop import Shop
 
-QUESTION = "How much did I spend on taxis in September?"
+taxi = scenarios.get("taxi_spending", lang="notebook")  # in the language this notebook is in
+QUESTION = taxi.question
 
-forgetful = scenarios.taxi_spending().as_function()
+forgetful = taxi.as_function()
 messages = [{"role": "user", "content": QUESTION}]
 print(forgetful(messages, []))
 print(forgetful(messages, []))
@@ -87,7 +88,7 @@ shop = Shop("C-001")  # the logged-in customer: set by the login, never by the m
 tools = shop.tools()
 print(sorted(tools))
 
-model = scenarios.taxi_spending().as_function()
+model = taxi.as_function()
 reply = model(messages, [])
 result = tools[reply["tool"]](**reply["args"])
 result
@@ -116,7 +117,7 @@ for m in model.requests[-1]:
 
 # %%
 made_up = messages[:2] + [{"role": "tool", "content": json.dumps({"count": 3, "total_kzt": 9999})}]
-scenarios.taxi_spending().as_function()(made_up, [])
+taxi.as_function()(made_up, [])
 
 # %% [markdown]
 # This is why the observation must be the tool's real result, computed by the tool, and why it

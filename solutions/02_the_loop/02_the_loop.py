@@ -67,8 +67,9 @@ def observation(result):
 # history and it asks for a tool; give it the observation and it answers.
 
 # %%
-model = scenarios.taxi_spending().as_function()
-messages = [{"role": "user", "content": "How much did I spend on taxis in September?"}]
+taxi = scenarios.get("taxi_spending", lang="notebook")  # in the language this notebook is in
+model = taxi.as_function()
+messages = [{"role": "user", "content": taxi.question}]
 reply = model(messages, [])
 print("first reply: ", reply)
 
@@ -966,7 +967,7 @@ assert (r.answer, r.status, r.steps) == (scenario.answer, "done", 3), (
 for name in ["taxi_spending", "asks_other_customer", "vague_vs_specific_error",
              "unknown_tool_then_recover", "wants_card_block", "never_finishes"]:
     SESSION = Shop(customer_id="C-001")
-    scenario = scenarios.get(name)
+    scenario = scenarios.get(name, lang="notebook")
     result = run_agent(scenario.question, scenario.as_function(max_calls=25))
     print(f"{name:26} {result.status:20} steps={result.steps}  answer={result.answer!r}")
     if name == "wants_card_block":
@@ -985,7 +986,7 @@ for name in ["taxi_spending", "asks_other_customer", "vague_vs_specific_error",
 
 # %%
 SESSION = Shop(customer_id="C-001")
-scenario = scenarios.asks_other_customer()
+scenario = scenarios.get("asks_other_customer", lang="notebook")
 model = scenario.as_function(max_calls=25)
 print(run_agent(scenario.question, model))
 for m in model.requests[-1]:
