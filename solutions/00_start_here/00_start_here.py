@@ -288,7 +288,7 @@ for final in (answer, {"final": ""}, {"final": "No tool is needed: your order ha
 # the fake, so your score never depends on a provider.
 
 # %%
-from workbook.providers import ProviderError, live_enabled, live_failure, make_client
+from workbook.providers import SKIP_HINT, ProviderError, live_enabled, live_failure, make_client
 
 if live_enabled():
     try:
@@ -308,7 +308,7 @@ if live_enabled():
     except Exception as e:  # its own text (no key), and whose failure it is: the provider's or this notebook's
         print(live_failure(e))
 else:
-    print("Live cell skipped: set LLM_PROVIDER=ollama, deepseek, openai or anthropic to run it against a real model.")
+    print(SKIP_HINT)
 
 # %% [markdown]
 # ## Where the agent's files live
