@@ -113,7 +113,7 @@ def test_a_value_comparison_is_never_read_as_a_type_check():
     hinted = translate("ru", f"{said} — ask is_retryable(error) before you retry: a 400 is raised at once")
     assert hinted.endswith(" — спросите is_retryable(error), прежде чем повторять: 400 бросается сразу"), hinted
     assert "ожидался тип" not in hinted and "бросил" not in hinted, hinted
-    assert translate("ru", "the result should be an int, got str '5'") == "результат: ожидался тип an int, получено str '5'"
+    assert translate("ru", "the result should be an int, got str '5'") == "результат: ожидался тип int, получено str '5'"
 
 
 def test_the_kernels_hooks_translate_a_message_and_a_printed_line():

@@ -180,7 +180,9 @@ def is_type(value, types_, what: str = "the result") -> None:
     __tracebackhide__ = True  # IPython hides this frame unless it is the innermost one
     if not isinstance(value, types_):
         names = " or ".join(t.__name__ for t in (types_ if isinstance(types_, tuple) else (types_,)))
-        raise failure(f"{what} should be {with_article(names)}, got {type(value).__name__} {short(value, 80)}")
+        if with_article(names).startswith("an "):  # whole templates, so a catalog can drop the article
+            raise failure(f"{what} should be an {names}, got {type(value).__name__} {short(value, 80)}")
+        raise failure(f"{what} should be a {names}, got {type(value).__name__} {short(value, 80)}")
 
 
 def expect(condition, message: str) -> None:

@@ -96,8 +96,10 @@ def _said(shape: str, where: str, what: str, values: dict) -> str:
     path, expected, actual, kind, got, wanted, count, length, listed, missing, extra, at = (
         values.get(name, "") for name in _QUOTED)
 
-    def as_is_type() -> str:  # checks.is_type's very words: its template translates them
-        return f"{what} should be {with_article(kind.__name__)}, got {got}"
+    def as_is_type() -> str:  # checks.is_type's very words, a whole template per article
+        if with_article(kind.__name__).startswith("an "):
+            return f"{what} should be an {kind.__name__}, got {got}"
+        return f"{what} should be a {kind.__name__}, got {got}"
 
     top = {"none": lambda: f"{what} should be None, got {got}",
            "a": lambda: f"{what} should be a {kind.__name__}, got None" if got == "None" else as_is_type(),
