@@ -45,11 +45,8 @@ lab-instructor: venv
 # CI's command runs the linter first (issue 26): a lint finding fails `make test`.
 test: lint
 # Every test and gate (README, CI), spread over the cores by pytest-xdist: the gates share one
-# worker (they read one graded batch, which runs its own GATES_WORKERS processes), so at least
-# three workers: on 2 cores, with two, everything else ran on one worker, one test after another
-# (browsers, servers and kernels mostly wait), and that worker, not the CPU, set the time.
-WORKERS := $(shell python3 -c 'import os; print(max(3, os.cpu_count() or 1))' 2>/dev/null || echo 3)
-XDIST   ?= -n $(WORKERS) --dist loadgroup
+# worker (they read one graded batch, which runs its own GATES_WORKERS processes).
+XDIST   ?= -n auto --dist loadgroup
 # Bytecode is compiled once, here, and kept (a shell that sets PYTHONDONTWRITEBYTECODE would
 # otherwise make every kernel, judge and test process compile the workbook and rewrite the tests
 # again): the judge and the kernels run with it set and read what this wrote.
