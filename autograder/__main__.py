@@ -109,50 +109,50 @@ def main(argv: list[str] | None = None) -> int:
     lines: list[str] = []
     code = 0
     if args.command == "release":
-        from autograder.release import release
+        from autograder.release.release import release
         lines = release(course, only=args.chapter)
     elif args.command == "collect" and args.exchange is not None:
-        from autograder.exchange import collect_exchange
+        from autograder.pipeline.exchange import collect_exchange
         if args.source is not None or args.chapter:
             raise AutograderError("collect takes a folder or zip, or --exchange DIR, not both (nor --chapter)")
         lines = collect_exchange(course, args.exchange, args.course_id, skip_bad=args.skip_bad, students=args.roster)
     elif args.command == "collect":
-        from autograder.collect import collect
+        from autograder.pipeline.collect import collect
         if args.source is None:
             raise AutograderError("collect needs a folder, a .zip or --exchange DIR")
         if args.roster is not None:
             raise AutograderError("--roster is for --exchange (a folder or zip names its students itself)")
         lines = collect(course, args.source, skip_bad=args.skip_bad, chapter=args.chapter)
     elif args.command == "release-feedback":
-        from autograder.exchange import release_feedback
+        from autograder.pipeline.exchange import release_feedback
         lines = release_feedback(course, args.exchange, args.course_id)
     elif args.command == "grade":
-        from autograder.cohort import grade
+        from autograder.pipeline.cohort import grade
         from autograder.settings import Limits
         if args.workers < 1 or args.timeout < 1:
             raise AutograderError("--workers and --timeout must be at least 1")
         grade(course, workers=args.workers, limits=Limits(cell_timeout=args.timeout, sandbox=args.sandbox),
               students=args.student, chapters=args.chapter, cluster=args.cluster, force=args.force)
     elif args.command == "feedback":
-        from autograder.feedback import feedback
+        from autograder.pipeline.feedback import feedback
         lines = feedback(course, workers=args.workers)
     elif args.command == "export":
-        from autograder.export import export
+        from autograder.pipeline.export import export
         lines = export(course, args.out, lms=args.lms)
     elif args.command == "report":
-        from autograder.export import report
+        from autograder.pipeline.export import report
         lines = report(course)
     elif args.command == "check":
-        from autograder.check import check
+        from autograder.pipeline.check import check
         code, lines = check(args.notebook, timeout=args.timeout, chapters=course.release)
     elif args.command == "demo":
-        from autograder.demo import demo
+        from autograder.pipeline.demo import demo
         demo(course, workers=args.workers)
     elif args.command == "sample-cohort":
-        from autograder.sample import regenerate
+        from autograder.gates.sample import regenerate
         lines = regenerate(course)
     elif args.command == "i18n":
-        from autograder import i18n_status
+        from autograder.i18n import i18n_status
         if args.i18n_command == "status":
             lines = i18n_status.status(course, args.lang, args.chapters or None)
         elif args.i18n_command == "skeleton":
@@ -160,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             sys.stdout.write(i18n_status.messages_skeleton(course, args.lang, args.part, hidden=args.hidden))
     elif args.command == "mutant-diff":
-        from autograder.mutant_diff import mutant_diff
+        from autograder.gates.mutant_diff import mutant_diff
         lines = mutant_diff(course, args.chapter, args.name, args.edited)
     print("\n".join(lines)) if lines else None
     return code

@@ -14,5 +14,5 @@ from autograder.settings import nbgrader_config  # noqa: E402
 
 c = get_config()  # noqa: F821 - provided by traitlets when it loads this file
 c.merge(nbgrader_config())
-c.Autograde.exporter_class = "autograder.nbgrader_buttons.GradeElsewhere"
-c.ExchangeFactory.collect = "autograder.nbgrader_buttons.CourseCollect"
+c.Autograde.exporter_class = "autograder.pipeline.nbgrader_buttons.GradeElsewhere"
+c.ExchangeFactory.collect = "autograder.pipeline.nbgrader_buttons.CourseCollect"

@@ -10,8 +10,8 @@ from pathlib import Path
 import nbformat
 from nbformat.reader import NotJSONError
 
-from autograder import includes
 from autograder.course import AutograderError
+from autograder.release import includes
 
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 CELL_METADATA = ("nbgrader", "tags", "deletable", "editable")  # everything else is editor noise
@@ -127,7 +127,7 @@ def normalise(nb) -> nbformat.NotebookNode:
 
 def from_py(path: Path) -> nbformat.NotebookNode:
     """Build the notebook for a jupytext py:percent chapter source, its `#@include` lines
-    expanded (autograder/includes.py)."""
+    expanded (autograder/release/includes.py)."""
     import jupytext
 
     text = includes.expand_file(path)  # a missing or ambiguous source stops here, saying which

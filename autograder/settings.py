@@ -40,9 +40,9 @@ def nbgrader_config(course: Course | None = None, db: str | None = None,
         LimitOutput,
     )
 
-    from autograder.execute import SafeExecute
-    from autograder.feedback_filter import HideHiddenTests
-    from autograder.scoring import SaveOwnGrades
+    from autograder.pipeline.execute import SafeExecute
+    from autograder.pipeline.feedback_filter import HideHiddenTests
+    from autograder.pipeline.scoring import SaveOwnGrades
 
     course = course or Course()
     limits = limits or Limits()

@@ -23,10 +23,11 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from autograder import cohort, gradebook, variants
 from autograder.course import REPO, Course
-from autograder.release import build_release
-from autograder.sandbox import bwrap_problem
+from autograder.gates import variants
+from autograder.pipeline import cohort, gradebook
+from autograder.release.release import build_release
+from autograder.sandbox.sandbox import bwrap_problem
 from autograder.settings import Limits
 from bench import print_table
 from bench.dask_cluster import Cluster

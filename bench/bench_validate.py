@@ -14,8 +14,8 @@ from pathlib import Path
 from nbgrader.validator import Validator
 from traitlets.config import Config
 
-from autograder import variants
 from autograder.course import Course
+from autograder.gates import variants
 from bench import print_table
 
 COURSE = Course()

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from autograder import variants
 from autograder.course import Course
+from autograder.gates import variants
 from tests import rebind_cases, rebound
 
 PASS_THROUGH = "elsewhere = lambda fn, *args, seconds=0, hash_salt=None, **kwargs: fn(*args, **kwargs)\n"

@@ -138,7 +138,7 @@ def graded(tmp_path_factory):
     submission, its chapter, the code the grading imports and the installed versions.
     Submissions whose notebooks or side effects a test reads afterwards are graded on every run.
     """
-    from autograder import cohort
+    from autograder.pipeline import cohort
     from tests import cell_deps, gates
 
     pairs = gates.plan()

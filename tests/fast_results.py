@@ -13,8 +13,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from autograder import results
 from autograder.judge.process import Zygote
+from autograder.pipeline import results
 from tests.fast_template import Template
 
 

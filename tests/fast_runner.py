@@ -6,7 +6,7 @@ differs from it, the process forks and the child runs the variant from that cell
 prefix is never run twice. Test cells are graded as the grader grades them: by a judge
 (autograder/judge/), forked for each run (the solved notebook's, and each variant's) by a zygote
 branched for this chapter, while the notebook's shell only serves it (the grader's one line,
-judge/cells.py). A test passes when the judge says its code ran to its end (autograder/scoring.py's
+judge/cells.py). A test passes when the judge says its code ran to its end (autograder/pipeline/scoring.py's
 rule); stderr is an event, not a loss (execute.py). So the fast runner is the grader's judge with an
 unsandboxed kernel, and `make test-real` proves the two pipelines equal on every variant.
 
@@ -36,11 +36,12 @@ import time
 import types
 from pathlib import Path
 
-from autograder import notebooks, results
+from autograder import notebooks
 from autograder.course import REPO
 from autograder.judge.cells import ANOTHER, REPLAY, SERVE, replay_cells
 from autograder.judge.process import command, request_judge
 from autograder.judge.zygote import warm
+from autograder.pipeline import results
 from workbook.process_watch import adopt_orphans
 
 BACKSTOP = 10  # wall seconds per CPU second of a cell's limit, for a cell that sleeps or blocks

@@ -21,8 +21,11 @@ from pathlib import Path
 
 import pytest
 
-from autograder import notebooks, results, sandbox, variants
+from autograder import notebooks
 from autograder.course import REPO, Course
+from autograder.gates import variants
+from autograder.pipeline import results
+from autograder.sandbox import sandbox
 from autograder.settings import Limits
 from tests import (
     attacks,
@@ -58,7 +61,7 @@ ALWAYS_GRADED = ("os_exit", "huge_output", "read_solutions", *hostile_os.POST_CH
 # git-ignored by default; CI keeps it where the next run on the machine finds it (.ci/run)
 CACHE = Path(os.environ.get("GATES_CACHE_DIR") or REPO / "autograder" / "work" / "gate-cache")
 # Where grading starts: the pipeline (cohort.grade), the fast runner, and the gates' own cases.
-ENTRY_POINTS = ("autograder.cohort", "tests.gates", "tests.fast_runner", "tests.fast_results")
+ENTRY_POINTS = ("autograder.pipeline.cohort", "tests.gates", "tests.fast_runner", "tests.fast_results")
 OURS = ("autograder", "workbook", "tests")
 DATA = ("agent_files",)  # read by the notebooks' tools
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from autograder import notebooks, results, variants
-from autograder.sample import (  # the sample cohort's hostile students are cases here too
+from autograder import notebooks
+from autograder.gates import variants
+from autograder.gates.sample import (  # the sample cohort's hostile students are cases here too
     ALWAYS_EQUAL,
     cheat_answers,
     first_answer_defs,
@@ -19,6 +20,7 @@ from autograder.sample import (  # the sample cohort's hostile students are case
     patch_workbook_code,
     stderr_noise,
 )
+from autograder.pipeline import results
 
 
 @dataclass(frozen=True)

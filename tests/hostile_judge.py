@@ -7,7 +7,7 @@ each must score 0 on every exercise.
 
 from __future__ import annotations
 
-from autograder import variants
+from autograder.gates import variants
 from tests.hostile import Expect
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import nbformat
 
-from autograder import variants
 from autograder.course import Course
+from autograder.gates import variants
 from tests.hostile import Expect
 
 DETACHED = "AGENTLOOP-HOSTILE-DETACHED"

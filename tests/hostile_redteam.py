@@ -6,7 +6,7 @@ autograded notebook or in the kernel's view is checked in tests/test_gates_integ
 
 from __future__ import annotations
 
-from autograder import variants
+from autograder.gates import variants
 from tests.hostile import Expect
 from tests.hostile_os import LEAK, _stub_answers
 

@@ -10,8 +10,8 @@ of their own; tests/test_rebind_*.py assert what each must score.
 
 from __future__ import annotations
 
-from autograder import variants
 from autograder.course import Course
+from autograder.gates import variants
 
 CH21, CH23 = "21_responses_api", "23_traces"
 

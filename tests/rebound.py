@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import os
 
-from autograder import notebooks, results, variants
+from autograder import notebooks
 from autograder.course import Course
+from autograder.gates import variants
+from autograder.pipeline import results
 
 KINDS = ("base", "liar", "pass")
 

@@ -10,12 +10,13 @@ import zipfile
 
 import pytest
 
-from autograder import results, variants
 from autograder.__main__ import main
-from autograder.collect import collect
 from autograder.course import REPO, AutograderError, Course
-from autograder.export import export, report
-from autograder.release import release
+from autograder.gates import variants
+from autograder.pipeline import results
+from autograder.pipeline.collect import collect
+from autograder.pipeline.export import export, report
+from autograder.release.release import release
 
 PILOT = REPO / "tests" / "pilot"
 CHAPTER = "00_pilot"

@@ -7,9 +7,11 @@ import json
 import nbformat
 import pytest
 
-from autograder import caps, cohort, sandbox, variants
 from autograder.course import REPO, Course
-from autograder.release import build_release
+from autograder.gates import variants
+from autograder.pipeline import cohort
+from autograder.release.release import build_release
+from autograder.sandbox import caps, sandbox
 from autograder.settings import Limits
 
 MB = 2**20

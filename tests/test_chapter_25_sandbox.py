@@ -10,9 +10,9 @@ import sys
 
 import pytest
 
-from autograder import sandbox
 from autograder.course import REPO
-from autograder.includes import source_of
+from autograder.release.includes import source_of
+from autograder.sandbox import sandbox
 
 pytestmark = pytest.mark.skipif(sandbox.bwrap_problem() is not None, reason=str(sandbox.bwrap_problem()))
 SOLUTIONS = REPO / "solutions"

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from autograder.__main__ import main_with_errors
-from autograder.check import check, suggest
 from autograder.course import AutograderError
+from autograder.pipeline.check import check, suggest
 
 CHAPTERS = ("00_start_here", "01_one_step", "03_openai_format")
 

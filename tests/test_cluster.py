@@ -18,9 +18,11 @@ import sqlite3
 
 import pytest
 
-from autograder import cohort, export, notebooks, variants
+from autograder import notebooks
 from autograder.course import REPO, AutograderError, Course
-from autograder.sandbox import bwrap_problem
+from autograder.gates import variants
+from autograder.pipeline import cohort, export
+from autograder.sandbox.sandbox import bwrap_problem
 from autograder.settings import Limits
 from bench.dask_cluster import Cluster
 from tests import hostile_judge

@@ -7,8 +7,9 @@ import threading
 
 import pytest
 
-from autograder import cluster, cluster_task, gradebook
+from autograder.cluster import cluster, cluster_task
 from autograder.course import AutograderError, Course
+from autograder.pipeline import gradebook
 from autograder.settings import Limits
 
 SCHEMA = """

@@ -7,8 +7,8 @@ import signal
 import sqlite3
 import time
 
-from autograder import cohort, gradebook
 from autograder.course import Course
+from autograder.pipeline import cohort, gradebook
 from autograder.settings import Limits
 
 VICTIM = ("carol", "01_b")  # grading this submission kills the worker that holds it

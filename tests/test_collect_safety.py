@@ -14,9 +14,9 @@ from pathlib import PurePosixPath
 
 import pytest
 
-from autograder import collect as collect_module
-from autograder.collect import collect, lms_place, read_regular
 from autograder.course import REPO, AutograderError, Course
+from autograder.pipeline import collect as collect_module
+from autograder.pipeline.collect import collect, lms_place, read_regular
 
 PILOT = REPO / "tests" / "pilot"
 CHAPTER = "00_pilot"

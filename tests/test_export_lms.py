@@ -23,10 +23,11 @@ from pathlib import Path
 import pytest
 from nbgrader.utils import notebook_hash
 
-from autograder import exchange, lms_export, notebooks, results
-from autograder.collect import collect
+from autograder import notebooks
 from autograder.course import REPO, AutograderError, Course
-from autograder.export import export
+from autograder.pipeline import exchange, lms_export, results
+from autograder.pipeline.collect import collect
+from autograder.pipeline.export import export
 from tests.lms_imports import canvas_import, moodle_import, moodle_worksheet
 
 SAMPLE = REPO / "autograder" / "sample_cohort"

@@ -1,7 +1,7 @@
 """grades.csv's notes keep the reason of an error (issue 46): a message whose first line only
 introduces it ("nbgrader ... failed for ...:") is followed by its last line, the reason."""
 
-from autograder.export import one_line
+from autograder.pipeline.export import one_line
 
 
 def test_a_note_keeps_the_reason_after_an_introducing_line():

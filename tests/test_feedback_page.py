@@ -1,7 +1,7 @@
 """The feedback page a student reads (issue 45): its summary names each test's exercise and kind
 (nbgrader says "Test cell" for every one), long lines wrap, and the page says once, where it
-starts, why it shows less after the first hidden test (autograder/feedback_filter.py,
-autograder/feedback_page/). Its look in Chromium: tests/browser/test_feedback_page.py."""
+starts, why it shows less after the first hidden test (autograder/pipeline/feedback_filter.py,
+autograder/pipeline/feedback_page/). Its look in Chromium: tests/browser/test_feedback_page.py."""
 
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ from traitlets.config import Config
 
 from autograder import notebooks
 from autograder.course import REPO, Course
-from autograder.feedback_filter import (
+from autograder.judge import heard
+from autograder.pipeline.feedback_filter import (
     WITHHELD,
     WITHHELD_ANCHOR,
     WITHHELD_NOTE,
@@ -26,7 +27,6 @@ from autograder.feedback_filter import (
     exercise_label,
     use_course_page,
 )
-from autograder.judge import heard
 
 PILOT = REPO / "tests" / "pilot"
 CHAPTER = "00_pilot"

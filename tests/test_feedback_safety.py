@@ -15,9 +15,10 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_output, new_raw_ce
 from nbgrader.utils import compute_checksum
 from traitlets.config import Config
 
-from autograder import feedback, notebooks
+from autograder import notebooks
 from autograder.course import REPO, Course
-from autograder.feedback_filter import (
+from autograder.pipeline import feedback
+from autograder.pipeline.feedback_filter import (
     HIDDEN,
     NOT_SHOWN,
     WITHHELD_NOTE,

@@ -9,10 +9,12 @@ import json
 
 import pytest
 
-from autograder import notebooks, results, sample, variants
+from autograder import notebooks
 from autograder.course import AutograderError
-from autograder.i18n_release import released
-from autograder.release import README, generate
+from autograder.gates import sample, variants
+from autograder.i18n.i18n_release import released
+from autograder.pipeline import results
+from autograder.release.release import README, generate
 from tests import gates
 
 CHAPTERS = gates.chapters()

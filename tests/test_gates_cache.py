@@ -33,7 +33,7 @@ def test_the_walk_finds_every_module_python_imports_for_grading():
     """Run what grading runs (imports, and the function that imports the preprocessors) and list
     our modules Python loaded: each must be in graded_files()."""
     code = ("import sys; sys.path.insert(0, '.')\n"
-            "import autograder.cohort, autograder.grading, tests.gates, tests.fast_runner\n"
+            "import autograder.pipeline.cohort, autograder.pipeline.grading, tests.gates, tests.fast_runner\n"
             "from autograder.settings import nbgrader_config; nbgrader_config()\n"
             "import workbook.checks\n"
             "print('\\n'.join(sorted(m.__file__ for m in list(sys.modules.values())\n"
@@ -45,7 +45,7 @@ def test_the_walk_finds_every_module_python_imports_for_grading():
     assert len(loaded) > 20, done.stdout
     missing = sorted(loaded - walked)
     assert not missing, f"imported while grading but not in the gate cache key: {missing}"
-    assert str(REPO / "autograder" / "kernel_limits.py") in walked, "a file the grader reads by name"
+    assert str(REPO / "autograder" / "sandbox" / "kernel_limits.py") in walked, "a file the grader reads by name"
 
 
 def _touched(root, rel):
@@ -58,10 +58,10 @@ def _touched(root, rel):
         path.write_bytes(before)
 
 
-@pytest.mark.parametrize("rel", ["autograder/scoring.py",  # imported inside a function
-                                 "autograder/kernel_limits.py",  # read by path, sent to the kernel
+@pytest.mark.parametrize("rel", ["autograder/pipeline/scoring.py",  # imported inside a function
+                                 "autograder/sandbox/kernel_limits.py",  # read by path, sent to the kernel
                                  "autograder/judge/runner.py",  # started as `python -m autograder.judge`
-                                 "autograder/variants.py", "workbook/checks.py", "tests/fast_runner.py", "tests/cell_deps.py",
+                                 "autograder/gates/variants.py", "workbook/checks.py", "tests/fast_runner.py", "tests/cell_deps.py",
                                  "agent_files/kb/returns-2025.md"])
 def test_a_change_to_a_graded_file_changes_the_key(copy, key, rel):
     if not (copy / rel).is_file():
@@ -76,7 +76,7 @@ def test_a_module_becomes_part_of_the_key_when_graded_code_imports_it(copy, key)
     try:
         assert new not in gates.graded_files(copy)
         assert _touched(copy, "autograder/brand_new.py") == key, "a module nothing graded imports is in the key"
-        scoring = copy / "autograder" / "scoring.py"
+        scoring = copy / "autograder" / "pipeline" / "scoring.py"
         before = scoring.read_bytes()
         scoring.write_bytes(before + b"\n\ndef _later():\n    from autograder import brand_new  # noqa\n")
         try:

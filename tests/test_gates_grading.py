@@ -13,7 +13,8 @@ import re
 
 import pytest
 
-from autograder import feedback_filter, notebooks
+from autograder import notebooks
+from autograder.pipeline import feedback_filter
 from autograder.settings import WALL_FACTOR
 from tests import gates
 

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder import export, feedback, feedback_filter, notebooks
+from autograder import notebooks
 from autograder.course import REPO
+from autograder.pipeline import export, feedback, feedback_filter
 from tests import gates, hostile_os, hostile_redteam
 
 pytestmark = pytest.mark.slow

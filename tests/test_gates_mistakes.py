@@ -16,7 +16,7 @@ import re
 
 import pytest
 
-from autograder import variants
+from autograder.gates import variants
 from tests import gates
 from tests.mistakes import MISTAKES, NOT_CODE
 

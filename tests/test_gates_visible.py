@@ -13,7 +13,8 @@ import warnings
 
 import pytest
 
-from autograder import results, variants
+from autograder.gates import variants
+from autograder.pipeline import results
 from tests import gates
 
 pytestmark = pytest.mark.slow

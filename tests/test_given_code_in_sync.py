@@ -1,5 +1,5 @@
 """Given code is written once: a chapter that re-provides code from another chapter (or a test cell
-that needs a helper another cell has) writes `#@include` (autograder/includes.py), so the copies
+that needs a helper another cell has) writes `#@include` (autograder/release/includes.py), so the copies
 cannot drift. This guard finds the copies still written out by hand, exact or not: two top-level
 defs or classes whose code is at least 90 % similar (difflib's ratio on their text), with names,
 docstrings, comments, type hints and solution markers ignored. Each one becomes an `#@include` or

@@ -12,9 +12,10 @@ import threading
 import nbformat
 import pytest
 
-from autograder import execute, export, results, sandbox, scoring
 from autograder.course import REPO, AutograderError, Course
 from autograder.judge import watch as watches
+from autograder.pipeline import execute, export, results, scoring
+from autograder.sandbox import sandbox
 
 BWRAP = pytest.mark.skipif(sandbox.bwrap_problem() is not None, reason=str(sandbox.bwrap_problem()))
 
@@ -219,8 +220,8 @@ def test_export_skips_broken_results_and_says_so(tmp_path):
 
 
 def test_grade_refuses_before_grading_anything_without_a_sandbox(monkeypatch, tmp_path):
-    from autograder import cohort
     from autograder.__main__ import main
+    from autograder.pipeline import cohort
 
     monkeypatch.setattr(sandbox, "bwrap_problem", lambda: "bubblewrap (`bwrap`) is not installed")
     course = Course(root=REPO, workspace=REPO / "autograder" / "work" / f"t-{tmp_path.name}")

@@ -30,9 +30,9 @@ from nbgrader.exchange.default import (
 )
 from traitlets.config import Config
 
-from autograder import collect, exchange
 from autograder.__main__ import main
 from autograder.course import AutograderError, Course
+from autograder.pipeline import collect, exchange
 
 ROOT = Path(__file__).resolve().parent.parent
 PILOT = ROOT / "tests" / "pilot"

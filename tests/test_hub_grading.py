@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder import sandbox
 from autograder.course import Course
+from autograder.sandbox import sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 PILOT = ROOT / "tests" / "pilot"
@@ -35,7 +35,7 @@ def layered(tmp_path_factory) -> Path:
 
 
 def test_the_sandbox_binds_what_a_pth_adds_but_never_the_repository(layered):
-    code = "from autograder import sandbox; print(sorted(map(str, sandbox.pth_folders())))"
+    code = "from autograder.sandbox import sandbox; print(sorted(map(str, sandbox.pth_folders())))"
     done = subprocess.run([str(layered), "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.replace("'", '"')) == [str(SITE.resolve())]

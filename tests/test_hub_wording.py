@@ -13,9 +13,10 @@ from nbformat.v4 import new_output
 from nbgrader.utils import compute_checksum
 from traitlets.config import Config
 
-from autograder import demo, notebooks
+from autograder import notebooks
 from autograder.course import Course
-from autograder.feedback_filter import HIDDEN_LABEL, VISIBLE_LABEL, HideHiddenTests
+from autograder.pipeline import demo
+from autograder.pipeline.feedback_filter import HIDDEN_LABEL, VISIBLE_LABEL, HideHiddenTests
 from autograder.settings import Limits
 from workbook import progress, providers
 

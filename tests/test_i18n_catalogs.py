@@ -16,9 +16,9 @@ import warnings
 import nbformat
 import pytest
 
-from autograder import i18n, i18n_messages, i18n_status
 from autograder.course import Course
-from autograder.i18n_messages import HIDDEN_MARK, LIBRARY
+from autograder.i18n import i18n, i18n_messages, i18n_status
+from autograder.i18n.i18n_messages import HIDDEN_MARK, LIBRARY
 from hub.student_course import SKIPPED
 from workbook.i18n import I18N, languages
 

@@ -12,8 +12,9 @@ import shutil
 
 import pytest
 
-from autograder import i18n, notebooks
+from autograder import notebooks
 from autograder.course import Course
+from autograder.i18n import i18n
 from workbook.i18n import languages, question_digest
 
 COURSE = Course()

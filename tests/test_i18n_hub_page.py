@@ -10,8 +10,8 @@ import shutil
 import pytest
 from nbgrader.utils import notebook_hash
 
-from autograder import collected, exchange
 from autograder.course import REPO, Course
+from autograder.pipeline import collected, exchange
 
 CHAPTER = "00_start_here"
 STAMP = "2026-12-01 10:00:00.000000 UTC"

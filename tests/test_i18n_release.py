@@ -3,7 +3,7 @@ the English release and today's translation, only a chapter whose translation is
 current is released, and every code cell is the English notebook's byte for byte (source,
 metadata, nbgrader checksum, id), so a translated notebook is graded exactly as its English twin:
 the same assignment, the same grade ids, the same tests, in one gate run
-(autograder/i18n_release.py)."""
+(autograder/i18n/i18n_release.py)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ import shutil
 
 import pytest
 
-from autograder import i18n, i18n_release, notebooks
+from autograder import notebooks
 from autograder.course import Course
+from autograder.i18n import i18n, i18n_release
 from workbook.i18n import META, languages
 
 COURSE = Course()

@@ -1,7 +1,7 @@
 """What a learner who chose another language reads (issue 50): which language is chosen (the
 notebook's metadata, AGENT_LOOP_LANG, the locale; `make lab LANG=ru`), how a message is matched to
 its template and translated, the kernel's hooks, and the quiz, progress, env_check, `make check`,
-Validate and the feedback page in Russian (workbook/i18n/, autograder/i18n_feedback.py)."""
+Validate and the feedback page in Russian (workbook/i18n/, autograder/i18n/i18n_feedback.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 from traitlets.config import Config
 
-from autograder import check, i18n_feedback
+from autograder.i18n import i18n_feedback
+from autograder.pipeline import check
 from tests.test_feedback_page import graded, page, pilot_course
 from workbook import env, progress, quiz, saved_answers, validate
 from workbook.i18n import (

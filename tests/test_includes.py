@@ -1,4 +1,4 @@
-"""`#@include` (autograder/includes.py): given code restated from another chapter is written once.
+"""`#@include` (autograder/release/includes.py): given code restated from another chapter is written once.
 
 The expansion is exact (the source's text, solution markers dropped), a missing, unknown or
 ambiguous source stops the build saying which, a changed source is picked up by the next build,
@@ -9,8 +9,9 @@ import collections
 
 import pytest
 
-from autograder import includes, notebooks, release
+from autograder import notebooks
 from autograder.course import AutograderError, Course
+from autograder.release import includes, release
 from workbook.paths import ROOT
 
 SOURCE = '''\

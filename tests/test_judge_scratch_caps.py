@@ -17,9 +17,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import sandbox
 from autograder.judge import nofollow, scratch
 from autograder.judge.scratch import FILE_CAP, TOTAL_CAP, Mirror, ScratchFull
+from autograder.sandbox import sandbox
 
 MB = 2**20
 LIMIT = f"passed the judge's limit of {TOTAL_CAP // MB} MB"
@@ -182,7 +182,7 @@ def _notebook():
 def graded(tmp_path_factory):
     if sandbox.bwrap_problem() is not None:
         pytest.skip(str(sandbox.bwrap_problem()))
-    from autograder.execute import SafeExecute
+    from autograder.pipeline.execute import SafeExecute
 
     source = tmp_path_factory.mktemp("course")
     (source / "ch").mkdir()

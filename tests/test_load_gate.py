@@ -16,7 +16,8 @@ import sys
 
 import pytest
 
-from autograder import cohort, variants
+from autograder.gates import variants
+from autograder.pipeline import cohort
 from autograder.settings import Limits
 from tests import gates
 

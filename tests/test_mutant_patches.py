@@ -13,9 +13,9 @@ import re
 
 import pytest
 
-from autograder import mutant_diff, variants
 from autograder.__main__ import main
 from autograder.course import REPO, AutograderError, Course
+from autograder.gates import mutant_diff, variants
 
 PILOT = Course(root=REPO / "tests" / "pilot")
 MUTANTS = [(course, chapter, name) for course in (Course(), PILOT) for chapter in course.chapters()

@@ -5,7 +5,7 @@ import openai
 import pytest
 from pydantic_ai.providers._model_deprecations import OPENAI_MODEL_DEPRECATIONS
 
-from autograder import i18n_messages
+from autograder.i18n import i18n_messages
 from tests.reference_loop import run_agent, tools_for
 from workbook import providers, scenarios
 from workbook.engine import reasoning

@@ -1,6 +1,6 @@
 """Every released chapter ends with its reading list, from docs/READING.md alone (issue 45 item 4).
 
-`release` appends the chapter's row of READING.md as the last markdown cell (autograder/reading.py);
+`release` appends the chapter's row of READING.md as the last markdown cell (autograder/release/reading.py);
 these tests fail when a chapter was released before READING.md changed, when READING.md lacks a
 chapter, when a solution restates the list by hand, or when learner-facing text says "seed" for
 anything but chapter 20's random seeds.
@@ -12,8 +12,9 @@ import re
 import pytest
 from nbformat.v4 import new_notebook
 
-from autograder import notebooks, reading
+from autograder import notebooks
 from autograder.course import AutograderError, Course
+from autograder.release import reading
 
 COURSE = Course()
 CHAPTERS = COURSE.chapters()

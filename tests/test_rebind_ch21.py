@@ -12,8 +12,10 @@ from __future__ import annotations
 import ast
 import builtins
 
-from autograder import notebooks, results, variants
+from autograder import notebooks
 from autograder.course import REPO
+from autograder.gates import variants
+from autograder.pipeline import results
 from tests import cell_deps, gates
 
 CHAPTER = "21_responses_api"

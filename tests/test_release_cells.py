@@ -12,7 +12,7 @@ import pytest
 
 from autograder import notebooks
 from autograder.course import Course
-from autograder.release import ends_with_expression, name_stubs, quiet_hidden_cells
+from autograder.release.release import ends_with_expression, name_stubs, quiet_hidden_cells
 from tests import gates
 
 CHAPTERS = gates.chapters()

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from traitlets.config import Config
 
-from autograder import cgroups, sandbox
+from autograder.sandbox import cgroups, sandbox
 from workbook.mcp_servers import run_async
 
 pytestmark = pytest.mark.skipif(sandbox.bwrap_problem() is not None, reason=str(sandbox.bwrap_problem()))

@@ -21,10 +21,11 @@ from typing import TYPE_CHECKING, Any
 
 from nbformat.notebooknode import NotebookNode
 
-from autograder import notebooks, sandbox
+from autograder import notebooks
 from autograder.judge.process import JudgeProcess
 from autograder.judge.scratch import SANDBOX_TMP
-from autograder.sandbox import SOCKETS, sandbox_pid
+from autograder.sandbox import sandbox
+from autograder.sandbox.sandbox import SOCKETS, sandbox_pid
 
 if TYPE_CHECKING:
     from jupyter_client.manager import KernelManager

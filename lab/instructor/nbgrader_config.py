@@ -9,7 +9,7 @@ course laid out the same way (`python -m autograder --root`), inside the lab's r
 
 The Formgrader's Autograde and Collect buttons (and `nbgrader autograde` / `collect` in the lab's
 terminal) grade and collect nothing here: they name the course's commands
-(autograder/nbgrader_buttons.py). nbgrader's autograde would run the tests in the student's kernel.
+(autograder/pipeline/nbgrader_buttons.py). nbgrader's autograde would run the tests in the student's kernel.
 """
 
 import os
@@ -47,7 +47,7 @@ c.Exchange.root = str(exchange)
 where = "" if course.root == REPO else f" --root {shlex.quote(str(course.root))}"
 if course.workspace != Course(ROOT).workspace:
     where += f" --workspace {shlex.quote(str(course.workspace))}"
-c.Autograde.exporter_class = "autograder.nbgrader_buttons.GradeElsewhere"
+c.Autograde.exporter_class = "autograder.pipeline.nbgrader_buttons.GradeElsewhere"
 c.GradeElsewhere.command = f"{shlex.quote(sys.executable)} -m autograder{where} grade"
-c.ExchangeFactory.collect = "autograder.nbgrader_buttons.CourseCollect"
+c.ExchangeFactory.collect = "autograder.pipeline.nbgrader_buttons.CourseCollect"
 c.CourseCollect.command = f"{shlex.quote(sys.executable)} -m autograder{where} collect FOLDER_OR_ZIP"

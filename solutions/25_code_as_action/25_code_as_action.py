@@ -852,7 +852,7 @@ for kind, row in TABLE.items():
 # through.
 #
 # What closes those holes is an **OS sandbox**: the program in a world of its own. This course's
-# grader runs every submission that way (`autograder/sandbox.py`), with bubblewrap on Linux:
+# grader runs every submission that way (`autograder/sandbox/sandbox.py`), with bubblewrap on Linux:
 #
 # - an empty root with only `/usr`, Python and the course's folders bound in, read-only;
 # - writable folders only in memory, each with a size cap (`--tmpfs` with `--size`);

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.exchange import uid_of
+from autograder.pipeline.exchange import uid_of
 from tests.browser.jupyter import CHROMIUM, ROOT, skip_reason
 from tests.browser.jupyter import shot as screenshot
 

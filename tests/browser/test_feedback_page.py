@@ -7,7 +7,7 @@ Screenshots: test-artifacts/feedback-summary.png, feedback-withheld-note.png, fe
 
 from __future__ import annotations
 
-from autograder.feedback_filter import WITHHELD_ANCHOR
+from autograder.pipeline.feedback_filter import WITHHELD_ANCHOR
 from tests.browser.jupyter import marks, shot
 from tests.test_feedback_page import LONG, graded, page, pilot_course
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import sandbox
+from autograder.sandbox import sandbox
 from tests.browser.jupyter import (
     BACKSTOP_S,
     ROOT,

@@ -2,7 +2,7 @@
 they read outside the chapter text (docs/TRANSLATING.md).
 
 A language is data: a folder `i18n/<lang>/` at the repository root holds its chapter texts and
-quizzes (read by `autograder/i18n*.py` when the course is released), `messages.json` (the messages
+quizzes (read by `autograder/i18n/*.py` when the course is released), `messages.json` (the messages
 of the chapters' visible test cells and the test helpers), `hidden.json` (what only hidden tests
 say: the feedback page's, never in a hub student's copy) and `ui.json` (the words of Validate, `make check`, `env_check`,
 `workbook progress`, the quiz and the feedback page). Both catalogs map an English template to its

@@ -1,6 +1,6 @@
 """`python -m workbook edition LANG NOTEBOOK`: the same notebook, its text in another edition.
 
-The editions of a chapter differ only in their markdown cells (autograder/i18n_release.py), so a
+The editions of a chapter differ only in their markdown cells (autograder/i18n/i18n_release.py), so a
 learner's notebook moves to another language by swapping those: each markdown cell still as the
 released edition it came from has it becomes that cell of the other edition (same cell id); a
 cell the learner wrote or changed, and every code cell (their answers), stay as they are. On a

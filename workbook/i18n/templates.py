@@ -3,7 +3,7 @@ translation.
 
 A template is what a test cell wrote: `f"call the model exactly once; it was called {model.calls}
 times"` is the template `call the model exactly once; it was called {model.calls} times`, its
-placeholder named by the expression's own text (`autograder/i18n_messages.py` extracts them);
+placeholder named by the expression's own text (`autograder/i18n/i18n_messages.py` extracts them);
 literal braces are doubled (`{{'role': 'user'}}`). A message the learner sees is matched against
 the English templates (the literal parts exactly, each placeholder any text, the same placeholder
 the same text) and written again with the translation's literal parts: the values stay as they
