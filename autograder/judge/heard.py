@@ -69,10 +69,12 @@ def mask_values(message: str) -> str:
 class Heard:
     """The texts a notebook sent while it was judged.
 
-    What the kernel sends is kept as it came (JSON data the link decoded and never changes, or an
-    HTTP body) and read only when a quiet message needs it (`redact`), or when PENDING items are
-    waiting: most tests pass, and their messages are never redacted (reading every message as it
-    came cost ~17 s of CPU over the gates' run)."""
+    What the kernel sends is kept as it came (a message's raw JSON, or a copy of an HTTP body) and
+    read only when a quiet message needs it (`redact`), or when PENDING items are waiting: most
+    tests pass, and their messages are never redacted (reading every message as it came cost ~17 s
+    of CPU over the gates' run). Nothing changes the raw JSON afterwards: the link reads it into
+    new lists and dicts (codec.Decoder); only an SDK model's untyped field may hold a part of it
+    as it is, and only the grader's own test code, never the notebook, holds that model."""
 
     PENDING = 4_096  # messages kept unread; past it, they are read into texts and names
 
