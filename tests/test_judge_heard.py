@@ -58,3 +58,17 @@ def test_a_name_the_notebook_chose_is_taken_out_whatever_its_length():
     assert "Spending_fo" not in out and "Leaky" not in out and "Refund_mone" not in out, out
     heard.add({"$rec": "__main__:AgentResult", "f": {}})
     assert heard.redact("must return an AgentResult", source) == "must return an AgentResult"
+
+
+def test_kept_messages_are_read_when_a_message_is_redacted_or_past_the_cap():
+    """Heard keeps the kernel's messages unread (most tests pass and are never redacted) and reads
+    them when a quiet message needs them, or once PENDING wait: the same texts either way."""
+    heard = Heard()
+    heard.add({"ok": {"$rec": "__main__:Leak", "f": {"note": "the hidden docstring's words"}}})
+    heard.add_body(b'{"messages": [{"content": "a body the SDK client posted"}]}')
+    said = heard.redact("got the hidden docstring's words and a body the SDK client posted from Leak")
+    assert "hidden docstring" not in said and "SDK client" not in said and "Leak" not in said, said
+    many = Heard()
+    for i in range(Heard.PENDING + 1):
+        many.add(f"message number {i:06d}")
+    assert not many._pending and "message number 000000" in many._texts
