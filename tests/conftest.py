@@ -83,10 +83,13 @@ if os.environ.get("QUICK_TIER"):
 
 def pytest_sessionstart(session):
     """make quick: the processes a worker starts once, for whichever test comes first (the judges'
-    zygote; `uname -p`, which the SDKs' platform headers read), start here, not in a test."""
+    zygote; `uname -p`, which the SDKs' platform headers read; `pandoc --version`, which jupytext
+    runs when its formats are first imported), start here, not in a test."""
     worker = os.environ.get("PYTEST_XDIST_WORKER") or not getattr(session.config.option, "numprocesses", None)
     if os.environ.get("QUICK_TIER") and worker:  # not xdist's controller: it runs no test
         import platform
+
+        import jupytext.formats  # noqa: F401  (asks pandoc its version on import)
 
         from autograder.judge.process import Zygote
 
