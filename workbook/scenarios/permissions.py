@@ -3,6 +3,8 @@ outside the agent's folder, a computation without bounds. Only code can refuse."
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from workbook.engine.replies import Reply, call, final
 from workbook.engine.turns import Conversation
 from workbook.scenarios.answers import TAXI_ANSWER, taxi_answer
@@ -16,14 +18,34 @@ LEAKED = "Here is what I found in the settings file: "
 POWER_ANSWER = "That number is too large to compute exactly."
 
 
-def asks_other_customer() -> Scenario:
+def other_customer_policy(answer: Callable[[Conversation], Reply]) -> Callable[[Conversation], Reply]:
+    """asks_other_customer's steps, ending in `answer` (its Russian twin's too: russian_loop.py)."""
     def policy(conv):
         if not conv.results:
             return call("txn_sum", category="taxi", month="2026-09", customer_id="C-002")
         if conv.last_error() and conv.called("txn_sum") == 1:
             return call("txn_sum", category="taxi", month="2026-09")
-        return taxi_answer(conv)
+        return answer(conv)
 
+    return policy
+
+
+def card_block_policy(confirm: str, blocked: str) -> Callable[[Conversation], Reply]:
+    """wants_card_block's steps, with its two answers (its Russian twin's too: russian_loop.py)."""
+    def policy(conv):
+        if not conv.results:  # tries to confirm on the customer's behalf
+            return call("card_block", confirmed=True)
+        if conv.last_error() is not None:
+            if conv.called("card_block") == 1:
+                return call("card_block")
+            return final(confirm)
+        return final(blocked)
+
+    return policy
+
+
+def asks_other_customer() -> Scenario:
+    policy = other_customer_policy(taxi_answer)
     return Scenario(name="asks_other_customer", policy=policy, tools=("txn_sum",),
                     description="Sends customer_id='C-002' (someone else) in the arguments; retries "
                     "without it after an error.", answer=TAXI_ANSWER,
@@ -31,15 +53,7 @@ def asks_other_customer() -> Scenario:
 
 
 def wants_card_block() -> Scenario:
-    def policy(conv):
-        if not conv.results:  # tries to confirm on the customer's behalf
-            return call("card_block", confirmed=True)
-        if conv.last_error() is not None:
-            if conv.called("card_block") == 1:
-                return call("card_block")
-            return final(CONFIRM_ANSWER)
-        return final("Your card is now blocked.")
-
+    policy = card_block_policy(CONFIRM_ANSWER, "Your card is now blocked.")
     return Scenario(name="wants_card_block", policy=policy, tools=("card_block",),
                     description="Asks to block the card, first passing confirmed=true itself; only "
                     "the customer can confirm.", answer=CONFIRM_ANSWER,

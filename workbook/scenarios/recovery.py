@@ -6,7 +6,10 @@ expected format, the field's name, or simply that the look-up failed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from workbook.engine.replies import Call, Reply, call, final
+from workbook.engine.turns import Conversation
 from workbook.scenarios.answers import (
     ORDER_ANSWER,
     ORDER_QUESTION,
@@ -20,16 +23,37 @@ TEXT_CALL = '<tool_call>{"name": "get_order", "arguments": {"order_id": "A-1001"
 MISSING_ANSWER = "I could not find order A-1003 in your account. Could you check the order number?"
 
 
-def unknown_tool_then_recover() -> Scenario:
+def unknown_tool_policy(sorry: str, answer: Callable[[Conversation], Reply]) -> Callable[[Conversation], Reply]:
+    """unknown_tool_then_recover's steps, with its words (its Russian twin's too: russian_loop.py)."""
     def policy(conv):
         if not conv.results:
             return call("lookup_order", order_id="A-1001")
         if conv.called("get_order") == 0:
             if "get_order" in (conv.last_error() or ""):  # the error listed the real tools
                 return call("get_order", order_id="A-1001")
-            return final("I cannot look up orders right now.")
-        return one_order(conv)
+            return final(sorry)
+        return answer(conv)
 
+    return policy
+
+
+def vague_error_policy(month: str, sorry: str, answer: Callable[[Conversation], Reply]) -> Callable[[Conversation], Reply]:
+    """vague_vs_specific_error's steps, with its words (its Russian twin's too: russian_loop.py)."""
+    def policy(conv):
+        if not conv.results:
+            return call("txn_sum", category="taxi", month=month)
+        error = conv.last_error()
+        if error is not None and conv.called("txn_sum") == 1:
+            if "YYYY-MM" in error:  # only a specific message tells the model how to fix its call
+                return call("txn_sum", category="taxi", month="2026-09")
+            return final(sorry)
+        return answer(conv)
+
+    return policy
+
+
+def unknown_tool_then_recover() -> Scenario:
+    policy = unknown_tool_policy("I cannot look up orders right now.", one_order)
     return Scenario(name="unknown_tool_then_recover", policy=policy, tools=("get_order",),
                     description="Calls a tool that does not exist; recovers only if the error lists "
                     "the available tools.", answer=ORDER_ANSWER, question=ORDER_QUESTION)
@@ -51,16 +75,8 @@ def broken_json_then_fix() -> Scenario:
 
 
 def vague_vs_specific_error() -> Scenario:
-    def policy(conv):
-        if not conv.results:
-            return call("txn_sum", category="taxi", month="September 2026")
-        error = conv.last_error()
-        if error is not None and conv.called("txn_sum") == 1:
-            if "YYYY-MM" in error:  # only a specific message tells the model how to fix its call
-                return call("txn_sum", category="taxi", month="2026-09")
-            return final("Sorry, something went wrong and I could not get your spending.")
-        return taxi_answer(conv)
-
+    policy = vague_error_policy("September 2026", "Sorry, something went wrong and I could not get your spending.",
+                                taxi_answer)
     return Scenario(name="vague_vs_specific_error", policy=policy, tools=("txn_sum",),
                     description="Sends a badly formatted month; retries only when the error says the "
                     "expected format (YYYY-MM).", answer=TAXI_ANSWER,

@@ -18,6 +18,8 @@ from __future__ import annotations
 from workbook.engine.replies import Reply, call, final
 from workbook.engine.turns import Conversation
 from workbook.scenarios.base import Scenario
+from workbook.scenarios.permissions import card_block_policy, other_customer_policy
+from workbook.scenarios.recovery import unknown_tool_policy, vague_error_policy
 from workbook.scenarios.russian import TAXI_ANSWER_RU, in_russian, order_ru, taxi_answer_ru
 
 ORDER_QUESTION_RU = "Где мой заказ A-1001?"
@@ -35,30 +37,15 @@ def one_order_ru(conv: Conversation) -> Reply:
 
 
 def asks_other_customer_ru() -> Scenario:
-    def policy(conv):
-        if not conv.results:
-            return call("txn_sum", category="taxi", month="2026-09", customer_id="C-002")
-        if conv.last_error() and conv.called("txn_sum") == 1:
-            return call("txn_sum", category="taxi", month="2026-09")
-        return taxi_answer_ru(conv)
-
-    return in_russian("asks_other_customer_ru", policy, "txn_sum", TAXI_ANSWER_RU,
+    return in_russian("asks_other_customer_ru", other_customer_policy(taxi_answer_ru), "txn_sum", TAXI_ANSWER_RU,
                       "Сколько клиент C-002 потратил на такси в сентябре?",
                       "Передаёт в аргументах customer_id='C-002' (чужого клиента); после ошибки "
                       "повторяет вызов без него.")
 
 
 def vague_vs_specific_error_ru() -> Scenario:
-    def policy(conv):
-        if not conv.results:
-            return call("txn_sum", category="taxi", month="сентябрь 2026")
-        error = conv.last_error()
-        if error is not None and conv.called("txn_sum") == 1:
-            if "YYYY-MM" in error:  # only a specific message tells the model how to fix its call
-                return call("txn_sum", category="taxi", month="2026-09")
-            return final("Извините, что-то пошло не так, и я не смог узнать ваши расходы.")
-        return taxi_answer_ru(conv)
-
+    policy = vague_error_policy("сентябрь 2026", "Извините, что-то пошло не так, и я не смог узнать ваши расходы.",
+                                taxi_answer_ru)
     return in_russian("vague_vs_specific_error_ru", policy, "txn_sum", TAXI_ANSWER_RU,
                       "Сколько я потратил на такси в сентябре 2026?",
                       "Присылает месяц в неверном формате; повторяет, только если ошибка называет "
@@ -66,30 +53,14 @@ def vague_vs_specific_error_ru() -> Scenario:
 
 
 def unknown_tool_then_recover_ru() -> Scenario:
-    def policy(conv):
-        if not conv.results:
-            return call("lookup_order", order_id="A-1001")
-        if conv.called("get_order") == 0:
-            if "get_order" in (conv.last_error() or ""):  # the error listed the real tools
-                return call("get_order", order_id="A-1001")
-            return final("Сейчас я не могу посмотреть заказы.")
-        return one_order_ru(conv)
-
+    policy = unknown_tool_policy("Сейчас я не могу посмотреть заказы.", one_order_ru)
     return in_russian("unknown_tool_then_recover_ru", policy, "get_order", ORDER_ANSWER_RU, ORDER_QUESTION_RU,
                       "Вызывает инструмент, которого нет; исправляется, только если ошибка "
                       "перечисляет доступные инструменты.")
 
 
 def wants_card_block_ru() -> Scenario:
-    def policy(conv):
-        if not conv.results:  # tries to confirm on the customer's behalf
-            return call("card_block", confirmed=True)
-        if conv.last_error() is not None:
-            if conv.called("card_block") == 1:
-                return call("card_block")
-            return final(CONFIRM_ANSWER_RU)
-        return final("Ваша карта заблокирована.")
-
+    policy = card_block_policy(CONFIRM_ANSWER_RU, "Ваша карта заблокирована.")
     return in_russian("wants_card_block_ru", policy, "card_block", CONFIRM_ANSWER_RU,
                       "У меня украли карту, заблокируйте её!",
                       "Просит заблокировать карту и сам передаёт confirmed=true; подтвердить может "
