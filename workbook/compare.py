@@ -96,14 +96,9 @@ def _said(shape: str, where: str, what: str, values: dict) -> str:
     path, expected, actual, kind, got, wanted, count, length, listed, missing, extra, at = (
         values.get(name, "") for name in _QUOTED)
 
-    def as_is_type() -> str:  # checks.is_type's very words, a whole template per article
-        if with_article(kind.__name__).startswith("an "):
-            return f"{what} should be an {kind.__name__}, got {got}"
-        return f"{what} should be a {kind.__name__}, got {got}"
-
-    top = {"none": lambda: f"{what} should be None, got {got}",
-           "a": lambda: f"{what} should be a {kind.__name__}, got None" if got == "None" else as_is_type(),
-           "an": lambda: f"{what} should be an {kind.__name__}, got None" if got == "None" else as_is_type(),
+    top = {"none": lambda: f"{what} should be None, got {got}",  # "a", "an": checks.is_type's words
+           "a": lambda: f"{what} should be a {kind.__name__}, got {got}",
+           "an": lambda: f"{what} should be an {kind.__name__}, got {got}",
            "length": lambda: f"{what} should have {count} items, got {length}: {listed}",
            "missing": lambda: f"{what}: missing keys {missing}",
            "extra": lambda: f"{what}: unexpected keys {extra}",
