@@ -6,7 +6,7 @@ STAMP   := $(VENV)/.installed-stamp
 # Open a browser only where there is a screen; otherwise print the URL and token.
 LAB_FLAGS ?= $(if $(or $(DISPLAY),$(filter Darwin,$(shell uname -s))),,--no-browser)
 
-.PHONY: venv lab lab-instructor test test-real quick lint bench release grade check clean bytecode
+.PHONY: venv lab lab-instructor test test-hub test-real quick lint bench release grade check clean bytecode
 
 # requirements.lock pins every version (CONTRIBUTING.md); pyproject.toml's ranges stay the source.
 # A fresh install took 3 min 43 s (942 MB, a loaded 2-core machine, 2026-12-06; a learner saw 2).
@@ -57,6 +57,12 @@ test: venv bytecode
 bytecode: venv
 	@$(BIN)/python -m compileall -q -j 0 autograder workbook bench
 	@$(BIN)/python -m compileall -q -l tests  # top level only: never a chapter's source under tests/pilot
+
+# The hub rehearsal (tests/browser/test_hub.py, docs/HUB.md): a hostile class on a real JupyterHub,
+# with throw-away Unix accounts, so root, `.[hub]` and configurable-http-proxy (.ci/run installs
+# them, and runs this after `make test`); about 190 s and 170 s of CPU on 2 cores.
+test-hub: venv bytecode
+	$(BYTECODE) HUB_REHEARSAL=1 $(BIN)/python -m pytest tests/browser/test_hub.py $(PYTEST_ARGS)
 
 # A maintainer's inner loop (< 2 minutes): the library tests that start no process (the others are
 # listed in tests/process_tests.txt; a test that starts one unlisted fails here, saying so), and the

@@ -79,6 +79,15 @@ def test_ci_installs_the_hub_with_the_lock():
     assert "-c requirements.lock -e '.[dev,hub]'" in (ROOT / ".ci" / "run").read_text()
 
 
+def test_ci_rehearses_the_hub_after_the_tests():
+    """`make test` leaves the hub rehearsal out (it needs root, accounts and Node; ~170 s of CPU):
+    CI runs it as a step of its own, after `make test`, so no CI run skips it."""
+    steps = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()]
+    assert "make test" in steps and "make test-hub" in steps
+    assert steps.index("make test") < steps.index("make test-hub")
+    assert "HUB_REHEARSAL=1" in (ROOT / "Makefile").read_text()
+
+
 def test_every_locked_package_installs_on_the_oldest_python_the_course_allows():
     """pyproject says Python 3.11+; Debian 12's python3 is 3.11.2. soupsieve 3.0+ says >=3.11.5, so
     with it in the lock a fresh `make lab` there stopped at pip's ResolutionImpossible (issue 46)."""
