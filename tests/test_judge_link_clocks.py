@@ -14,7 +14,7 @@ import pytest
 
 from autograder.judge import clocks
 from autograder.judge.another import INSTALL, faketime_library
-from autograder.judge.cells import REPLAY
+from autograder.judge.cells import GRACE, REPLAY, grace
 from autograder.judge.process import JudgeProcess
 from workbook.link import kernel_side
 
@@ -70,6 +70,14 @@ def test_a_test_over_its_time_still_fails(judge, tmp_path, notebook):
                  wall=2)
     assert not result["passed"] and result["ename"] == "TestStopped", result
     assert result["timeout"] is True, "a test the judge stopped for time is a timeout (the grader records it)"
+
+
+def test_a_kernel_stopped_for_its_time_is_interrupted_at_once_and_others_have_grace():
+    """A judged timeout leaves the kernel in the student's code (a loop): interrupting it at once
+    saves GRACE seconds of its CPU per such cell; any other verdict waits GRACE for the cell to end."""
+    assert grace({"passed": False, "timeout": True}) == 0
+    assert grace({"passed": False, "ename": "AssertionError"}) == grace({"passed": True}) == GRACE > 0
+    assert grace({"passed": False, "timeout": "yes"}) == GRACE  # only the judge's own True
 
 
 def test_a_kernel_that_never_answers_is_not_a_timeout(judge, tmp_path):

@@ -37,6 +37,13 @@ ANOTHER = "another_process("  # a test that runs the notebook again (workbook.no
 REPLAY = [sys.executable, "-m", "workbook.link.replay"]
 
 
+def grace(verdict: dict) -> float:
+    """Seconds (wall) the kernel has to end its cell once the judge's verdict is in: GRACE, but none
+    for a test the judge stopped for its time, whose kernel is still in the student's code (a loop
+    burning CPU for GRACE seconds, twice a cell in a class of such notebooks)."""
+    return 0.0 if verdict.get("timeout") is True else GRACE
+
+
 def replay_cells(nb: NotebookNode, index: int, source: NotebookNode | None) -> list[str]:
     """What another process runs before test cell `index`: the chapter's own code cells up to that
     test (the course's `source` notebook: given code as the course wrote it), each answer cell with
@@ -156,7 +163,7 @@ class JudgedCells:
                 verdict.update(judge.result(timeout=float(self.timeout) + 60))
             except RuntimeError as e:
                 verdict.update(passed=False, ename="JudgeError", evalue=str(e))
-            if not finished.wait(GRACE):
+            if not finished.wait(grace(verdict)):
                 self._interrupt_kernel()  # the verdict is in: the kernel's cell must end
 
         watcher = threading.Thread(target=watch, daemon=True)
