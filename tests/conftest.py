@@ -152,10 +152,10 @@ def graded(tmp_path_factory):
     pairs = gates.plan()
     plan = [s for _, s in pairs]
     workers = int(os.environ.get("GATES_WORKERS", "2"))
-    # The fast runner's chapter processes each use about one core between the kernel and its judge
-    # (they take turns): three keep 2 cores busy to the end of the batch, where two left a third of
-    # the CPU idle (a fresh clone's make test, 2 cores, 2026-12-06: 60 % busy in its second half).
-    fast_workers = int(os.environ.get("GATES_FAST_WORKERS", "3"))
+    # The fast runner's chapter processes at once (GATES_FAST_WORKERS): three instead of two made a
+    # fresh clone's make test slower on 2 cores (686 s, 1,326 CPU-s, against 652 s and 1,212 CPU-s,
+    # 2026-12-06): the batch took as long, and the contention cost 110 s more CPU.
+    fast_workers = int(os.environ.get("GATES_FAST_WORKERS", "2"))
     always = {s.student for s in plan if s.kind == "stub" or s.name in gates.ALWAYS_GRADED}
     # what may be cached as a timeout: hostile cases meant to time out, mutants that loop
     timeouts = frozenset(s.student for s in plan if s.kind == "mutant" or (s.expect and s.expect.status == "timeout"))
