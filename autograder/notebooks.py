@@ -1,4 +1,6 @@
-"""Read, build and normalise notebooks so that every generated file is byte-for-byte reproducible."""
+"""Read, build and normalise notebooks so that every generated file is byte-for-byte reproducible,
+and read what grading needs from one: its test cells, the exercise a grade_id belongs to, a cell's
+first error."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ BAD_ID = re.compile(r"[^a-zA-Z0-9_-]")
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")  # terminal colours in tracebacks
 ENAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]{0,79}$")
+TEST_ID = re.compile(r"^(?P<exercise>.+?)_(hidden_)?tests(_\d+)?$")  # a test cell's grade_id
 
 
 def safe_ename(ename) -> str:
@@ -33,6 +36,43 @@ def is_test(cell) -> bool:
     """A graded test cell (not an answer cell)."""
     meta = nbmeta(cell)
     return bool(meta.get("grade")) and not meta.get("solution")
+
+
+def exercise_of(grade_id: str) -> str:
+    """`parse_reply_tests` and `parse_reply_hidden_tests` belong to exercise `parse_reply`."""
+    m = TEST_ID.match(grade_id)
+    return m.group("exercise") if m else grade_id
+
+
+def chapter_tests(nb) -> list[dict]:
+    """The graded test cells of a notebook in order: grade_id, points, exercise."""
+    tests = []
+    for cell in nb.cells:
+        meta = nbmeta(cell)
+        if is_test(cell):
+            tests.append({"grade_id": meta["grade_id"], "points": float(meta.get("points", 0)),
+                          "exercise": exercise_of(meta["grade_id"])})
+    return tests
+
+
+def first_error(cell) -> str | None:
+    """'AssertionError: message' for the first error output of a cell, or None."""
+    for output in cell.get("outputs", []):
+        if output.get("output_type") == "error":
+            text = ANSI.sub("", f"{safe_ename(output.get('ename'))}: {output.get('evalue')}").strip()
+            return shortened(text)
+    return None
+
+
+def shortened(text: str, limit: int = 300) -> str:
+    """`text` in at most `limit` characters, its end kept when it is a hint (after the last " — "):
+    the middle, a quoted value most often, is what goes (make check cut the hint off, issue 45)."""
+    if len(text) <= limit:
+        return text
+    head, sep, hint = text.rpartition(" — ")
+    if sep and len(hint) <= limit // 2:
+        return head[: limit - len(hint) - len(sep) - 3] + "..." + sep + hint
+    return text[: limit - 3] + "..."
 
 
 def exercise_names(nb) -> list[str]:

@@ -41,7 +41,6 @@ from autograder.course import REPO
 from autograder.judge.cells import ANOTHER, REPLAY, SERVE, replay_cells
 from autograder.judge.process import command, request_judge
 from autograder.judge.zygote import warm
-from autograder.pipeline import results
 from workbook.process_watch import adopt_orphans
 
 BACKSTOP = 10  # wall seconds per CPU second of a cell's limit, for a cell that sleeps or blocks
@@ -224,7 +223,7 @@ def run_cell(shell, cell: dict, limit: float, judge: Judge) -> dict:
         step["ended"] = error is None
         if error is not None:
             error = types.SimpleNamespace(name=type(error).__name__, text=str(error))
-    step["error"] = None if error is None else results.first_error({"outputs": [
+    step["error"] = None if error is None else notebooks.first_error({"outputs": [
         {"output_type": "error", "ename": error.name, "evalue": error.text}]})
     step["wall"] = time.monotonic() - wall
     return step

@@ -20,7 +20,6 @@ from autograder.gates.sample import (  # the sample cohort's hostile students ar
     patch_workbook_code,
     stderr_noise,
 )
-from autograder.pipeline import results
 
 
 @dataclass(frozen=True)
@@ -159,7 +158,7 @@ for _db in {dbs!r}:
 
 def edited_tests(course, chapter):
     nb = variants.stub(course, chapter)
-    for test in results.chapter_tests(nb):
+    for test in notebooks.chapter_tests(nb):
         cell = variants._cell(nb, test["grade_id"])
         cell.source = '"""Edited by the student."""\npass\n'
         cell.metadata.nbgrader["points"] = 100
@@ -167,7 +166,7 @@ def edited_tests(course, chapter):
 
 
 def _delete_tests(nb):
-    ids = {t["grade_id"] for t in results.chapter_tests(nb)}
+    ids = {t["grade_id"] for t in notebooks.chapter_tests(nb)}
     nb.cells = [c for c in nb.cells if notebooks.nbmeta(c).get("grade_id") not in ids]
     return nb
 

@@ -50,7 +50,7 @@ def _grade(course: Course) -> None:
         student, chapter = nb.parent.parent.name, nb.parent.name
         record = {"student": student, "chapter": chapter, "status": "ok", "message": "", "score": 0.0,
                   "max_score": 0.0, "tests": {}, "exercises": {}, "events": [], "sandbox": "bwrap", "seconds": 1.0}
-        for test in results.chapter_tests(notebooks.read(course.solution_ipynb(chapter))):
+        for test in notebooks.chapter_tests(notebooks.read(course.solution_ipynb(chapter))):
             results.add_test(record, test, test["points"] if student.startswith("ada") else 0.0, None)
         results.save(course, record)
 
@@ -81,7 +81,7 @@ def test_the_import_rules_take_the_documented_examples_and_refuse_broken_ones():
 
 def _maximum(course: Course, chapter: str) -> str:
     """A chapter's maximum as export writes it (ada's score: every point)."""
-    return str(int(sum(t["points"] for t in results.chapter_tests(notebooks.read(course.solution_ipynb(chapter))))))
+    return str(int(sum(t["points"] for t in notebooks.chapter_tests(notebooks.read(course.solution_ipynb(chapter))))))
 
 
 def _read(path: Path) -> list[list[str]]:

@@ -13,7 +13,6 @@ from autograder import notebooks
 from autograder.course import AutograderError
 from autograder.gates import sample, variants
 from autograder.i18n.i18n_release import released
-from autograder.pipeline import results
 from autograder.release.release import README, generate
 from tests import gates
 
@@ -93,7 +92,7 @@ def test_cells_follow_the_authoring_contract(course, chapter):
         grade_id = meta.get("grade_id")
         if not meta.get("grade") or meta.get("solution"):
             continue
-        exercise = results.exercise_of(grade_id)
+        exercise = notebooks.exercise_of(grade_id)
         if exercise not in answers:
             problems.append(f"{grade_id}: no answer cell with grade_id {exercise!r} "
                             "(test cells are named <exercise>_tests / <exercise>_hidden_tests)")

@@ -13,8 +13,8 @@ import warnings
 
 import pytest
 
+from autograder import notebooks
 from autograder.gates import variants
-from autograder.pipeline import results
 from tests import gates
 
 pytestmark = pytest.mark.slow
@@ -48,7 +48,7 @@ def test_mutant_fails_a_visible_test_of_its_exercise(graded, course, sub):
     record = graded["records"][sub.student]
     assert record["status"] != "error", f"{sub.student} could not be graded: {record['message']}"
     visible = {t: v for t, v in record["tests"].items()
-               if v["exercise"] == sub.exercise and not results.TEST_ID.match(t).group(2)}
+               if v["exercise"] == sub.exercise and not notebooks.TEST_ID.match(t).group(2)}
     assert visible, f"{sub.chapter}: exercise {sub.exercise} has no visible test cell {sub.exercise}_tests"
     caught = sorted(t for t, v in visible.items() if v["score"] < v["max"])
     why = visible_pass_reason(variants.mutant_source(course, sub.chapter, sub.name))

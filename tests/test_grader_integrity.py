@@ -14,7 +14,7 @@ import pytest
 
 from autograder.course import REPO, AutograderError, Course
 from autograder.judge import watch as watches
-from autograder.pipeline import execute, export, results, scoring
+from autograder.pipeline import execute, export, files, results, scoring
 from autograder.sandbox import sandbox
 
 BWRAP = pytest.mark.skipif(sandbox.bwrap_problem() is not None, reason=str(sandbox.bwrap_problem()))
@@ -190,12 +190,12 @@ def test_scoring_counts_only_cells_that_ran_to_their_end_without_an_error(output
 def test_grader_writes_are_never_blocked(tmp_path):
     target = tmp_path / "results" / "bob" / "01.json"
     (target / "blocked").mkdir(parents=True)  # a folder where the result goes
-    results.write_text(target, "{}", within=tmp_path)
+    files.write_text(target, "{}", within=tmp_path)
     assert target.read_text() == "{}"
     link = tmp_path / "logs" / "bob"
     link.parent.mkdir()
     link.symlink_to(tmp_path / "elsewhere")  # a symlink where a folder goes
-    results.write_text(link / "01.log", "log", within=tmp_path)
+    files.write_text(link / "01.log", "log", within=tmp_path)
     assert (link / "01.log").read_text() == "log" and not link.is_symlink()
     assert not (tmp_path / "elsewhere").exists()
 
@@ -208,9 +208,9 @@ def test_export_skips_broken_results_and_says_so(tmp_path):
                 "exercises": {"t": {"score": 3.0, "max": 3.0}}, "events": [],
                 "sandbox": "none", "seconds": 1.0}
         results.save(course, good)
-        results.write_text(course.results / "eve" / "01_one_step.json", "[1, 2")
+        files.write_text(course.results / "eve" / "01_one_step.json", "[1, 2")
         (course.results / "mal" / "01_one_step.json").mkdir(parents=True)
-        results.write_text(course.results / "zed" / "01_one_step.json", json.dumps({**good, "tests": {"x": 1}}))
+        files.write_text(course.results / "zed" / "01_one_step.json", json.dumps({**good, "tests": {"x": 1}}))
         lines = export.export(course, tmp_path / "grades.csv")
         assert sum("skipped" in line for line in lines) == 3, lines
         rows = (tmp_path / "grades.csv").read_text().splitlines()

@@ -6,6 +6,7 @@ import subprocess
 
 import pytest
 
+from autograder.notebooks import shortened
 from workbook.paths import ROOT
 
 ENV = {k: v for k, v in os.environ.items() if k not in ("CI", "STRICT", "MAKEFLAGS", "MAKELEVEL")}
@@ -51,8 +52,6 @@ def test_an_untouched_notebook_ends_with_the_verdict():
 def test_a_long_failure_keeps_its_hint_and_loses_its_middle():
     """make check and grades.csv show one line per failure: the hint after " — " is what a learner
     needs, so a long quoted value goes first (a newcomer's trim_memory hint was cut off)."""
-    from autograder.pipeline.results import shortened
-
     hint = "keep the longest tail: cut at the earliest user message whose tail fits, not at the last one"
     line = shortened(f"AssertionError: trim_memory(memory, 12) should have 11 items, got 3: {'x' * 400} — {hint}")
     assert len(line) == 300 and line.endswith(f"... — {hint}") and line.startswith("AssertionError: trim_memory")

@@ -15,7 +15,6 @@ import builtins
 from autograder import notebooks
 from autograder.course import REPO
 from autograder.gates import variants
-from autograder.pipeline import results
 from tests import cell_deps, gates
 
 CHAPTER = "21_responses_api"
@@ -42,7 +41,7 @@ def test_no_test_cell_reads_a_name_of_the_notebook_but_the_answers():
     nb = notebooks.read(REPO / "solutions" / CHAPTER / f"{CHAPTER}.ipynb")
     answers = set(variants.answer_ids(nb))
     cells = {c.metadata.nbgrader["grade_id"]: c.source for c in nb.cells
-             if notebooks.nbmeta(c).get("grade_id") in {t["grade_id"] for t in results.chapter_tests(nb)}}
+             if notebooks.nbmeta(c).get("grade_id") in {t["grade_id"] for t in notebooks.chapter_tests(nb)}}
     read_from_kernel = {}
     for grade_id, source in cells.items():
         tree = ast.parse(source)

@@ -18,7 +18,7 @@ import time
 
 from autograder.cluster import cluster_task
 from autograder.course import AutograderError, Course
-from autograder.pipeline import gradebook, results
+from autograder.pipeline import files, gradebook, results
 from autograder.pipeline.progress_line import describe, line
 from autograder.settings import WALL_FACTOR, Limits
 
@@ -73,9 +73,9 @@ def _record(course: Course, got: dict) -> dict:
     record = got["record"]
     student, chapter = record["student"], record["chapter"]
     folder = course.autograded / student / chapter
-    results.clear(folder, within=course.workspace)
+    files.clear(folder, within=course.workspace)
     cluster_task.write_files(folder, got["autograded"])
-    results.write_text(course.work / "logs" / student / f"{chapter}.log", got["log"], within=course.workspace)
+    files.write_text(course.work / "logs" / student / f"{chapter}.log", got["log"], within=course.workspace)
     if got["rows"]:
         gradebook.put_submission(course.gradebook, got["rows"], student, chapter)
     record["worker"] = got.get("worker", "")

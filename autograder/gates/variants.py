@@ -16,7 +16,6 @@ import nbformat
 
 from autograder import notebooks
 from autograder.course import AutograderError, Course
-from autograder.pipeline import results
 
 MARKER = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION[^\n]*\n?", re.M)
 MUTANT_NAME = re.compile(r"^(?P<exercise>[A-Za-z_][A-Za-z0-9_]*)-(?P<mistake>[A-Za-z0-9_-]+)\.patch$")
@@ -26,7 +25,7 @@ NO_NEWLINE = "\\ No newline at end of file\n"  # follows a patch line that has n
 
 def answer_ids(nb) -> list[str]:
     """grade_ids of the answer cells (`solution: true`) that have test cells, in order."""
-    tested = {t["exercise"] for t in results.chapter_tests(nb)}
+    tested = {t["exercise"] for t in notebooks.chapter_tests(nb)}
     return [c.metadata.nbgrader["grade_id"] for c in nb.cells
             if notebooks.nbmeta(c).get("solution") and
             c.metadata.nbgrader["grade_id"] in tested]
@@ -71,7 +70,7 @@ def insert(nb, source: str, before: str | None = None):
     nb = copy.deepcopy(nb)
     first_test = next(i for i, c in enumerate(nb.cells)
                       if notebooks.nbmeta(c).get("grade_id") ==
-                      (before or results.chapter_tests(nb)[0]["grade_id"]))
+                      (before or notebooks.chapter_tests(nb)[0]["grade_id"]))
     cell = nbformat.v4.new_code_cell(source)
     cell["id"] = f"student-{len(nb.cells)}"
     nb.cells.insert(first_test, cell)

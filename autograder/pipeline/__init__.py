@@ -17,6 +17,7 @@ submission meets them:
     execute           nbgrader's Execute, hardened: sandboxed kernel, CPU-time limits, test cells judged
     scoring           test cells scored by the grader's own rule (the judge's verdict), not nbgrader's
     results           one result per student x chapter: scores, status, what happened
+    files             the grader's own files written whole, whatever a submission left in their way
     feedback          `feedback`: one HTML page per student and chapter
     feedback_filter   what feedback may show: the failure and its message, never hidden tests
     export            `export` (grades.csv) and `report` (a table per chapter and exercise)

@@ -16,7 +16,6 @@ from nbgrader.utils import compute_checksum, is_locked
 
 from autograder import notebooks
 from autograder.course import AutograderError
-from autograder.pipeline import results
 from workbook.i18n import language, tr, translate_error
 
 
@@ -46,7 +45,7 @@ def run(path: Path, timeout: int = 30):
     from autograder.pipeline.execute import SafeExecute
 
     nb = notebooks.read(path)
-    if not results.chapter_tests(nb):
+    if not notebooks.chapter_tests(nb):
         raise AutograderError(f"{path} has no test cells: is it a chapter notebook?")
     executor = SafeExecute(timeout=timeout, notebook_timeout=max(300, 10 * timeout),
                            private_paths=[], memory_mb=0, judge=False)  # in the kernel, as Run All
@@ -64,7 +63,7 @@ def summarise(path: Path, nb, edited: list[str]) -> tuple[int, list[str]]:
     for cell in nb.cells:
         meta = notebooks.nbmeta(cell)
         grade_id = meta.get("grade_id", "")
-        error = results.first_error(cell)
+        error = notebooks.first_error(cell)
         if notebooks.is_test(cell):
             if _only_docstring(cell.source):
                 lines.append("  ----  " + tr(lang, "{test}: hidden tests, run when your notebook is graded", test=grade_id))

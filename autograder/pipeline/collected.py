@@ -21,7 +21,7 @@ import json
 from pathlib import Path
 
 from autograder.course import AutograderError, Course
-from autograder.pipeline import results
+from autograder.pipeline import files
 from workbook.i18n import ENGLISH, known, tr
 
 PROBLEMS = ("unreadable", "wrong_chapter", "refused", "duplicate")
@@ -65,7 +65,7 @@ def note(course: Course, outcomes: dict[tuple[str, str], dict], unplaced: dict[s
         record["roster"] = sorted(roster)
     if released is not None:
         record["released"] = sorted(released)
-    results.write_text(path(course), json.dumps(record, indent=1, sort_keys=True) + "\n", within=course.workspace)
+    files.write_text(path(course), json.dumps(record, indent=1, sort_keys=True) + "\n", within=course.workspace)
 
 
 def outcome(record: dict, student: str, chapter: str) -> dict | None:

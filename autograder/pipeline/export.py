@@ -8,7 +8,7 @@ from pathlib import Path
 
 from autograder import notebooks
 from autograder.course import AutograderError, Course
-from autograder.pipeline import collected, lms_export, results
+from autograder.pipeline import collected, files, lms_export, results
 
 
 def rows(course: Course, problems: list[str] | None = None) -> tuple[list[str], list[dict]]:
@@ -63,7 +63,7 @@ def _spec(course: Course, chapter: str, records: list[dict]) -> tuple[float, lis
     if sample is not None:
         return sample["max_score"], list(sample["exercises"])
     try:
-        tests = results.chapter_tests(notebooks.read(course.solution_ipynb(chapter)))
+        tests = notebooks.chapter_tests(notebooks.read(course.solution_ipynb(chapter)))
     except AutograderError:
         return 0.0, []
     return sum(t["points"] for t in tests), list(dict.fromkeys(t["exercise"] for t in tests))
@@ -106,7 +106,7 @@ def export(course: Course, path: Path | None = None, lms: str | None = None) -> 
     writer = csv.DictWriter(text, fieldnames=columns, restval="", lineterminator="\n")
     writer.writeheader()
     writer.writerows(data)
-    results.write_text(path, text.getvalue())
+    files.write_text(path, text.getvalue())
     return problems + [f"export: {len(data)} row(s) x {len(columns)} column(s) -> {path}"]
 
 
@@ -115,7 +115,7 @@ COLUMNS = f"{'chapter / exercise':34} {'n':>3} {'mean':>11} {'failed':>6} {'time
 
 def _hit(record: dict, exercise: str, kinds: tuple[str, ...]) -> bool:
     """Did one of `kinds` of event happen in a test cell of `exercise`?"""
-    return any(e["kind"] in kinds and results.exercise_of(e.get("grade_id") or "") == exercise
+    return any(e["kind"] in kinds and notebooks.exercise_of(e.get("grade_id") or "") == exercise
                for e in record["events"])
 
 

@@ -23,7 +23,6 @@ from autograder import notebooks
 from autograder.course import AutograderError
 from autograder.i18n import i18n_feedback
 from autograder.judge import heard
-from autograder.pipeline import results
 from workbook.i18n import ENGLISH, notebook_language, tr
 
 BEGIN, END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
@@ -175,7 +174,7 @@ WITHHELD_NOTE = WITHHELD_TEXT.format(title=WITHHELD_TITLE, redacted=heard.REDACT
 def exercise_label(grade_id: str, lang: str = ENGLISH) -> str:
     """The summary's name for a test cell: `parse_reply_tests` is "parse_reply: visible test",
     `parse_reply_hidden_tests_2` is "parse_reply: hidden tests (2)"."""
-    match = results.TEST_ID.match(grade_id)
+    match = notebooks.TEST_ID.match(grade_id)
     if match is None:
         return grade_id
     kind = tr(lang, "hidden tests") if match.group(2) else tr(lang, "visible test")

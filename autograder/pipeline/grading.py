@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 from autograder.course import AutograderError, Course
-from autograder.pipeline import gradebook, results
+from autograder.pipeline import files, gradebook, results
 from autograder.settings import Limits
 
 
@@ -54,7 +54,7 @@ def _grade_one(course: Course, config, db: Path, student: str, chapter: str, lim
 
     started, message = time.monotonic(), ""
     # A stale autograded copy must never stand in for this run's result.
-    results.clear(course.autograded / student / chapter, within=course.workspace)
+    files.clear(course.autograded / student / chapter, within=course.workspace)
     for _ in range(2):
         try:
             log, message = nbgrader_run.run(Autograde, config, chapter, student), ""
@@ -63,7 +63,7 @@ def _grade_one(course: Course, config, db: Path, student: str, chapter: str, lim
             log, message = str(e), str(e)
             if "didn't respond" not in message:  # only a kernel that never started is retried
                 break
-    results.write_text(course.work / "logs" / student / f"{chapter}.log", log, within=course.workspace)
+    files.write_text(course.work / "logs" / student / f"{chapter}.log", log, within=course.workspace)
     try:
         record = results.build(course, student, chapter, gradebook.scores(db, student, chapter),
                                time.monotonic() - started, message, sandbox=limits.sandbox)

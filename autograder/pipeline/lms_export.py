@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from autograder.course import AutograderError, Course
-from autograder.pipeline import collected, results
+from autograder.pipeline import collected, files
 
 LMS = ("canvas", "moodle")
 NO_GRADE = {"missing", "not_graded", "error", *collected.PROBLEMS}
@@ -109,17 +109,17 @@ def write(course: Course, lms: str, data: list[dict], seen: dict, path: Path | N
     path = Path(path or course.workspace / f"{lms}.csv")
     if lms == "canvas":
         text, lines = canvas(data, seen)
-        results.write_text(path, text)
+        files.write_text(path, text)
         lines.append(f"export: Canvas gradebook import, {text.count(chr(10)) - 2} student(s) -> {path} "
                      "(Grades > Import)")
         return _blanks(data) + lines
     text, sheets, lines = moodle(data, seen, now or datetime.now(UTC))
-    results.write_text(path, text)
+    files.write_text(path, text)
     lines.append(f"export: Moodle gradebook import, {text.count(chr(10)) - 1} student(s) -> {path} "
                  "(Grades > Import > CSV file; map Username to username)")
     for chapter, sheet in sheets.items():
         sheet_path = path.with_name(f"{path.stem}-{chapter}.csv")
-        results.write_text(sheet_path, sheet)
+        files.write_text(sheet_path, sheet)
         lines.append(f"export: Moodle grading worksheet of {chapter}, {sheet.count(chr(10)) - 1} participant(s) "
                      f"-> {sheet_path} (in the assignment: Upload grading worksheet)")
     return _blanks(data) + lines
