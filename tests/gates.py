@@ -24,7 +24,6 @@ import pytest
 from autograder import notebooks
 from autograder.course import REPO, Course
 from autograder.gates import variants
-from autograder.pipeline import results
 from autograder.sandbox import sandbox
 from autograder.settings import Limits
 from tests import (
@@ -340,7 +339,7 @@ def fast_jobs(gate: Course, todo: list[Submission], limits_for: dict[str, Limits
             source = notebooks.read(gate.solution_ipynb(sub.chapter))
             jobs[sub.chapter] = {"chapter": sub.chapter, "base_limit": GATE_LIMITS.cell_timeout,
                                  "base": fast_runner.cells_of(variants.solved(gate, sub.chapter), source),
-                                 "tests": results.chapter_tests(source), "source": source, "variants": {},
+                                 "tests": notebooks.chapter_tests(source), "source": source, "variants": {},
                                  "exercises": notebooks.exercise_names(source)}
         job, limits = jobs[sub.chapter], limits_for[sub.student]
         nb = notebooks.read(gate.submitted / sub.student / sub.chapter / f"{sub.chapter}.ipynb")

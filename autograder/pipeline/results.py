@@ -10,9 +10,6 @@ from autograder import notebooks
 from autograder.course import Course
 from autograder.pipeline import files
 
-# tests/gates.py's name for it until that file moves to notebooks.chapter_tests (issue 47)
-chapter_tests = notebooks.chapter_tests
-
 
 def build(course: Course, student: str, chapter: str, scores: dict[str, float], seconds: float,
           message: str = "", sandbox: str = "") -> dict:
