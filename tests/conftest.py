@@ -72,7 +72,9 @@ def pytest_collection_modifyitems(config, items):
 # `process`. With QUICK_TIER=1 (make quick) a test that starts one and is not listed fails and
 # says so; with QUICK_TIER=map:FILE each such test's id is written to FILE instead (to list them).
 PROCESS_EVENTS = frozenset({"subprocess.Popen", "os.fork", "os.forkpty", "os.posix_spawn", "os.spawn",
-                            "os.system", "os.exec", "pty.spawn"})
+                            "os.system", "os.exec", "pty.spawn",
+                            # a judge or a zygote the worker's zygote forks for the test (process.py)
+                            "agentloop.judge.fork", "agentloop.judge.branch"})
 _started: list[str] = []
 
 

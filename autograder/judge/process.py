@@ -88,6 +88,7 @@ class Zygote:
     @classmethod
     def fork(cls) -> Forked | None:
         """A new judge, or None if no zygote can make one (then spawn it plainly)."""
+        sys.audit("agentloop.judge.fork")  # a process, started for this caller by the zygote
         with cls._lock:
             zygote = cls._get()
             forked = request_judge(zygote.control)
@@ -99,6 +100,7 @@ class Zygote:
     def branch(cls) -> socket.socket | None:
         """The control socket of a new zygote forked from this worker's (zygote.py's `b`), for a
         process that forks its judges itself (`request_judge`); None if none could be made."""
+        sys.audit("agentloop.judge.branch")  # a process (a zygote), started for this caller
         with cls._lock:
             ours, theirs = socket.socketpair()
             try:
