@@ -94,6 +94,7 @@ raise Huge("v" * 5_000_000)
 '''
 
 
+@pytest.mark.costly  # 25 MB through the caps: 15 s beside 4 busy loops, make test only
 @pytest.mark.skipif(sandbox.bwrap_problem() is not None, reason=str(sandbox.bwrap_problem()))
 def test_a_25_mb_error_yields_an_autograded_notebook_under_the_stated_maximum(tmp_path):
     course = Course(root=tmp_path / "course")

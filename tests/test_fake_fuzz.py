@@ -200,6 +200,7 @@ def test_the_faces_share_every_pair_once_and_meet_every_dialect():
         assert met == {(i, d) for i in range(len(SCENARIOS)) for d in DIALECTS}, face
 
 
+@pytest.mark.costly  # ~45 s of make quick's 154 s beside 4 busy loops: make test fuzzes
 @pytest.mark.parametrize("chunk", range(CHUNKS))
 @pytest.mark.parametrize("face", [fuzz_sdk, fuzz_http], ids=["sdk", "http"])
 def test_no_scenario_crashes_on_any_tool_result(face, chunk, capfd):
