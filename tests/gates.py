@@ -359,7 +359,10 @@ def fast_jobs(gate: Course, todo: list[Submission], limits_for: dict[str, Limits
 def fast_grade(gate: Course, todo: list[Submission], limits_for: dict[str, Limits],
                workers: int = 2) -> list[dict]:
     """Result records for `todo` from the fast runner; a variant a fork could not run (the prefix
-    left threads running) is run again from its first cell in a process of its own."""
+    left threads running) is run again from its first cell in a process of its own. Nothing to run
+    (make quick with no chapter touched, a warm cache) starts no template process."""
+    if not todo:
+        return []
     jobs = fast_jobs(gate, todo, limits_for)
     tests = {c: job.pop("tests") for c, job in jobs.items()}
     for job in jobs.values():
