@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,6 +14,20 @@ COURSE_ID = "agent-loop-by-hand"
 
 class AutograderError(Exception):
     """A problem the user can fix; the CLI prints its message without a traceback."""
+
+
+def json_object(path: Path, fix: str) -> dict:
+    """The JSON object a course file holds (a record, a language's settings), {} when the file is
+    not there; an AutograderError naming the file and saying how to `fix` it when it is not one."""
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as e:
+        raise AutograderError(f"{path} is not JSON ({e}): {fix}") from None
+    if not isinstance(data, dict):
+        raise AutograderError(f"{path} is not a JSON object: {fix}")
+    return data
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder import notebooks
-from autograder.course import AutograderError, Course
+from autograder.course import AutograderError, Course, json_object
 from workbook import quiz_format
 from workbook.i18n import digest, question_digest
 
@@ -26,6 +26,7 @@ HEADER = re.compile(r"^<!-- i18n cell en=(?P<hash>[0-9a-f]{12}) -->[ \t]*$")
 NOTE = re.compile(r"^<!-- i18n note:.*-->[ \t]*$")
 COMMENT = re.compile(r"^<!--.*-->[ \t]*$")
 SETTINGS = "language.json"  # {"name": "Русский", "required": ["00_start_here"] or "all"}
+FIX = "fix the file (docs/TRANSLATING.md)"  # what a broken language file's error says to do
 
 
 def first_line(text: str) -> str:
@@ -65,23 +66,9 @@ def quiz_path(course: Course, lang: str, chapter: str) -> Path:
     return folder(course, lang) / "quizzes" / f"{chapter}.json"
 
 
-def json_object(path: Path) -> dict:
-    """A language's JSON object file (settings, a catalog), {} when it is not there; an
-    AutograderError naming the file when it is not a JSON object."""
-    if not path.is_file():
-        return {}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except ValueError as e:
-        raise AutograderError(f"{path}: not valid JSON: {e}") from None
-    if not isinstance(data, dict):
-        raise AutograderError(f"{path}: must be a JSON object")
-    return data
-
-
 def settings(course: Course, lang: str) -> dict:
     """The language's own settings (`i18n/<lang>/language.json`), {} when it has none."""
-    return json_object(folder(course, lang) / SETTINGS)
+    return json_object(folder(course, lang) / SETTINGS, FIX)
 
 
 def required(course: Course, lang: str) -> list[str]:

@@ -12,7 +12,7 @@ import functools
 import json
 from dataclasses import dataclass
 
-from autograder.course import AutograderError, Course
+from autograder.course import AutograderError, Course, json_object
 from autograder.i18n import i18n, i18n_messages
 from workbook.i18n import I18N, languages, question_digest
 
@@ -21,7 +21,7 @@ LIBRARY, UI = "library", "ui"
 
 def catalog(course: Course, lang: str, name: str) -> dict[str, str]:
     """`messages.json`, `hidden.json` or `ui.json` of a language, translated entries only."""
-    data = i18n.json_object(i18n.folder(course, lang) / name)
+    data = json_object(i18n.folder(course, lang) / name, i18n.FIX)
     return {k: v for k, v in data.items() if isinstance(v, str) and v.strip()}
 
 

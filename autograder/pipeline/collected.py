@@ -20,7 +20,7 @@ import html
 import json
 from pathlib import Path
 
-from autograder.course import AutograderError, Course
+from autograder.course import Course, json_object
 from autograder.pipeline import files
 from workbook.i18n import ENGLISH, known, tr
 
@@ -34,17 +34,7 @@ def path(course: Course) -> Path:
 
 def load(course: Course) -> dict:
     """The record ({} pieces when nothing was collected yet)."""
-    record: dict = {"outcomes": {}, "unplaced": {}, "ids": {}}
-    file = path(course)
-    if file.is_file():
-        try:
-            saved = json.loads(file.read_text(encoding="utf-8"))
-        except ValueError as e:
-            raise AutograderError(f"{file} is not JSON ({e}): collect again") from None
-        if not isinstance(saved, dict):
-            raise AutograderError(f"{file} is not what collect writes: collect again")
-        record.update(saved)
-    return record
+    return {"outcomes": {}, "unplaced": {}, "ids": {}, **json_object(path(course), "collect again")}
 
 
 def note(course: Course, outcomes: dict[tuple[str, str], dict], unplaced: dict[str, list[str]] | None = None,

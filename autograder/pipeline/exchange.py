@@ -33,7 +33,7 @@ from pathlib import Path, PurePosixPath
 
 from nbgrader.utils import notebook_hash, parse_utc
 
-from autograder.course import COURSE_ID, AutograderError, Course
+from autograder.course import COURSE_ID, AutograderError, Course, json_object
 from autograder.pipeline import collect, collected, results
 from workbook.i18n import ENGLISH, tr
 
@@ -237,12 +237,7 @@ def collect_exchange(course: Course, exchange: Path, course_id: str = COURSE_ID,
 
 
 def _load(course: Course) -> dict:
-    if not (path := _record_path(course)).is_file():
-        return {}
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except ValueError as e:
-        raise AutograderError(f"{path} is not JSON ({e}): collect from the exchange again") from None
+    return json_object(_record_path(course), "collect from the exchange again")
 
 
 def _own(path: Path, owner: os.stat_result) -> None:
