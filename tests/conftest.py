@@ -154,10 +154,8 @@ def graded(tmp_path_factory):
     pairs = gates.plan()
     plan = [s for _, s in pairs]
     workers = int(os.environ.get("GATES_WORKERS", "2"))
-    # The fast runner's chapter processes at once (GATES_FAST_WORKERS): three instead of two made a
-    # fresh clone's make test slower on 2 cores (686 s, 1,326 CPU-s, against 652 s and 1,212 CPU-s,
-    # 2026-12-06): the batch took as long, and the contention cost 110 s more CPU.
-    fast_workers = int(os.environ.get("GATES_FAST_WORKERS", "2"))
+    # Also the fast runner's chapter processes at once: three made a fresh clone's make test slower
+    # on 2 cores (686 s, 1,326 CPU-s, against 652 s and 1,212 CPU-s with two, 2026-12-06).
     always = {s.student for s in plan if s.kind == "stub" or s.name in gates.ALWAYS_GRADED}
     # what may be cached as a timeout: hostile cases meant to time out, mutants that loop
     timeouts = frozenset(s.student for s in plan if s.kind == "mutant" or (s.expect and s.expect.status == "timeout"))
@@ -181,7 +179,7 @@ def graded(tmp_path_factory):
     def run_fast():
         try:
             fast_records.extend(gates.fast_grade(gate, [s for s in fast if s.student not in fast_reuse],
-                                                 limits_for, fast_workers))
+                                                 limits_for, workers))
         except BaseException as e:  # raised again in the test process below
             failed.append(e)
         fast_seconds[0] = time.monotonic() - started
