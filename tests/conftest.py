@@ -20,7 +20,7 @@ if str(ROOT) not in sys.path:  # so `tests.reference_loop` imports without insta
     sys.path.insert(0, str(ROOT))
 
 
-LONG_FIRST = ("tests/test_types.py",)  # mypy, cold: the longest test outside the gates and the browser
+LONG_FIRST = ("tests/test_types.py",)  # mypy: a long test outside the gates and the browser
 FAST_GATES = ("test_solution_gets_full_marks_without_stderr", "test_untouched_release_gets_zero_on_every_test",
               "test_mutant_loses_points_on_its_exercise_only", "test_mutant_fails_a_visible_test_of_its_exercise")
 
