@@ -556,7 +556,7 @@ assert type(review("import os\nopen('a.txt', 'w')", h)) is str and h.asked == []
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## Part 3 · Tools as functions in the sandbox (CodeAct)
+# ## Part 3 · Tools as functions in the program (CodeAct)
 #
 # A program can do more than compute: it can call the shop's tools, as functions, in loops and
 # branches (`for o in ["A-1001", "A-1002"]: print(get_order(order_id=o))`). That is the CodeAct
@@ -772,8 +772,10 @@ assert json.loads(serve('{"tool": "get_order", "args": {"order_id": "A-1001"}}',
 # %% [markdown]
 # ### The program calls the shop
 #
-# Three programs through the pipe, for customer C-001 who says no to every question: the taxi
-# sum, the same for C-002, a card block the code confirms itself.
+# Three programs through the pipe, for customer C-001, whose confirmation says no to anything
+# asked: the taxi sum; the same for C-002, refused because the tools work for the logged-in
+# customer only; a card block the code confirms itself with a `confirmed` argument, refused because
+# the tool takes no such argument. Neither refusal needs the question: the agent's checks come first.
 
 # %%
 with tempfile.TemporaryDirectory() as folder:
@@ -843,13 +845,13 @@ for kind, row in TABLE.items():
     print(f"{kind:15} {row['policy + executor']:30} {row['executor alone']}")
 
 # %% [markdown]
-# Read the **executor alone** column. Every limit stopped the attack aimed at it. The rows that say
-# `NOT STOPPED` are the point of this part: a child process shares the agent's **files** (it read
-# `/etc/passwd`; it could read `~/.ssh` or the agent's `.env`) and its **network** (the socket
-# opened; it could send the data anywhere). Run as root, the fork row says `NOT STOPPED` too: the
-# kernel does not apply `RLIMIT_NPROC` to root (graded, the notebook runs as an unprivileged user). The import filter refused those
-# programs, but a filter is not a wall: a program that reaches `open` or a socket another way gets
-# through.
+# Read the **executor alone** column. Each limit stopped the attack aimed at it, for an unprivileged
+# user, as the grader runs the notebook (run as root, the fork row says `NOT STOPPED`: the kernel
+# does not apply `RLIMIT_NPROC` to root). The other rows that say `NOT STOPPED` are the point of
+# this part: a child process shares the agent's **files** (it read `/etc/passwd`; it could read
+# `~/.ssh` or the agent's `.env`) and its **network** (the socket opened; it could send the data
+# anywhere). The import filter refused those programs, but a filter is not a wall: a program that
+# reaches `open` or a socket another way gets through.
 #
 # What closes those holes is an **OS sandbox**: the program in a world of its own. This course's
 # grader runs every submission that way (`autograder/sandbox/sandbox.py`), with bubblewrap on Linux:
