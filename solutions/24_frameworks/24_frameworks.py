@@ -509,21 +509,21 @@ for label, cell in lines.items():
 
 # %% [markdown]
 # With one registry and your adapter, the three loops send the same tools and the same error
-# observation. What differs is what the frameworks chose: the Agents SDK speaks Responses (its
-# items carry ids and statuses, a few more tokens per request here); pydantic-ai adds
-# `tool_choice: "auto"`, the API's default anyway. Neither added hidden text to the system
+# observation. What differs is what the frameworks chose, and each sends a few more tokens per
+# request than your loop here: the Agents SDK speaks Responses (its items carry ids and statuses);
+# pydantic-ai adds `tool_choice: "auto"`, the API's default anyway. Neither added hidden text to the system
 # prompt at these versions: that is a finding about 0.24.0 and 2.78.0, not a promise about the
 # next release — which is why you keep the log and the table.
 #
 # ## Part 3 · What the framework decided
 #
 # Your loop decides nothing you did not write. A framework decides a lot, and its defaults are
-# the framework's, not the API's. Four faults show four decisions. Here each framework gets the
+# the framework's, not the API's. Three faults and the first request show four decisions. Here each framework gets the
 # shop's tools **its own way** (`agents.function_tool(fn)`, `Tool(fn)`), as its documentation
 # suggests, so you see its defaults rather than your adapter's:
 #
 # - `never_stops`: a model that asks for a tool at every step (its step limit);
-# - `rate_limit`: one 429 before the first answer (who retries, how often);
+# - `rate_limit`: the taxi question, with one 429 before the first answer (who retries);
 # - `tool_raises`: an order that does not exist, so the tool raises `KeyError` (what the model is told);
 # - and, in any of them, the `tool_choice` the first request carries.
 
@@ -641,7 +641,9 @@ for framework in own_tools:
     print(framework, decided(fault_runs[framework]))
 
 # %% [markdown]
-# What those numbers are, and where each comes from in the source (docs/SOURCES.md, "Chapter 24"):
+# What those numbers are, and where each comes from in the source (docs/SOURCES.md, "Chapter 24").
+# `retries_on_429` counts the retries this run needed, one for its one 429: how many a framework
+# would make is the table's row.
 #
 # | decision | OpenAI Agents SDK 0.24.0 | pydantic-ai 2.78.0 | your loop |
 # |---|---|---|---|
@@ -658,7 +660,7 @@ for framework in own_tools:
 # `{'category': 'taxi', ...}`. A `function_tool` that returns a dict is sent to the model as
 # `str(result)`, Python's own notation with single quotes, not JSON (`ItemHelpers._convert_tool_output`,
 # `agents/items.py`); the fake reads observations as JSON, could not read this one, and said so.
-# pydantic-ai sends the same dict as compact JSON (`{"order_id":"A-1001",...}`), your loop as
+# pydantic-ai sends that dict as compact JSON (`{"category":"taxi",...}`), your loop as
 # `json.dumps` writes it.
 #
 # ## Part 4 · One framework feature, by hand
