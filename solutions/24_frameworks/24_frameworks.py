@@ -237,6 +237,8 @@ for framework in ("openai-agents", "pydantic-ai"):
     with wb.checks.no_raise(f"a {framework} run on adapt_tools([refund], {framework!r})",
                             hint="catch the function's exception inside the tool: an error observation, never a raise"):
         got = run_adapted(adapt_tools, [spec], framework, llm.client(max_calls=5, max_retries=0), "Refund A-1001", "Help.")
+    wb.checks.equal(got["error"], None, f"the exception that ended the {framework} run",
+                    "a tool that raises must return an error observation, or the framework ends the run with the exception")
     wb.checks.equal(got, {"output": "Refunded A-1001; A-1003 does not exist.", "error": None},
                     f"how the {framework} run ended", "a tool that raises must return an error observation, "
                     "or the framework ends the run with the exception")
