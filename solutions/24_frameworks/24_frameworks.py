@@ -545,7 +545,7 @@ for framework, tools in own_tools.items():
         endings[framework, fault] = ended["error"] or ended["output"]
 for (framework, fault), ending in endings.items():
     ending = ending if len(ending) <= 56 else ending[:55] + "…"
-    print(f"{framework:14} {fault:12} {len(fault_runs[framework][fault]):3} requests, ended: {ending}")
+    print(f"{framework:14} {fault:12} requests: {len(fault_runs[framework][fault]):2}  ended: {ending}")
 
 # %% [markdown]
 # ## Exercise 3 — `decided` (3 points)
