@@ -417,7 +417,7 @@ def test_a_quiz_all_right_counts_as_done(progress_file):
     for q in load("00_start_here"):
         saved_answers.save("00_start_here", q.text, [a.text for a in q.answers if a.correct])
     line = quiz.progress_line("01_one_step", [None])
-    assert f"Quizzes all right: 1 of {len(quiz.chapters())} chapters" in line
+    assert f"Quizzes with every answer right: 1 of {len(quiz.chapters())} chapters" in line
 
 
 def test_saved_answers_survive_bad_files_and_read_only_places(tmp_path, monkeypatch):

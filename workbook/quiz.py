@@ -192,7 +192,7 @@ def progress_line(chapter_id: str, results: Sequence[Result | None], lang: str =
     saved = saved_answers.load()
     done = sum(1 for c in chapters() if c != chapter_id and _all_right(c, saved.get(c, {})))
     done += all(r is not None and r.correct for r in results)
-    return tr(lang, "{score}. Quizzes all right: {done} of {total} chapters. Your answers are saved on this "
+    return tr(lang, "{score}. Quizzes with every answer right: {done} of {total} chapters. Your answers are saved on this "
                     "computer; <code>python -m workbook progress</code> shows every chapter.",
               score=score(results, lang), done=done, total=len(chapters()))
 
