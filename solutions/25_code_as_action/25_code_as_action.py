@@ -131,13 +131,15 @@ def exec_here(code):
 with tempfile.TemporaryDirectory() as folder:
     here = os.getcwd()
     os.chdir(folder)  # exec has no folder of its own: it uses (and can change) the agent's
-    Path("orders.csv").write_text(code_action.ORDERS_CSV, encoding="utf-8")
-    for style in ("tool", "text"):
-        scenario = code_action.average_order(style)
-        result = run_code_agent(FakeLLM(scenario).client(), scenario.question,
-                                scenario.openai_tools(), exec_here)
-        print(f"{style:5} {result}")
-    os.chdir(here)
+    try:
+        Path("orders.csv").write_text(code_action.ORDERS_CSV, encoding="utf-8")
+        for style in ("tool", "text"):
+            scenario = code_action.average_order(style)
+            result = run_code_agent(FakeLLM(scenario).client(), scenario.question,
+                                    scenario.openai_tools(), exec_here)
+            print(f"{style:5} {result}")
+    finally:
+        os.chdir(here)  # even if the cell fails: the kernel must not stay in a removed folder
 
 # %% [markdown]
 # It works, and that is the danger. The program ran with the agent's memory, files, environment
