@@ -53,8 +53,8 @@ def pytest_collection_modifyitems(config, items):
             grouped.append(item)
     # The gates first: they are the longest unit, so one worker starts on them while the others
     # take the library tests (xdist hands out work in collection order); then the longest single
-    # tests (LONG_FIRST), so none is left alone at the end while the other worker idles (mypy, 40 s,
-    # came last in collection order and ran alone for the last 35 s of a make test).
+    # tests (LONG_FIRST), so none is left alone at the end while the other worker idles (mypy came
+    # last and ran alone for the last 35 s of a make test when it took 40 s cold; 9 s since 18de98f).
     chosen = set(gates)
     rest = [item for item in items if item not in chosen]
     long_first = [item for item in rest if item.nodeid.split("::")[0] in LONG_FIRST]

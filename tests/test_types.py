@@ -2,9 +2,10 @@
 
 The settings list every module-level leniency; a new module is checked in full. mypy's cache makes
 a re-run check only what changed: ~9 s of CPU cold (the SDKs and other large typed packages are
-skipped, pyproject says which and why), less warm. It lives in .mypy_cache (shared with pre-commit), or in
-$MYPY_CACHE_DIR, which .ci/run points outside the clone so a re-run on the same machine finds it
-(mypy compares each file's hash, so a fresh clone's new mtimes do not void it).
+skipped, pyproject says which and why), less warm. It lives in .mypy_cache (shared with
+pre-commit), or in $MYPY_CACHE_DIR, which .ci/run points outside the clone so a re-run on the
+same machine finds it (mypy compares each file's hash, so a fresh clone's new mtimes do not void
+it).
 The deadline is mypy's CPU time, not the wall clock: a busy machine only makes it slower.
 """
 
