@@ -96,6 +96,15 @@ def test_what_could_get_around_the_moved_clock_is_refused(cell, made):
         later([cell], made, "f").f()
 
 
+def test_an_optional_native_import_falls_back_as_in_the_kernel(made):
+    """httpx imports brotlicffi if it is there: refused here as a missing module would be (an
+    ImportError), so `import openai` works and the cells after a chapter's imports run as they did
+    in the kernel (a RuntimeError had left every name after it undefined)."""
+    cell = ("try:\n    import _cffi_backend\nexcept ImportError:\n    native = False\n"
+            "import openai\ndef f():\n    return (native, openai.__name__)\n")
+    assert later([cell], made, "f").f() == (False, "openai")
+
+
 def test_a_thread_started_at_fork_is_refused_and_a_raise_crosses_as_its_builtin_class(made):
     cell = ("import os, threading, time\n"
             "os.register_at_fork(after_in_child=lambda: threading.Thread(target=time.sleep, args=(30,)).start())\n"

@@ -85,6 +85,13 @@ class Refused(RuntimeError):
     """What the other process does not allow (an audit hook's refusal)."""
 
 
+class RefusedImport(Refused, ImportError):
+    """A native module the other process does not load. An ImportError too, as the kernel's would be
+    for a module that is not there: the audit event comes before the import system looks, so
+    httpx's optional `import brotlicffi` (not installed) was refused as a RuntimeError, `import openai`
+    failed, and every cell after a chapter's imports ran into NameErrors, unlike in the kernel."""
+
+
 def _sleep(seconds: float) -> None:
     """`time.sleep` by select: libfaketime's absolute sleep on the monotonic clock fails (EINVAL)."""
     if seconds < 0:
@@ -182,7 +189,7 @@ def _guard(fd: int, namespace: dict, call: list) -> None:
         if event in refused:
             raise Refused(f"another process does not allow {event}")
         if event == "import" and arguments and arguments[0] in native:
-            raise Refused(f"another process does not load {arguments[0]}")
+            raise RefusedImport(f"another process does not load {arguments[0]}")
         if event == "os.putenv" or event == "os.unsetenv":
             key: Any = arguments[0] if arguments else ""
             key = key.decode("latin-1") if exact(key) is bytes else key
@@ -225,6 +232,9 @@ def main(argv: list[str]) -> None:
     vars(time)["sleep"] = _sleep  # before the snapshot the answer is taken with
     vars(_posixsubprocess)["fork_exec"] = _no_fork_exec
     shell = InteractiveShell.instance()
+    # What a cell's error prints goes nowhere; IPython's coloured traceback (stack_data, pygments)
+    # cost two thirds of a replay's CPU, about 2 s each.
+    shell.showtraceback = shell.showsyntaxerror = lambda *args, **kwargs: None
     finish = sys.audit
     _guard(fd, shell.user_ns, call)
     for source in cells:
