@@ -234,7 +234,8 @@ def main(argv: list[str]) -> None:
     shell = InteractiveShell.instance()
     # What a cell's error prints goes nowhere; IPython's coloured traceback (stack_data, pygments)
     # cost two thirds of a replay's CPU, about 2 s each.
-    shell.showtraceback = shell.showsyntaxerror = lambda *args, **kwargs: None
+    for shows in ("showtraceback", "showsyntaxerror"):
+        setattr(shell, shows, lambda *args, **kwargs: None)
     finish = sys.audit
     _guard(fd, shell.user_ns, call)
     for source in cells:
