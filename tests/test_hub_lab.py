@@ -75,7 +75,7 @@ def test_student_lab_opens_chapter_00_and_validate_claims_only_the_visible_tests
     # Only the success dialog is re-worded; a failure's lines only wrap (workbook/validate.py puts
     # what failed first).
     assert re.findall(r"^(#[^{]+)\{", text, re.M) == ["#validation-message.validation-success p ",
-                                                      "#validation-message.validation-success p::before ",
+                                                      "#validation-message.validation-success > div::before ",
                                                       "#validation-message pre "]
 
 

@@ -180,7 +180,7 @@ def test_a_hostile_class_goes_round_the_hub(hub, browser):
         page.locator(".jp-NotebookPanel-toolbar").get_by_text("Validate", exact=True).click()
         dialog = page.locator("#validation-message.validation-success")
         expect(dialog).to_be_visible()
-        said = dialog.locator("p").evaluate("p => getComputedStyle(p, '::before').content")
+        said = dialog.locator("div").first.evaluate("d => getComputedStyle(d, '::before').content")
         assert said == json.dumps(WORDS), said
         shot(page, "student-validate")
         page.locator(".jp-Dialog").get_by_role("button", name="Ok", exact=True).click()

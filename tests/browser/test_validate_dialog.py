@@ -3,7 +3,9 @@ test's name and its error's own line (what is wrong, and the hint), then the tra
 cell's 20 to 50 lines of code stay in the notebook (workbook/validate.py).
 
 The server runs with lab/student/ on JUPYTER_CONFIG_PATH, as `make lab` starts it, on a copy of
-chapter 01 whose parse_reply is a wrong answer (an empty final answer taken for a tool call). Screenshot: test-artifacts/validate-failure.png. Skip locally with SKIP_BROWSER=1.
+chapter 01 whose parse_reply is a wrong answer (an empty final answer taken for a tool call), and
+on one whose answers are right. Screenshots: test-artifacts/validate-failure.png and
+validate-success.png. Skip locally with SKIP_BROWSER=1.
 """
 
 from __future__ import annotations
@@ -13,7 +15,15 @@ import shutil
 import nbformat
 import pytest
 
-from tests.browser.jupyter import CHAPTERS, ROOT, JupyterServer, marks, open_notebook, shot
+from tests.browser.jupyter import (
+    CHAPTERS,
+    ROOT,
+    JupyterServer,
+    fill_answers,
+    marks,
+    open_notebook,
+    shot,
+)
 
 pytestmark = marks()
 CHAPTER = "01_one_step"
@@ -22,6 +32,7 @@ WRONG = '''def parse_reply(reply):
         return ("final", reply["final"])
     return ("tool", reply["tool"], reply.get("args", {}))
 '''
+WORDS = "Visible tests passed; hidden tests run when your notebook is graded."  # lab/student/custom/custom.css
 SAID = ("AssertionError: parse_reply({'final': ''}) raised KeyError: 'tool' — "
         "an empty final answer is still a final answer")  # what is wrong — the test's hint
 
@@ -42,6 +53,8 @@ def lab(tmp_path_factory):
     cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "parse_reply")
     cell.source = WRONG
     nbformat.write(nb, path)
+    shutil.copytree(CHAPTERS / CHAPTER, root / "solved" / CHAPTER)
+    fill_answers(root / "solved", CHAPTER)
     server = JupyterServer(root, tmp, config_path=ROOT / "lab" / "student")
     server.start()
     try:
@@ -73,3 +86,19 @@ def test_validate_shows_the_failed_assertion_and_its_hint_first(page, lab):
     # The headline wraps inside the dialog: nothing is cut off or scrolled sideways.
     headline = dialog.locator(".jp-RenderedText pre").first
     assert headline.evaluate("e => e.scrollWidth <= e.clientWidth"), "the headline is cut off"
+
+
+def test_validate_success_claims_only_the_visible_tests_on_screen_and_to_a_screen_reader(page, lab):
+    """nbgrader's "Success! Your notebook passes all the tests." claims the hidden tests too; the
+    student lab's CSS shows what `make check` says instead, and takes nbgrader's sentence out of
+    the accessibility tree (font-size 0 had left it there, read out after ours)."""
+    open_notebook(page, lab, f"solved/{CHAPTER}/{CHAPTER}.ipynb")
+    page.locator(".jp-NotebookPanel-toolbar").get_by_text("Validate", exact=True).click()
+    dialog = page.locator("#validation-message.validation-success")
+    expect(dialog).to_be_visible()
+    shot(page.locator(".jp-Dialog-content"), "validate-success.png")
+    read = dialog.aria_snapshot()
+    assert WORDS in read and "Success" not in read, read
+    assert dialog.locator("p").is_hidden()
+    box = dialog.locator("div").first.bounding_box()
+    assert box and box["height"] > 10, "our words take the paragraph's place on screen"
