@@ -33,6 +33,8 @@ CHROMIUM = "/usr/bin/chromium"  # Debian's package: tests never download a brows
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 VIEWER_NOTEBOOK = "trace_viewer.ipynb"
+# What Validate's success dialog says in the student lab (lab/student/custom/custom.css)
+WORDS = "Visible tests passed; hidden tests run when your notebook is graded."
 # Every wait ends on what is observed (an element's state, the server's answer, a process gone);
 # these bound only a hang, far beyond what any load makes a correct step take, so no verdict rests
 # on how busy the machine is (issue 26 item 7). A failing check waits this long before it fails.
@@ -97,6 +99,11 @@ def open_notebook(page, jupyter, path: str, *, ui: str = "lab") -> None:
     """Open a notebook (in JupyterLab, or Notebook 7) and wait until its kernel is ready to run it."""
     page.goto(jupyter.url(UIS[ui].format(ws=uuid.uuid4().hex[:12], path=path)))
     page.wait_for_function(KERNEL_READY)
+
+
+def click_validate(page) -> None:
+    """Click the notebook toolbar's Validate button (nbgrader's)."""
+    page.locator(".jp-NotebookPanel-toolbar").get_by_text("Validate", exact=True).click()
 
 
 def run_all(page) -> None:

@@ -51,7 +51,6 @@ from tests.browser.hub_rig import (
     COURSE_ID,
     ROOT,
     START_SECONDS,
-    WORDS,
     Hub,
     account_exists,
     answer,
@@ -71,6 +70,7 @@ from tests.browser.hub_rig import (
     wait,
     wait_until_up,
 )
+from tests.browser.jupyter import WORDS, click_validate
 
 # The Formgrader's dialogs are Bootstrap 3 modals, which fade in (opacity 0 to 1).
 FADED_IN = "() => [...document.querySelectorAll('.modal.in')].some(m => getComputedStyle(m).opacity === '1')"
@@ -177,7 +177,7 @@ def test_a_hostile_class_goes_round_the_hub(hub, browser):
         assert notebook.is_file() and notebook.stat().st_uid == os.stat(hub.home(u["ada"])).st_uid
         answer(notebook, u["ada"], tags["ada"])
         page.goto(f"{hub.url}/user/{u['ada']}/lab/tree/{CHAPTER}/{CHAPTER}.ipynb")
-        page.locator(".jp-NotebookPanel-toolbar").get_by_text("Validate", exact=True).click()
+        click_validate(page)
         dialog = page.locator("#validation-message.validation-success")
         expect(dialog).to_be_visible()
         said = dialog.locator("div").first.evaluate("d => getComputedStyle(d, '::before').content")

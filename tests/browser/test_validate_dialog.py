@@ -18,7 +18,9 @@ import pytest
 from tests.browser.jupyter import (
     CHAPTERS,
     ROOT,
+    WORDS,
     JupyterServer,
+    click_validate,
     fill_answers,
     marks,
     open_notebook,
@@ -32,7 +34,6 @@ WRONG = '''def parse_reply(reply):
         return ("final", reply["final"])
     return ("tool", reply["tool"], reply.get("args", {}))
 '''
-WORDS = "Visible tests passed; hidden tests run when your notebook is graded."  # lab/student/custom/custom.css
 SAID = ("AssertionError: parse_reply({'final': ''}) raised KeyError: 'tool' — "
         "an empty final answer is still a final answer")  # what is wrong — the test's hint
 
@@ -68,7 +69,7 @@ def test_validate_shows_the_failed_assertion_and_its_hint_first(page, lab):
     test_code = next(c.source for c in source.cells
                      if c.metadata.get("nbgrader", {}).get("grade_id") == "parse_reply_tests")
     open_notebook(page, lab, f"{CHAPTER}/{CHAPTER}.ipynb")
-    page.locator(".jp-NotebookPanel-toolbar").get_by_text("Validate", exact=True).click()
+    click_validate(page)
     dialog = page.locator("#validation-message.validation-failed")
     expect(dialog).to_contain_text(SAID)
     shot(page.locator(".jp-Dialog-content"), "validate-failure.png")
@@ -93,7 +94,7 @@ def test_validate_success_claims_only_the_visible_tests_on_screen_and_to_a_scree
     student lab's CSS shows what `make check` says instead, and takes nbgrader's sentence out of
     the accessibility tree (font-size 0 had left it there, read out after ours)."""
     open_notebook(page, lab, f"solved/{CHAPTER}/{CHAPTER}.ipynb")
-    page.locator(".jp-NotebookPanel-toolbar").get_by_text("Validate", exact=True).click()
+    click_validate(page)
     dialog = page.locator("#validation-message.validation-success")
     expect(dialog).to_be_visible()
     shot(page.locator(".jp-Dialog-content"), "validate-success.png")
