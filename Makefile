@@ -6,7 +6,7 @@ STAMP   := $(VENV)/.installed-stamp
 # Open a browser only where there is a screen; otherwise print the URL and token.
 LAB_FLAGS ?= $(if $(or $(DISPLAY),$(filter Darwin,$(shell uname -s))),,--no-browser)
 
-.PHONY: venv lab lab-instructor test test-hub test-real quick lint bench release grade check clean bytecode
+.PHONY: venv lab lab-instructor test test-mutants test-hub test-real quick lint bench release grade check clean bytecode
 
 # requirements.lock pins every version (CONTRIBUTING.md); pyproject.toml's ranges stay the source.
 # A fresh install took 3 min 43 s (942 MB, a loaded 2-core machine, 2026-12-06; a learner saw 2).
@@ -51,8 +51,17 @@ XDIST   ?= -n auto --dist loadgroup
 # otherwise make every kernel, judge and test process compile the workbook and rewrite the tests
 # again): the judge and the kernels run with it set and read what this wrote.
 BYTECODE = PYTHONDONTWRITEBYTECODE=
+# Of the mutants, make test grades each exercise's first (every exercise's gates still run: full
+# marks, zero, a mutant caught by a hidden and a visible test); make test-mutants grades the others.
 test: venv bytecode
-	$(BYTECODE) $(BIN)/python -m pytest $(XDIST) $(PYTEST_ARGS)
+	$(BYTECODE) GATES_MUTANTS=$${GATES_MUTANTS:-first} $(BIN)/python -m pytest $(XDIST) $(PYTEST_ARGS)
+
+# Every other mutant (about 550 of 660), each caught by its exercise's hidden and visible tests and
+# by no other exercise's; .ci/run runs this after make test, so no CI run leaves one out.
+test-mutants: venv bytecode
+	$(BYTECODE) GATES_MUTANTS=rest $(BIN)/python -m pytest $(PYTEST_ARGS) \
+		tests/test_gates_grading.py::test_mutant_loses_points_on_its_exercise_only \
+		tests/test_gates_visible.py::test_mutant_fails_a_visible_test_of_its_exercise
 
 bytecode: venv
 	@$(BIN)/python -m compileall -q autograder workbook bench  # one process: a pool of -j 0 cost 1.8 s, 0.3 s this way

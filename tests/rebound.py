@@ -54,18 +54,10 @@ for _name, _value in list(globals().items()):
 IPYTHON = ("In", "Out", "get_ipython", "exit", "quit")
 
 
-def first_mutants(course: Course, chapter: str) -> dict[str, str]:
-    """exercise -> the name of its first mutant (in file order)."""
-    found: dict[str, str] = {}
-    for name in variants.mutants(course, chapter):
-        found.setdefault(variants.MUTANT_NAME.match(name + ".patch")["exercise"], name)
-    return found
-
-
 def base(gate: Course, chapter: str):
     """The solved notebook with every exercise's first mutant in its answer cell."""
     nb = variants.solved(gate, chapter)
-    for exercise, name in first_mutants(gate, chapter).items():
+    for exercise, name in variants.first_mutants(gate, chapter).items():
         nb = variants.with_answer(nb, exercise, variants.mutant_source(gate, chapter, name))
     return nb
 
@@ -97,4 +89,4 @@ def every_chapter() -> bool:
 
 def chapters(course: Course, every: bool = True) -> list[str]:
     """The chapters that have mutants (a rebound variant compares with them): all, or ALWAYS."""
-    return [c for c in course.chapters() if first_mutants(course, c) and (every or c in ALWAYS)]
+    return [c for c in course.chapters() if variants.first_mutants(course, c) and (every or c in ALWAYS)]

@@ -115,6 +115,16 @@ def test_every_exercise_has_a_mutant(course, chapter):
                          f"{course.mutants / chapter}/<exercise>-<mistake>.patch for each (python -m autograder mutant-diff)")
 
 
+@pytest.mark.parametrize(("course", "chapter"), CHAPTERS, ids=IDS)
+def test_make_test_and_make_test_mutants_share_the_mutants_out(course, chapter):
+    """GATES_MUTANTS: `first` (make test) has one mutant per exercise, `rest` (make test-mutants)
+    every other one; neither repeats the other and together they are every mutant."""
+    every, first, rest = (gates.mutant_names(course, chapter, m) for m in gates.MUTANT_MODES)
+    assert sorted(first + rest) == sorted(every) and not set(first) & set(rest)
+    exercises = [variants.MUTANT_NAME.match(m + ".patch")["exercise"] for m in first]
+    assert sorted(exercises) == sorted(set(exercises)) == sorted(variants.first_mutants(course, chapter))
+
+
 def test_sample_cohort_is_fresh(tmp_path):
     """autograder/sample_cohort is what `python -m autograder sample-cohort` makes now."""
     course = gates.courses()[0]

@@ -88,6 +88,15 @@ def test_ci_rehearses_the_hub_after_the_tests():
     assert "HUB_REHEARSAL=1" in (ROOT / "Makefile").read_text()
 
 
+def test_ci_grades_the_mutants_make_test_leaves_out():
+    """`make test` grades each exercise's first mutant (issue 47's budget): CI runs `make
+    test-mutants`, the rest, as a step of its own after it, so no CI run leaves a mutant out."""
+    steps = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()]
+    assert "make test-mutants" in steps and steps.index("make test") < steps.index("make test-mutants")
+    makefile = (ROOT / "Makefile").read_text()
+    assert "GATES_MUTANTS=$${GATES_MUTANTS:-first}" in makefile and "GATES_MUTANTS=rest" in makefile
+
+
 def test_every_locked_package_installs_on_the_oldest_python_the_course_allows():
     """pyproject says Python 3.11+; Debian 12's python3 is 3.11.2. soupsieve 3.0+ says >=3.11.5, so
     with it in the lock a fresh `make lab` there stopped at pip's ResolutionImpossible (issue 46)."""

@@ -91,6 +91,14 @@ def mutants(course: Course, chapter: str) -> dict[str, Path]:
     return found
 
 
+def first_mutants(course: Course, chapter: str) -> dict[str, str]:
+    """exercise -> the name of its first mutant (in file order)."""
+    found: dict[str, str] = {}
+    for name in mutants(course, chapter):
+        found.setdefault(MUTANT_NAME.match(name + ".patch")["exercise"], name)
+    return found
+
+
 def mutant_source(course: Course, chapter: str, name: str, answers: dict[str, str] | None = None) -> str:
     """The mutant `name`'s answer cell: its patch applied to the solution's answer cell."""
     found = mutants(course, chapter)
