@@ -76,6 +76,15 @@ def test_student_lab_opens_chapter_00_and_validate_claims_only_the_visible_tests
     assert re.findall(r"^(#[^{]+)\{", text, re.M) == ["#validation-message.validation-success p ",
                                                       "#validation-message.validation-success > div::before ",
                                                       "#validation-message pre "]
+    # No language server is installed, so jupyter_lsp's search is off (a second of CPU a start).
+    assert _get(student_lab, "/lsp/status")[0] == 404
+
+
+@pytest.mark.parametrize("role", ["lab/student", "lab/instructor", "hub/student", "hub/instructor"])
+def test_every_role_turns_off_the_language_server_search(role):
+    """lab/README.md: the same file in each folder a lab or a hub server reads."""
+    found = json.loads((ROOT / role / "jupyter_server_config.d" / "no-language-servers.json").read_text())
+    assert found == {"ServerApp": {"jpserver_extensions": {"jupyter_lsp": False}}}
 
 
 def test_nbgraders_success_text_is_the_one_the_css_replaces():
