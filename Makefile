@@ -53,8 +53,10 @@ XDIST   ?= -n auto --dist loadgroup
 BYTECODE = PYTHONDONTWRITEBYTECODE=
 # Of the mutants, make test grades each exercise's first (every exercise's gates still run: full
 # marks, zero, a mutant caught by a hidden and a visible test); make test-mutants grades the others.
+# With GATES_ONLY (authoring a chapter) it grades all of that chapter's.
+GATES_MUTANTS ?= $(if $(GATES_ONLY),all,first)
 test: venv bytecode
-	$(BYTECODE) GATES_MUTANTS=$${GATES_MUTANTS:-first} $(BIN)/python -m pytest $(XDIST) $(PYTEST_ARGS)
+	$(BYTECODE) GATES_MUTANTS=$(GATES_MUTANTS) $(BIN)/python -m pytest $(XDIST) $(PYTEST_ARGS)
 
 # Every other mutant (about 550 of 660), each caught by its exercise's hidden and visible tests and
 # by no other exercise's; .ci/run runs this after make test, so no CI run leaves one out.
