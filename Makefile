@@ -45,7 +45,7 @@ lab-instructor: venv
 # CI's command runs the linter first (issue 26): a lint finding fails `make test`.
 test: lint
 # Every test and gate (README, CI), spread over the cores by pytest-xdist: the gates share one
-# worker (they read one graded batch, which runs its own GATES_WORKERS processes).
+# worker (they read one graded batch, which runs its own GATES_WORKERS processes: one each, there).
 XDIST   ?= -n auto --dist loadgroup
 # Bytecode is compiled once, here, and kept (a shell that sets PYTHONDONTWRITEBYTECODE would
 # otherwise make every kernel, judge and test process compile the workbook and rewrite the tests

@@ -153,9 +153,12 @@ def graded(tmp_path_factory):
 
     pairs = gates.plan()
     plan = [s for _, s in pairs]
-    workers = int(os.environ.get("GATES_WORKERS", "2"))
-    # Also the fast runner's chapter processes at once: three made a fresh clone's make test slower
-    # on 2 cores (686 s, 1,326 CPU-s, against 652 s and 1,212 CPU-s with two, 2026-12-06).
+    # Notebooks the pipeline grades at once, and chapters the fast runner runs at once (the two run
+    # side by side). Under xdist another worker shares the cores, so one each: a fresh clone's make
+    # test on 2 cores took 568 s and 1,011 CPU-s with one, against 665 s with two (2026-12-07; 621
+    # and 680 s in two more runs with two); three had been slower still (686 s, 2026-12-06). Alone
+    # (make test-mutants) the batch has the cores to itself: two.
+    workers = int(os.environ.get("GATES_WORKERS") or (1 if os.environ.get("PYTEST_XDIST_WORKER") else 2))
     always = {s.student for s in plan if s.kind == "stub" or s.name in gates.ALWAYS_GRADED}
     # what may be cached as a timeout: hostile cases meant to time out, mutants that loop
     timeouts = frozenset(s.student for s in plan if s.kind == "mutant" or (s.expect and s.expect.status == "timeout"))
