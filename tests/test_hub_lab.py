@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.jupyter import WORDS, JupyterServer
+from tests.browser.jupyter import ROLES, WORDS, JupyterServer
 
 ROOT = Path(__file__).resolve().parent.parent
 PILOT = ROOT / "tests" / "pilot"
@@ -80,7 +80,7 @@ def test_student_lab_opens_chapter_00_and_validate_claims_only_the_visible_tests
     assert _get(student_lab, "/lsp/status")[0] == 404
 
 
-@pytest.mark.parametrize("role", ["lab/student", "lab/instructor", "hub/student", "hub/instructor"])
+@pytest.mark.parametrize("role", ROLES)
 def test_every_role_turns_off_the_language_server_search(role):
     """lab/README.md: the same file in each folder a lab or a hub server reads."""
     found = json.loads((ROOT / role / "jupyter_server_config.d" / "no-language-servers.json").read_text())

@@ -35,6 +35,8 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 VIEWER_NOTEBOOK = "trace_viewer.ipynb"
 # What Validate's success dialog says in the student lab (lab/student/custom/custom.css)
 WORDS = "Visible tests passed; hidden tests run when your notebook is graded."
+# Every folder a lab or a hub server puts on JUPYTER_CONFIG_PATH (Makefile, hub/setup_hub.py).
+ROLES = ("lab/student", "lab/instructor", "hub/student", "hub/instructor")
 # Every wait ends on what is observed (an element's state, the server's answer, a process gone);
 # these bound only a hang, far beyond what any load makes a correct step take, so no verdict rests
 # on how busy the machine is (issue 26 item 7). A failing check waits this long before it fails.

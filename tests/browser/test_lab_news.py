@@ -25,6 +25,7 @@ from tests.browser.jupyter import (
     ARTIFACTS,
     BACKSTOP_S,
     CHAPTERS,
+    ROLES,
     ROOT,
     TEST_BACKSTOP_S,
     JupyterServer,
@@ -34,8 +35,6 @@ from tests.browser.jupyter import (
 PLUGIN = "@jupyterlab/apputils-extension:notification"
 QUESTION = "Would you like to get notified about official Jupyter news?"
 COURSE_DEFAULTS = {"fetchNews": "false", "checkForUpdates": False}
-# Every folder a lab or a hub server puts on JUPYTER_CONFIG_PATH (Makefile, hub/setup_hub.py).
-ROLES = ("lab/student", "lab/instructor", "hub/student", "hub/instructor")
 
 
 def in_browser(test):
