@@ -52,7 +52,9 @@ PILOT_CHAPTER = "00_pilot"
 GATE_LIMITS = Limits(cell_timeout=30, notebook_timeout=300, sandbox=SANDBOX)
 MUTANT_LIMITS = Limits(cell_timeout=10, notebook_timeout=120, sandbox=SANDBOX)  # a mutant may loop forever
 HOSTILE_LIMITS = Limits(cell_timeout=10, notebook_timeout=120, sandbox=SANDBOX)
-SHORT_LIMITS = Limits(cell_timeout=3, notebook_timeout=60, sandbox=SANDBOX)
+# The loops burn their cells' CPU limit: 1 s, not 3, saved ~18 CPU-s of the pilot's gates (114 -> 96,
+# 2026-12-07). The pilot's own cells take well under it (its whole solution: 1.3 s with the kernel).
+SHORT_LIMITS = Limits(cell_timeout=1, notebook_timeout=60, sandbox=SANDBOX)
 ALL_CASES = {**hostile.CASES, **hostile_os.CASES, **hostile_redteam.CASES, **hostile_judge.CASES}
 # Graded on every run, never from the cache: tests read their notebooks or look for what they left.
 ALWAYS_GRADED = ("os_exit", "huge_output", "read_solutions", *hostile_os.POST_CHECKED,
@@ -121,9 +123,10 @@ class Submission:
         return variants.MUTANT_NAME.match(self.name + ".patch").group("exercise") if self.kind == "mutant" else ""
 
 
-# Which mutants a run grades (GATES_MUTANTS): "all" (pytest alone, make quick, make test-real);
-# "first", each exercise's first mutant, with every other submission (make test: issue 47's budget);
-# "rest", every other mutant and nothing else (make test-mutants, which CI runs after make test).
+# Which mutants and attacks a run grades (GATES_MUTANTS): "all" (pytest alone, make quick, make
+# test-real); "first", each exercise's first mutant and each chapter's first red-team attack, with
+# every other submission (make test: issue 47's budget); "rest", every other mutant and attack and
+# nothing else (make test-mutants, which CI runs after make test).
 MUTANT_MODES = ("all", "first", "rest")
 
 
@@ -143,12 +146,25 @@ def mutant_names(course: Course, chapter: str, mode: str) -> list[str]:
     return [m for m in every if (m in first) == (mode == "first")]
 
 
+def attack_names(chapter: str, mode: str) -> list[str]:
+    """The chapter's attacks graded in `mode` (see MUTANT_MODES). The red team's regressions (an
+    exercise scored zero or full) split as mutants do: the chapter's first in `first`, the others
+    in `rest`. The rebound and rebinding gates, graded as a set, are always with the first."""
+    every = [n for n, a in attacks.ATTACKS.items() if a.chapter == chapter]
+    if mode == "all":
+        return every
+    regressions = [n for n in every if attacks.ATTACKS[n].expect in ("zero", "full")]
+    rest = regressions[1:]
+    return [n for n in every if (n in rest) == (mode == "rest")]
+
+
 def plan() -> list[tuple[Course, Submission]]:
     """Every gate submission of every chapter that this run grades (cheap: nothing is built yet)."""
     out = []
     mode = mutant_mode()
     for course, chapter in chapters():
         mutants = [(course, Submission(chapter, "mutant", m)) for m in mutant_names(course, chapter, mode)]
+        mutants += [(course, Submission(chapter, "attack", a)) for a in attack_names(chapter, mode)]
         if mode == "rest":
             out += mutants
             continue
@@ -156,7 +172,6 @@ def plan() -> list[tuple[Course, Submission]]:
         out += mutants
         out += [(course, Submission(chapter, "hostile", name, expect))
                 for name, (_, expect) in hostile_cases(course, chapter).items()]
-        out += [(course, Submission(chapter, "attack", name)) for name, a in attacks.ATTACKS.items() if a.chapter == chapter]
     return out
 
 

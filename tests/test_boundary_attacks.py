@@ -24,7 +24,8 @@ each notebook and what it did before the fix).
   `run_code` that rewrote its result ("alive" -> "gone", exit code -9) scored 13/13: the tests asked
   the notebook's own run_code whether a process was still running. The judge now reads the
   kernel's processes from /proc (`workbook.notebook_side.watch_processes`).
-Graded with the gates (the fast runner, the grader's judge), so they cost a fork each.
+Graded with the gates (the fast runner, the grader's judge), so they cost a fork each. `make test`
+grades each chapter's first (`tests/gates.py` `attack_names`), `make test-mutants` the others.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from autograder.course import AutograderError
 from autograder.gates import sample, variants
 from autograder.i18n.i18n_release import released
 from autograder.release.release import README, generate
-from tests import gates
+from tests import attacks, gates
 
 CHAPTERS = gates.chapters()
 IDS = [chapter for _, chapter in CHAPTERS]
@@ -117,12 +117,17 @@ def test_every_exercise_has_a_mutant(course, chapter):
 
 @pytest.mark.parametrize(("course", "chapter"), CHAPTERS, ids=IDS)
 def test_make_test_and_make_test_mutants_share_the_mutants_out(course, chapter):
-    """GATES_MUTANTS: `first` (make test) has one mutant per exercise, `rest` (make test-mutants)
-    every other one; neither repeats the other and together they are every mutant."""
+    """GATES_MUTANTS: `first` (make test) has one mutant per exercise and one red-team regression
+    per chapter that has any, `rest` (make test-mutants) every other one; neither repeats the other
+    and together they are every mutant and every attack."""
     every, first, rest = (gates.mutant_names(course, chapter, m) for m in gates.MUTANT_MODES)
     assert sorted(first + rest) == sorted(every) and not set(first) & set(rest)
     exercises = [variants.MUTANT_NAME.match(m + ".patch")["exercise"] for m in first]
     assert sorted(exercises) == sorted(set(exercises)) == sorted(variants.first_mutants(course, chapter))
+    every, first, rest = (gates.attack_names(chapter, m) for m in gates.MUTANT_MODES)
+    assert sorted(first + rest) == sorted(every) and not set(first) & set(rest)
+    regressions = [a for a in every if attacks.ATTACKS[a].expect in ("zero", "full")]
+    assert [a for a in first if a in regressions] == regressions[:1], f"{chapter}: make test grades {first}"
 
 
 def test_sample_cohort_is_fresh(tmp_path):
