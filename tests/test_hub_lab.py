@@ -78,13 +78,19 @@ def test_student_lab_opens_chapter_00_and_validate_claims_only_the_visible_tests
                                                       "#validation-message pre "]
     # No language server is installed, so jupyter_lsp's search is off (a second of CPU a start).
     assert _get(student_lab, "/lsp/status")[0] == 404
+    # Nothing to build (every extension comes prebuilt), so no page load asks the server to check a
+    # build: the check ran `node yarn.js config` each time, where node is on PATH.
+    config = json.loads(re.search(rb'id="jupyter-config-data"[^>]*>(.*?)</script>', page, re.S).group(1))
+    assert (config["buildCheck"], config["buildAvailable"]) == (False, False), config
 
 
 @pytest.mark.parametrize("role", ROLES)
-def test_every_role_turns_off_the_language_server_search(role):
-    """lab/README.md: the same file in each folder a lab or a hub server reads."""
+def test_every_role_turns_off_the_language_server_search_and_the_build_check(role):
+    """lab/README.md: the same settings in each folder a lab or a hub server reads."""
     found = json.loads((ROOT / role / "jupyter_server_config.d" / "no-language-servers.json").read_text())
     assert found == {"ServerApp": {"jpserver_extensions": {"jupyter_lsp": False}}}
+    pages = json.loads((ROOT / role / "labconfig" / "page_config.json").read_text())
+    assert (pages["buildCheck"], pages["buildAvailable"]) == (False, False), pages
 
 
 def test_nbgraders_success_text_is_the_one_the_css_replaces():
