@@ -15,6 +15,7 @@ import pytest
 from autograder import notebooks
 from autograder.course import Course
 from autograder.i18n import i18n
+from autograder.release import reading
 from workbook.i18n import languages, question_digest
 
 COURSE = Course()
@@ -33,8 +34,11 @@ def test_every_translation_follows_its_english(lang, chapter):
 
 @pytest.fixture
 def copy(tmp_path):
-    """A course in tmp_path with the worked example's source and its Russian text and quiz."""
+    """A course in tmp_path with the worked example's source, its Russian text and quiz, and the
+    reading list (the release ends the chapter with its row, which the text translates too)."""
     shutil.copytree(COURSE.source / WORKED, tmp_path / "solutions" / WORKED)
+    (tmp_path / "docs").mkdir()
+    shutil.copy(reading.path(COURSE), tmp_path / "docs")
     (tmp_path / "i18n" / "ru" / "quizzes").mkdir(parents=True)
     shutil.copy(i18n.text_path(COURSE, "ru", WORKED), tmp_path / "i18n" / "ru")
     shutil.copy(i18n.quiz_path(COURSE, "ru", WORKED), tmp_path / "i18n" / "ru" / "quizzes")

@@ -16,6 +16,7 @@ import pytest
 from autograder import notebooks
 from autograder.course import Course
 from autograder.i18n import i18n, i18n_release
+from autograder.release import reading
 from workbook.i18n import META, languages
 
 COURSE = Course()
@@ -63,17 +64,24 @@ def test_a_translated_notebook_is_graded_as_its_english_twin(lang, chapter):
     assert translated["metadata"] == {**english["metadata"], META: {"language": lang}}
 
 
-def test_a_chapter_whose_translation_went_stale_is_removed_by_release(tmp_path):
-    """The release of a chapter whose English changed removes its edition and says which piece is
-    stale; it never leaves the old translation in chapters/<lang>/."""
-    chapter = "00_start_here"
+def _course_of(tmp_path, chapter: str) -> Course:
+    """A course of one chapter, its English and Russian releases, translation and reading list."""
     shutil.copytree(COURSE.source / chapter, tmp_path / "solutions" / chapter)
     shutil.copytree(COURSE.release / chapter, tmp_path / "chapters" / chapter)
     shutil.copytree(COURSE.release / "ru" / chapter, tmp_path / "chapters" / "ru" / chapter)
     (tmp_path / "i18n" / "ru" / "quizzes").mkdir(parents=True)
     shutil.copy(i18n.text_path(COURSE, "ru", chapter), tmp_path / "i18n" / "ru")
     shutil.copy(i18n.quiz_path(COURSE, "ru", chapter), tmp_path / "i18n" / "ru" / "quizzes")
-    course = Course(root=tmp_path)
+    (tmp_path / "docs").mkdir()
+    shutil.copy(reading.path(COURSE), tmp_path / "docs")
+    return Course(root=tmp_path)
+
+
+def test_a_chapter_whose_translation_went_stale_is_removed_by_release(tmp_path):
+    """The release of a chapter whose English changed removes its edition and says which piece is
+    stale; it never leaves the old translation in chapters/<lang>/."""
+    chapter = "00_start_here"
+    course = _course_of(tmp_path, chapter)
     path = course.solution_ipynb(chapter)
     nb = notebooks.read(path)
     next(c for c in nb.cells if c.cell_type == "markdown").source += " Changed."
@@ -83,3 +91,19 @@ def test_a_chapter_whose_translation_went_stale_is_removed_by_release(tmp_path):
     said = "\n".join(lines)
     assert f"ru: {chapter} is not released in this language" in said and "has no block" in said
     assert "stale block" in said and "# 00 · С чего начать" in said and f"removed  {tmp_path / 'chapters' / 'ru' / chapter}" in said
+
+
+def test_the_reading_cell_is_translated_and_goes_stale_with_its_row(tmp_path):
+    """The reading list's cell (docs/READING.md's row, appended at release) is a block like any
+    other: translated whole, the annotation too, and stale once its row changes."""
+    chapter = "02_the_loop"
+    course = _course_of(tmp_path, chapter)
+    english = notebooks.read(course.released(chapter))
+    last = i18n_release.edition(course, chapter, "ru", english).cells[-1].source
+    assert last.startswith("## Что почитать") and "тот же цикл в другом формате запросов" in last, last
+    assert "the same loop" not in last and "Агентный цикл" in last
+    row = reading.path(course)
+    row.write_text(row.read_text(encoding="utf-8").replace("note that every", "see that every"), encoding="utf-8")
+    drift = i18n.check(course, "ru", chapter).drift()
+    assert len(drift) == 1 and drift[0].startswith(f'{chapter}: English cell "## Further reading"'), drift
+    assert '"## Что почитать"), translates an older text' in drift[0], drift

@@ -1,8 +1,8 @@
 """Translated chapters (docs/TRANSLATING.md): the files, what each piece translates, and what is
 missing or stale.
 
-`i18n/<lang>/NN_name.md` holds one block per English markdown cell of the chapter's source, each
-headed `<!-- i18n cell en=<hash> -->`; `i18n/<lang>/quizzes/NN_name.json` is the chapter's quiz,
+`i18n/<lang>/NN_name.md` holds one block per English markdown cell of the chapter's source (and
+one for the reading cell the release appends, docs/READING.md's row), each headed `<!-- i18n cell en=<hash> -->`; `i18n/<lang>/quizzes/NN_name.json` is the chapter's quiz,
 each question with `"en": "<hash>"`. A hash is the first 12 hex digits of the sha256 of the English
 piece (a cell's markdown as jupytext reads it from `solutions/NN_name/NN_name.py`; a question as
 `json.dumps(question, ensure_ascii=False, sort_keys=True)`), so a changed English piece is a new
@@ -19,6 +19,7 @@ from pathlib import Path
 
 from autograder import notebooks
 from autograder.course import AutograderError, Course, json_object
+from autograder.release import reading
 from workbook import quiz_format
 from workbook.i18n import digest, question_digest
 
@@ -124,7 +125,8 @@ def _block(en: str, body: list[str], line: int) -> Block:
 def english_cells(course: Course, chapter: str, from_py: bool = False) -> list[Cell]:
     """The chapter's English markdown cells, in order: from its solution notebook, which `make
     release` builds from the .py and a gate keeps equal to it (fast: JSON); `from_py`, as jupytext
-    reads the .py itself (what an author just edited; the skeleton's)."""
+    reads the .py itself (what an author just edited; the skeleton's). Then the reading cell the
+    release appends (docs/READING.md's row), when the course has a reading list."""
     if from_py and course.solution_py(chapter).is_file():
         import jupytext  # slow to import; only the skeleton reads a source this way
 
@@ -134,7 +136,9 @@ def english_cells(course: Course, chapter: str, from_py: bool = False) -> list[C
             raise AutograderError(f"cannot read {course.solution_py(chapter)}: {e}") from None
     else:
         cells = notebooks.read(course.solution_ipynb(chapter)).cells
-    return [Cell(digest(c.source), c.source) for c in cells if c.cell_type == "markdown"]
+    found = [Cell(digest(c.source), c.source) for c in cells if c.cell_type == "markdown"]
+    last = reading.cell_for(course, chapter)  # the release ends the chapter with its reading row
+    return found + ([Cell(digest(last.source), last.source)] if last is not None else [])
 
 
 def english_quiz(chapter: str) -> list[dict] | None:

@@ -1,8 +1,7 @@
 """`release` of the translated editions: `chapters/<lang>/NN_name/`, beside the English chapters.
 
 A translated notebook is the English released notebook with each markdown cell replaced by its
-translation (found by the hash of the English cell; the reading list's own sentences from the
-language's `ui.json`), and `{"workbook": {"language": "<lang>"}}` in its metadata. Every code
+translation (found by the hash of the English cell, the reading list's cell too), and `{"workbook": {"language": "<lang>"}}` in its metadata. Every code
 cell, its nbgrader metadata, checksum and id, is the English notebook's byte for byte: a
 translated notebook is graded as its English twin (the same assignment, the same grade ids, the
 same tests), and the quiz cell shows the translated quiz because the kernel reads the notebook's
@@ -14,15 +13,13 @@ with an old translation.
 from __future__ import annotations
 
 import copy
-import functools
 import shutil
 from pathlib import Path
 
 from autograder import notebooks
 from autograder.course import AutograderError, Course
 from autograder.i18n import i18n
-from autograder.release import reading
-from workbook.i18n import CODE, META, digest, languages, tr
+from workbook.i18n import CODE, META, digest, languages
 
 
 def edition(course: Course, chapter: str, lang: str, english) -> object:
@@ -31,14 +28,11 @@ def edition(course: Course, chapter: str, lang: str, english) -> object:
     if not report.complete:
         raise AutograderError(f"{chapter} has no complete {lang} translation: " + "; ".join(report.problems()))
     blocks = {b.en: b.text for b in i18n.read_blocks(report.text)}
-    english_reading = reading.cell_for(course, chapter)
     nb = copy.deepcopy(english)
     for cell in nb.cells:
         if cell.cell_type != "markdown":
             continue
-        said = blocks.get(digest(cell.source))
-        if said is None and english_reading is not None and cell.source == english_reading.source:
-            said = reading.cell_for(course, chapter, functools.partial(tr, lang)).source
+        said = blocks.get(digest(cell.source))  # the reading cell too: a block like any other
         if said is None:
             raise AutograderError(f"{chapter}: the released markdown cell \"{i18n.first_line(cell.source)}\" "
                                   f"is not a cell of its source; release the English chapter first")

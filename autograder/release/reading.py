@@ -48,24 +48,24 @@ def rows(text: str, where: str = "READING.md") -> dict[str, Reading]:
     return found
 
 
-def _english(template: str, **values: object) -> str:
-    return template.format(**values)
+def links(text: str) -> str:
+    """Whole addresses made links; one cut with "…" stays text."""
+    return ADDRESS.sub(lambda m: f"([{m['address']}](https://{m['address']}))", text)
 
 
-def source(reading: Reading, say=_english) -> str:
-    """The markdown of the last cell: the row's text, its whole addresses made links. `say` puts
-    the cell's own sentences in the edition's language (autograder/i18n/i18n_release.py)."""
-    text = ADDRESS.sub(lambda m: f"([{m['address']}](https://{m['address']}))", reading.read)
-    return (say(HEADING) + "\n\n"
-            + say("After {number} · {title}, about {minutes} minutes: {text}", number=reading.number,
-                  title=reading.title, minutes=reading.minutes, text=text) + "\n\n"
-            + say("*From `docs/READING.md` in the course repository, the reading list of every chapter. "
-                  "Names in italics are page titles to search for on the provider's site when an "
-                  "address has moved; `docs/SOURCES.md` gives every fact the chapters state with its "
-                  "source and the date it was checked.*"))
+def source(reading: Reading) -> str:
+    """The markdown of the last cell: the row's text, its whole addresses made links. A translated
+    edition translates the whole cell as a block of its own, like any other markdown cell
+    (autograder/i18n/i18n.py `english_cells`): a changed row is a stale block."""
+    return (HEADING + "\n\n"
+            + f"After {reading.number} · {reading.title}, about {reading.minutes} minutes: {links(reading.read)}\n\n"
+            + "*From `docs/READING.md` in the course repository, the reading list of every chapter. "
+              "Names in italics are page titles to search for on the provider's site when an "
+              "address has moved; `docs/SOURCES.md` gives every fact the chapters state with its "
+              "source and the date it was checked.*")
 
 
-def cell_for(course: Course, chapter: str, say=_english):
+def cell_for(course: Course, chapter: str):
     """The chapter's reading cell, or None when the course has no READING.md."""
     file = path(course)
     if not file.is_file():
@@ -74,7 +74,7 @@ def cell_for(course: Course, chapter: str, say=_english):
     if reading is None:
         raise AutograderError(f"{file} has no reading for {chapter}: add a row "
                               f"'| {chapter[:2]} · <title> | <what to read, with addresses> | <minutes> |'")
-    return new_markdown_cell(source(reading, say))
+    return new_markdown_cell(source(reading))
 
 
 def append(course: Course, chapter: str, nb) -> None:
