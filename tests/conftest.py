@@ -1,6 +1,7 @@
 """Shared fixtures: the library tests' path, and the gates' one graded batch (session-wide)."""
 
 import io
+import multiprocessing.util
 import os
 import socket
 import sys
@@ -50,6 +51,7 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(pytest.mark.fastgate)
         elif scope == "module":  # its module's tests on one worker, beside the gates: it grades once
             item.add_marker(pytest.mark.xdist_group(item.module.__name__.rpartition(".")[2]))
+            item.add_marker(pytest.mark.process)  # it grades notebooks of its own: kernels, judges
             grouped.append(item)
     # The gates first: they are the longest unit, so one worker starts on them while the others
     # take the library tests (xdist hands out work in collection order); then the longest single
@@ -74,7 +76,8 @@ def pytest_collection_modifyitems(config, items):
 PROCESS_EVENTS = frozenset({"subprocess.Popen", "os.fork", "os.forkpty", "os.posix_spawn", "os.spawn",
                             "os.system", "os.exec", "pty.spawn",
                             # a judge or a zygote the worker's zygote forks for the test (process.py)
-                            "agentloop.judge.fork", "agentloop.judge.branch"})
+                            "agentloop.judge.fork", "agentloop.judge.branch",
+                            "multiprocessing.spawn"})  # raised below: a pool's forkserver
 _started: list[str] = []
 
 
@@ -84,24 +87,30 @@ def _audit(event, args):
         _started.append(f"{event}: {what}"[:160])
 
 
+def _spawned(path, args, passfds, _spawn=multiprocessing.util.spawnv_passfds):
+    """multiprocessing's forkserver and resource tracker start through _posixsubprocess directly,
+    which raises no audit event: a process pool in a test went unseen."""
+    _audit("multiprocessing.spawn", (path, *args))
+    return _spawn(path, args, passfds)
+
+
 if os.environ.get("QUICK_TIER"):
     sys.addaudithook(_audit)  # only then: an audit hook stays for the process's life
+    multiprocessing.util.spawnv_passfds = _spawned
 
 
 def pytest_sessionstart(session):
-    """make quick: the processes a worker starts once, for whichever test comes first (the judges'
-    zygote; `uname -p`, which the SDKs' platform headers read; `pandoc --version`, which jupytext
-    runs when its formats are first imported), start here, not in a test."""
+    """make quick: the processes a worker starts once, for whichever test comes first (`uname -p`,
+    which the SDKs' platform headers read; `pandoc --version`, which jupytext runs when its formats
+    are first imported), start here, not in a test. (The judges' zygote started here too, ~3.5 CPU-s
+    a worker, for the tests of modules that grade notebooks of their own: those are `process` now.)"""
     worker = os.environ.get("PYTEST_XDIST_WORKER") or not getattr(session.config.option, "numprocesses", None)
     if os.environ.get("QUICK_TIER") and worker:  # not xdist's controller: it runs no test
         import platform
 
         import jupytext.formats  # noqa: F401  (asks pandoc its version on import)
 
-        from autograder.judge.process import Zygote
-
         platform.processor()
-        Zygote.start()
 
 
 def _process_tests() -> frozenset[str]:
