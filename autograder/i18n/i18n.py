@@ -2,8 +2,9 @@
 missing or stale.
 
 `i18n/<lang>/NN_name.md` holds one block per English markdown cell of the chapter's source (and
-one for the reading cell the release appends, docs/READING.md's row), each headed `<!-- i18n cell en=<hash> -->`; `i18n/<lang>/quizzes/NN_name.json` is the chapter's quiz,
-each question with `"en": "<hash>"`. A hash is the first 12 hex digits of the sha256 of the English
+one for the reading cell the release appends, docs/READING.md's row), each headed
+`<!-- i18n cell en=<hash> -->`; `i18n/<lang>/quizzes/NN_name.json` is the chapter's quiz, each
+question with `"en": "<hash>"`. A hash is the first 12 hex digits of the sha256 of the English
 piece (a cell's markdown as jupytext reads it from `solutions/NN_name/NN_name.py`; a question as
 `json.dumps(question, ensure_ascii=False, sort_keys=True)`), so a changed English piece is a new
 hash, and the translation that follows the old one is stale. `check` says, per chapter, which
