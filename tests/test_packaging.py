@@ -70,7 +70,7 @@ def test_the_lock_check_refuses_a_pin_outside_a_range():
 
 def test_make_installs_with_the_lock():
     makefile = (ROOT / "Makefile").read_text()
-    assert "-c requirements.lock -e '.[dev]'" in makefile
+    assert "LOCK    ?= -c requirements.lock" in makefile and "$(LOCK) -e '.[dev]'" in makefile
     assert re.search(r"^\$\(STAMP\):.*\brequirements\.lock\b", makefile, re.M), "a new lock remakes .venv"
 
 
@@ -95,6 +95,17 @@ def test_ci_grades_the_mutants_make_test_leaves_out():
     assert "make test-mutants" in steps and steps.index("make test") < steps.index("make test-mutants")
     makefile = (ROOT / "Makefile").read_text()
     assert "GATES_MUTANTS ?= $(if $(GATES_ONLY),all,first)" in makefile and "GATES_MUTANTS=rest" in makefile
+
+
+def test_make_test_latest_installs_the_ranges_newest_not_the_lock():
+    """Issue 47: a `pip install` without the lock gets the newest versions the ranges admit, so a
+    tier tests those: its own venv, the install given no constraint file, then make test there."""
+    makefile = (ROOT / "Makefile").read_text()
+    recipe = re.search(r"^test-latest:\n((?:\t.*\n)+)", makefile, re.M)
+    assert recipe, "no test-latest recipe in the Makefile"
+    make_test = next(line for line in recipe.group(1).splitlines() if "$(MAKE) test " in line)
+    assert "VENV=.venv-latest" in make_test and 'LOCK="--upgrade' in make_test and "requirements.lock" not in make_test
+    assert ".venv-latest/" in (ROOT / ".gitignore").read_text().splitlines()
 
 
 def test_every_locked_package_installs_on_the_oldest_python_the_course_allows():
