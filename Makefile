@@ -10,8 +10,9 @@ LAB_FLAGS ?= $(if $(or $(DISPLAY),$(filter Darwin,$(shell uname -s))),,--no-brow
 
 # requirements.lock pins every version (CONTRIBUTING.md); pyproject.toml's ranges stay the source.
 # A fresh install took 3 min 43 s (942 MB, a loaded 2-core machine, 2026-12-06; a learner saw 2).
-# make test-latest installs without the lock: LOCK is what pip is given in its place.
-LOCK    ?= -c requirements.lock
+# make test-latest installs without the lock: LOCK (from its command line only, never the
+# environment) is what pip is given in its place.
+LOCK    := -c requirements.lock
 $(STAMP): pyproject.toml requirements.lock
 	@$(PY) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (found " + sys.version.split()[0] + "); set PY=/path/to/python3.11")'
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)

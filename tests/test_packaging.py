@@ -70,7 +70,7 @@ def test_the_lock_check_refuses_a_pin_outside_a_range():
 
 def test_make_installs_with_the_lock():
     makefile = (ROOT / "Makefile").read_text()
-    assert "LOCK    ?= -c requirements.lock" in makefile and "$(LOCK) -e '.[dev]'" in makefile
+    assert "LOCK    := -c requirements.lock" in makefile and "$(LOCK) -e '.[dev]'" in makefile
     assert re.search(r"^\$\(STAMP\):.*\brequirements\.lock\b", makefile, re.M), "a new lock remakes .venv"
 
 
