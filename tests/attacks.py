@@ -143,6 +143,11 @@ class Attack:
     open: str = ""  # why it still breaks (an open hole, asserted as such), or ""
     secrets: tuple[str, ...] = ()  # hidden-test text no test's message may show
 
+    @property
+    def regression(self) -> bool:
+        """A red-team regression: one exercise scored zero or full (not a rebound or rebinding set)."""
+        return self.expect in ("zero", "full")
+
 
 ATTACKS = {"elsewhere_rebound": Attack("08_retries_and_idempotency", _ch08, "idempotency_key", "zero"),
            "probe_patched": Attack("08_retries_and_idempotency", _ch08_probe, "idempotency_key", "zero"),

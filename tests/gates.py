@@ -153,7 +153,7 @@ def attack_names(chapter: str, mode: str) -> list[str]:
     every = [n for n, a in attacks.ATTACKS.items() if a.chapter == chapter]
     if mode == "all":
         return every
-    regressions = [n for n in every if attacks.ATTACKS[n].expect in ("zero", "full")]
+    regressions = [n for n in every if attacks.ATTACKS[n].regression]
     rest = regressions[1:]
     return [n for n in every if (n in rest) == (mode == "rest")]
 
