@@ -81,16 +81,18 @@ PROCESS_EVENTS = frozenset({"subprocess.Popen", "os.fork", "os.forkpty", "os.pos
 _started: list[str] = []
 
 
-def _audit(event, args):
-    if event in PROCESS_EVENTS and len(_started) < 8:
+def _audit(event, args, started=_started):
+    """`started`: where a start is noted (a test of the guard passes a list of its own, so that the
+    guard around it, in make quick, sees nothing)."""
+    if event in PROCESS_EVENTS and len(started) < 8:
         what = " ".join(str(a) for a in (args[1] if event == "subprocess.Popen" and args[1] else args))
-        _started.append(f"{event}: {what}"[:160])
+        started.append(f"{event}: {what}"[:160])
 
 
-def _spawned(path, args, passfds, _spawn=multiprocessing.util.spawnv_passfds):
+def _spawned(path, args, passfds, _spawn=multiprocessing.util.spawnv_passfds, _started=_started):
     """multiprocessing's forkserver and resource tracker start through _posixsubprocess directly,
     which raises no audit event: a process pool in a test went unseen."""
-    _audit("multiprocessing.spawn", (path, *args))
+    _audit("multiprocessing.spawn", (path, *args), _started)
     return _spawn(path, args, passfds)
 
 
