@@ -39,7 +39,7 @@ def pytest_collection_modifyitems(config, items):
     """Every test that reads the graded batch runs in one xdist worker (the batch is made once per
     process); the gates the fast runner alone can answer are marked `fastgate` (make quick)."""
     process = _process_tests()
-    gates, grouped = [], []
+    gates = []
     for item in items:
         if item.nodeid.split("[")[0] in process or item.nodeid.split("::")[0] in process:
             item.add_marker(pytest.mark.process)
@@ -52,7 +52,6 @@ def pytest_collection_modifyitems(config, items):
         elif scope == "module":  # its module's tests on one worker, beside the gates: it grades once
             item.add_marker(pytest.mark.xdist_group(item.module.__name__.rpartition(".")[2]))
             item.add_marker(pytest.mark.process)  # it grades notebooks of its own: kernels, judges
-            grouped.append(item)
     # The gates first: they are the longest unit, so one worker starts on them while the others
     # take the library tests (xdist hands out work in collection order); then the longest single
     # tests (LONG_FIRST), so none is left alone at the end while the other worker idles (mypy came
@@ -64,9 +63,12 @@ def pytest_collection_modifyitems(config, items):
     if getattr(config.option, "loadgroup", False):  # xdist sets it in its workers; 3.8 suffixes `_nodeid`, which pytest 9 no longer reads
         from _pytest.nodeid import coerce_node_id
 
-        for item in gates + grouped:
-            if "@" not in item.nodeid:
-                item._id = coerce_node_id(f"{item.nodeid}@{item.get_closest_marker('xdist_group').args[0]}")
+        for item in items:  # the gates, a module's own `graded`, a module's pytestmark (tests/lazy.py)
+            group = item.get_closest_marker("xdist_group")
+            if group is None and os.environ.get("QUICK_TIER"):  # make quick: a module's tests on one worker
+                group = pytest.mark.xdist_group(item.nodeid.split("::")[0]).mark  # its module fixtures made once
+            if group is not None and "@" not in item.nodeid:
+                item._id = coerce_node_id(f"{item.nodeid}@{group.args[0]}")
 
 
 # make quick's promise (issue 47): its tests start no process. A test that starts one (a kernel, a
@@ -99,6 +101,22 @@ def _spawned(path, args, passfds, _spawn=multiprocessing.util.spawnv_passfds, _s
 if os.environ.get("QUICK_TIER"):
     sys.addaudithook(_audit)  # only then: an audit hook stays for the process's life
     multiprocessing.util.spawnv_passfds = _spawned
+
+
+# make quick collects no module of which it runs no test: importing them cost each of its workers
+# ~1.2 CPU-s (the browser suite's clients, Dask). tests/test_quick_guard.py checks that make quick's
+# marker expression selects no test in any of them; a module listed whole in process_tests.txt is one.
+QUICK_UNCOLLECTED = ("tests/browser", "tests/test_cluster.py")
+
+
+def quick_uncollected() -> tuple[str, ...]:
+    return QUICK_UNCOLLECTED + tuple(sorted(entry for entry in _process_tests() if "::" not in entry))
+
+
+def pytest_ignore_collect(collection_path, config):
+    if os.environ.get("QUICK_TIER") and collection_path.is_relative_to(ROOT):
+        return str(collection_path.relative_to(ROOT)) in quick_uncollected() or None
+    return None
 
 
 def pytest_sessionstart(session):

@@ -9,13 +9,15 @@ import json
 import openai
 import pytest
 
+from tests.lazy import GROUP, lazy
 from tests.reference_loop import execute, tools_for
 from workbook import scenarios as S
 from workbook.fake_llm import FakeLLM
 from workbook.mcp_servers import run_async
 from workbook.shop import Shop
 
-agents = pytest.importorskip("agents")
+agents = lazy("agents")
+pytestmark = pytest.mark.xdist_group(GROUP)
 
 
 def run_streamed(llm, responses: bool):

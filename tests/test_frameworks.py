@@ -8,15 +8,17 @@ import json
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-import agents
 import pytest
-from pydantic_ai import Tool
 
-from workbook import frameworks, scenarios
+from tests.lazy import GROUP, lazy
+from workbook import scenarios
 from workbook.fake_llm import FakeLLM
 from workbook.shop import Shop
 from workbook.trace import otel
 from workbook.trace import spans as span_data
+
+agents, pydantic_ai, frameworks = lazy("agents"), lazy("pydantic_ai"), lazy("workbook.frameworks")
+pytestmark = pytest.mark.xdist_group(GROUP)
 
 
 def own_thread(test):
@@ -43,7 +45,7 @@ def test_an_unknown_framework_is_named():
 def test_both_frameworks_answer_and_the_fake_records_their_requests():
     shop = Shop()
     for framework, tools, api_key in (("openai-agents", [agents.function_tool(shop.get_order)], "input"),
-                                      ("pydantic-ai", [Tool(shop.get_order)], "messages")):
+                                      ("pydantic-ai", [pydantic_ai.Tool(shop.get_order)], "messages")):
         llm = FakeLLM("two_orders")
         got = frameworks.run(framework, llm.client(), tools, llm.scenario.question, "Help.")
         assert got["error"] is None and "A-1002" in got["output"], (framework, got)
@@ -55,7 +57,7 @@ def test_the_defaults_the_chapter_states():
     stated = {"openai-agents": (10, None, "An error occurred while running the tool. Please try again."),
               "pydantic-ai": (50, "auto", None)}
     for framework, (limit, choice, error) in stated.items():
-        tools = [agents.function_tool(shop.get_order)] if framework == "openai-agents" else [Tool(shop.get_order)]
+        tools = [agents.function_tool(shop.get_order)] if framework == "openai-agents" else [pydantic_ai.Tool(shop.get_order)]
         never = FakeLLM(scenarios.repeat_forever())
         assert frameworks.run(framework, never.client(), tools, "q", "s")["error"] is not None
         assert len(never.requests) == limit and never.requests[0].get("tool_choice") == choice, framework
@@ -72,7 +74,7 @@ VERDICT = {"type": "object", "properties": {"order_id": {"type": "string"}, "sta
 
 def test_pydantic_ai_structured_output_is_a_tool_the_model_must_call():
     llm = FakeLLM(scenarios.scripted(scenarios.call("final_result", order_id="A-1001", status="shipped")))
-    got = frameworks.run("pydantic-ai", llm.client(), [Tool(Shop().get_order)], "q", "s", output=VERDICT)
+    got = frameworks.run("pydantic-ai", llm.client(), [pydantic_ai.Tool(Shop().get_order)], "q", "s", output=VERDICT)
     assert got == {"output": {"order_id": "A-1001", "status": "shipped"}, "error": None}
     (body,) = llm.requests  # the output ends the run: no request follows it
     assert body["tool_choice"] == "required" and body["stream"] is False
@@ -94,7 +96,7 @@ def test_a_run_in_a_notebook_loop_leaves_no_thread_behind():
     async def both():
         agent, config = frameworks.agents_sdk(FakeLLM("two_orders").client(), [agents.function_tool(get_order)], "s")
         await agents.Runner.run(agent, "Where are my orders A-1001 and A-1002?", run_config=config)
-        await frameworks.pydantic_ai_agent(FakeLLM("two_orders").client(), [Tool(get_order)], "s").run("q")
+        await frameworks.pydantic_ai_agent(FakeLLM("two_orders").client(), [pydantic_ai.Tool(get_order)], "s").run("q")
 
     before = threading.active_count()
     loop = asyncio.new_event_loop()
@@ -104,7 +106,7 @@ def test_a_run_in_a_notebook_loop_leaves_no_thread_behind():
     finally:
         loop.close()
     # a plain tool function runs in AnyIO's worker threads: run() waits for them to end
-    frameworks.run("pydantic-ai", FakeLLM("two_orders").client(), [Tool(Shop().get_order)], "q", "s")
+    frameworks.run("pydantic-ai", FakeLLM("two_orders").client(), [pydantic_ai.Tool(Shop().get_order)], "q", "s")
     assert threading.active_count() == before, [t.name for t in threading.enumerate()]
 
 
@@ -127,7 +129,7 @@ def test_the_agents_sdk_trace_as_span_dicts_and_pydantic_ai_spans_on_request():
     assert llm.traceparents == [None, None]
 
     recorder = otel.Recorder()
-    instrumented = frameworks.pydantic_ai_agent(FakeLLM("two_orders").client(), [Tool(Shop().get_order)], "s",
+    instrumented = frameworks.pydantic_ai_agent(FakeLLM("two_orders").client(), [pydantic_ai.Tool(Shop().get_order)], "s",
                                                 tracer_provider=recorder.provider, name="support")
     asyncio.run(instrumented.run("q"))
     assert [s["name"] for s in recorder.spans()][:2] == ["invoke_agent support", "chat fake-model"]
@@ -161,7 +163,7 @@ def test_pydantic_ai_sends_what_chapter_24s_run_with_output_tests_expect():
                        "The run should have ended at final_result.")
     tools = [as_tool("get_order", "Look an order up.", strict({"order_id": {"type": "string"}})),
              as_tool("block_card", "Block the customer's card.", strict({}))]
-    framework_tools = [Tool.from_schema(fn, name=t["function"]["name"], description=t["function"]["description"],
+    framework_tools = [pydantic_ai.Tool.from_schema(fn, name=t["function"]["name"], description=t["function"]["description"],
                                         json_schema=t["function"]["parameters"])
                        for fn, t in zip((get_order, block_card), tools, strict=True)]
     verdict = strict({"order_id": {"type": "string"}, "status": {"type": "string"}})

@@ -3,9 +3,9 @@
 import httpx
 import openai
 import pytest
-from pydantic_ai.providers._model_deprecations import OPENAI_MODEL_DEPRECATIONS
 
 from autograder.i18n import i18n_messages
+from tests.lazy import GROUP
 from tests.reference_loop import run_agent, tools_for
 from workbook import providers, scenarios
 from workbook.engine import reasoning
@@ -67,11 +67,14 @@ def test_openai_provider_pointed_at_the_fake_http_face():
     assert llm.requests[0]["model"] == "gpt-5.4-mini"
 
 
+@pytest.mark.xdist_group(GROUP)  # pydantic-ai, imported here: one worker of make quick imports it (tests/lazy.py)
 def test_the_openai_default_is_not_retiring_and_takes_tools_on_chat_completions():
     """No shutdown is announced for the default (pydantic-ai's copy of OpenAI's deprecations page),
     and it takes function tools on Chat Completions at its default effort, as the course's loops
     send them: gpt-6.1-terra, OpenAI's replacement for gpt-5-mini, does not (docs/SOURCES.md,
     "The default OpenAI model")."""
+    from pydantic_ai.providers._model_deprecations import OPENAI_MODEL_DEPRECATIONS
+
     name = providers.PROVIDERS["openai"].model
     assert name not in OPENAI_MODEL_DEPRECATIONS, OPENAI_MODEL_DEPRECATIONS.get(name)
     assert OPENAI_MODEL_DEPRECATIONS["gpt-5-mini"].retirement_date.isoformat() == "2026-12-11"
