@@ -271,8 +271,10 @@ def graded_files(root: Path = REPO) -> list[Path]:
         parts = name.split(".")
         for i in range(1, len(parts) + 1):  # importing a.b.c runs a/__init__ and a/b/__init__ too
             prefix = ".".join(parts[:i])
+            if prefix in seen:
+                continue
             path = _module_file(root, prefix)
-            if path is None or prefix in seen:
+            if path is None:
                 continue
             seen[prefix] = path
             todo += sorted(_imports(path, prefix))

@@ -138,8 +138,13 @@ def _chapter_files():
 
 
 @pytest.fixture(scope="module")
-def copies():
-    return near_copies(definitions(_chapter_files()))
+def defs():
+    return definitions(_chapter_files())
+
+
+@pytest.fixture(scope="module")
+def copies(defs):
+    return near_copies(defs)
 
 
 def test_names_docstrings_and_hints_do_not_hide_a_copy():
@@ -183,8 +188,8 @@ def test_every_allowed_copy_is_still_one(copies):
 
 
 @pytest.mark.parametrize("pair", [p for p, (kind, _) in ALLOWED.items() if kind == SAME])
-def test_copies_of_the_same_code_stay_the_same(pair):
-    code = dict(definitions(_chapter_files()))
+def test_copies_of_the_same_code_stay_the_same(pair, defs):
+    code = dict(defs)
     first, second = pair
     assert code[first] == code[second], (
         f"{second} restates {first} but the code differs: copy the current version")

@@ -18,6 +18,8 @@ An f-string is its template with each value a placeholder named by its expressio
 from __future__ import annotations
 
 import ast
+import functools
+import hashlib
 from pathlib import Path
 
 from autograder import notebooks
@@ -101,17 +103,26 @@ def chapter_templates(course: Course, chapter: str, hidden: bool | None = None) 
     """The templates of a chapter's test cells (its source notebook), all of them, or only those
     of its visible tests (`hidden=False`: messages.json, which students' copies carry), or only
     those no visible test says (`hidden=True`: hidden.json, which stays with the instructor)."""
-    nb = notebooks.read(course.solution_ipynb(chapter))
-    visible: list[str] = []
-    secret: list[str] = []
-    for cell in nb.cells:
-        if cell.cell_type == "code" and notebooks.is_test(cell):
-            (secret if HIDDEN_MARK in cell.source else visible).extend(shown_in(cell.source))
+    path = course.solution_ipynb(chapter)
+    data = path.read_bytes() if path.is_file() else b""  # no such file: notebooks.read says so below
+    visible, secret = _test_templates((path, hashlib.sha256(data).hexdigest()))
     if hidden is None:
         return list(dict.fromkeys(visible + secret))
     if hidden:
         return [t for t in dict.fromkeys(secret) if t not in visible]
     return list(dict.fromkeys(visible))
+
+
+@functools.lru_cache(maxsize=64)
+def _test_templates(version: tuple[Path, str]) -> tuple[list[str], list[str]]:
+    """(visible, hidden) templates of a notebook's test cells, found once per version of the file
+    (`version`: its path and the hash of its bytes)."""
+    visible: list[str] = []
+    secret: list[str] = []
+    for cell in notebooks.read(version[0]).cells:
+        if cell.cell_type == "code" and notebooks.is_test(cell):
+            (secret if HIDDEN_MARK in cell.source else visible).extend(shown_in(cell.source))
+    return visible, secret
 
 
 def library_templates(root: Path = REPO) -> list[str]:
