@@ -55,10 +55,12 @@ class Cluster:
 
     def _start(self, name: str, argv: list[str]) -> subprocess.Popen:
         folder = self.root / name
-        folder.mkdir()
+        (folder / "tmp").mkdir(parents=True)
         log = open(folder / "log.txt", "wb")
-        proc = subprocess.Popen(argv, cwd=folder, stdout=log, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, start_new_session=True)
+        # TMPDIR in its folder: what a worker killed on purpose cannot remove (its sandboxes'
+        # folders) goes with the cluster's folder, not into the machine's /tmp
+        proc = subprocess.Popen(argv, cwd=folder, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                start_new_session=True, env=os.environ | {"TMPDIR": str(folder / "tmp")})
         self.procs.append(proc)
         return proc
 

@@ -14,12 +14,12 @@ CHAPTER = "09_trajectories_and_checkpoints"
 
 
 @pytest.mark.slow
-def test_running_a_demo_cell_again_starts_a_new_log():
+def test_running_a_demo_cell_again_starts_a_new_log(tmp_path):
     nb = notebooks.read(ROOT / "solutions" / CHAPTER / f"{CHAPTER}.ipynb")
     nb.cells = [c for c in nb.cells if c.cell_type == "code" and not notebooks.is_test(c)]
     demos = [i for i, c in enumerate(nb.cells) if "= WORK / " in c.source]
     assert len(demos) >= 4, "the demo cells that write logs and checkpoints"
-    with ran(nb, CHAPTER, timeout=60) as client:
+    with ran(nb, CHAPTER, timeout=60, tmp=tmp_path) as client:
         first = [_text(nb.cells[i]) for i in demos]
         for i in demos:
             client.execute_cell(nb.cells[i], i)

@@ -14,7 +14,7 @@ CHAPTER = "16_context_engineering"
 
 
 @pytest.mark.slow
-def test_compaction_is_dearer_with_the_cache_and_cheaper_without_as_the_text_says():
+def test_compaction_is_dearer_with_the_cache_and_cheaper_without_as_the_text_says(tmp_path):
     nb = notebooks.read(ROOT / "solutions" / CHAPTER / f"{CHAPTER}.ipynb")
     cells = [c for c in nb.cells if c.cell_type == "code" and not notebooks.is_test(c)]
     measured = [i for i, c in enumerate(cells) if "bills = {" in c.source]
@@ -25,7 +25,7 @@ def test_compaction_is_dearer_with_the_cache_and_cheaper_without_as_the_text_say
     probe = cells[0].copy()
     probe.source = "import json; print(json.dumps(list(bills.values())))"
     nb.cells.append(probe)
-    with ran(nb, CHAPTER, timeout=120):
+    with ran(nb, CHAPTER, timeout=120, tmp=tmp_path):
         pass
     out = "".join(o.get("text", "") for o in probe.outputs if o.output_type == "stream")
     (_, plain_prompt, plain_cached, plain_fresh), (_, compact_prompt, compact_cached, compact_fresh) = json.loads(out)
