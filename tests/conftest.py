@@ -66,7 +66,7 @@ def pytest_collection_modifyitems(config, items):
         for item in items:  # the gates, a module's own `graded`, a module's pytestmark (tests/lazy.py)
             group = item.get_closest_marker("xdist_group")
             if group is None and os.environ.get("QUICK_TIER"):  # make quick: a module's tests on one worker
-                group = pytest.mark.xdist_group(item.nodeid.split("::")[0]).mark  # its module fixtures made once
+                group = pytest.mark.xdist_group(item.module.__name__.rpartition(".")[2]).mark  # its fixtures made once
             if group is not None and "@" not in item.nodeid:
                 item._id = coerce_node_id(f"{item.nodeid}@{group.args[0]}")
 
