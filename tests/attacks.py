@@ -127,6 +127,33 @@ FILE_TIME_KEY = ("import hashlib, json, os, time\n\n\n"
                  "    day = time.strftime('%Y-%m-%d', time.gmtime(os.fstat(read).st_ctime))\n"
                  "    os.close(read)\n    os.close(write)\n" + _KEY)
 
+# Red team 12 (chapter 03): an answer that changes the specs it was given, and says it did not.
+# The kernel reports which arguments a call changed (workbook/link/endpoint.py), so its word decides
+# `after(specs) == before`: patched to report nothing (A1), or with each changed spec put back as a
+# dict whose == is always True (A2), the exercise scored 3/3 (0/3 without the lie); chapter 06's
+# report_actions did the same (2/3 -> 3/3). Every graded "must not change its input" check is so.
+_MUTATING_SPECS = ("def to_openai_tools(specs):\n"
+                   "    tools = []\n"
+                   "    for i, spec in enumerate(specs):\n"
+                   "        spec.pop('cache_control', None)  # the caller's specs, changed in place\n"
+                   "        function = {'name': spec['name']}\n"
+                   "        if spec.get('description'):\n"
+                   "            function['description'] = spec['description']\n"
+                   "        function['parameters'] = spec.pop('input_schema')\n"
+                   "        tools.append({'type': 'function', 'function': function})\n"
+                   "{put_back}"
+                   "    return tools\n")
+SILENT_LINK = ("import workbook.link.endpoint as _ep\n_ep.Endpoint.changed = lambda self: []\n\n\n"
+               + _MUTATING_SPECS.replace("{put_back}", ""))
+SAME_DICT = ("class _Same(dict):\n    def __eq__(self, other):\n        return True\n    __hash__ = None\n\n\n"
+             + _MUTATING_SPECS.replace("{put_back}", "        specs[i] = _Same(spec)  # == says: unchanged\n"))
+IN_PLACE_OPEN = ("whether an argument changed in place is the kernel's word (it reports the change), so a "
+                 "notebook that patches the report or compares with its own == passes")
+
+
+def _ch03(source: str):
+    return lambda gate: variants.with_answer(variants.solved(gate, "03_openai_format"), "to_openai_tools", source)
+
 
 def _ch08_key(source: str):
     """The chapter's solution with `source` as its idempotency_key answer."""
@@ -179,4 +206,8 @@ ATTACKS.update({
     "clock_file_times": Attack("08_retries_and_idempotency", _ch08_key(FILE_TIME_KEY), "idempotency_key", "zero",
                                open="a pipe's or a file's times are stamped by the kernel's clock, which no Linux "
                                     "namespace moves (CLOCK_REALTIME) and libfaketime does not reach"),
+    "changes_specs_plainly": Attack("03_openai_format", _ch03(_MUTATING_SPECS.replace("{put_back}", "")),
+                                    "to_openai_tools", "zero"),  # the two below without their lie
+    "unchanged_said_by_link": Attack("03_openai_format", _ch03(SILENT_LINK), "to_openai_tools", "zero", open=IN_PLACE_OPEN),
+    "unchanged_said_by_eq": Attack("03_openai_format", _ch03(SAME_DICT), "to_openai_tools", "zero", open=IN_PLACE_OPEN),
 })
