@@ -293,10 +293,9 @@ print("route: visible tests passed")
 """Hidden tests: route accepts a listed class from the route call only (any class of the list),
 sends every other reply to the fallback (other, a near miss, capitals, two calls, another tool, no
 class, JSON that is not an object, text), sends ROUTER_PROMPT with the classes in order, the route
-tool and FORCE_ROUTE, leaves `routes` as it was; on routing_desk the urgent refund is a refund."""
+tool and FORCE_ROUTE; on routing_desk the urgent refund is a refund."""
 ### BEGIN HIDDEN TESTS
 from workbook.checks import fresh
-from workbook.notebook_side import after
 
 from dataclasses import dataclass
 
@@ -312,7 +311,6 @@ wb = fresh()
 S = wb.scenarios
 routes = {"refunds": Route("a refund", "R", ("refund",)), "orders": Route("an order's status", "O"),
           "faq": Route("the shop's rules", "Q", ("search_kb",))}
-before = dict(routes)
 fallback = Route("anything else", "F")
 
 
@@ -341,7 +339,6 @@ for answer in (named("other"), named("refund"), named("urgent_refunds"), named("
     # on a provider that drops `strict` (Ollama) any of these can arrive, arguments that are not an object too
     llm, chosen = routed(answer, dialect="ollama")
     assert chosen == fallback, f"the model answered {answer!r}: not one route call with a listed class; expected the fallback, got {chosen!r}"
-assert after(routes) == before and list(after(routes)) == list(before), "route must not change the routes it was given"
 llm, chosen = routed(named("orders"))
 request = llm.requests[0]
 classes = "- refunds: a refund\n- orders: an order's status\n- faq: the shop's rules"

@@ -254,10 +254,9 @@ with wb.checks.raises(ValueError, match="k", what="pass_k([True, False], 0) (k m
 print("pass_k: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "pass_k_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
-"""Hidden tests: all right, all wrong, k = n, exact values on 10 runs, k = 0, outcomes untouched."""
+"""Hidden tests: all right, all wrong, k = n, exact values on 10 runs, k = 0."""
 ### BEGIN HIDDEN TESTS
 from workbook.checks import fresh
-from workbook.notebook_side import after
 
 wb = fresh()
 
@@ -274,9 +273,7 @@ ten = [True] * 7 + [False] * 3
 near(pass_k(ten, 3), (1 - 1 / 120, 35 / 120), "10 runs, 7 right, k=3")
 near(pass_k(ten[::-1], 3), (1 - 1 / 120, 35 / 120), "the same runs in another order")
 near(pass_k([False, True, True, True], 1), (0.75, 0.75), "k=1, the first run wrong")
-saved = list(ten)
 pass_k(ten, 2)
-assert after(ten) == saved, "pass_k must not change the outcomes list"
 for bad in (0, -1, 11):
     with wb.checks.raises(ValueError, match="k", what=f"pass_k(ten runs, {bad})"):
         pass_k(ten, bad)
@@ -476,10 +473,9 @@ print("compare: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "compare_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 """Hidden tests: exactly MIN_PAIRS pairs, 29 pairs, shares of 0 and 1, pairs that agree often and
-rarely, lists untouched, b empty, lengths that differ by one."""
+rarely, b empty, lengths that differ by one."""
 ### BEGIN HIDDEN TESTS
 from workbook.checks import fresh
-from workbook.notebook_side import after
 
 wb = fresh()
 wb.checks.equal(compare([False] * 30, [True] * 30)["verdict"], "B is better", "0 vs 1 over 30 pairs")
@@ -497,9 +493,7 @@ b2 = [True] * 53 + [False] * 17 + [True] * 23 + [False] * 7  # 23 pairs for B, 1
 got = compare(a2, b2)
 assert abs(got["margin"] - 1.96 * (0.40 - 0.06 ** 2) ** 0.5 / 10) < 1e-9, got
 wb.checks.equal(got["verdict"], "not enough runs", "0.70 vs 0.76 over 100 pairs, 23 for B and 17 for A")
-saved = (list(a2), list(b2))
 compare(a2, b2)
-assert (after(a2), after(b2)) == saved, "compare must not change the run lists"
 with wb.checks.raises(ValueError, match="runs", what="compare([True], [])"):
     compare([True], [])
 with wb.checks.raises(ValueError, match="no runs", what="compare([], [])"):
@@ -970,12 +964,11 @@ print("stop_counts: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "stop_counts_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 """Hidden tests: the evaluation above; every limit of chapter 06; a status with several tools
-after it; only crashes; the list untouched; the error names the status."""
+after it; only crashes; the error names the status."""
 ### BEGIN HIDDEN TESTS
 from dataclasses import dataclass
 
 from workbook.checks import fresh
-from workbook.notebook_side import after
 
 #@include 02_the_loop AgentResult
 
@@ -987,10 +980,8 @@ wb.checks.equal(stop_counts(runs), {"runs": 14, "done": 0, "crashed": 0, "stoppe
                 "two runs stopped by each limit of chapter 06")
 runs = [AgentResult(None, "STOPPED: timeout after refund, write_note ran", 6),
         AgentResult(None, "STOPPED: timeout", 6), None, None, AgentResult("Refunded.", "done", 3)]
-saved = list(runs)
 wb.checks.equal(stop_counts(runs), {"runs": 5, "done": 1, "crashed": 2, "stopped": {"timeout": 2}},
                 "timeouts with and without writes, two crashes, one answer")
-assert after(runs) == saved, "stop_counts must not change the list of runs"
 wb.checks.equal(stop_counts([None] * 3), {"runs": 3, "done": 0, "crashed": 3, "stopped": {}}, "three crashed runs")
 for status in ("stopped: loop", "STOPPED:loop", None, ""):
     with wb.checks.raises(ValueError, match="status", what=f"stop_counts with a status {status!r}"):
