@@ -147,8 +147,9 @@ SILENT_LINK = ("import workbook.link.endpoint as _ep\n_ep.Endpoint.changed = lam
                + _MUTATING_SPECS.replace("{put_back}", ""))
 SAME_DICT = ("class _Same(dict):\n    def __eq__(self, other):\n        return True\n    __hash__ = None\n\n\n"
              + _MUTATING_SPECS.replace("{put_back}", "        specs[i] = _Same(spec)  # == says: unchanged\n"))
-IN_PLACE_OPEN = ("whether an argument changed in place is the kernel's word (it reports the change), so a "
-                 "notebook that patches the report or compares with its own == passes")
+# Whether a call changed its argument in place is seen only in the kernel, so no graded test asks
+# (an ungraded cell after the tests does): a plain in-place change scores full, and lying about it
+# (a patched report, an == that always says equal) gains nothing over it.
 
 
 def _ch03(source: str):
@@ -206,8 +207,9 @@ ATTACKS.update({
     "clock_file_times": Attack("08_retries_and_idempotency", _ch08_key(FILE_TIME_KEY), "idempotency_key", "zero",
                                open="a pipe's or a file's times are stamped by the kernel's clock, which no Linux "
                                     "namespace moves (CLOCK_REALTIME) and libfaketime does not reach"),
+    # Red team 12 (chapter 03): "unchanged" was the kernel's word (above, SILENT_LINK and SAME_DICT).
     "changes_specs_plainly": Attack("03_openai_format", _ch03(_MUTATING_SPECS.replace("{put_back}", "")),
-                                    "to_openai_tools", "zero"),  # the two below without their lie
-    "unchanged_said_by_link": Attack("03_openai_format", _ch03(SILENT_LINK), "to_openai_tools", "zero", open=IN_PLACE_OPEN),
-    "unchanged_said_by_eq": Attack("03_openai_format", _ch03(SAME_DICT), "to_openai_tools", "zero", open=IN_PLACE_OPEN),
+                                    "to_openai_tools", "full"),  # the two below without their lie
+    "unchanged_said_by_link": Attack("03_openai_format", _ch03(SILENT_LINK), "to_openai_tools", "full"),
+    "unchanged_said_by_eq": Attack("03_openai_format", _ch03(SAME_DICT), "to_openai_tools", "full"),
 })

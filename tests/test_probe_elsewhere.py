@@ -12,7 +12,7 @@ from time import time as imported_time
 
 import pytest
 
-from workbook.probes import after_changing, elsewhere
+from workbook.probes import after_changing, elsewhere, in_place
 
 YEAR = 365 * 24 * 3600
 kept_aside = time.time
@@ -75,3 +75,27 @@ def test_after_changing_shows_a_result_handed_out_twice():
     assert after_changing(lambda: {"tool_choice": "required", "extra_body": {"thinking": {"type": "disabled"}}},
                           change) == {"tool_choice": "required", "extra_body": {"thinking": {"type": "disabled"}}}
     assert after_changing(lambda x: [x], {"a": 1}, 5) == [5], "a result that is not a dict is left alone"
+
+
+def sorts_in_place(tools, key=None):
+    tools.sort(key=key)
+    return tools
+
+
+def test_in_place_names_the_argument_a_call_changed():
+    assert in_place(sorted, [2, 1]) == "sorted left its arguments as it found them."
+    assert in_place(sorts_in_place, [2, 1]) == (
+        "sorts_in_place changed its argument `tools` in place: build a new value and leave the caller's as it was.")
+    assert "`#1`" in in_place(lambda *parts: parts[0].append(1), []), "a *args argument is named by its place"
+    assert "`memory`" in in_place(lambda a, memory=None: memory.clear(), [], memory={"k": 1})
+    assert in_place(lambda d: d.update(k=[1]) or d.update(k=[1]), {"k": [1]}) == (
+        "<lambda> left its arguments as it found them."), "a value put back as it was is unchanged"
+    assert "changed" in in_place(lambda d: d.__setitem__("k", (1,)), {"k": [1]}), "a list that became a tuple changed"
+
+
+def test_in_place_says_a_stub_is_not_written_yet():
+    def stub(messages):
+        raise NotImplementedError
+    assert in_place(stub, []) == "Write stub first."
+    with pytest.raises(ValueError):
+        in_place(lambda x: int(x[0]), ["a"])

@@ -2,13 +2,15 @@
 responses a model client returned.
 
 Reached as `wb.checks.Overlap` and `wb.checks.spy_moves` (docs/CHAPTERS.md, "Test helpers");
-`Recorder`, `elsewhere` and `after_changing` are imported from here (`from workbook.probes import Recorder`).
+`Recorder`, `elsewhere`, `after_changing` and `in_place` are imported from here (`from workbook.probes import Recorder`).
 """
 
 from __future__ import annotations
 
 import builtins
+import copy
 import datetime
+import inspect
 import os
 import sys
 import threading
@@ -16,6 +18,8 @@ import time
 import types
 from contextlib import contextmanager
 from pathlib import Path
+
+from workbook.i18n import current, tr
 
 
 class Overlap:
@@ -233,3 +237,28 @@ def _merge(target, change: dict) -> None:
             _merge(target[key], value)
         else:
             target[key] = value
+
+
+def in_place(fn, *args, **kwargs) -> str:
+    """Not graded: a line that says whether fn(*args, **kwargs) changed one of the lists, dicts and
+    sets among its arguments in place. Only the process that holds an argument can see whether it
+    changed; graded, a test has only the kernel's word for it, which a notebook can make say
+    anything, so no test grades it and an ungraded cell after the tests prints this instead."""
+    name = getattr(fn, "__name__", "the function")
+    try:
+        positional = [p.name for p in inspect.signature(fn).parameters.values()
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        positional = []
+    named = [(positional[i] if i < len(positional) else f"#{i + 1}", value) for i, value in enumerate(args)]
+    watched = [(param, value, copy.deepcopy(value)) for param, value in named + list(kwargs.items())
+               if isinstance(value, (list, dict, set))]
+    try:
+        fn(*args, **kwargs)
+    except NotImplementedError:
+        return tr(current(), "Write {name} first.", name=name)
+    for param, value, was in watched:
+        if type(value) is not type(was) or value != was:
+            return tr(current(), "{name} changed its argument `{param}` in place: build a new value and leave the "
+                      "caller's as it was.", name=name, param=param)
+    return tr(current(), "{name} left its arguments as it found them.", name=name)

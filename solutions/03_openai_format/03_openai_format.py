@@ -153,18 +153,13 @@ def to_openai_tools(specs):
 # %% nbgrader={"grade": true, "grade_id": "to_openai_tools_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: to_openai_tools turns an Anthropic-style definition into a
 {"type": "function", "function": {"name", "description", "parameters"}} dict, leaves out a
-missing description and any other key (cache_control), and does not change the specs it was given."""
-import copy
-from workbook.notebook_side import after
-
+missing description and any other key (cache_control)."""
 schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
 specs = [{"name": "get_weather", "description": "Current weather in a city.",
           "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}},
          {"name": "ping", "input_schema": {"type": "object", "properties": {}},
           "cache_control": {"type": "ephemeral"}}]
-before = copy.deepcopy(specs)
 tools = to_openai_tools(specs)
-assert after(specs) == before, "to_openai_tools must not change the specs it was given: build new dicts"
 assert type(tools) is list and len(tools) == 2, f"expected a list with two tool definitions, got {tools!r}"
 assert type(tools[0]) is dict and tools[0].get("type") == "function", (
     f"an OpenAI tool definition starts with 'type': 'function'; got {tools[0]!r}")
@@ -180,21 +175,15 @@ print("to_openai_tools: visible tests passed")
 # %% nbgrader={"grade": true, "grade_id": "to_openai_tools_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 """Hidden tests: to_openai_tools reproduces the shop's OpenAI schemas exactly, keeps order, uses
 the nested Chat Completions shape (not the flat Responses one), copies no foreign keys, handles a
-missing description and an empty list, leaves its input unchanged, and the fake provider accepts
-the result."""
+missing description and an empty list, and the fake provider accepts the result."""
 ### BEGIN HIDDEN TESTS
-import copy
-
 from workbook.checks import fresh
-from workbook.notebook_side import after
 
 wb = fresh()
 expected = [wb.shop.SCHEMAS[n] for n in ("txn_sum", "get_order", "card_block", "refund")]
 specs = [{"name": t["function"]["name"], "description": t["function"]["description"],
           "input_schema": t["function"]["parameters"]} for t in expected]
-before = copy.deepcopy(specs)
 tools = to_openai_tools(specs)
-assert after(specs) == before, "to_openai_tools must not change the specs it was given"
 assert type(tools) is list and all(type(t) is dict for t in tools), (
     f"return a list of dicts, got {type(tools).__name__}")
 for got in tools:
@@ -229,6 +218,14 @@ except Exception as e:
 assert response.choices[0].finish_reason == "tool_calls", "with the converted tools the model asks for txn_sum"
 assert llm.requests[0]["tools"] == expected[:2], "the tools sent on the wire must be the OpenAI definitions"
 ### END HIDDEN TESTS
+
+# %%
+# Not graded: only your kernel holds the specs it handed to_openai_tools, so only it can see
+# whether they changed (a grader outside it would have its word only).
+from workbook.probes import in_place
+
+print(in_place(to_openai_tools, [{"name": "ping", "description": "Ping.",
+                                  "input_schema": {"type": "object", "properties": {}}}]))
 
 # %% [markdown]
 # ## Part 2 · One request on the wire

@@ -1083,12 +1083,11 @@ def report_actions(run, impl, writes):
 """Visible tests: report_actions adds "after refund ran" to a stop that came after a refund, with
 the answer and the steps kept; a stop after reads only and a done run keep their status; a refund
 that raised still counts, and its exception reaches the loop as it is; each write tool is named
-once, in order, and each wrapped tool calls its own tool and returns its result; impl is not changed."""
+once, in order, and each wrapped tool calls its own tool and returns its result."""
 import dataclasses
 from dataclasses import dataclass
 
 from workbook.checks import fresh
-from workbook.notebook_side import after
 
 #@include 02_the_loop AgentResult
 
@@ -1136,7 +1135,6 @@ def stopped(*steps, status="STOPPED: step limit"):
 
 
 impl = {"get_order": get_order, "refund": refund, "card_block": card_block}
-saved = dict(impl)
 writes = {"refund", "card_block"}
 with wb.checks.no_raise("report_actions(run, impl, writes)",
                         hint="call run once with a new dict of the tools, each write tool wrapped"):
@@ -1163,9 +1161,6 @@ report_actions(lambda tools: returned.append(tools["refund"](order_id="A-1", amo
                impl, writes)
 wb.checks.equal(returned, [{"refunded": 5, "order_id": "A-1"}], "what the wrapped refund returned to the loop",
                 hint="return the real tool's result")
-left = after(impl)
-assert left == saved and all(left[name] is saved[name] for name in saved), (
-    "report_actions must not change impl: give run a new dict")
 raised = []
 
 
@@ -1276,6 +1271,13 @@ wb.checks.equal((got.answer, got.status, got.steps), (None, "STOPPED: step limit
 print("report_actions: hidden tests passed")
 ### END HIDDEN TESTS
 
+# %%
+# Not graded: only your kernel holds the impl it handed report_actions, so only it can see whether
+# that dict changed (a grader outside it would have its word only).
+from workbook.probes import in_place
+
+print(in_place(report_actions, lambda tools: AgentResult("Done.", "done", 1), {"refund": lambda **kw: kw}, {"refund"}))
+
 # %% [markdown]
 # The run from the start of this part, reported:
 
@@ -1316,7 +1318,8 @@ print(report_actions(lambda tools: run_agent(FakeLLM(scenario).client(), "fake-m
 # - **Wrapping tools in a loop without binding each one.** `for name in writes: wrapped[name] =
 #   lambda **kw: impl[name](**kw)` makes every wrapper call the last tool of the loop; pass the name
 #   and the tool to a function that makes the wrapper. And give `run` a new dict: wrapping `impl` in
-#   place changes the caller's tools.
+#   place changes the caller's tools (not graded: only your kernel can see it; the cell after the
+#   tests checks it).
 
 # %% [markdown]
 # ## Self-check quiz

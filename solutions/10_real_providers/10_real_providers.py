@@ -1046,11 +1046,8 @@ assistant (with tool_calls) and tool messages that the fake provider accepts and
 tool_result with is_error becomes the error observation {"error": text}, one that already is one is
 kept (not wrapped twice); a user message with results and text gives the tool messages first, then
 the user's text; an assistant turn's text blocks are joined and its thinking block left out, a
-result given as text blocks is joined; the transcript given is not changed."""
-import copy
-
+result given as text blocks is joined."""
 from workbook.checks import fresh
-from workbook.notebook_side import after
 
 wb = fresh()
 transcript = [
@@ -1099,9 +1096,7 @@ blocks = [{"role": "assistant", "content": [
     {"type": "tool_use", "id": "toolu_03", "name": "get_order", "input": {"order_id": "A-1001"}}]},
     {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_03", "content": [
         {"type": "text", "text": '{"order_id": "A-1001",'}, {"type": "text", "text": ' "status": "shipped"}'}]}]}]
-before = copy.deepcopy(blocks)
 got = anthropic_to_openai(None, blocks)
-assert after(blocks) == before, "anthropic_to_openai must not change the transcript it was given: build new messages"
 wb.checks.equal([{k: v for k, v in m.items() if k != "tool_calls"} if type(m) is dict else m for m in got],
                 [{"role": "assistant", "content": "Checking.\nOne moment."},
                  {"role": "tool", "tool_call_id": "toolu_03", "content": '{"order_id": "A-1001",\n "status": "shipped"}'}],
@@ -1113,22 +1108,18 @@ print("anthropic_to_openai: visible tests passed")
 """Hidden tests: anthropic_to_openai gives exactly the Chat Completions messages for text and
 tool_use blocks, several results in one user message, is_error, result content as blocks, mixed
 result and text, skipped thinking blocks and a missing system prompt; arguments are JSON strings;
-the input is unchanged; the model recovers from a converted error."""
+the model recovers from a converted error."""
 ### BEGIN HIDDEN TESTS
-import copy
 import json
 
 from workbook.checks import fresh
-from workbook.notebook_side import after
 
 wb = fresh()
 
 
 def convert(system, messages):
-    before = copy.deepcopy(messages)
     with wb.checks.no_raise("anthropic_to_openai", hint='a block may lack a key (a result without is_error, content as a list of blocks): use .get'):
         got = anthropic_to_openai(system, messages)
-    assert after(messages) == before, "anthropic_to_openai must not change the transcript it was given"
     assert type(got) is list, f"return a list, got {type(got).__name__}"
     return got
 
@@ -1217,6 +1208,16 @@ got = convert("", [{"role": "user", "content": "hi"}, {"role": "assistant", "con
 wb.checks.equal(got, [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "Hello!"}],
                 "a plain-text chat")
 ### END HIDDEN TESTS
+
+# %%
+# Not graded: only your kernel holds the transcript it handed anthropic_to_openai, so only it can
+# see whether that changed (a grader outside it would have its word only).
+from workbook.probes import in_place
+
+print(in_place(anthropic_to_openai, "Be brief.", [
+    {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_9", "name": "get_order", "input": {"order_id": "A-1"}}]},
+    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_9", "is_error": True,
+                                  "content": [{"type": "text", "text": "no such order"}]}]}]))
 
 # %% [markdown]
 # The failed look-up from Part 7, converted and sent to a provider that speaks Chat Completions.

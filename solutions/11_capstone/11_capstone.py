@@ -1766,20 +1766,17 @@ def strict_tools(tools):
 """Visible tests: strict_tools returns new definitions with "strict": true, every property in
 required (in order), additionalProperties false, the optional k nullable and the required query
 unchanged, a nested object and an array's items made strict too, a type list given "null" once;
-the definitions passed in are unchanged; a provider that enforces strict mode accepts the result."""
-import copy
+a provider that enforces strict mode accepts the result."""
 import json
 
 from workbook.checks import fresh
-from workbook.notebook_side import after
 
 wb = fresh()
 search = {"type": "function", "function": {"name": "rag_search", "description": "Search the knowledge base.",
           "parameters": {"type": "object", "properties": {"query": {"type": "string"}, "k": {"type": "integer"}},
                          "required": ["query"]}}}
-before = copy.deepcopy(search)
 with wb.checks.no_raise("strict_tools([search])", hint='copy the definitions (copy.deepcopy), then set strict, required and additionalProperties'):
-    got = strict_tools(given := [search])
+    got = strict_tools([search])
 assert type(got) is list and len(got) == 1 and type(got[0]) is dict, f"a list of one definition, got {got!r:.120}"
 fn = got[0].get("function", {})
 params = fn.get("parameters", {})
@@ -1790,7 +1787,6 @@ wb.checks.equal(params["properties"]["k"].get("type"), ["integer", "null"], "the
                 "an optional property becomes nullable: [type, 'null']")
 wb.checks.equal(params["properties"]["query"].get("type"), "string", "the required query's type",
                 "a property that was required keeps its type")
-assert after(given) == [before], "strict_tools must not change the definitions it is given: copy them"
 
 nested = {"type": "function", "function": {"name": "send", "description": "x", "parameters": {
     "type": "object", "required": ["to"], "properties": {
@@ -1820,12 +1816,11 @@ print("strict_tools: visible tests passed")
 # %% nbgrader={"grade": true, "grade_id": "strict_tools_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 """Hidden tests: strict_tools on the agent's own four tools (exact result, the providers that
 enforce strict mode accept it, the calls of the small model fit it), on a tool without
-parameters' required, on an empty list; the input never changes."""
+parameters' required, on an empty list."""
 ### BEGIN HIDDEN TESTS
 import copy
 
 from workbook.checks import fresh
-from workbook.notebook_side import after
 
 wb = fresh()
 TOOLS4 = [{"type": "function", "function": {"name": n, "description": f"The {n} tool.", "parameters": {
@@ -1835,18 +1830,14 @@ TOOLS4 = [{"type": "function", "function": {"name": n, "description": f"The {n} 
                     ("read_file", {"path": {"type": "string"}}, ["path"]),
                     ("write_note", {"filename": {"type": "string"}, "text": {"type": "string"}}, ["filename", "text"]),
                     ("calculate", {"expression": {"type": "string"}}, ["expression"]))]
-before = copy.deepcopy(TOOLS4)
 with wb.checks.no_raise("strict_tools(the four tools)", hint='copy the definitions (copy.deepcopy), then set strict, required and additionalProperties'):
     got = strict_tools(TOOLS4)
-assert after(TOOLS4) == before, "the definitions passed in are unchanged"
 want = copy.deepcopy(TOOLS4)
 for t in want:
     t["function"]["strict"] = True
     t["function"]["parameters"]["required"] = list(t["function"]["parameters"]["properties"])
 want[0]["function"]["parameters"]["properties"]["k"]["type"] = ["integer", "null"]
 wb.checks.equal(got, want, "strict_tools(the four tools)")
-got[0]["function"]["name"] = "changed"
-assert TOOLS4[0]["function"]["name"] == "rag_search", "return copies, not the given dicts"
 
 bare = [{"type": "function", "function": {"name": "ping", "description": "x",
          "parameters": {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "number"}}}}}]
@@ -1864,6 +1855,14 @@ for dialect in ("openai", "deepseek"):
         raise AssertionError(f"{dialect} refused the strict definitions: {e}") from None
     assert reply.choices[0].message.tool_calls[0].function.arguments == '{"path": "kb/payment.md"}', "the small model's call fits the strict definitions: read_file with its path"
 ### END HIDDEN TESTS
+
+# %%
+# Not graded: only your kernel holds the definitions it handed strict_tools, so only it can see
+# whether they changed (a grader outside it would have its word only).
+from workbook.probes import in_place
+
+print(in_place(strict_tools, [{"type": "function", "function": {"name": "ping", "description": "x", "parameters": {
+    "type": "object", "properties": {"a": {"type": "string"}}}}}]))
 
 # %% [markdown]
 # A strict provider sends `null` for an optional argument the model leaves out, and `execute`
@@ -2310,8 +2309,9 @@ for prompt in ("You are Northwind's assistant. Use the tools.", system_prompt(TO
 # - **Running the calls of a cut reply** (`finish_reason: "length"`): half the arguments, a tool
 #   acting on a fragment, and then a model that says it is done.
 # - **Strict definitions that are not strict**: an optional property left out of `required` (the
-#   provider refuses the request), not made nullable, or the caller's definitions changed in place.
-#   And strict mode on a provider that ignores it measures nothing.
+#   provider refuses the request), not made nullable, or the caller's definitions changed in place
+#   (not graded: only your kernel can see it; the cell after the tests checks it). And strict mode on
+#   a provider that ignores it measures nothing.
 # - **Trusting an answer because the tools were called**: check that its numbers and sources come
 #   from the tool results; compare numbers by value, and thousands commas are not decimals.
 # - **A system prompt without a stop rule or a "not found" rule**, or one that names tools the agent

@@ -716,14 +716,12 @@ def layout(system, tools, question, now):
 
 # %% nbgrader={"grade": true, "grade_id": "layout_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: layout puts the system prompt first and unchanged and the time in the user's
-message; sorts the tools by name into a new list (the same tools in any order give the same
-request); two customers' requests a few minutes apart share a cached prefix on the fake; a `now`
-that is not a datetime is a TypeError."""
-import copy
+message; sorts the tools by name (the same tools in any order give the same request); two
+customers' requests a few minutes apart share a cached prefix on the fake; a `now` that is not a
+datetime is a TypeError."""
 import datetime
 
 from workbook.checks import fresh
-from workbook.notebook_side import after
 
 wb = fresh()
 B = wb.scenarios.billing
@@ -741,20 +739,10 @@ wb.checks.equal(got, {"messages": [{"role": "system", "content": "Be brief."},
                       "tools": [get, txn]},
                 "layout('Be brief.', [txn_sum, get_order], 'Where is A-1001?', 09:05:42)",
                 hint="system prompt first and unchanged; the time goes into the user's message; tools sorted by name")
-tools = [copy.deepcopy(txn), copy.deepcopy(get)]
-before = copy.deepcopy(tools)
 with wb.checks.no_raise("layout(..., tools in another order, ...)", hint='sorted(tools, key=...) returns a new list; only a `now` that is not a datetime raises'):
     other = layout("Be brief.", [get, txn], "Where is A-1001?", T)
-    layout("Be brief.", tools, "Where is A-1001?", T)
 wb.checks.equal(other, got, "layout with the same tools in another order",
                 hint="the same tools must give the same prefix: sort them by name")
-tools = after(tools)
-names = [t["function"]["name"] for t in tools]
-assert names == [t["function"]["name"] for t in before], (
-    f"layout(...) changed the caller's list: its tools are now in the order {names}, they were "
-    f"{[t['function']['name'] for t in before]}. Return a new sorted list (sorted(tools, key=...)); "
-    "tools.sort() sorts the caller's own list in place")
-wb.checks.equal(tools, before, "the tools list after layout(...)", hint="return a new list; do not change the caller's")
 
 desk = B.desk()
 client = wb.fake_llm.FakeLLM(desk).client()
@@ -807,6 +795,15 @@ for bad in (None, 1764547200, datetime.date(2026, 12, 1)):
     with wb.checks.raises(TypeError, match="datetime", what=f"layout(..., now={bad!r})"):
         layout("x", [], "Hi", bad)
 ### END HIDDEN TESTS
+
+# %%
+# Not graded: only your kernel holds the tools list it handed layout, so only it can see whether
+# that list changed (a grader outside it would have its word only). `tools.sort()` would.
+from workbook.probes import in_place
+
+print(in_place(layout, "Be brief.", [{"type": "function", "function": {"name": "txn_sum"}},
+                                     {"type": "function", "function": {"name": "get_order"}}],
+               "Where is A-1001?", datetime.datetime(2026, 12, 1, 9, 5)))
 
 
 # %% [markdown]

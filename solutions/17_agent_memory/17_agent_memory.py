@@ -1010,26 +1010,22 @@ def scrub(value):
 # %% nbgrader={"grade": true, "grade_id": "scrub_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: scrub masks a message's content and the arguments of its tool calls, one level
 down, and a card number stored as a JSON number (the result stays JSON); it turns a tuple into a
-list, keeps other numbers, None and booleans, and never changes the message it is given."""
-import copy
+list, and keeps other numbers, None and booleans."""
 import json
 
 from workbook.checks import fresh
-from workbook.notebook_side import after
 
 wb = fresh()
 CARD = "4111111111111111"
 message = {"role": "assistant", "content": f"Saving card {CARD}.", "tool_calls": [
     {"id": "call_1", "type": "function",
      "function": {"name": "remember", "arguments": json.dumps({"fact": f"Card {CARD}"})}}]}
-before = copy.deepcopy(message)
 with wb.checks.no_raise("scrub(an assistant message)", hint='walk dicts and lists; mask the strings; leave other values as they are'):
     got = scrub(message)
 wb.checks.equal(got, {"role": "assistant", "content": "Saving card [card].", "tool_calls": [
     {"id": "call_1", "type": "function",
      "function": {"name": "remember", "arguments": json.dumps({"fact": "Card [card]"})}}]},
     "scrub(an assistant message with a tool call)", hint="scrub every string at any depth, not only content")
-wb.checks.equal(after(message), before, "the message after scrub(message)", hint="return a new value; change nothing in place")
 result = {"role": "tool", "tool_call_id": "call_1", "card": int(CARD), "rides": 2, "ok": True, "note": None}
 with wb.checks.no_raise("scrub(a tool result with numbers)", hint='a card number may be a JSON number: mask its digits as text, leave other numbers as they are'):
     got = scrub(result)
@@ -1043,31 +1039,29 @@ print("scrub: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "scrub_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 """Hidden tests: scrub on nested lists and tuples, keys left alone, 12- and 20-digit numbers,
-negative numbers, floats, booleans, empty containers, a plain string, and copies at every level."""
+negative numbers, floats, booleans, empty containers and a plain string."""
 ### BEGIN HIDDEN TESTS
-import copy
-
 from workbook.checks import fresh
-from workbook.notebook_side import after
 
 wb = fresh()
 CARD = "4111111111111111"
 value = {"a": [{"b": (f"x {CARD}", 4222222222222)}, []], CARD: {}, "n": [123456789012, 12345678901234567890,
                                                                           -4111111111111111, 2.5, False, None]}
-before = copy.deepcopy(value)
 with wb.checks.no_raise("scrub(a nested value)", hint='walk dicts and lists; mask the string values (keys stay as they are); leave other values as they are'):
     got = scrub(value)
 wb.checks.equal(got, {"a": [{"b": ["x [card]", "[card]"]}, []], CARD: {},
                       "n": [123456789012, 12345678901234567890, "[card]", 2.5, False, None]},
                 "scrub(a nested value)", hint="keys stay; tuples become lists; only 13 to 19 digits are a card")
-wb.checks.equal(after(value), before, "the value after scrub(value)")
 wb.checks.equal(scrub(f"card {CARD}"), "card [card]", "scrub(a string)")
 wb.checks.equal(scrub(True), True, "scrub(True)")
-inner = [1, 2]
-outer = {"k": inner}
-copied = scrub(outer)
-assert copied is not outer and copied["k"] is not inner, "scrub must return new containers at every level"
 ### END HIDDEN TESTS
+
+# %%
+# Not graded: only your kernel holds the message it handed scrub, so only it can see whether that
+# message changed (a grader outside it would have its word only).
+from workbook.probes import in_place
+
+print(in_place(scrub, {"role": "user", "content": "My card is 4111111111111111.", "parts": [["4111111111111111"]]}))
 
 
 # %% [markdown]
@@ -1184,7 +1178,8 @@ for row in table["naive_memory"]:
 # - **A log that keeps what memory masks.** The trajectory records the customer's message and the
 #   model's tool call word for word. Scrub every value — the tool call's arguments too, and card
 #   numbers stored as JSON numbers — before the line is written; masking the finished line can break
-#   its JSON, and masking the message in place rewrites the conversation the model still reads.
+#   its JSON, and masking the message in place rewrites the conversation the model still reads (that
+#   last one is not graded: only your kernel can see it; the cell after the tests checks it).
 # - **Stale facts recalled without their date.** A bare sentence looks like today's truth. Return
 #   the date and `days_ago` with every fact.
 # - **The real clock.** `datetime.date.today()` inside a tool cannot be tested, replayed or moved

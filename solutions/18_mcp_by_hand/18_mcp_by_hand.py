@@ -521,12 +521,10 @@ def modern_request(conn, method, params=None, version=MODERN_VERSION, timeout=2.
 # %% nbgrader={"grade": true, "grade_id": "modern_request_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests, against the SDK's own server (a subprocess; the first answer waits for its
 start): modern_request sends server/discover with the _meta envelope and no handshake, returns
-the result (2026-07-28 among its supportedVersions), calls a tool without changing the caller's
-params, raises MCPError naming both versions for an unsupported one and the server's message for
+the result (2026-07-28 among its supportedVersions), calls a tool, raises MCPError naming both versions for an unsupported one and the server's message for
 ping (removed in 2026-07-28); a result of type input_required (the toy server) is an MCPError, a
 result without resultType (a legacy server) is complete."""
 from workbook.checks import fresh
-from workbook.notebook_side import after
 
 #@include 18_mcp_by_hand MCPError
 
@@ -545,7 +543,6 @@ with M.start(M.sdk_command()) as conn:
     params = {"name": "add", "arguments": {"a": 2, "b": 3}}
     called = modern_request(conn, "tools/call", params, timeout=30.0)
     wb.checks.equal([b.get("text") for b in called.get("content", [])], ["5"], "the text of tools/call add(2, 3)")
-    wb.checks.equal(after(params), {"name": "add", "arguments": {"a": 2, "b": 3}}, "the caller's params after the call (unchanged)")
     wb.checks.equal({k: v for k, v in conn.sent[-1].get("params", {}).items() if k != "_meta"}, params, "the params sent, besides _meta")
     with wb.checks.raises(MCPError, match=r"(?s)2027-01-01.*2026-07-28|2026-07-28.*2027-01-01",
                           what="modern_request(conn, 'tools/list', version='2027-01-01')"):
@@ -599,6 +596,14 @@ with M.start(M.toy_command("--legacy-only")) as conn:
     with wb.checks.raises(MCPError, match="before initialization", what="modern_request(conn, 'server/discover') on a legacy server"):
         modern_request(conn, "server/discover")
 ### END HIDDEN TESTS
+
+# %%
+# Not graded: only your kernel holds the params it handed modern_request, so only it can see
+# whether that dict changed (a grader outside it would have its word only).
+from workbook.probes import in_place
+
+with start(toy_command()) as conn:
+    print(in_place(modern_request, conn, "tools/list", {"cursor": None}))
 
 # %% [markdown]
 # ## Part 4 · Listing tools, page by page

@@ -365,17 +365,15 @@ def guard_tools(impl, allowed, writes, confirm):
 # %% nbgrader={"grade": true, "grade_id": "guard_tools_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: guard_tools refuses a tool outside the allow-list without running it, runs an
 allowed read, asks the human before a write and runs it only on True, refuses "yes" and a
-`confirmed` argument from the model, and leaves impl unchanged."""
+`confirmed` argument from the model."""
 import json
 
 from workbook.checks import fresh
-from workbook.notebook_side import after
 
 wb = fresh()
 ran, asked = [], []
 impl = {"kb_search": lambda query: ran.append(("kb_search", query)) or ["page"],
         "write_note": lambda title, text: ran.append(("write_note", title)) or {"saved": title}}
-original = dict(impl)
 
 
 def human(answer):
@@ -389,7 +387,6 @@ with wb.checks.no_raise("guard_tools(impl, {'kb_search'}, {'write_note'}, confir
     g = guard_tools(impl, {"kb_search"}, {"write_note"}, human(True))
 assert type(g) is dict and sorted(g) == ["kb_search", "write_note"], \
     f"guard_tools returns a dict with impl's names, got {g!r}"
-assert after(impl) == original, "guard_tools must not change the impl passed in"
 wb.checks.equal(g["kb_search"](query="reset"), ["page"], "an allowed read")
 wb.checks.equal(g["write_note"](title="admin", text="x"), {"error": "write_note is not allowed for this task"},
                 "write_note outside the allow-list")
@@ -470,6 +467,14 @@ for sc, allowed, want_answer in [(wb.scenarios.forged_confirmation(), {"write_no
     if want_answer:
         wb.checks.equal(run.answer, want_answer, f"{sc.name}'s answer")
 ### END HIDDEN TESTS
+
+# %%
+# Not graded: only your kernel holds the impl it handed guard_tools, so only it can see whether that
+# dict changed (a grader outside it would have its word only).
+from workbook.probes import in_place
+
+print(in_place(guard_tools, {"kb_search": lambda query: [], "write_note": lambda title, text: {}},
+               {"kb_search"}, {"write_note"}, lambda name, args: False))
 
 # %% [markdown]
 # ## Part 4 · What leaves: links in the answer
@@ -898,12 +903,11 @@ def taint_guard(impl, untrusted, sensitive):
 # %% nbgrader={"grade": true, "grade_id": "taint_guard_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: taint_guard runs everything in a clean session, refuses a sensitive tool after
 an untrusted one (naming it, running nothing), stays tainted, taints before the untrusted tool
-runs, gives each session its own taint, checks a name in both sets as sensitive first, leaves
-impl unchanged, and stops memory poisoning on both days."""
+runs, gives each session its own taint, checks a name in both sets as sensitive first, and
+stops memory poisoning on both days."""
 import datetime
 
 from workbook.checks import fresh
-from workbook.notebook_side import after
 
 import json
 from dataclasses import dataclass
@@ -928,11 +932,9 @@ impl = {"search": lambda query: ran.append(("search", query)) or ["page"],
         "lookup": lambda query: ran.append(("lookup", query)) or ["fact"],
         "note": lambda text: ran.append(("note", text)) or {"saved": text},
         "fetch": fails, "clock": lambda: ran.append(("clock",)) or "12:00"}
-original = dict(impl)
 with wb.checks.no_raise("taint_guard(impl, {'search', 'lookup', 'fetch'}, {'note', 'fetch'})", hint='taint_guard only wraps the tools; it calls none of them'):
     g = taint_guard(impl, {"search", "lookup", "fetch"}, {"note", "fetch"})
 assert type(g) is dict and sorted(g) == sorted(impl), f"taint_guard returns a dict with impl's names, got {g!r}"
-assert after(impl) == original, "taint_guard must not change the impl passed in"
 wb.checks.equal(g["note"](text="before"), {"saved": "before"}, "a sensitive tool in a clean session")
 wb.checks.equal(g["clock"](), "12:00", "a tool in neither set")
 wb.checks.equal(g["search"](query="x"), ["page"], "an untrusted tool runs (and taints)")
@@ -1058,6 +1060,13 @@ wb.checks.equal(seen, [], "day 2 with the guard: no note")
 wb.checks.equal(run.answer, M.ORDER_ANSWER, "day 2's answer")
 memory.close()
 ### END HIDDEN TESTS
+
+# %%
+# Not graded: only your kernel holds the impl it handed taint_guard, so only it can see whether that
+# dict changed (a grader outside it would have its word only).
+from workbook.probes import in_place
+
+print(in_place(taint_guard, {"search": lambda query: [], "note": lambda text: {}}, {"search"}, {"note"}))
 
 # %% [markdown]
 # ## Part 7 · The red-team table

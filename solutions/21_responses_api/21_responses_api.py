@@ -466,13 +466,11 @@ def trim_memory(memory, max_items=12):
 # %% nbgrader={"grade": true, "grade_id": "trim_memory_tests", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 """Visible tests: two conversations of items (8, then 3) trimmed to 9: the tail starts at the
 second question, and the fake accepts it as a context; trimmed to 12, the longest tail is the
-whole memory, from the first question; items without a user message give []; the memory itself
-is not changed."""
+whole memory, from the first question; items without a user message give []."""
 import copy
 import json
 
 from workbook.checks import fresh
-from workbook.notebook_side import after
 
 wb = fresh()
 scenario = wb.scenarios.two_orders()
@@ -495,7 +493,6 @@ assert len(memory) == 11, f"the setup made {len(memory)} items"
 before = copy.deepcopy(memory)
 kept = trim_memory(memory, 9)
 assert type(kept) is list, f"trim_memory returns a list, got {type(kept).__name__}"
-wb.checks.equal(after(memory), before, "the memory after trim_memory", hint="return a new list; never change `memory`")
 wb.checks.equal(kept, before[8:], "trim_memory(memory, 9): the tail from the second question",
                 hint="start the tail at a user message: memory[-9:] cuts between a call and its output")
 wb.checks.equal(before[8], {"role": "user", "content": scenario.question}, "the setup's second question")
@@ -511,43 +508,39 @@ print("trim_memory: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "trim_memory_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 """Hidden tests: short memory kept whole, the default 12, no user message, assistant messages are
-not a boundary, a copy is returned and the memory is not changed."""
+not a boundary."""
 ### BEGIN HIDDEN TESTS
 import copy
 
 from workbook.checks import fresh
-from workbook.notebook_side import after
 
 wb = fresh()
-
-
-def trimmed(memory, *max_items):
-    """trim_memory(memory, ...), with the memory checked unchanged afterwards."""
-    before = copy.deepcopy(memory)
-    kept = trim_memory(memory, *max_items)
-    wb.checks.equal(after(memory), before, "the memory after trim_memory", hint="return a new list; never change `memory`")
-    return kept
-
-
 u = [{"role": "user", "content": f"q{i}"} for i in range(5)]
 a = {"role": "assistant", "content": "ok"}
 call = {"type": "function_call", "call_id": "call_1", "name": "f", "arguments": "{}"}
 out = {"type": "function_call_output", "call_id": "call_1", "output": "{}"}
 short = [u[0], a]
-kept = trimmed(short)
+kept = trim_memory(short)
 wb.checks.equal(kept, [u[0], a], "a short memory")
-assert kept is not short, "return a new list, not the memory itself"
 long = [u[0], call, out, a] * 3 + [u[1], a, call, out, a]
 expected = copy.deepcopy(long)
-wb.checks.equal(trimmed(long), expected[8:], "the default max_items=12")
-wb.checks.equal(trimmed(long, 5), expected[-5:], "exactly max_items")
-wb.checks.equal(trimmed(long, 4), [], "no tail of 4 starts at a user message")
-wb.checks.equal(trimmed([a, call, out, a], 3), [], "an assistant message is not a boundary")
+wb.checks.equal(trim_memory(long), expected[8:], "the default max_items=12")
+wb.checks.equal(trim_memory(long, 5), expected[-5:], "exactly max_items")
+wb.checks.equal(trim_memory(long, 4), [], "no tail of 4 starts at a user message")
+wb.checks.equal(trim_memory([a, call, out, a], 3), [], "an assistant message is not a boundary")
 typed = [{"type": "message", "role": "user", "content": "q"}, a, {"type": "message", "role": "user",
                                                                   "content": [{"type": "input_text", "text": "r"}]}]
-wb.checks.equal(trimmed(typed, 2), copy.deepcopy(typed[2:]), "a message item with type 'message'")
-wb.checks.equal(trimmed([], 3), [], "an empty memory")
+wb.checks.equal(trim_memory(typed, 2), copy.deepcopy(typed[2:]), "a message item with type 'message'")
+wb.checks.equal(trim_memory([], 3), [], "an empty memory")
 ### END HIDDEN TESTS
+
+# %%
+# Not graded: only your kernel holds the memory it handed trim_memory, so only it can see whether
+# that list changed (a grader outside it would have its word only).
+from workbook.probes import in_place
+
+print(in_place(trim_memory, [{"role": "user", "content": "q1"}, {"role": "assistant", "content": "ok"},
+                             {"role": "user", "content": "q2"}, {"role": "assistant", "content": "ok"}], 2))
 
 # %% [markdown]
 # ## Keeping state on the server: `previous_response_id`

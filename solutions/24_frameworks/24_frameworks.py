@@ -420,7 +420,6 @@ not the earlier steps'); a request sent again is a retry of its step, not a step
 import copy
 
 from workbook.checks import fresh
-from workbook.notebook_side import after
 
 wb = fresh()
 tool = {"type": "function", "function": {"name": "get_order", "parameters": {}, "strict": True}}
@@ -434,9 +433,7 @@ again = {"role": "assistant", "content": None, "tool_calls": [{"id": "c2", "type
                                                                "function": {"name": "get_order", "arguments": "{}"}}]}
 third = second | {"messages": second["messages"] + [again, {"role": "tool", "tool_call_id": "c2", "content": "delivered"}]}
 chat_log = [first, copy.deepcopy(first), second, third]
-before = copy.deepcopy(chat_log)
 rows = step_table(chat_log)
-assert after(chat_log) == before, "step_table must not change the requests"
 wb.checks.equal([(r["step"], r["retries"]) for r in rows], [(1, 1), (2, 0), (3, 0)],
                 "(step, retries) of a log with one retry",
                 "a request equal to the one before it is that step sent again: count it in retries, not as a step")
@@ -487,6 +484,14 @@ wb.checks.equal([(r["step"], r["api"], r["system"], r["outputs"]) for r in plain
                 [(1, "chat", None, []), (2, "responses", None, [])], "no system text, a string input")
 wb.checks.equal(step_table([]), [], "an empty log")
 ### END HIDDEN TESTS
+
+# %%
+# Not graded: only your kernel holds the log it handed step_table, so only it can see whether that
+# list changed (a grader outside it would have its word only).
+from workbook.probes import in_place
+
+print(in_place(step_table, [{"model": "m", "messages": [{"role": "system", "content": "Be kind."},
+                                                        {"role": "user", "content": "A-1001?"}]}]))
 
 # %% [markdown]
 # Now the side-by-side table of the three runs above. `tokens(body)` is the fake's size of a
@@ -752,15 +757,13 @@ def run_with_output(client, question, tools, registry, schema, max_steps=10, mod
 same fake (tests/test_frameworks.py runs pydantic-ai on this scenario and checks it sends exactly
 this): your tools and then final_result with its description, the schema and strict, with
 tool_choice "required", and no request after final_result; the other calls of that reply still
-run; the first final_result's arguments come back as a dict; the tools list given stays as it
-was; max_steps stops a model that never calls final_result."""
-import copy
+run; the first final_result's arguments come back as a dict; max_steps stops a model that
+never calls final_result."""
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from workbook.checks import fresh
-from workbook.notebook_side import after
 
 
 #@include 02_the_loop ToolSpec
@@ -804,10 +807,7 @@ model = S.scripted(S.call("get_order", order_id="A-1001"),
                    "The run should have ended at final_result.")
 
 llm = wb.fake_llm.FakeLLM(model)
-given = copy.deepcopy(tools)
 got = run_with_output(llm.client(max_calls=4, max_retries=0), "Where is A-1001?", tools, registry, verdict)
-wb.checks.equal(after(tools), given, "the tools list you were given, after the run",
-                "send a new list (tools + the output tool); do not add final_result to the caller's")
 wb.checks.equal(len(llm.requests), 2, "how many requests the run sent (pydantic-ai sends 2)",
                 "a final_result call ends the run: no request follows it")
 for number, body in enumerate(llm.requests, 1):
@@ -899,6 +899,15 @@ wb.checks.equal(run_with_output(endless.client(max_calls=4, max_retries=0), "q",
                 (None, "STOPPED: step limit"), "max_steps=3")
 wb.checks.equal(len(endless.requests), 3, "requests sent with max_steps=3")
 ### END HIDDEN TESTS
+
+# %%
+# Not graded: only your kernel holds the tools list it handed run_with_output, so only it can see
+# whether final_result was added to it (a grader outside it would have its word only).
+from workbook.probes import in_place
+
+print(in_place(run_with_output, FakeLLM(scenarios.scripted(scenarios.call("final_result", answer="ok"))).client(),
+               "q", [], {}, {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"],
+                             "additionalProperties": False}))
 
 # %% [markdown]
 # Your loop and pydantic-ai, side by side on the same scenario: the same tools, the same
@@ -1088,7 +1097,8 @@ print("traceparent headers the Agents SDK sent:", traced_llm.traceparents)
 # - **One more request after `final_result`**: the output ends the run; nothing goes back to the model.
 # - **The last `final_result` taken**: the first one wins.
 # - **The output returned as JSON text**: parse the arguments; the caller wants a dict.
-# - **`final_result` added to the caller's `tools`**: the next run would send it twice.
+# - **`final_result` added to the caller's `tools`**: the next run would send it twice. (Not graded:
+#   only your kernel can see its own list change; the cell after the tests checks it.)
 # - **Choosing a framework by the number of tools**, or an agent for a flow whose steps are fixed.
 
 # %% [markdown]
