@@ -1,8 +1,9 @@
 """Exceptions the notebook raises, as the judge's asserts see them (workbook/link/errors.py,
 exc_classes.py): a built-in or listed standard-library class arrives as that class with its
 arguments, a workbook class as the test's own `fresh()` copy, an SDK error with its status and
-JSON body; any other name, whatever it claims, stays a stand-in of its name. The two ends run
-in this process over a socket pair, as the judge and a kernel do."""
+JSON body; any other name, whatever it claims, becomes in the judge the stand-in of its built-in
+base with the name as data (in a kernel, a class of its name). The two ends run in this process
+over a socket pair, as the judge and a kernel do."""
 
 from __future__ import annotations
 
@@ -130,11 +131,13 @@ def test_a_name_the_kernel_chooses_never_picks_another_judge_class(ends, path):
     judge, _ = ends
     module, _, name = path.partition(":")
     got = judge.decode({"$e": path, "msg": "m", "mro": [name.split(".")[-1], "Exception", "BaseException"]})
-    assert type(got).__module__ == module and type(got).__bases__ == (Exception,), type(got).__mro__
+    assert type(got).__module__ == "notebook" and type(got).__bases__ == (Exception,), type(got).__mro__
+    assert got.notebook_class == name.split(".")[-1], "the kernel's name stays data on the error"
     assert not isinstance(got, Stop | SystemExit | KeyboardInterrupt | GeneratorExit | BaseExceptionGroup)
 
 
-def test_a_stand_in_is_one_class_of_its_name():
+def test_a_kernels_stand_in_is_one_class_of_its_name():
+    """In a kernel, a class of the judge's own code (a test's `class Boom(Exception)`) keeps its name."""
     one = exc_classes.find_exception("__main__:MCPError", ["MCPError", "RuntimeError", "Exception"])
     assert one is exc_classes.find_exception("__main__:MCPError", ["MCPError", "RuntimeError", "Exception"])
     assert one.__name__ == "MCPError" and one.__bases__ == (RuntimeError,)

@@ -5,7 +5,7 @@
     llm = wb.fake_llm.FakeLLM(wb.scenarios.taxi_spending())
     wb.checks.equal(add(2, 3), 5, "add(2, 3)")     # AssertionError: add(2, 3) should be 5, got '23'
 
-Test helpers (docs/CHAPTERS.md, "Test helpers"): `equal`, `is_type`, `expect`, and two context
+Test helpers (docs/CHAPTERS.md, "Test helpers"): `equal`, `is_type`, `expect`, `kind`, and two context
 managers; `raises` is the ONLY form (no `raises(fn, *args)`): the block must raise.
 
     with wb.checks.raises(ValueError, match="unknown tool", what="run_tool('nope', {})"):
@@ -183,6 +183,19 @@ def is_type(value, types_, what: str = "the result") -> None:
         if with_article(names).startswith("an "):  # whole templates, so a catalog can drop the article
             raise failure(f"{what} should be an {names}, got {type(value).__name__} {short(value, 80)}")
         raise failure(f"{what} should be a {names}, got {type(value).__name__} {short(value, 80)}")
+
+
+def kind(value) -> str | None:
+    """The name of a record's class: a dataclass instance's or a pydantic model's; graded, a record
+    of the notebook's that the test has no class for crosses as data that carries that name (the
+    kernel's word for it: autograder/judge/kernel_objects.py, `Record`). None for anything else."""
+    said_kind = getattr(type(value), "record_kind", None)
+    if callable(said_kind):
+        return said_kind(value)
+    cls = type(value)
+    if hasattr(cls, "__dataclass_fields__") or (hasattr(cls, "model_fields") and hasattr(cls, "model_dump")):
+        return None if isinstance(value, type) else cls.__name__
+    return None
 
 
 def expect(condition, message: str) -> None:

@@ -18,7 +18,7 @@ The modules:
     names           a test cell's names: its own, else the chapter's exercises, asked of the kernel
     heard           what the notebook sent, kept out of a hidden test's message
     another         the notebook run again in another process (another hash seed, the clock moved)
-    kernel_objects  what the notebook's objects become here: KernelRef, records, named tuples
+    kernel_objects  what the notebook's objects become here: KernelRef, Record (no class made)
     trust           which judge objects the kernel may reach; notebook names the judge replaces
     sdk_bridge      a fake model's SDK client handed to the kernel, its HTTP answered here
     scratch         the scratch folder and the sandbox's copy of it, kept in step

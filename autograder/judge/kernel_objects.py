@@ -6,112 +6,105 @@ attribute that is data (a copy) or a method (to call). It has no length, items o
 never equal to anything but itself and has no truth value, so a student's object with a lying
 `__eq__`, `__bool__` or `__len__` proves nothing here.
 
-Dataclass instances come back as instances of a judge-side dataclass of the same name and
-fields (`record_type`), so `result.answer`, `dataclasses.asdict(result)`, `type(result) is
-AgentResult` and `==` work; calling that class builds the object in the kernel (its defaults and
-`__post_init__` are the notebook's) and brings it back. Named tuples and pydantic models get a
-judge-side class of their name and fields the same way (data only).
-
-Bounded: a class has at most MAX_FIELDS fields (counted before anything is built: the red team's
-named tuple of 400,000 fields, or `make_dataclass` with 50,000, is quadratic work in C), and each
-cache holds at most MAX_CLASSES classes for the judge's notebook; past either bound the reply is
-refused with a LinkError saying which.
+A dataclass instance or a pydantic model comes back as an instance of the test's own class of its
+name and fields when the test defines one (an `#@include` of the chapter's `AgentResult`), so
+`==`, `dataclasses.asdict` and `type(result) is AgentResult` work; else as a `Record`: its class's
+name and its fields, as data. No class is ever made here from a name the kernel sends. A named
+tuple comes back as a tuple.
 """
 
 from __future__ import annotations
 
-import collections
+import copy
 import dataclasses
 import typing
-from collections.abc import Callable, Sized
 
 import pydantic
 
 from workbook.link import codec
 from workbook.link.signatures import signature_from
 
-MAX_FIELDS = 1_000  # fields of one record, named tuple or model class
-MAX_CLASSES = 256  # classes of each kind one judge (one notebook) makes
-
-# Classes made at run time, of fields mypy cannot know: type[Any] (any attribute, any call).
-_records: dict[tuple[str, tuple[str, ...]], type[typing.Any]] = {}
-_tuples: dict[tuple[str, tuple[str, ...]], type[typing.Any]] = {}
-_models: dict[tuple[str, tuple[str, ...]], type[pydantic.BaseModel]] = {}
-
 
 class KernelError(Exception):
     """The kernel broke the link's rules while a test ran (a malformed or oversized reply)."""
 
 
-def _names(kind: str, names: typing.Any, private: str) -> tuple[str, ...]:
-    """The field names of a class the kernel describes, checked (count first, then each name)."""
-    if type(names) not in (list, tuple) or len(names) > MAX_FIELDS:
-        count = len(names) if type(names) in (list, tuple) else "no list of"
-        raise codec.LinkError(f"a {kind} with {count} fields: the judge makes classes of at most {MAX_FIELDS}")
-    if not all(type(n) is str and n.isidentifier() and not n.startswith(private) for n in names):
-        raise codec.LinkError(f"a {kind} field that is not a name")
-    return tuple(names)
+class Record:
+    """A record of the notebook's (a dataclass instance, a pydantic model) the test has no class
+    for: the name of its class (`kind`, the kernel's word) and its fields, read as attributes.
+    Equal to a record of the same kind and fields; handed back to the notebook as its own record."""
+
+    __slots__ = ("_path", "_fields", "_model")
+
+    def __init__(self, path: str, fields: dict, model: bool = False):
+        object.__setattr__(self, "_path", path)
+        object.__setattr__(self, "_fields", dict(fields))
+        object.__setattr__(self, "_model", model)
+
+    def record_kind(self) -> str:
+        """The name of the notebook's class (`workbook.checks.kind` reads it)."""
+        return self._path.rpartition(":")[2].rpartition(".")[2]
+
+    def __getattr__(self, name: str) -> typing.Any:
+        fields = object.__getattribute__(self, "_fields")
+        if name in fields:
+            return fields[name]
+        if name == "model_dump" and object.__getattribute__(self, "_model"):  # a pydantic model's fields
+            return lambda **_: copy.deepcopy(fields)
+        raise AttributeError(f"the notebook's {self.record_kind()} has no field {name!r}"[:200])
+
+    def __setattr__(self, name: str, value: typing.Any) -> None:
+        raise TypeError(f"the notebook's {self.record_kind()} is a record read by the test: set nothing on it")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Record):
+            return NotImplemented
+        return (self._path, self._fields, self._model) == (other._path, other._fields, other._model)
+
+    __hash__ = None  # type: ignore[assignment]  # equal by value, like a dataclass
+
+    def data(self, encode) -> dict:
+        """The record as the link's data, to go back to the notebook as its own record."""
+        if self._model:
+            return {"$pyd": self._path, "v": encode(dict(self._fields))}
+        return {"$rec": self._path, "f": {k: encode(v) for k, v in self._fields.items()}}
+
+    def __repr__(self) -> str:
+        return f"{self.record_kind()}({', '.join(f'{k}={v!r}' for k, v in self._fields.items())})"[:2000]
 
 
-def _room(cache: Sized, kind: str) -> None:
-    if len(cache) >= MAX_CLASSES:
-        raise codec.LinkError(f"the notebook's objects needed more than {MAX_CLASSES} {kind} classes "
-                              "(one per name and set of fields): the judge makes no more")
+def fields_of(raw, inner) -> dict:
+    if type(raw) is not dict:
+        raise codec.LinkError("a record without fields")
+    return {k: inner(v) for k, v in raw.items()}
 
 
-def pydantic_type(path: str, fields: list[str]) -> type[pydantic.BaseModel]:
-    """A judge-side pydantic model of the notebook's model's name and fields (data only)."""
+def _test_class(own: dict, path: str, base: type | None = None) -> typing.Any:
+    """The test's own class a record names ("__test__:Route", one the test handed over; or
+    "__main__:AgentResult", a class the test defines too, the chapter's own, `#@include`d)."""
     module, qualname = codec.split_path(path)
-    key = (path, _names("pydantic model", fields, "_"))
-    if key not in _models:
-        _room(_models, "pydantic model")
-        definitions: dict[str, typing.Any] = {f: (typing.Any, None) for f in fields}
-        cls = pydantic.create_model(qualname.split(".")[-1], **definitions)
-        cls.__module__ = module
-        _models[key] = cls
-    return _models[key]
+    cls = own.get(qualname) if module in ("__main__", "__test__") else None
+    ok = isinstance(cls, type) and cls.__module__ == "__test__" and (base is None or issubclass(cls, base))
+    return cls if ok else None
 
 
-def named_tuple(path: str, names: list[str]) -> type[typing.Any]:
-    """The judge's named tuple class for a kernel one: same name, same fields."""
-    module, qualname = codec.split_path(path)
-    key = (path, _names("named tuple", names, "_"))
-    if key not in _tuples:
-        _room(_tuples, "named tuple")
-        # a class of the kernel's name, made at run time: mypy only follows a literal name
-        cls = collections.namedtuple(qualname.split(".")[-1], names)  # type: ignore[misc]
-        cls.__module__ = module
-        _tuples[key] = cls
-    return _tuples[key]
+def record(own: dict, path: str, fields: dict) -> object:
+    """A dataclass instance of the notebook's: one of the test's own class of its name and fields
+    (its fields set, nothing of the class run), else a Record."""
+    cls = _test_class(own, path)
+    if not isinstance(cls, type) or not dataclasses.is_dataclass(cls) or \
+            [f.name for f in dataclasses.fields(cls)] != list(fields):
+        return Record(path, fields)
+    obj: object = object.__new__(cls)
+    for k, v in fields.items():
+        object.__setattr__(obj, k, v)
+    return obj
 
 
-def record_type(path: str, fields: list[str], ctor: Callable[..., typing.Any] | None = None) -> type[typing.Any]:
-    """The judge's dataclass for a kernel dataclass `path` ("module:Name") with these fields."""
-    module, qualname = codec.split_path(path)
-    names = _names("record", fields, "__")
-    key = (path, names)
-    cls: type[typing.Any] | None = _records.get(key)
-    if cls is None:
-        _room(_records, "record")
-        cls = dataclasses.make_dataclass(qualname.split(".")[-1], list(names), eq=True, repr=True)
-        cls.__module__, cls.__qualname__ = module, qualname
-        original_init = cls.__init__
-
-        def __init__(self: typing.Any, *args: typing.Any, **kwargs: typing.Any) -> None:
-            if cls._kernel_ctor is None:  # not looked up in the kernel: the plain dataclass
-                return original_init(self, *args, **kwargs)
-            made = cls._kernel_ctor(*args, **kwargs)
-            if type(made) is not cls:
-                raise KernelError(f"the notebook's {qualname}(...) did not make a {qualname}")
-            for name in names:
-                object.__setattr__(self, name, getattr(made, name))
-
-        cls.__init__ = __init__
-        cls._kernel_ctor = None
-        _records[key] = cls
-    if ctor is not None:
-        cls._kernel_ctor = ctor
-    return cls
+def model(own: dict, path: str, fields: dict) -> object:
+    """A pydantic model of the notebook's: one of the test's own model class of its name, else a Record."""
+    cls = _test_class(own, path, pydantic.BaseModel)
+    return cls.model_construct(**fields) if cls is not None else Record(path, fields, model=True)
 
 
 class KernelRef:

@@ -13,7 +13,6 @@ of its name (a notebook's `class MCPError(Exception)`): `checks.raises(...)` wor
 
 from __future__ import annotations
 
-import dataclasses
 import dis
 import inspect
 import secrets
@@ -22,13 +21,7 @@ import threading
 from typing import Any
 
 from autograder.judge.heard import Heard
-from autograder.judge.kernel_objects import (
-    KernelError,
-    KernelRef,
-    named_tuple,
-    pydantic_type,
-    record_type,
-)
+from autograder.judge.kernel_objects import KernelError, KernelRef, Record, fields_of, model, record
 from autograder.judge.names import Namespace
 from autograder.judge.scratch import Mirror, quietly
 from autograder.judge.sdk_bridge import SdkBridge, sdk_kind, sdk_options
@@ -38,6 +31,7 @@ from workbook.checks import Fresh
 from workbook.link import codec
 from workbook.link.endpoint import MAX_KEPT, Endpoint, link_error
 from workbook.link.errors import exc_reply, find_exception, loaded
+from workbook.link.exc_classes import stand_in
 
 __all__ = ["JudgeEnd", "KernelError", "KernelRef", "Stop", "TimeUp"]
 
@@ -71,6 +65,7 @@ class TimeUp(Stop):
 
 class JudgeEnd(Endpoint):
     side = "j"
+    foreign = staticmethod(stand_in)  # a notebook's own exception class: the stand-in of its built-in base
 
     def __init__(self):
         super().__init__()
@@ -162,6 +157,8 @@ class JudgeEnd(Endpoint):
     def handle_for(self, obj) -> dict:
         if isinstance(obj, KernelRef):
             return {"$h": obj._hid, "side": "k"}
+        if isinstance(obj, Record):  # the notebook's record, back as its own
+            return obj.data(self.encode)
         if id(obj) in self.borrowed:  # the kernel's own name, replaced by the judge's copy: give it back
             return self.borrowed[id(obj)]
         obj = capability(obj)  # a fake model crosses as something to call (trust.py)
@@ -231,7 +228,7 @@ class JudgeEnd(Endpoint):
         path = node.get("path")
         if node.get("kind") == "class" and node.get("exc") is True and type(path) is str and \
                 path not in TRUSTED_NAMES:  # an exception class: the one its raised errors become
-            own = find_exception(path, node.get("mro"), self.exception_modules)
+            own = find_exception(path, node.get("mro"), self.exception_modules, stand_in)
         else:  # pydantic.BaseModel, json.dumps, a workbook helper: the judge's own
             own = trusted_object(path)
         if own is not None:
@@ -240,32 +237,22 @@ class JudgeEnd(Endpoint):
         info = {k: node[k] for k in ("kind", "name", "short", "doc", "sig") if k in node}
         ref = self._refs[hid] if hid in self._refs else KernelRef(self, hid, info)
         self._refs[hid] = ref
-        if info.get("kind") == "dataclass" and type(node.get("fields")) is list and type(path) is str:
-            return record_type(path, node["fields"], ctor=ref)
         return ref
 
+    def _own(self) -> dict:
+        return self.namespace.own() if self.namespace is not None else {}
+
     def _record(self, node: dict, inner):
-        raw = node.get("f")
-        if type(raw) is not dict:
-            raise codec.LinkError("a record without fields")
-        fields = {k: inner(v) for k, v in raw.items()}
-        cls = self._test_class(node["$rec"], list(fields)) or record_type(node["$rec"], list(fields))
-        obj: object = object.__new__(cls)
-        for k, v in fields.items():
-            object.__setattr__(obj, k, v)
-        return obj
+        return record(self._own(), node["$rec"], fields_of(node.get("f"), inner))
 
     def _named_tuple(self, node: dict, inner):
-        values, names = node.get("v"), node.get("n")
-        if type(values) is not list or type(names) is not list or len(names) != len(values):
-            raise codec.LinkError("a named tuple without its fields")
-        return named_tuple(node["$nt"], names)(*[inner(v) for v in values])
+        values = node.get("v")
+        if type(values) is not list:
+            raise codec.LinkError("a named tuple without its values")
+        return tuple(inner(v) for v in values)
 
     def _model(self, node: dict, inner):
-        value = inner(node.get("v"))
-        if type(value) is not dict:
-            raise codec.LinkError("a pydantic model that is not a dict of fields")
-        return pydantic_type(node["$pyd"], list(value)).model_construct(**value)
+        return model(self._own(), node["$pyd"], fields_of(inner(node.get("v")), lambda v: v))
 
     def _sdk(self, node: dict, inner):
         module, qualname = codec.split_path(node["$sdk"])
@@ -279,16 +266,6 @@ class JudgeEnd(Endpoint):
         return sdk_cls.model_validate(node.get("v"))
 
     _MAKERS = {"$h": _handle, "$rec": _record, "$nt": _named_tuple, "$pyd": _model, "$sdk": _sdk}
-
-    def _test_class(self, path, fields: list) -> type | None:
-        """The test's own dataclass a record names ("__test__:Route", one the test handed over),
-        when the test defines it with these fields: the record comes back as one of its own."""
-        module, qualname = codec.split_path(path)
-        cls = self.namespace.own().get(qualname) if module == "__test__" and self.namespace is not None else None
-        if isinstance(cls, type) and dataclasses.is_dataclass(cls) and cls.__module__ == "__test__" and \
-                [f.name for f in dataclasses.fields(cls)] == fields:
-            return cls
-        return None
 
     def serve_other(self, item: dict) -> dict:
         if item.get("op") == "hello":

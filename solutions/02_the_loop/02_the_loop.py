@@ -785,7 +785,7 @@ registry = {"txn_sum": ToolSpec(name="txn_sum", fn=shop.txn_sum, description="Sp
                                 params={"category": str, "month": str})}
 model = scenario.as_function()
 result = run_agent(scenario.question, model, registry=registry)
-assert dataclasses.is_dataclass(result) and type(result).__name__ == "AgentResult", (
+assert wb.checks.kind(result) == "AgentResult", (
     f"run_agent must return an AgentResult, got {type(result).__name__}: {result!r}")
 assert result.status == "done", f"a final answer gives status 'done'; got {result.status!r}"
 assert result.answer == scenario.answer, f"expected the answer {scenario.answer!r}, got {result.answer!r}"
@@ -868,7 +868,7 @@ def run(*args, **kwargs):
 
 
 def check_result(r):
-    assert dataclasses.is_dataclass(r) and type(r).__name__ == "AgentResult", (
+    assert wb.checks.kind(r) == "AgentResult", (
         f"run_agent must return an AgentResult, got {type(r).__name__}: {r!r}")
     assert type(r.status) is str and type(r.steps) is int, (
         f"status must be a str and steps an int; got {r.status!r}, {r.steps!r}")

@@ -626,7 +626,6 @@ sends the model name, the tools and the question alone) and returns an AgentResu
 answers is stopped after max_steps calls with AgentResult(None, "STOPPED: step limit", max_steps); a
 reply cut off by the token limit (finish_reason "length") is AgentResult(None, "STOPPED: length", 1),
 not an answer."""
-import dataclasses
 
 from workbook.checks import fresh
 
@@ -639,7 +638,7 @@ refused = ("a 400 means the provider refused your messages: append the assistant
 with wb.checks.no_raise("run_agent on the taxi question", hint=refused):
     result = run_agent(llm.client(), "fake-model-2", scenario.question, scenario.openai_tools(),
                        wb.shop.Shop("C-001").tools())
-assert dataclasses.is_dataclass(result) and type(result).__name__ == "AgentResult", (
+assert wb.checks.kind(result) == "AgentResult", (
     f"run_agent must return an AgentResult, got {type(result).__name__}: {result!r}")
 assert (result.answer, result.status) == (scenario.answer, "done"), (
     f"expected AgentResult({scenario.answer!r}, 'done', 2), got {result!r}")
@@ -684,7 +683,6 @@ before one string result per tool_call_id, parses the JSON arguments, answers pa
 turns broken JSON and unknown tools into observations, stops after max_steps calls with answer
 None, and reports a non-"stop" finish_reason as a stop status."""
 ### BEGIN HIDDEN TESTS
-import dataclasses
 import json
 import types
 
@@ -698,7 +696,7 @@ def run(scenario, impl, cap=12, model="fake-model", **kwargs):
     with wb.checks.no_raise("run_agent", hint="a 400 means the provider refused your messages: append the "
                             "assistant turn first, then one tool message per tool_call_id with string content"):
         r = run_agent(llm.client(max_calls=cap), model, scenario.question, scenario.openai_tools(), impl, **kwargs)
-    assert dataclasses.is_dataclass(r) and type(r).__name__ == "AgentResult", (
+    assert wb.checks.kind(r) == "AgentResult", (
         f"run_agent must return an AgentResult, got {type(r).__name__}: {r!r}")
     return llm, r
 

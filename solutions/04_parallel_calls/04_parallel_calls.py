@@ -697,7 +697,6 @@ model name, the tools and the question alone), sending both results, each under 
 the second request; two refunds asked in one reply run one at a time, in the order asked; with an
 empty read_only even look-ups run one at a time; a reply cut off by the token limit and a model
 that never answers end with their stop statuses."""
-import dataclasses
 
 from workbook.checks import fresh
 
@@ -708,7 +707,7 @@ with wb.checks.no_raise("run_agent on the two-orders question",
                         hint="every tool_call_id needs its own tool message, all before the next model call"):
     result = run_agent(llm.client(), "fake-model", scenario.question, scenario.openai_tools(),
                        wb.shop.Shop("C-001").tools())
-assert dataclasses.is_dataclass(result) and type(result).__name__ == "AgentResult", (
+assert wb.checks.kind(result) == "AgentResult", (
     f"run_agent must return an AgentResult, got {type(result).__name__}: {result!r}")
 assert (result.answer, result.status, result.steps) == (scenario.answer, "done", 2), (
     f"expected AgentResult({scenario.answer!r}, 'done', 2), got {result!r}")
@@ -768,7 +767,6 @@ call not in read_only), runs them in the order asked, reads a mixed reply's resu
 assistant turn verbatim, sends model and tools, recovers from broken JSON, and stops at max_steps
 and on a non-"stop" finish_reason."""
 ### BEGIN HIDDEN TESTS
-import dataclasses
 import json
 import types
 
@@ -783,7 +781,7 @@ def run(scenario, impl, cap=12, model="fake-model", **kwargs):
                             "turn, then one tool message per tool_call_id, all before the next model call"):
         r = run_agent(llm.client(max_retries=0, max_calls=cap), model, scenario.question,
                       scenario.openai_tools(), impl, **kwargs)
-    assert dataclasses.is_dataclass(r) and type(r).__name__ == "AgentResult", (
+    assert wb.checks.kind(r) == "AgentResult", (
         f"run_agent must return an AgentResult, got {type(r).__name__}: {r!r}")
     return llm, r
 

@@ -690,7 +690,6 @@ model that writes it as text again is stopped with "STOPPED: text tool call" aft
 once, once per run (a proper call in between does not earn a second question); a model that sends
 broken JSON does not crash the loop; a reply cut off by the token limit and a model that never
 answers end with chapter 04's stop statuses."""
-import dataclasses
 
 from workbook.checks import fresh
 
@@ -703,7 +702,7 @@ def run(scenario, shop=None, cap=None, **kwargs):
     client, question = llm.client(max_retries=0, max_calls=cap), scenario.question
     with wb.checks.no_raise(f"run_agent on {question!r}", hint="the loop must never crash: every failure is an observation"):
         result = run_agent(client, "fake-model", question, scenario.openai_tools(), shop.tools(), **kwargs)
-    wb.checks.expect(dataclasses.is_dataclass(result) and type(result).__name__ == "AgentResult",
+    wb.checks.expect(wb.checks.kind(result) == "AgentResult",
                      f"run_agent must return an AgentResult, got {type(result).__name__}: {result!r}")
     return llm, result
 
@@ -756,7 +755,6 @@ print("run_agent: visible tests passed")
 asks once per run, leaves normal answers alone, recovers in every error scenario, reports a raising
 tool to the model, answers every call of a reply, and keeps chapter 04's stop statuses."""
 ### BEGIN HIDDEN TESTS
-import dataclasses
 import json
 import types
 
@@ -771,7 +769,7 @@ def run(scenario, impl=None, cap=10, **kwargs):
     with wb.checks.no_raise("run_agent", hint="the loop must never crash"):
         r = run_agent(llm.client(max_retries=0, max_calls=cap), "fake-model", scenario.question,
                       scenario.openai_tools(), impl, **kwargs)
-    assert dataclasses.is_dataclass(r) and type(r).__name__ == "AgentResult", (
+    assert wb.checks.kind(r) == "AgentResult", (
         f"run_agent must return an AgentResult, got {type(r).__name__}: {r!r}")
     return llm, r
 

@@ -737,7 +737,6 @@ the total over the token budget, and stops a model that never finishes after max
 clock it was given ("STOPPED: timeout"), on a call asked for the third time ("STOPPED: loop", not
 only back to back, before running it), and on a tool call cut off by the token limit (without
 running it); it cuts a long tool result with the [truncated] marker."""
-import dataclasses
 
 from workbook.checks import fresh
 
@@ -749,7 +748,7 @@ def run(scenario, impl, **limits):
     with wb.checks.no_raise("run_agent", hint="every stop must be a status"):
         r = run_agent(llm.client(max_calls=12), "fake-model", scenario.question, scenario.openai_tools(), impl,
                       **limits)
-    assert dataclasses.is_dataclass(r) and type(r).__name__ == "AgentResult", (
+    assert wb.checks.kind(r) == "AgentResult", (
         f"run_agent must return an AgentResult, got {type(r).__name__}: {r!r}")
     return llm, r
 
@@ -817,7 +816,6 @@ on its third time (name and arguments, not back to back) and not a model that va
 arguments; cuts long tool results with the marker; stops on "length" and "content_filter"
 without running a cut call; and never raises."""
 ### BEGIN HIDDEN TESTS
-import dataclasses
 import json
 import types
 
@@ -862,7 +860,7 @@ def run(scenario, impl, cap=12, clock=None, seconds=0, **limits):
         limits["clock"] = clock
     with wb.checks.no_raise("run_agent", hint="every stop must be a status, never an exception"):
         r = run_agent(client, "fake-model", scenario.question, scenario.openai_tools(), impl, **limits)
-    assert dataclasses.is_dataclass(r) and type(r).__name__ == "AgentResult", (
+    assert wb.checks.kind(r) == "AgentResult", (
         f"run_agent must return an AgentResult, got {type(r).__name__}: {r!r}")
     return llm, client, r
 
@@ -1116,7 +1114,7 @@ def failing_refund(order_id, amount):
 
 
 def check(got, status, what):
-    assert dataclasses.is_dataclass(got) and type(got).__name__ == "AgentResult", (
+    assert wb.checks.kind(got) == "AgentResult", (
         f"{what}: report_actions returns an AgentResult, got {type(got).__name__}: {got!r}")
     wb.checks.equal((got.answer, got.status, got.steps), (None, status, 3) if status != "done" else ("Done.", status, 2),
                     what, hint="keep the answer and the steps; add ' after <write tools> ran' to a stop only")
@@ -1218,7 +1216,7 @@ impl = {name: tool(name, seen) for name in ("get_order", "refund", "write_note",
 for status in ("STOPPED: token budget", "STOPPED: length", "STOPPED: empty answer", "STOPPED: timeout"):
     run, runs = run_calling(["write_note", "get_order", "refund", "write_note"], status)
     got = report_actions(run, impl, ["refund", "write_note"])
-    assert dataclasses.is_dataclass(got) and type(got).__name__ == "AgentResult", f"an AgentResult, got {got!r}"
+    assert wb.checks.kind(got) == "AgentResult", f"an AgentResult, got {got!r}"
     wb.checks.equal((got.answer, got.status, got.steps), (None, f"{status} after write_note, refund ran", 4),
                     f"report_actions on {status}")
     wb.checks.equal(runs, [["card_block", "get_order", "refund", "write_note"]], "run is called once, with every tool")

@@ -498,7 +498,6 @@ without a problem; ms times the model call only, not the tools; a run stopped by
 or by a reply cut off at its token limit, ends with a summary line too; the system prompt comes
 first; when the provider fails at step 2, step 1's line is already on disk."""
 import openai
-import dataclasses
 import json
 import tempfile
 from pathlib import Path
@@ -512,7 +511,7 @@ with tempfile.TemporaryDirectory() as folder:
     path = Path(folder) / "run.jsonl"
     result = run_logged(llm.client(), "fake-model", scenario.question, scenario.openai_tools(),
                         wb.shop.Shop().tools(), path)
-    assert dataclasses.is_dataclass(result) and (result.answer, result.status, result.steps) == (
+    assert wb.checks.kind(result) == "AgentResult" and (result.answer, result.status, result.steps) == (
         scenario.answer, "done", 2), f"expected AgentResult({scenario.answer!r}, 'done', 2), got {result!r}"
     assert path.is_file(), "run_logged must write the trajectory to log_path"
     text = path.read_text(encoding="utf-8")
@@ -584,7 +583,6 @@ tokens, times only the model call with the given clock, logs each step as soon a
 that dies leaves its steps and no summary), records thoughts, starts with the system prompt when
 given, and writes one line per model call."""
 ### BEGIN HIDDEN TESTS
-import dataclasses
 import json
 import math
 import tempfile
@@ -631,7 +629,7 @@ def logged(scenario, impl, folder, max_steps=8, system=None, timed=None, expect_
         if not (expect_crash and type(e).__name__ == "Crash"):
             raise
     if result is not None:
-        assert dataclasses.is_dataclass(result), f"run_logged must return an AgentResult, got {result!r}"
+        assert wb.checks.kind(result) == "AgentResult", f"run_logged must return an AgentResult, got {result!r}"
     assert path.is_file(), "run_logged must write to log_path"
     lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     return llm, result, lines, path
@@ -1081,7 +1079,6 @@ def run_resumable(client, model, question, tools, impl, path, max_steps=8):
 with a new client, it finishes with the right answer, and the refund is made once; run again on
 the finished checkpoint, it returns the same result without calling the model; a run stopped by
 the step limit saves that status, so it is over too."""
-import dataclasses
 import json
 import tempfile
 from pathlib import Path
@@ -1103,7 +1100,7 @@ with tempfile.TemporaryDirectory() as folder:
     assert path.is_file(), "after two finished steps there must be a checkpoint at path"
     llm = wb.fake_llm.FakeLLM(healthy)  # a new process: a new client
     result = run_resumable(llm.client(), "fake-model", healthy.question, healthy.openai_tools(), impl, path)
-    assert dataclasses.is_dataclass(result) and (result.answer, result.status, result.steps) == (
+    assert wb.checks.kind(result) == "AgentResult" and (result.answer, result.status, result.steps) == (
         healthy.answer, "done", 4), f"expected AgentResult({healthy.answer!r}, 'done', 4), got {result!r}"
     assert len(payments.refunds) == 1, (
         f"the refund was finished before the crash; resuming made {len(payments.refunds)} refunds. Continue from "
@@ -1132,7 +1129,6 @@ k-1 finished steps), resumes from a crash at any step without running a finished
 sends the checkpoint's messages unchanged, starts fresh without a checkpoint, returns a finished
 run's result without calling the model, and records the step limit."""
 ### BEGIN HIDDEN TESTS
-import dataclasses
 import json
 import tempfile
 import types
@@ -1187,7 +1183,7 @@ def run(scenario, impl, path, max_steps=8):
         if type(e).__name__ != "Crash":
             raise
     if result is not None:
-        assert dataclasses.is_dataclass(result), f"run_resumable must return an AgentResult, got {result!r}"
+        assert wb.checks.kind(result) == "AgentResult", f"run_resumable must return an AgentResult, got {result!r}"
     return llm, client, result
 
 
@@ -1379,7 +1375,6 @@ decision; resumed with "yes" (by a new process), it records the approval, refund
 finishes, without asking the model again for the paused step; resumed with "no" instead, nothing
 is refunded and the refund's result is an error observation; two refunds in one reply need two
 approvals."""
-import dataclasses
 import json
 import tempfile
 from pathlib import Path
@@ -1402,7 +1397,7 @@ with tempfile.TemporaryDirectory() as folder:
     path = Path(folder) / "run.json"
     paused = run_with_approval(wb.fake_llm.FakeLLM(scenario).client(), "fake-model", scenario.question,
                                scenario.openai_tools(), impl, path, {"refund"})
-    assert dataclasses.is_dataclass(paused) and (paused.answer, paused.status, paused.steps) == (
+    assert wb.checks.kind(paused) == "AgentResult" and (paused.answer, paused.status, paused.steps) == (
         None, "PAUSED: approval needed", 2), f"expected AgentResult(None, 'PAUSED: approval needed', 2), got {paused!r}"
     assert payments.refunds == [], "nothing may be refunded before the human says yes"
     saved = json.loads(path.read_text(encoding="utf-8"))
@@ -1462,7 +1457,6 @@ re-runs the paused step from its first call (two refunds in one reply: three run
 once), lets other tools run without approval, returns a finished run without calling the model,
 and stops at the step limit."""
 ### BEGIN HIDDEN TESTS
-import dataclasses
 import json
 import tempfile
 from pathlib import Path
@@ -1490,7 +1484,7 @@ def go(scenario, impl, path, decision=None, max_steps=8):
                             "step must answer the saved assistant turn's tool calls before the model is called again"):
         result = run_with_approval(llm.client(), "fake-model", scenario.question, scenario.openai_tools(), impl,
                                    path, {"refund"}, decision=decision, max_steps=max_steps)
-    assert dataclasses.is_dataclass(result), f"run_with_approval must return an AgentResult, got {result!r}"
+    assert wb.checks.kind(result) == "AgentResult", f"run_with_approval must return an AgentResult, got {result!r}"
     return llm, result, json.loads(path.read_text(encoding="utf-8"))
 
 

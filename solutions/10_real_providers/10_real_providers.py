@@ -744,7 +744,6 @@ mode) in three model calls, starting with the question when there is no system p
 the system prompt first and the options in every request when there are; arguments that are not
 JSON, or JSON but not an object, give an error observation that says so; a reply cut off by the
 token limit and the step limit end with their stop statuses."""
-import dataclasses
 
 from workbook.checks import fresh
 
@@ -756,7 +755,7 @@ with wb.checks.no_raise("run_agent on the DeepSeek fake", hint="a 400 about reas
                         "assistant turn"):
     result = run_agent(llm.client(max_retries=0), "deepseek-flash", scenario.question,
                        scenario.openai_tools(), shop.tools(), max_steps=5)
-assert dataclasses.is_dataclass(result) and type(result).__name__ == "AgentResult", (
+assert wb.checks.kind(result) == "AgentResult", (
     f"run_agent must return an AgentResult, got {type(result).__name__}: {result!r}")
 assert shop.log, ("the tool never ran: function.arguments is a JSON string; json.loads it before "
                   f"calling the tool. Got {result!r}")
@@ -811,7 +810,6 @@ first and the options with every request, keeps reasoning_content, parses string
 broken or non-object arguments into observations, answers parallel calls, stops at max_steps and
 reports a non-"stop" finish_reason."""
 ### BEGIN HIDDEN TESTS
-import dataclasses
 import json
 import types
 
@@ -826,7 +824,7 @@ def run(client, scenario, impl, cap=12, **kwargs):
     with wb.checks.no_raise("run_agent", hint="a 400 about reasoning_content: keep it in the assistant turn"):
         capped = wb.checks.CappedClient(client, cap, "does the loop stop at max_steps?")  # any face, HTTP too
         r = run_agent(capped, "m-1", scenario.question, scenario.openai_tools(), impl, **kwargs)
-    assert dataclasses.is_dataclass(r) and type(r).__name__ == "AgentResult", (
+    assert wb.checks.kind(r) == "AgentResult", (
         f"run_agent must return an AgentResult, got {type(r).__name__}: {r!r}")
     return r
 
@@ -1363,7 +1361,6 @@ def run_messages_agent(client, model, question, tools, impl, system=None, max_st
 with system= apart and both results in one user message (and no system= without a prompt); keeps
 the text the model wrote before a call; marks a failed tool with is_error; reports max_tokens and
 the step limit as stop statuses."""
-import dataclasses
 
 from workbook.checks import fresh
 
@@ -1377,7 +1374,7 @@ def run_claude(scenario, impl, **kwargs):
                             hint="a 400 names the rule: system apart, the whole content, one user message of results"):
         r = run_messages_agent(llm.anthropic_client(max_calls=6, max_retries=0), "claude-fake", scenario.question,
                                wb.fake_llm.anthropic_tools(scenario.openai_tools()), impl, **kwargs)
-    assert dataclasses.is_dataclass(r) and type(r).__name__ == "AgentResult", (
+    assert wb.checks.kind(r) == "AgentResult", (
         f"run_messages_agent must return an AgentResult, got {type(r).__name__}: {r!r}")
     return r, llm
 
@@ -1429,7 +1426,6 @@ system message, no system= without a prompt, tools and max_tokens every time, th
 back); results in order; an unknown tool and a vague error as is_error; a stop sequence and the
 step limit as stop statuses; text before a call kept in the turn sent back."""
 ### BEGIN HIDDEN TESTS
-import dataclasses
 import json
 from types import SimpleNamespace
 
@@ -1445,7 +1441,7 @@ def run_on(client, scenario, impl, **kwargs):
     with wb.checks.no_raise("run_messages_agent", hint="a 400 names the Messages API rule that was broken"):
         r = run_messages_agent(client, "claude-fake", scenario.question,
                                wb.fake_llm.anthropic_tools(scenario.openai_tools()), impl, **kwargs)
-    assert dataclasses.is_dataclass(r) and type(r).__name__ == "AgentResult", (
+    assert wb.checks.kind(r) == "AgentResult", (
         f"run_messages_agent must return an AgentResult, got {type(r).__name__}: {r!r}")
     return r
 

@@ -678,7 +678,6 @@ its cache_hit_tokens) and a summary whose totals add up; an unknown tool is logg
 kind "unknown tool"; a model that writes its calls as text is asked once, then stopped, both lines
 marked text_call; a reply cut at its token limit and a run stopped by the step limit end their
 logs with a summary line too."""
-import dataclasses
 
 from workbook.checks import fresh
 
@@ -690,7 +689,7 @@ stand_ins = {"read_file": lambda path: (wb.paths.AGENT_FILES / path).read_text(e
 with wb.checks.no_raise("run_task on the payment task", hint="a 400 about reasoning_content: use assistant_turn"):
     result, log = run_task(llm.client(max_retries=0), "fake-model", llm.scenario.question,
                            llm.scenario.openai_tools(), stand_ins, "You are a careful assistant.", max_steps=6)
-assert dataclasses.is_dataclass(result) and type(result).__name__ == "AgentResult", (
+assert wb.checks.kind(result) == "AgentResult", (
     f"the first item must be an AgentResult, got {type(result).__name__}")
 assert (result.status, result.steps) == ("done", 3), f"expected status 'done' after 3 steps; got {result!r}"
 assert all(f"{fee} KZT" in result.answer for fee in ("61.25", "24.50", "95.55", "174.50")), (
@@ -754,7 +753,6 @@ errors, text calls, cache hits) and a summary whose totals add up; asks once abo
 stops on the second; records argument errors; stops at max_steps and on a cut-off reply with a
 valid log; and writes the note only through the tool."""
 ### BEGIN HIDDEN TESTS
-import dataclasses
 import json
 import re
 import tempfile
@@ -797,7 +795,7 @@ def run(kind, task, n=0, folder=None, question=None, max_steps=None):
     with wb.checks.no_raise("run_task", hint="a 400 about reasoning_content: use assistant_turn"):
         result, log = run_task(rec, "fake-model", question or llm.scenario.question,
                                llm.scenario.openai_tools(), impl, SYS, **kwargs)
-    assert dataclasses.is_dataclass(result) and type(result).__name__ == "AgentResult", (
+    assert wb.checks.kind(result) == "AgentResult", (
         f"run_task returns (AgentResult, log); got {type(result).__name__}")
     check_log(log, result, rec, llm)
     return llm, rec, result, log
@@ -1517,7 +1515,7 @@ def guarded(llm, impl, limits, what, **kwargs):
     with wb.checks.no_raise(what, hint="a 400 about reasoning_content: use assistant_turn"):
         result = run_guarded(llm.client(max_retries=0, max_calls=limits.max_steps), "fake-model",
                              llm.scenario.question, llm.scenario.openai_tools(), impl, limits, **kwargs)
-    assert dataclasses.is_dataclass(result) and type(result).__name__ == "AgentResult", (
+    assert wb.checks.kind(result) == "AgentResult", (
         f"run_guarded returns an AgentResult, got {type(result).__name__}")
     return result
 
@@ -1598,7 +1596,7 @@ def run(llm, impl, limits, **kwargs):
     with wb.checks.no_raise("run_guarded", hint='every stop is a status: run_guarded never raises'):
         result = run_guarded(rec, "fake-model", llm.scenario.question, llm.scenario.openai_tools(), impl,
                              limits, **kwargs)
-    assert dataclasses.is_dataclass(result) and type(result).__name__ == "AgentResult", "an AgentResult"
+    assert wb.checks.kind(result) == "AgentResult", "an AgentResult"
     assert result.steps == len(rec.responses), f"steps is the number of model calls; got {result!r}"
     if result.status != "done":
         assert result.answer is None, f"a stopped run has no answer; got {result!r}"

@@ -492,7 +492,7 @@ def chained(extracted):
     llm = wb.fake_llm.FakeLLM(model)
     with wb.checks.no_raise("run_chain(...)", hint="a failed gate is a stop status, not an exception"):
         result = run_chain(llm.client(max_calls=4), "fake-model", "Where is A-1001?", steps)
-    assert type(result).__name__ == "AgentResult", f"run_chain must return an AgentResult, got {result!r}"
+    assert wb.checks.kind(result) == "AgentResult", f"run_chain must return an AgentResult, got {result!r}"
     return llm, result
 
 
@@ -675,7 +675,7 @@ def voted(answers, n):
     llm = wb.fake_llm.FakeLLM(S.by_prompt({"": answers}))
     with wb.checks.no_raise(f"vote(..., n={n})", hint="ask n times and count the tidy answers"):
         result = vote(llm.client(max_calls=n + 1), "fake-model", "Answer yes or no.", "Refund?", n)
-    assert type(result).__name__ == "AgentResult", f"vote must return an AgentResult, got {result!r}"
+    assert wb.checks.kind(result) == "AgentResult", f"vote must return an AgentResult, got {result!r}"
     assert llm.calls == n, f"vote must ask the model n={n} times, not {llm.calls}"
     return result
 
@@ -832,7 +832,7 @@ def refined(scenario, max_rounds, cap):
     with wb.checks.no_raise(f"refine(..., max_rounds={max_rounds})",
                             hint="at most max_rounds reviews; no PASS is a stop status, not an error"):
         result = refine(llm.client(max_calls=cap), "fake-model", TASK, max_rounds)
-    assert type(result).__name__ == "AgentResult", f"refine must return an AgentResult, got {result!r}"
+    assert wb.checks.kind(result) == "AgentResult", f"refine must return an AgentResult, got {result!r}"
     return llm, result
 
 
@@ -1011,7 +1011,7 @@ def create(**kwargs):
 client = SimpleNamespace(chat=SimpleNamespace(completions=SimpleNamespace(create=create)))
 with wb.checks.no_raise("orchestrate(...)", hint="plan, the workers at the same time, then combine"):
     result = orchestrate(client, "fake-model", "Where are my orders A-1001 and A-1002?")
-assert type(result).__name__ == "AgentResult", f"orchestrate must return an AgentResult, got {result!r}"
+assert wb.checks.kind(result) == "AgentResult", f"orchestrate must return an AgentResult, got {result!r}"
 assert len(probe.together) == 2, (
     "the two workers must run at the same time (a ThreadPoolExecutor), not one after the other; "
     f"calls seen running together: {sorted(probe.together)}")

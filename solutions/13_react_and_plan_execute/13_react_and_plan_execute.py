@@ -503,7 +503,6 @@ calls, sending no tools, with no assistant turn holding an Observation (the inve
 off, by stop or by hand); it works on gpt-5-mini, which refuses `stop`; the observation goes back
 as a user message; a malformed action comes back as an error observation and the model fixes it;
 a model that never answers stops after max_steps."""
-import dataclasses
 import json
 
 from workbook.checks import fresh
@@ -520,7 +519,7 @@ def run(scenario, impl, dialect="ollama", model="fake-model", **options):
                             "observations; a model that refuses `stop` needs the cut at 'Observation:'"):
         r = run_react(llm.client(max_calls=8, max_retries=0), model, scenario.question,
                       scenario.openai_tools(), impl, **options)
-    assert dataclasses.is_dataclass(r) and type(r).__name__ == "AgentResult", (
+    assert wb.checks.kind(r) == "AgentResult", (
         f"run_react must return an AgentResult, got {type(r).__name__}: {r!r}")
     return llm, r
 
@@ -563,7 +562,6 @@ print("run_react: visible tests passed")
 tools, empty replies and replies without a marker become observations; the exact messages sent;
 max_steps defaults to 8; the whole run holds no invented observation."""
 ### BEGIN HIDDEN TESTS
-import dataclasses
 import json
 
 from workbook.checks import fresh
@@ -577,7 +575,7 @@ def run(scenario, impl, cap=10, **options):
     with wb.checks.no_raise("run_react", hint="errors are observations"):
         r = run_react(llm.client(max_calls=cap, max_retries=0), "fake-model", scenario.question,
                       scenario.openai_tools(), impl, **options)
-    assert dataclasses.is_dataclass(r) and type(r).__name__ == "AgentResult", f"got {type(r).__name__}"
+    assert wb.checks.kind(r) == "AgentResult", f"got {type(r).__name__}"
     return llm, r
 
 
@@ -782,8 +780,6 @@ ValueError for a plan of 9 steps, an empty list, a blank step, steps that are no
 and None."""
 from workbook.checks import fresh
 
-from pydantic import BaseModel
-
 wb = fresh()
 PLANS = wb.scenarios.react.PLANS
 STEPS = ["Look up order A-1001", "Find my taxi spending in September 2026"]
@@ -791,7 +787,7 @@ STEPS = ["Look up order A-1001", "Find my taxi spending in September 2026"]
 for name in ("good", "fenced"):
     with wb.checks.no_raise(f"read_plan(the {name} plan)", hint="a plan of 1 to 7 steps, in a ``` fence or not, is valid"):
         plan = read_plan(PLANS[name])
-    assert isinstance(plan, BaseModel) and type(plan).__name__ == "Plan", (
+    assert wb.checks.kind(plan) == "Plan", (
         f"read_plan must return a Plan (a pydantic model), got {type(plan).__name__}")
     wb.checks.equal(plan.steps, STEPS, f"read_plan(the {name} plan).steps",
                     hint="strip a ```json fence before validating" if name == "fenced" else "")
@@ -813,15 +809,13 @@ a list at the top level, steps that are not strings and an unclosed fence."""
 ### BEGIN HIDDEN TESTS
 from workbook.checks import fresh
 
-from pydantic import BaseModel
-
 wb = fresh()
 
 
 def ok(text, steps, what):
     with wb.checks.no_raise(f"read_plan({what})", hint='a plan of 1 to 7 steps, in a ``` fence or not, is valid'):
         plan = read_plan(text)
-    assert isinstance(plan, BaseModel) and type(plan).__name__ == "Plan", f"{what}: expected a Plan, got {type(plan).__name__}"
+    assert wb.checks.kind(plan) == "Plan", f"{what}: expected a Plan, got {type(plan).__name__}"
     wb.checks.equal(plan.steps, steps, f"read_plan({what}).steps")
 
 
@@ -982,7 +976,6 @@ def plan_and_execute(client, model, task, tools, impl, max_replans=2, max_steps=
 """Visible tests: plan_and_execute asks the planner with response_format=PLAN_FORMAT, runs a good
 plan in 6 calls and synthesizes; after a failed step it replans, keeping the finished step; a 9-step plan is refused before any tool runs; a
 planner that keeps failing stops at the replan limit."""
-import dataclasses
 
 from workbook.checks import fresh
 
@@ -999,7 +992,7 @@ def run(first="good", replan="good", cap=20, **options):
     with wb.checks.no_raise("plan_and_execute", hint="every stop is a status"):
         r = plan_and_execute(llm.client(max_calls=cap), "fake-model", scenario.question, scenario.openai_tools(),
                              shop.tools(), **options)
-    assert dataclasses.is_dataclass(r) and type(r).__name__ == "PlanResult", (
+    assert wb.checks.kind(r) == "PlanResult", (
         f"plan_and_execute must return a PlanResult, got {type(r).__name__}: {r!r}")
     return llm, shop, r
 
@@ -1036,7 +1029,6 @@ print("plan_and_execute: visible tests passed")
 without running a tool; max_replans 0 and 1 exactly; the messages of each call; step questions
 carry the results so far; max_steps reaches run_agent; the synthesis sees every result."""
 ### BEGIN HIDDEN TESTS
-import dataclasses
 
 from workbook.checks import fresh
 
@@ -1058,7 +1050,7 @@ def run(first="good", replan="good", cap=30, **options):
     with wb.checks.no_raise("plan_and_execute", hint="every stop is a status"):
         r = plan_and_execute(llm.client(max_calls=cap), "fake-model", scenario.question, scenario.openai_tools(),
                              shop.tools(), **options)
-    assert dataclasses.is_dataclass(r) and type(r).__name__ == "PlanResult", f"got {type(r).__name__}"
+    assert wb.checks.kind(r) == "PlanResult", f"got {type(r).__name__}"
     return llm, shop, r
 
 

@@ -571,7 +571,7 @@ def team_run(scenario, desk, **limits):
     llm = wb.fake_llm.FakeLLM(scenario)
     with wb.checks.no_raise("run_team", hint="every stop is a status, never an exception"):
         r = run_team(llm.client(max_calls=12), "fake-model", desk, T.TEAM, scenario.question, **limits)
-    assert type(r).__name__ == "TeamResult", f"run_team must return a TeamResult, got {r!r}"
+    assert wb.checks.kind(r) == "TeamResult", f"run_team must return a TeamResult, got {r!r}"
     return llm, r
 
 
@@ -637,7 +637,7 @@ def team_run(scenario, desk, team=T.TEAM, cap=12, **limits):
     llm = wb.fake_llm.FakeLLM(scenario)
     with wb.checks.no_raise("run_team", hint="every stop is a status, never an exception"):
         r = run_team(llm.client(max_calls=cap), "fake-model", desk, team, scenario.question, **limits)
-    assert type(r).__name__ == "TeamResult", f"run_team must return a TeamResult, got {r!r}"
+    assert wb.checks.kind(r) == "TeamResult", f"run_team must return a TeamResult, got {r!r}"
     wb.checks.is_type(r.path, list, "TeamResult.path")
     return llm, r
 

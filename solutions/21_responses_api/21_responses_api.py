@@ -217,7 +217,7 @@ with wb.checks.no_raise("run_agent on two_orders", hint="a 400 names the rule: s
     result = run_agent(llm.client(max_calls=6), "gpt-5-mini", scenario.question, tools,
                        wb.shop.Shop("C-001").tools(), memory, log=log)
 memory, log = after(memory), after(log)
-assert type(result).__name__ == "AgentResult", f"run_agent returns an AgentResult, got {result!r}"
+assert wb.checks.kind(result) == "AgentResult", f"run_agent returns an AgentResult, got {result!r}"
 wb.checks.equal((result.answer, result.status, result.steps), (scenario.answer, "done", 2), "the result")
 assert all(b.get("store") is False for b in llm.requests), "every request says store=False"
 second = llm.requests[1]["input"]
@@ -290,7 +290,7 @@ def run(scenario, impl, memory, cap=8, dialect="openai",
     with wb.checks.no_raise(f"run_agent on {scenario.name}", hint=hint):
         r = run_agent(llm.client(max_calls=cap), "gpt-5-mini", scenario.question, tools, impl, memory,
                       **kwargs)
-    assert type(r).__name__ == "AgentResult", f"run_agent returns an AgentResult, got {r!r}"
+    assert wb.checks.kind(r) == "AgentResult", f"run_agent returns an AgentResult, got {r!r}"
     return r, llm
 
 

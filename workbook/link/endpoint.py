@@ -17,7 +17,7 @@ import functools
 import inspect
 import itertools
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from workbook.link import codec
@@ -37,6 +37,7 @@ class Endpoint:
 
     side = "?"  # "j" (judge) or "k" (kernel): who owns a handle
     trusted_peer = False  # may this side evaluate the other side's annotations?
+    foreign: Callable[[str, Any], type] | None = None  # an exception class of the other side's own code (exc_classes)
 
     def __init__(self):
         self.objects: dict[int, object] = {}
@@ -93,7 +94,7 @@ class Endpoint:
         if maker is not None:
             return maker(self, node, inner)
         if tag == "$e":
-            return make_exception(node, inner, modules=self.exception_modules)
+            return make_exception(node, inner, modules=self.exception_modules, foreign=self.foreign)
         raise codec.LinkError(f"{tag} is not accepted here")
 
     def decode(self, data):
@@ -124,7 +125,7 @@ class Endpoint:
         """Every reply the other side sent, before it is read (the judge keeps its texts)."""
 
     def make_exception(self, exc: dict) -> BaseException:
-        return make_exception(exc, self.decode, modules=self.exception_modules)
+        return make_exception(exc, self.decode, modules=self.exception_modules, foreign=self.foreign)
 
     def exception_modules(self, name: str) -> list:
         """Where a workbook exception's class is looked up: this side's own modules."""

@@ -121,13 +121,18 @@ def where(frame) -> str:
     return f"{frame.name} ({name}:{frame.lineno})"[:200]
 
 
-def make_exception(node: dict, inner, request_url: str = "http://fake-llm.invalid/v1", modules=loaded):
+def make_exception(node: dict, inner, request_url: str = "http://fake-llm.invalid/v1", modules=loaded,
+                   foreign=None):
     """An exception from its data; SDK errors get a response with their status and headers.
-    `modules` says where a workbook exception's class is looked up (`exc_classes.find_exception`)."""
-    err = _build_exception(node, inner, request_url, find_exception(node.get("$e"), node.get("mro"), modules))
+    `modules` says where a workbook exception's class is looked up, `foreign` what an unlisted
+    class becomes (`exc_classes.find_exception`)."""
+    cls = find_exception(node.get("$e"), node.get("mro"), modules, foreign)
+    err = _build_exception(node, inner, request_url, cls)
     try:
         err.from_other_side = True  # the judge shows such a message only where the notebook's texts may show
-    except AttributeError:
+        if getattr(cls, "stand_in", False):  # the notebook's name for its class, as data
+            err.notebook_class = codec.split_path(str(node.get("$e")))[1].rpartition(".")[2][:100]
+    except (AttributeError, codec.LinkError):
         pass
     where = node.get("where")
     if type(where) is list and where and hasattr(err, "add_note"):

@@ -16,9 +16,11 @@ no attribute chain is followed):
   own `fresh()` copies first, so `checks.raises(wb.scenarios.Crash)` catches what the notebook
   let through.
 
-Everything else (a notebook's own `class MCPError(Exception)`, a name that only looks like one of
-ours) becomes one class of that name here, under its nearest built-in base (`foreign_exception`),
-the same class each time, so a test can still name it and catch it.
+Everything else (a notebook's own `class MyError(ValueError)`, a name that only looks like one of
+ours) becomes, in the kernel, one class of that name under its nearest built-in base
+(`foreign_exception`: the judge's classes are the course's). In the judge it becomes the stand-in
+for that base (`stand_in`: one class per built-in, named after it), carrying the notebook's name
+as data (`notebook_class`): the judge makes no class from a name the kernel sends.
 """
 
 from __future__ import annotations
@@ -93,9 +95,10 @@ def loaded(name: str) -> list:
     return [sys.modules[name]] if name in sys.modules else []
 
 
-def find_exception(path, mro, modules=loaded) -> type:
-    """The class an exception's data names: one on the allow-list (above), else a stand-in of its
-    name. `modules(name)` lists where a workbook module's classes may come from, first wins."""
+def find_exception(path, mro, modules=loaded, foreign=None) -> type:
+    """The class an exception's data names: one on the allow-list (above), else `foreign(path, mro)`
+    (`foreign_exception` unless told). `modules(name)` lists where a workbook module's classes may
+    come from, first wins."""
     module, qualname = codec.split_path(path)
     if module == "__main__":  # the notebook's own class: the test's class of that name, if it defines one
         own = next((obj for found in modules(module) if isinstance(found, dict)
@@ -103,7 +106,7 @@ def find_exception(path, mro, modules=loaded) -> type:
         if own is not None:
             return own
     own = _builtin(qualname) if module == "builtins" else _workbook(module, qualname, modules) or _listed(path)
-    return own if own is not None else foreign_exception(path, mro)
+    return own if own is not None else (foreign or foreign_exception)(path, mro)
 
 
 QUIET = "WORKBOOK_QUIET"  # the judge sets it to "1" for a hidden test and every test after one
@@ -114,17 +117,40 @@ def said(typ, e, form: str = "{name}: {message}") -> str:
     names its classes and writes their messages: short ones carried hidden inputs, red team 4)."""
     if os.environ.get(QUIET) == "1":
         return next((c.__name__ for c in typ.__mro__ if c.__module__ == "builtins"), "Exception")
-    return form.format(name=typ.__name__, message=e, repr=repr(str(e)))
+    name = getattr(e, "notebook_class", None)  # a stand-in's: the notebook's name for its class
+    return form.format(name=name if isinstance(name, str) and name.isidentifier() else typ.__name__,
+                       message=e, repr=repr(str(e)))
 
 
 def known_name(cls: type) -> str:
     """The name of `cls`, or of its nearest base that is not one of the notebook's own (a class
-    made here from a name the notebook sent): what a quiet test's feedback shows. The notebook
-    chooses its classes' names, so a name can carry what it saw (red team 3: an AssertionError
-    subclass named after a hidden test's inputs)."""
+    made from a name the notebook sent): what a quiet test's feedback shows. The notebook chooses
+    its classes' names, so a name can carry what it saw (red team 3: an AssertionError subclass
+    named after a hidden test's inputs)."""
     with _lock:
         made = {id(c) for c in _foreign.values()}
     return next((c.__name__ for c in cls.__mro__ if id(c) not in made), "Exception")
+
+
+_stand_ins: dict[type, type] = {}
+
+
+def _base(mro) -> type:
+    names = [str(n) for n in mro] if type(mro) is list else []
+    return next((_builtin(n) for n in names[1:] if _builtin(n) is not None), None) or Exception
+
+
+def stand_in(path: str, mro) -> type:
+    """The judge's class for an exception class of the notebook's own code: the stand-in for its
+    nearest built-in base, a subclass named after that base (at most one per built-in, made on first
+    use), so `checks.raises(ValueError)` catches a notebook's `MyError(ValueError)`. Nothing of the
+    notebook's name goes into a class; `make_exception` puts it on the error as data."""
+    base = _base(mro)
+    with _lock:
+        cls = _stand_ins.get(base)
+        if cls is None:
+            cls = _stand_ins[base] = type(base.__name__, (base,), {"__module__": "notebook", "stand_in": True})
+    return cls
 
 
 def foreign_exception(path: str, mro) -> type:
@@ -133,8 +159,7 @@ def foreign_exception(path: str, mro) -> type:
     and base, so the class a test names and the errors the notebook raises are the same class
     here (`checks.raises(MCPError)` works in the judge). Data only: nothing of the other side runs."""
     module, qualname = codec.split_path(path)
-    names = [str(n) for n in mro] if type(mro) is list else []
-    base = next((_builtin(n) for n in names[1:] if _builtin(n) is not None), None) or Exception
+    base = _base(mro)
     key = (path, base.__name__)
     with _lock:
         cls = _foreign.get(key)
