@@ -1044,11 +1044,9 @@ print("calculate: visible tests passed")
 # %% nbgrader={"grade": true, "grade_id": "calculate_hidden_tests", "locked": true, "points": 3, "schema_version": 3, "solution": false}
 """Hidden tests: calculate gets arithmetic right (types too), refuses names, calls, attributes,
 subscripts, strings, bools, lambdas and comparisons with ValueError, refuses big exponents before
-computing them (9**9**9 in well under a second), huge literals and results, complex results and
-expressions over 200 characters, and accepts values right at the limits."""
+computing them (9**9**9 within the test's CPU budget), huge literals and results, complex results
+and expressions over 200 characters, and accepts values right at the limits."""
 ### BEGIN HIDDEN TESTS
-import time
-
 from workbook.checks import fresh
 
 wb = fresh()
@@ -1095,12 +1093,10 @@ for expression, why in [("2 ** 1000", "an exponent over 100"), ("10 ** 101", "an
                         ("1e999", "an infinite literal"), ("(-8) ** 0.5", "a complex result"),
                         ("1" + " + 1" * 60, "over 200 characters")]:
     refused(expression, why)
-started = time.perf_counter()
+# A power computed before its exponent is checked runs for minutes: past the test's CPU budget.
 refused("9**9**9", "9**(9**9): an exponent of 387,420,489")
 refused("9 ** 9 ** 9 ** 9", "a tower of powers")
 refused("((9 ** 100) ** 100) ** 100", "powers of powers")
-seconds = time.perf_counter() - started
-assert seconds < 0.5, f"refusing 9**9**9 took {seconds:.2f} s: check the exponent before computing the power"
 assert calc("1" + " + 1" * 49) == 50, "an expression of 197 characters is within the 200-character limit"
 assert calc("(" * 60 + "1" + ")" * 60) == 1, "brackets are fine"
 try:
