@@ -63,13 +63,14 @@ test: venv bytecode
 	$(BYTECODE) GATES_MUTANTS=$(GATES_MUTANTS) $(BIN)/python -m pytest $(XDIST) $(PYTEST_ARGS)
 
 # Every other mutant (about 550 of 660), each caught by its exercise's hidden and visible tests and
-# by no other exercise's, and every other attack (9 of 28), each earning nothing; .ci/run runs this
-# after make test, so no CI run leaves one out.
+# by no other exercise's, every other attack (9 of 28), each earning nothing, and every hostile case
+# graded on a cluster worker; .ci/run runs this after make test, so no CI run leaves one out.
 test-mutants: venv bytecode
 	$(BYTECODE) GATES_MUTANTS=rest $(BIN)/python -m pytest $(PYTEST_ARGS) \
 		tests/test_gates_grading.py::test_mutant_loses_points_on_its_exercise_only \
 		tests/test_gates_visible.py::test_mutant_fails_a_visible_test_of_its_exercise \
-		tests/test_boundary_attacks.py::test_an_attack_on_the_boundary_earns_nothing
+		tests/test_boundary_attacks.py::test_an_attack_on_the_boundary_earns_nothing \
+		tests/test_cluster.py::test_every_hostile_case_scores_on_a_worker_what_it_scores_locally
 
 bytecode: venv
 	@$(BIN)/python -m compileall -q autograder workbook bench  # one process: a pool of -j 0 cost 1.8 s, 0.3 s this way

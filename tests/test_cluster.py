@@ -13,6 +13,7 @@ backstops for a machine at any load.
 """
 
 import io
+import os
 import shutil
 import sqlite3
 
@@ -25,7 +26,7 @@ from autograder.pipeline import cohort, export
 from autograder.sandbox.sandbox import bwrap_problem
 from autograder.settings import Limits
 from bench.dask_cluster import Cluster
-from tests import hostile_judge
+from tests import gates, hostile_judge
 
 pytestmark = pytest.mark.slow
 PILOT, CHAPTER = REPO / "tests" / "pilot", "00_pilot"
@@ -169,3 +170,34 @@ def test_an_unreachable_scheduler_is_a_clear_error(scratch):
     course = _workspace(scratch, "unreachable")
     with pytest.raises(AutograderError, match="cannot reach the Dask scheduler"):
         cohort.grade(course, limits=LIMITS, cluster="tcp://127.0.0.1:9", out=io.StringIO())
+
+
+@pytest.mark.skipif(os.environ.get("GATES_MUTANTS") not in ("rest", "all"),
+                    reason="every hostile case on a cluster worker: make test-mutants")
+def test_every_hostile_case_scores_on_a_worker_what_it_scores_locally(scratch, cluster):
+    """Issue 44, item 8: every hostile case the gates grade on the pilot (tests/gates.py
+    `ALL_CASES`: floods, hangs, the OS, in-process attacks, the red team's), graded by a cluster
+    worker with the limits the gates give it, gets the score and the status the gates check it gets
+    locally; the solved notebook graded beside them keeps its 9 points."""
+    groups: dict[Limits, dict] = {}
+    for name, case in gates.ALL_CASES.items():
+        if gates.SANDBOX == "bwrap" or not case[1].os_level:
+            groups.setdefault(gates.limits_of(case[1]), {})[name.replace("_", "-")] = case
+    wrong = {}
+    for i, (limits, cases) in enumerate(groups.items()):
+        course = Course(root=scratch).with_workspace(scratch / f"every-hostile-{i}")
+        for student, (make, _) in cases.items():
+            variants.save(make(course, CHAPTER), course.submitted / student / CHAPTER / f"{CHAPTER}.ipynb")
+        variants.save(COHORT["ada"](course), course.submitted / "ada" / CHAPTER / f"{CHAPTER}.ipynb")
+        out = io.StringIO()
+        records = {r["student"]: r for r in cohort.grade(course, limits=limits, cluster=cluster.address, out=out)}
+        assert records["ada"]["score"] == 9.0, out.getvalue()
+        for student, (_, expect) in cases.items():
+            record, exercises = records[student], records[student]["exercises"]
+            first = next(iter(exercises))
+            want = {e: (v["max"] if expect.score == "full" or (expect.score == "first_zero" and e != first) else 0.0)
+                    for e, v in exercises.items()}
+            got = {e: v["score"] for e, v in exercises.items()}
+            if got != want or record["status"] != expect.status:
+                wrong[student] = (record["status"], got, expect)
+    assert not wrong, f"scored otherwise on a worker than the gates check locally: {wrong}"

@@ -232,7 +232,8 @@ class JudgeEnd(Endpoint):
         else:  # pydantic.BaseModel, json.dumps, a workbook helper: the judge's own
             own = trusted_object(path)
         if own is not None:
-            self.borrowed[id(own)] = {"$h": hid, "side": "k"}
+            if not getattr(own, "stand_in", False):  # a stand-in stands for many classes: never handed back
+                self.borrowed[id(own)] = {"$h": hid, "side": "k"}
             return own
         info = {k: node[k] for k in ("kind", "name", "short", "doc", "sig") if k in node}
         ref = self._refs[hid] if hid in self._refs else KernelRef(self, hid, info)
