@@ -690,7 +690,7 @@ with wb.checks.no_raise("run_task on the payment task", hint="a 400 about reason
     result, log = run_task(llm.client(max_retries=0), "fake-model", llm.scenario.question,
                            llm.scenario.openai_tools(), stand_ins, "You are a careful assistant.", max_steps=6)
 assert wb.checks.kind(result) == "AgentResult", (
-    f"the first item must be an AgentResult, got {type(result).__name__}")
+    f"the first item must be an AgentResult, got {wb.checks.kind(result) or type(result).__name__}")
 assert (result.status, result.steps) == ("done", 3), f"expected status 'done' after 3 steps; got {result!r}"
 assert all(f"{fee} KZT" in result.answer for fee in ("61.25", "24.50", "95.55", "174.50")), (
     f"the answer should give all four fees; got {result.answer!r}")
@@ -796,7 +796,7 @@ def run(kind, task, n=0, folder=None, question=None, max_steps=None):
         result, log = run_task(rec, "fake-model", question or llm.scenario.question,
                                llm.scenario.openai_tools(), impl, SYS, **kwargs)
     assert wb.checks.kind(result) == "AgentResult", (
-        f"run_task returns (AgentResult, log); got {type(result).__name__}")
+        f"run_task returns (AgentResult, log); got {wb.checks.kind(result) or type(result).__name__}")
     check_log(log, result, rec, llm)
     return llm, rec, result, log
 
@@ -1516,7 +1516,7 @@ def guarded(llm, impl, limits, what, **kwargs):
         result = run_guarded(llm.client(max_retries=0, max_calls=limits.max_steps), "fake-model",
                              llm.scenario.question, llm.scenario.openai_tools(), impl, limits, **kwargs)
     assert wb.checks.kind(result) == "AgentResult", (
-        f"run_guarded returns an AgentResult, got {type(result).__name__}")
+        f"run_guarded returns an AgentResult, got {wb.checks.kind(result) or type(result).__name__}")
     return result
 
 

@@ -575,7 +575,7 @@ def run(scenario, impl, cap=10, **options):
     with wb.checks.no_raise("run_react", hint="errors are observations"):
         r = run_react(llm.client(max_calls=cap, max_retries=0), "fake-model", scenario.question,
                       scenario.openai_tools(), impl, **options)
-    assert wb.checks.kind(r) == "AgentResult", f"got {type(r).__name__}"
+    assert wb.checks.kind(r) == "AgentResult", f"got {wb.checks.kind(r) or type(r).__name__}"
     return llm, r
 
 
@@ -788,7 +788,7 @@ for name in ("good", "fenced"):
     with wb.checks.no_raise(f"read_plan(the {name} plan)", hint="a plan of 1 to 7 steps, in a ``` fence or not, is valid"):
         plan = read_plan(PLANS[name])
     assert wb.checks.kind(plan) == "Plan", (
-        f"read_plan must return a Plan (a pydantic model), got {type(plan).__name__}")
+        f"read_plan must return a Plan (a pydantic model), got {wb.checks.kind(plan) or type(plan).__name__}")
     wb.checks.equal(plan.steps, STEPS, f"read_plan(the {name} plan).steps",
                     hint="strip a ```json fence before validating" if name == "fenced" else "")
 with wb.checks.no_raise("read_plan('{\"steps\": [\"  Look up order A-1001 \"]}')", hint="a step with spaces around it is valid"):
@@ -815,7 +815,7 @@ wb = fresh()
 def ok(text, steps, what):
     with wb.checks.no_raise(f"read_plan({what})", hint='a plan of 1 to 7 steps, in a ``` fence or not, is valid'):
         plan = read_plan(text)
-    assert wb.checks.kind(plan) == "Plan", f"{what}: expected a Plan, got {type(plan).__name__}"
+    assert wb.checks.kind(plan) == "Plan", f"{what}: expected a Plan, got {wb.checks.kind(plan) or type(plan).__name__}"
     wb.checks.equal(plan.steps, steps, f"read_plan({what}).steps")
 
 
@@ -1050,7 +1050,7 @@ def run(first="good", replan="good", cap=30, **options):
     with wb.checks.no_raise("plan_and_execute", hint="every stop is a status"):
         r = plan_and_execute(llm.client(max_calls=cap), "fake-model", scenario.question, scenario.openai_tools(),
                              shop.tools(), **options)
-    assert wb.checks.kind(r) == "PlanResult", f"got {type(r).__name__}"
+    assert wb.checks.kind(r) == "PlanResult", f"got {wb.checks.kind(r) or type(r).__name__}"
     return llm, shop, r
 
 

@@ -214,7 +214,7 @@ whole = wb.fake_llm.FakeLLM(scenario).client().chat.completions.create(
 with wb.checks.no_raise("accumulate_chat(chunks)", hint="an IndexError: the usage chunk has choices == [] "
                         "(skip it); a KeyError or TypeError: key the fragments by index (only the first has the id)"):
     got = accumulate_chat(chunks)
-assert wb.checks.kind(got) == "Streamed", f"return a Streamed, got {type(got).__name__}"
+assert wb.checks.kind(got) == "Streamed", f"return a Streamed, got {wb.checks.kind(got) or type(got).__name__}"
 wb.checks.equal(got.message, whole.choices[0].message.model_dump(exclude_none=True),
                 "the accumulated message", "key the fragments by index; only the first has the id")
 wb.checks.equal(got.finish_reason, "tool_calls", "finish_reason")
@@ -800,7 +800,7 @@ shown = []
 with wb.checks.no_raise("watch(...)", hint="delta.content is None on the first and last chunks: show "
                         "only non-empty pieces"):
     got = watch(llm.client(), "fake-model", question, lambda piece: shown.append((llm.clock(), piece)), llm.clock.now)
-assert wb.checks.kind(got) == "Watched", f"return a Watched, got {type(got).__name__}"
+assert wb.checks.kind(got) == "Watched", f"return a Watched, got {wb.checks.kind(got) or type(got).__name__}"
 wb.checks.equal((got.text, got.status), (text, "done"), "(text, status)")
 first = (200 + prompt + 5 * 5) / 1000  # the first 5 characters are done
 wb.checks.expect(type(got.first_token_s) is float and math.isclose(got.first_token_s, first),
@@ -1088,7 +1088,7 @@ with wb.checks.no_raise("run_agent_streaming on the taxi question",
                         "stream.get_final_completion()"):
     result = run_agent_streaming(llm.client(max_calls=6), "fake-model", taxi.question, taxi.openai_tools(),
                                  wb.shop.Shop("C-001").tools())
-assert wb.checks.kind(result) == "AgentResult", f"return an AgentResult, got {type(result).__name__}"
+assert wb.checks.kind(result) == "AgentResult", f"return an AgentResult, got {wb.checks.kind(result) or type(result).__name__}"
 wb.checks.equal((result.answer, result.status, result.steps), (taxi.answer, "done", 2), "the result")
 wb.checks.expect(all(r.get("stream") is True for r in llm.requests),
                  "stream every model call (client.chat.completions.stream(...))")
@@ -1172,7 +1172,7 @@ def run(scenario, cap=10, shop=None, **kwargs):
                             "is retried as a whole model call; only openai.APIStatusError propagates"):
         r = run_agent_streaming(llm.client(max_calls=cap, max_retries=0, timeout=0.5), "fake-model",
                                 scenario.question, scenario.openai_tools(), shop.tools(), **kwargs)
-    assert wb.checks.kind(r) == "AgentResult", f"return an AgentResult, got {type(r).__name__}"
+    assert wb.checks.kind(r) == "AgentResult", f"return an AgentResult, got {wb.checks.kind(r) or type(r).__name__}"
     return llm, shop, r
 
 
