@@ -37,6 +37,8 @@ def test_records_of_a_thousand_names_are_data_of_one_class():
         got[7].a = 1
     with pytest.raises(AttributeError, match="no field 'c'"):
         got[7].c  # noqa: B018 - the read is the test
+    odd = end.decode({"$rec": "__main__:Odd", "f": {"data": 1, "record_kind": 2, "model_dump": 3}})
+    assert (odd.data, odd.record_kind, odd.model_dump, checks.kind(odd)) == (1, 2, 3, "Odd"), "fields win"
     model = end.decode({"$pyd": "__main__:Plan", "v": {"steps": ["a"]}})
     assert type(model) is Record and model.steps == ["a"] and model.model_dump() == {"steps": ["a"]}
     assert checks.kind(model) == "Plan"

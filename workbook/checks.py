@@ -189,7 +189,7 @@ def kind(value) -> str | None:
     """The name of a record's class: a dataclass instance's or a pydantic model's; graded, a record
     of the notebook's that the test has no class for crosses as data that carries that name (the
     kernel's word for it: autograder/judge/kernel_objects.py, `Record`). None for anything else."""
-    said_kind = getattr(type(value), "record_kind", None)
+    said_kind = getattr(type(value), "__record_kind__", None)
     if callable(said_kind):
         return said_kind(value)
     cls = type(value)

@@ -41,7 +41,7 @@ class Record:
         object.__setattr__(self, "_fields", dict(fields))
         object.__setattr__(self, "_model", model)
 
-    def record_kind(self) -> str:
+    def __record_kind__(self) -> str:
         """The name of the notebook's class (`workbook.checks.kind` reads it)."""
         return self._path.rpartition(":")[2].rpartition(".")[2]
 
@@ -51,10 +51,10 @@ class Record:
             return fields[name]
         if name == "model_dump" and object.__getattribute__(self, "_model"):  # a pydantic model's fields
             return lambda **_: copy.deepcopy(fields)
-        raise AttributeError(f"the notebook's {self.record_kind()} has no field {name!r}"[:200])
+        raise AttributeError(f"the notebook's {self.__record_kind__()} has no field {name!r}"[:200])
 
     def __setattr__(self, name: str, value: typing.Any) -> None:
-        raise TypeError(f"the notebook's {self.record_kind()} is a record read by the test: set nothing on it")
+        raise TypeError(f"the notebook's {self.__record_kind__()} is a record read by the test: set nothing on it")
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Record):
@@ -63,14 +63,14 @@ class Record:
 
     __hash__ = None  # type: ignore[assignment]  # equal by value, like a dataclass
 
-    def data(self, encode) -> dict:
+    def __wire__(self, encode) -> dict:
         """The record as the link's data, to go back to the notebook as its own record."""
         if self._model:
             return {"$pyd": self._path, "v": encode(dict(self._fields))}
         return {"$rec": self._path, "f": {k: encode(v) for k, v in self._fields.items()}}
 
     def __repr__(self) -> str:
-        return f"{self.record_kind()}({', '.join(f'{k}={v!r}' for k, v in self._fields.items())})"[:2000]
+        return f"{self.__record_kind__()}({', '.join(f'{k}={v!r}' for k, v in self._fields.items())})"[:2000]
 
 
 def fields_of(raw, inner) -> dict:

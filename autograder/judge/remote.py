@@ -158,7 +158,7 @@ class JudgeEnd(Endpoint):
         if isinstance(obj, KernelRef):
             return {"$h": obj._hid, "side": "k"}
         if isinstance(obj, Record):  # the notebook's record, back as its own
-            return obj.data(self.encode)
+            return obj.__wire__(self.encode)
         if id(obj) in self.borrowed:  # the kernel's own name, replaced by the judge's copy: give it back
             return self.borrowed[id(obj)]
         obj = capability(obj)  # a fake model crosses as something to call (trust.py)
