@@ -69,6 +69,10 @@ class SafeExecute(JudgedCells, Execute):
 
     start_new_kernel = run_sync(async_start_new_kernel)
 
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("kernel_manager_class", caps.CappedKernelManager)  # no message part over caps.MAX_MESSAGE
+        super().__init__(*args, **kwargs)
+
     def create_kernel_manager(self):
         if sandbox.resolve(self.sandbox) != "bwrap":
             return super().create_kernel_manager()

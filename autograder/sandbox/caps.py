@@ -8,12 +8,22 @@ is always kept, cut to a few hundred bytes, even past both caps: it decides the 
 
 So an autograded notebook is at most its sources plus `ceiling(code_cells)` bytes of outputs
 (and the grader's own metadata), whatever the kernel sends.
+
+Before any of that, a message must be read: the grader's sockets to a kernel refuse a message part
+over MAX_MESSAGE bytes (ZMQ_MAXMSGSIZE: the kernel's socket is disconnected before the part is
+buffered). A red team's cell published four 400 MB displays, and the grader's worker held
+2-2.8 GB parsing them (red team 13). Past the cap the kernel's messages are lost from there on, so
+its cell never says it ended: it is ended as unresponsive, and the notebook's row says `timeout`
+(the notebook's own doing; a plot, a table or any print a learner makes is far under 64 MB).
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+
+import zmq
+from jupyter_client.manager import AsyncKernelManager
 
 ENAME = 100  # characters of an exception's name
 EVALUE = 4_000  # characters of its message
@@ -31,6 +41,16 @@ OUTPUT = 100  # bytes of JSON around one output (its keys, output_type, indentat
 # short (at most 6 bytes a character once escaped), and a marker.
 CELL_EXTRA = 12_000
 OUTPUT_KINDS = ("stream", "display_data", "execute_result", "error")
+MAX_MESSAGE = 64 << 20  # bytes of one part of a message the grader reads from a kernel
+
+
+class CappedKernelManager(AsyncKernelManager):
+    """A kernel manager whose clients' sockets read no message part over MAX_MESSAGE bytes."""
+
+    def client(self, **kwargs):
+        kc = super().client(**kwargs)
+        kc.context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE)  # the client's own context: sockets made later take it
+        return kc
 
 
 def ceiling(code_cells: int) -> int:

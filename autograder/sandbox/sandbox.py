@@ -38,11 +38,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from jupyter_client.manager import AsyncKernelManager
 from traitlets import List, Unicode
 
 from autograder.course import REPO, AutograderError
 from autograder.sandbox import cgroups
+from autograder.sandbox.caps import CappedKernelManager
 
 MODES = ("auto", "bwrap", "none")
 INSTALL_HINT = ("install bubblewrap (Debian/Ubuntu: `apt-get install bubblewrap`; Fedora: `dnf install "
@@ -268,7 +268,7 @@ def resolve(mode: str) -> str:
     return "bwrap"
 
 
-class SandboxKernelManager(AsyncKernelManager):
+class SandboxKernelManager(CappedKernelManager):
     """A kernel manager whose kernel starts inside `Sandbox.command` and talks over IPC sockets in
     the sandbox's own in-memory SOCKETS folder, which the grader reaches as /proc/<pid>/root/..."""
 
