@@ -71,3 +71,14 @@ def test_a_notebooks_exception_classes_are_one_stand_in_per_built_in_base():
     assert errors[3].notebook_class == "Err3", "the notebook's name is data on the error"
     other = end.make_exception({"$e": "__main__:Odd", "msg": "no", "mro": ["Odd", "Exception"]})
     assert type(other) is not type(errors[0]) and type(other).__bases__ == (Exception,)
+
+
+def test_a_sets_parts_count_against_the_values_bound():
+    """Red team 13: `set(range(600_000))` crossed although a list of as many parts is refused."""
+    with pytest.raises(codec.LinkError, match="more than"):
+        JudgeEnd().decode({"$set": list(range(codec.MAX_NODES + 1))})
+    with pytest.raises(codec.LinkError, match="more than"):
+        JudgeEnd().encode(set(range(codec.MAX_NODES + 1)))
+    with pytest.raises(codec.LinkError, match="cannot be in a set"):
+        JudgeEnd().decode({"$set": [[1, 2]]})
+    assert JudgeEnd().decode({"$set": [1, 2]}) == {1, 2}

@@ -27,10 +27,12 @@ SAFE_MODULES = frozenset({"workbook", "openai", "anthropic", "httpx2", "threadin
 def trusted_object(path):
     """The judge's own object for a notebook name it trusts (TRUSTED_NAMES; or a class defined at
     the top of a workbook module), else None. Nothing is imported and no attribute chain is
-    followed: kernel data only picks among objects the judge already has. Never a function: the
-    kernel says which path an object has, so a notebook's function that called itself
-    `workbook.<module>:<name>` would have the judge run its own code in the student's place (red
-    team, issue 24); a workbook function the notebook imported stays the kernel's, a KernelRef."""
+    followed: kernel data only picks among objects the judge already has. No function but the five
+    standard ones TRUSTED_NAMES lists (`json.dumps` as a signature's default): a notebook's object
+    that claims one of those paths gets the real function, which is all it could be. Never a
+    workbook function: the kernel says which path an object has, so a notebook's function that
+    called itself `workbook.<module>:<name>` would have the judge run its own code in the student's
+    place (red team, issue 24); a workbook function the notebook imported stays a KernelRef."""
     if type(path) is not str or path.count(":") != 1:
         return None
     module, _, name = path.partition(":")
