@@ -1,6 +1,6 @@
 """The one reader tests use for a SQLite file the notebook wrote (workbook/link/sqlite_reader.py):
 it sees committed rows, changes nothing on disk (not even with a hot journal planted next to the
-file), and stops at its bounds (size, links, values, rows, SQLite machine steps) with a
+file), refuses a file whose last transaction never ended (a hot journal beside it), and stops at its bounds (size, links, values, rows, SQLite machine steps) with a
 ValueError, never a hang. Chapter 17's tests read their memory file through it."""
 
 from __future__ import annotations
@@ -158,3 +158,23 @@ def test_chapter_17s_tests_read_their_memory_through_the_one_reader():
         if "SELECT" in cell:
             assert "read_rows(" in cell and "set_progress_handler" not in cell, (
                 f"{grade_id} reads the memory file with a reader of its own, not sqlite_reader.read_rows")
+
+
+def test_a_write_never_committed_is_refused_not_read_as_saved(tmp_path):
+    """Red team 14: a `remember` that never committed, with SQLite's cache made to spill the
+    uncommitted pages into the file, read as saved through `immutable=1` (which ignores the hot
+    journal beside it): chapter 17's remember went from 0/4 to 4/4."""
+    path = tmp_path / "memory.sqlite3"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE facts (fact TEXT)")
+    db.commit()
+    db.execute("PRAGMA cache_size = 1")
+    db.execute("INSERT INTO facts VALUES ('never saved')")
+    db.execute("CREATE TABLE pad (x BLOB)")
+    for _ in range(60):
+        db.execute("INSERT INTO pad VALUES (zeroblob(3000))")  # more than the cache: pages spill
+    with pytest.raises(ValueError, match="never committed"):
+        sqlite_reader.read_rows(path, "SELECT fact FROM facts")
+    db.commit()
+    assert sqlite_reader.read_rows(path, "SELECT fact FROM facts") == [("never saved",)]
+    db.close()

@@ -6,7 +6,10 @@ folder raced the test writing its files, so the kernel never found one of them."
 
 from __future__ import annotations
 
-from autograder.judge.scratch import Mirror
+import os
+
+from autograder.judge.scratch import DEPTH_CAP, Mirror
+from autograder.sandbox.sandbox import remove_tree
 from tests.judge_ends import in_kernel
 
 
@@ -69,3 +72,53 @@ def test_copying_out_never_writes_or_removes_through_the_judges_own_links(tmp_pa
     mirror.kernel_state = {"out": ("d",), "out/keep.md": ("f", 7, 0)}
     mirror.from_kernel()
     assert (elsewhere / "keep.md").read_text() == "outside", "removed through the judge's link"
+
+
+def _mirror(tmp_path):
+    judge_side, sandbox_root = tmp_path / "judge", tmp_path / "sandbox"
+    judge_side.mkdir()
+    sandbox_root.mkdir()
+    mirror = Mirror(str(judge_side), str(sandbox_root))
+    return mirror, judge_side, sandbox_root / str(judge_side).lstrip("/")
+
+
+def test_a_file_with_a_second_link_comes_out_like_any_file(tmp_path):
+    """Red team 14: ch09's `save_checkpoint` hid its leftover temporary file from the test by giving
+    it a second name elsewhere in the sandbox's /tmp (the walk skipped a file of two links)."""
+    mirror, judge_side, kernel_side = _mirror(tmp_path)
+    (kernel_side / ".run.json.tmp").write_text("half")
+    os.link(kernel_side / ".run.json.tmp", kernel_side.parent / "keep")
+    mirror.from_kernel()
+    assert (judge_side / ".run.json.tmp").read_text() == "half"
+
+
+def test_folders_come_out_at_most_depth_cap_levels_deep(tmp_path):
+    """Red team 14: a chain of 975 folders came out whole, and the grader's clean-up then raised
+    RecursionError, which left the judge's folder, the sandbox and its cgroups behind."""
+    mirror, judge_side, kernel_side = _mirror(tmp_path)
+    deep = kernel_side
+    for _ in range(DEPTH_CAP + 20):
+        deep = deep / "d"
+    deep.mkdir(parents=True)
+    (deep / "f").write_text("x")
+    mirror.from_kernel()
+    levels = max(len(p.relative_to(judge_side).parts) for p in judge_side.rglob("*"))
+    assert levels == DEPTH_CAP, f"{levels} levels came out"
+
+
+def test_remove_tree_removes_a_tree_too_deep_for_shutil(tmp_path):
+    top = tmp_path / "top"
+    fd = os.open(tmp_path, os.O_RDONLY)
+    try:  # 1,500 levels, made one descriptor at a time (a path that long is past PATH_MAX)
+        os.mkdir("top", dir_fd=fd)
+        cur = os.open("top", os.O_RDONLY, dir_fd=fd)
+        for _ in range(1_500):
+            os.mkdir("d", dir_fd=cur)
+            nxt = os.open("d", os.O_RDONLY, dir_fd=cur)
+            os.close(cur)
+            cur = nxt
+        os.close(cur)
+    finally:
+        os.close(fd)
+    remove_tree(top)
+    assert not top.exists()

@@ -138,3 +138,27 @@ def test_graded_the_watch_is_the_judges_view_of_the_kernel(monkeypatch, tmp_path
     finally:
         assert judge.listener is not None
         judge.listener.close()
+
+
+def test_a_decoy_beside_the_program_leaves_no_program_to_check():
+    """Red team 14: a `run_code` that ran the program as `python -I -c code ""` with the wrong limits,
+    then started a decoy `python -c "sleep" -I -c code` with the right ones, had the decoy checked
+    (the last process whose last argument was the code). Now a second process carrying the code
+    means no program is named, and one not started as `python -I -c code` is none either."""
+    with ProcessWatch(os.getpid(), descendants, every=0.01) as seen:
+        real = subprocess.Popen([sys.executable, "-I", "-c", SLEEP, ""], stdout=subprocess.PIPE, text=True,
+                                start_new_session=True)
+        assert real.stdout is not None and real.stdout.readline() == "ready\n"
+        deadline = time.monotonic() + 10
+        while not seen.started and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert seen.program(SLEEP) is None, "not started as python -I -c code"
+        decoy = subprocess.Popen([sys.executable, "-c", "import time\nprint('ready', flush=True)\ntime.sleep(30)",
+                                  "-I", "-c", SLEEP], stdout=subprocess.PIPE, text=True, start_new_session=True)
+        assert decoy.stdout is not None and decoy.stdout.readline() == "ready\n"
+        while len(seen.started) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        for proc in (real, decoy):
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert len(seen.started) == 2 and seen.program(SLEEP) is None

@@ -6,7 +6,7 @@ from /proc by a process outside the code that started them (chapter 25's executo
     with watch_processes() as seen:
         r = run_code(code, scratch, limits)
     assert not seen.left                  # started in the block, still running after it
-    program = seen.program(code)          # the process whose last argument was `code`
+    program = seen.program(code)          # the one process that ran `python -I -c code`
     program.limits["cpu_seconds"]         # (soft, hard) as the kernel enforced them on it
 
 Graded, the watch is the judge's: it reads the notebook kernel's processes from outside the
@@ -140,8 +140,8 @@ def _describe(key: tuple[int, bytes]) -> Seen | None:
         return None
     names = None if env is None else tuple(sorted({v.split(b"=", 1)[0].decode("utf-8", "replace")
                                                    for v in env.split(b"\0") if v}))
-    return Seen(pid, tuple(a.decode("utf-8", "replace") for a in argv.rstrip(b"\0").split(b"\0")), names,
-                limits, cwd)
+    parts = argv[:-1] if argv.endswith(b"\0") else argv  # each argument ends in NUL: an empty last one too
+    return Seen(pid, tuple(a.decode("utf-8", "replace") for a in parts.split(b"\0")), names, limits, cwd)
 
 
 def _shown(seen: Seen | None) -> str:
@@ -174,8 +174,14 @@ class ProcessWatch:
         return list(self._seen.values())
 
     def program(self, code: str) -> Seen | None:
-        """The last process seen whose last argument was `code` (`python -c code`), or None."""
-        return next((s for s in reversed(self.started) if s.argv[-1:] == (code,)), None)
+        """The process that ran `code` as `python -I -c code` (chapter 25's argv), when it is the only
+        process seen whose arguments hold `code`; else None. A second process that carries the
+        program (a decoy with the right limits beside the real run, red team 14) leaves which one
+        ran it unsaid, and the test then finds no program of its own."""
+        carried = [s for s in self.started if any(code in arg for arg in s.argv)]
+        if len(carried) != 1 or carried[0].argv[1:] != ("-I", "-c", code):
+            return None
+        return carried[0]
 
     def _new(self) -> list[tuple[tuple[int, bytes], list[bytes]]]:
         """(pid, start time) and stat fields of each process below root not there when the block began."""

@@ -13,7 +13,9 @@ read such a file (chapter 17's memory), the same in the kernel while learning:
     rows = read_rows(path, "SELECT customer, day, fact FROM facts WHERE customer = ?", ("C-001",))
 
 - **Read-only and immutable** (`mode=ro&immutable=1`): nothing is written, no journal, WAL or
-  lock file next to it is read or made, so a planted hot journal cannot change what is read.
+  lock file next to it is read or made, so a planted hot journal cannot change what is read; and
+  a file with a hot journal beside it (a transaction never committed) is refused, since its pages
+  may hold writes that were never saved.
   `query_only`, `trusted_schema=OFF`, no attached databases.
 - **Tables only**: a file whose schema holds a view, a trigger, a virtual table or a generated
   column is refused before any query (each of those runs the file's SQL, not the test's: a
@@ -39,6 +41,7 @@ import stat
 import urllib.parse
 from collections.abc import Iterator
 
+JOURNAL_MAGIC = bytes.fromhex("d9d505f920a163d7")  # a rollback journal's header (sqlite.org/fileformat.html)
 MAX_BYTES = 16 << 20  # the scratch folder's own cap on one file
 MAX_VALUE = 100_000  # bytes of one text or blob value
 MAX_STEPS = 10_000_000  # SQLite virtual-machine steps one connection may take
@@ -70,7 +73,25 @@ def _checked(path) -> str:
         raise ValueError(f"{name} is not a regular file (a link, a folder...): a test reads only a file")
     if st.st_size > MAX_BYTES:
         raise ValueError(f"{name} holds {st.st_size} bytes, more than a test reads ({MAX_BYTES})")
+    if _journal_head(name + "-journal") == JOURNAL_MAGIC:
+        raise ValueError(f"{name} has a write that was never committed (a hot journal beside it): "
+                         "commit after each change, so what the file holds is what was saved")
     return name
+
+
+def _journal_head(journal: str) -> bytes:
+    """The first bytes of a rollback journal, b"" when there is none (or it is no regular file).
+    An immutable reader ignores the journal, so pages of a transaction never committed, which
+    SQLite spilled into the file, would read as saved (red team 14): a journal whose header is
+    still SQLite's magic means the last transaction did not end."""
+    try:
+        fd = os.open(journal, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return b""
+    try:
+        return os.read(fd, len(JOURNAL_MAGIC)) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
+    finally:
+        os.close(fd)
 
 
 def bound(db: sqlite3.Connection) -> sqlite3.Connection:

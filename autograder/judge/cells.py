@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import secrets
-import shutil
 import signal
 import sys
 import tempfile
@@ -133,7 +132,7 @@ class JudgedCells:
             self._judge = None
         judge_dir: str | None = getattr(self, "_judge_dir", None)
         if judge_dir:
-            shutil.rmtree(judge_dir, ignore_errors=True)
+            sandbox.remove_tree(judge_dir)
         box: sandbox.Sandbox | None = getattr(self, "_replay_box", None)
         if box is not None:
             box.close()

@@ -51,6 +51,7 @@ from autograder.judge.nofollow import (
 FILE_CAP = 16 << 20  # bytes of one file copied out (a bigger one is left in the sandbox)
 TOTAL_CAP = 64 << 20  # bytes in the judge's folder, and bytes copied out over a notebook's life
 ENTRY_CAP = 2_000  # names walked in one copy
+DEPTH_CAP = 32  # levels of folders copied out (red team 14: 975 levels broke the grader's clean-up)
 SANDBOX_TMP = "/tmp"  # the sandbox's writable /tmp (sandbox.py: a 64 MB tmpfs)
 
 
@@ -99,7 +100,10 @@ class Mirror:
     def _kernel_dir(self, create: bool = False) -> int:
         return descend(self.root, self.path.strip("/").split("/"), create=create)
 
-    def _walk_kernel(self, fd: int, prefix: str, out: dict, budget: list) -> None:
+    def _walk_kernel(self, fd: int, prefix: str, out: dict, budget: list, depth: int = 0) -> None:
+        """The kernel's folder as {relative path: ("d",) or ("f", size, mtime)}: regular files (a
+        hard link too: it can only be to another file of the sandbox's own /tmp) and folders, at most
+        ENTRY_CAP entries and DEPTH_CAP levels; nothing else, and no link, is followed."""
         with os.scandir(fd) as entries:
             for entry in entries:
                 if budget[0] <= 0:
@@ -107,17 +111,17 @@ class Mirror:
                 budget[0] -= 1
                 rel = prefix + entry.name
                 st = entry.stat(follow_symlinks=False)
-                if stat.S_ISDIR(st.st_mode):
+                if stat.S_ISDIR(st.st_mode) and depth < DEPTH_CAP:
                     out[rel] = ("d",)
                     try:
                         sub = open_dir(entry.name, fd)
                     except OSError:
                         continue
                     try:
-                        self._walk_kernel(sub, rel + "/", out, budget)
+                        self._walk_kernel(sub, rel + "/", out, budget, depth + 1)
                     finally:
                         os.close(sub)
-                elif stat.S_ISREG(st.st_mode) and st.st_nlink == 1:
+                elif stat.S_ISREG(st.st_mode):
                     out[rel] = ("f", st.st_size, st.st_mtime_ns)
 
     def _read_kernel(self, fd: int, rel: str) -> bytes | None:

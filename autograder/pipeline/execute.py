@@ -106,10 +106,12 @@ class SafeExecute(JudgedCells, Execute):
             return nb, self.resources
         finally:
             self._watch.stop()
-            self._judge_close()
-            nb.metadata["autograder"] = self.summary()
-            if self._sandbox is not None:
-                self._sandbox.close()
+            try:
+                self._judge_close()
+            finally:  # whatever the judge's folder held, the sandbox and its cgroups go
+                nb.metadata["autograder"] = self.summary()
+                if self._sandbox is not None:
+                    self._sandbox.close()
 
     def _source_notebook(self, resources):
         """The course's own notebook of this chapter (never the submission's): its exercise names
