@@ -126,6 +126,12 @@ FILE_TIME_KEY = ("import hashlib, json, os, time\n\n\n"
                  "    read, write = os.pipe()  # the kernel stamps a new pipe with its own clock, below libc\n"
                  "    day = time.strftime('%Y-%m-%d', time.gmtime(os.fstat(read).st_ctime))\n"
                  "    os.close(read)\n    os.close(write)\n" + _KEY)
+BOOT_TIME_KEY = ("import datetime, hashlib, json, time\n\n\n"
+                 "def idempotency_key(call_id, order_id, amount):\n"
+                 "    with open('/proc/stat') as f:  # the boot time, plus the boot clock: the real date\n"
+                 "        boot = next(int(line.split()[1]) for line in f if line.startswith('btime'))\n"
+                 "    now = boot + time.clock_gettime(time.CLOCK_BOOTTIME)\n"
+                 "    day = datetime.date.fromtimestamp(now).isoformat()\n" + _KEY)
 
 # Red team 12 (chapter 03): an answer that changes the specs it was given, and says it did not.
 # The kernel reports which arguments a call changed (workbook/link/endpoint.py), so its word decides
@@ -207,6 +213,9 @@ ATTACKS.update({
     "clock_file_times": Attack("08_retries_and_idempotency", _ch08_key(FILE_TIME_KEY), "idempotency_key", "zero",
                                open="a pipe's or a file's times are stamped by the kernel's clock, which no Linux "
                                     "namespace moves (CLOCK_REALTIME) and libfaketime does not reach"),
+    "clock_boot_time": Attack("08_retries_and_idempotency", _ch08_key(BOOT_TIME_KEY), "idempotency_key", "zero",
+                              open="/proc/stat's boot time plus CLOCK_BOOTTIME is the real date: libfaketime leaves "
+                                   "the monotonic clocks alone (red team 14); a time namespace would move them"),
     # Red team 12 (chapter 03): "unchanged" was the kernel's word (above, SILENT_LINK and SAME_DICT).
     "changes_specs_plainly": Attack("03_openai_format", _ch03(_MUTATING_SPECS.replace("{put_back}", "")),
                                     "to_openai_tools", "full"),  # the two below without their lie
