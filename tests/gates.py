@@ -74,10 +74,17 @@ def courses() -> list[Course]:
 
 
 def chapters() -> list[tuple[Course, str]]:
-    """Every gated chapter; GATES_ONLY=00_pilot,03_openai_format narrows them while authoring."""
-    only = {c for c in os.environ.get("GATES_ONLY", "").split(",") if c}
-    return [(course, chapter) for course in courses() for chapter in course.chapters()
-            if not only or chapter in only]
+    """Every gated chapter; GATES_ONLY=00_pilot,03_openai_format (or 00,03: a chapter's number)
+    narrows them while authoring. A name that is no chapter is an error, never a run of none."""
+    only = {c.strip() for c in os.environ.get("GATES_ONLY", "").split(",") if c.strip()}
+    every = [(course, chapter) for course in courses() for chapter in course.chapters()]
+    if not only:
+        return every
+    unknown = only - {name for _, chapter in every for name in (chapter, chapter[:2])}
+    if unknown:
+        raise ValueError(f"GATES_ONLY names no chapter: {sorted(unknown)} (a chapter's folder name, "
+                         f"or its number: {', '.join(sorted({c[:2] for _, c in every}))})")
+    return [(course, chapter) for course, chapter in every if chapter in only or chapter[:2] in only]
 
 
 # The chapters whose noisy solution the sandboxed pipeline grades in make test (beside the pilot):
