@@ -20,6 +20,7 @@ test cells run in the judge with its own copy of this module (a rebinding never 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib.machinery
 import importlib.util
@@ -31,6 +32,7 @@ import types
 from pathlib import Path
 
 from workbook.compare import mismatch, short, with_article
+from workbook.link.codec import is_pydantic
 from workbook.link.exc_classes import said
 from workbook.probes import Overlap, spy_moves  # noqa: F401  (test helpers, reached as wb.checks.*)
 
@@ -192,10 +194,8 @@ def kind(value) -> str | None:
     said_kind = getattr(type(value), "__record_kind__", None)
     if callable(said_kind):
         return said_kind(value)
-    cls = type(value)
-    if hasattr(cls, "__dataclass_fields__") or (hasattr(cls, "model_fields") and hasattr(cls, "model_dump")):
-        return None if isinstance(value, type) else cls.__name__
-    return None
+    plain_record = dataclasses.is_dataclass(value) and not isinstance(value, type)
+    return type(value).__name__ if plain_record or is_pydantic(value) else None
 
 
 def expect(condition, message: str) -> None:

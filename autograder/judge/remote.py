@@ -228,7 +228,7 @@ class JudgeEnd(Endpoint):
         path = node.get("path")
         if node.get("kind") == "class" and node.get("exc") is True and type(path) is str and \
                 path not in TRUSTED_NAMES:  # an exception class: the one its raised errors become
-            own = find_exception(path, node.get("mro"), self.exception_modules, stand_in)
+            own = find_exception(path, node.get("mro"), self.exception_modules, self.foreign)
         else:  # pydantic.BaseModel, json.dumps, a workbook helper: the judge's own
             own = trusted_object(path)
         if own is not None:

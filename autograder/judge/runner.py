@@ -47,7 +47,7 @@ from autograder.judge.remote import JudgeEnd, KernelError, Stop, TimeUp
 from autograder.judge.scratch import Mirror
 from workbook import notebook_side
 from workbook.link.channel import Channel, LinkClosed
-from workbook.link.exc_classes import QUIET, known_name
+from workbook.link.exc_classes import QUIET, known_name, shown_name
 from workbook.process_watch import ProcessWatch
 
 MAX_STDOUT = 20_000  # characters of the test code's own prints kept
@@ -205,7 +205,7 @@ class Judge:
             ename, evalue = "JudgeMemoryError", (f"the test made the judge need more than its {MEMORY >> 20} MB "
                                                  "of memory (the notebook's objects or files are too big)")
         else:
-            ename, evalue = (known_name(type(e)) if quiet else getattr(e, "notebook_class", type(e).__name__)), str(e)
+            ename, evalue = (known_name(type(e)) if quiet else shown_name(e)), str(e)
         ename = ename if ename.isidentifier() else "Error"
         if quiet and getattr(e, "from_other_side", False):  # the notebook's own exception, let through
             evalue = "raised by your code (after a hidden test its message is not shown)"

@@ -117,9 +117,14 @@ def said(typ, e, form: str = "{name}: {message}") -> str:
     names its classes and writes their messages: short ones carried hidden inputs, red team 4)."""
     if os.environ.get(QUIET) == "1":
         return next((c.__name__ for c in typ.__mro__ if c.__module__ == "builtins"), "Exception")
-    name = getattr(e, "notebook_class", None)  # a stand-in's: the notebook's name for its class
-    return form.format(name=name if isinstance(name, str) and name.isidentifier() else typ.__name__,
-                       message=e, repr=repr(str(e)))
+    return form.format(name=shown_name(e, typ), message=e, repr=repr(str(e)))
+
+
+def shown_name(e: BaseException, typ: type | None = None) -> str:
+    """The name a visible test's message gives an error: the notebook's own for a stand-in's (kept
+    on it as data, `notebook_class`), else its class's."""
+    name = getattr(e, "notebook_class", None)
+    return name if isinstance(name, str) and name.isidentifier() else (typ or type(e)).__name__
 
 
 def known_name(cls: type) -> str:
