@@ -37,13 +37,30 @@ rewrites what it reports cannot change it:
     assert not seen.left and seen.program(code).limits["cpu_seconds"] == (1, 2)
 
 In a notebook it watches the notebook's own process.
+
+A folder the test hands the notebook's code is the notebook's: `notebook_folder()` makes a new,
+empty one and removes it after the `with` block. In a notebook it is a temporary folder, a
+`pathlib.Path`; graded, a folder inside the kernel's sandbox that the judge reads and writes on
+request, by descriptor, capped (`FILES`, autograder/judge/files.py): a `KernelPath` with the same
+methods (`/`, `read_text`, `write_text`, `mkdir`, `symlink_to`, `iterdir`, `exists`, `resolve`,
+`replace`...). A path the notebook's code returns is one too. So a test writes plain pathlib code:
+
+    with notebook_folder() as folder:
+        save_checkpoint(folder / "run.json", state)
+        assert json.loads((folder / "run.json").read_text(encoding="utf-8")) == state
+
+`notebook_path(text)` is a path the notebook's code gave as text, the same way.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import pathlib
 import sys
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from workbook.probes import elsewhere
 from workbook.process_watch import ProcessWatch
@@ -54,6 +71,7 @@ REMOTE: Callable[[str], object] | None = None  # the judge's way to the kernel's
 ANOTHER: Callable[[float], object] | None = None  # the judge's: the notebook run again elsewhere (autograder/judge/another.py)
 PROCESSES: Callable[[], ProcessWatch] | None = None  # the judge's: a watch of the kernel's processes (runner.py)
 AFTER: Callable[[object], object] | None = None  # the judge's: what the kernel made of an argument (remote.py)
+FILES: Any = None  # the judge's: the sandboxed kernel's files (autograder/judge/files.py SandboxFiles); None in a notebook
 
 
 def after(value):
@@ -108,3 +126,19 @@ def watch_processes() -> ProcessWatch:
     (those still running after it), `program(code)` (the process that ran `code`: its argv,
     environment names, rlimits, folder). Graded, the judge's view from outside the sandbox."""
     return ProcessWatch(os.getpid()) if PROCESSES is None else PROCESSES()
+
+
+@contextlib.contextmanager
+def notebook_folder() -> Iterator[pathlib.PurePath]:
+    """A new, empty folder the notebook's code can read and write, removed after the block."""
+    if FILES is not None:
+        with FILES.folder() as folder:
+            yield folder
+        return
+    with tempfile.TemporaryDirectory(prefix="agentloop-") as tmp:
+        yield pathlib.Path(tmp).resolve()
+
+
+def notebook_path(path: str | os.PathLike) -> pathlib.PurePath:
+    """A path the notebook's code gave (as text or a path), as the test reads it."""
+    return pathlib.Path(path) if FILES is None else FILES.Path(os.fspath(path))

@@ -1,21 +1,21 @@
-"""A test's look into a SQLite file the notebook's code wrote: read-only, immutable, bounded.
+"""A test's look into a SQLite file the notebook's code wrote: read-only, a copy in memory, bounded.
 
 (Tests import it as `workbook.link.sqlite_reader`, the judge's link's name for it; it lives here,
 in the package's lowest layer, so that a scenario's store, chapter 19's judge-side `Memory`, can
 read its file the same way.)
 
-When a notebook is graded, a file the student's code writes in the scratch folder is copied out
-to the judge (`autograder/judge/scratch.py`) and the test reads it there, in a trusted process:
-so the test must treat it as the student's file, whatever it holds. This is the one way tests
-read such a file (chapter 17's memory), the same in the kernel while learning:
+When a notebook is graded, a file the student's code writes in a test's folder is read by the
+judge, a trusted process, on request (`autograder/judge/files.py`): so the test must treat it as
+the student's file, whatever it holds. This is the one way tests read such a file (chapter 17's
+memory), the same in the kernel while learning:
 
     from workbook.link.sqlite_reader import read_rows
     rows = read_rows(path, "SELECT customer, day, fact FROM facts WHERE customer = ?", ("C-001",))
 
-- **Read-only and immutable** (`mode=ro&immutable=1`): nothing is written, no journal, WAL or
-  lock file next to it is read or made, so a planted hot journal cannot change what is read; and
-  a file with a hot journal beside it (a transaction never committed) is refused, since its pages
-  may hold writes that were never saved.
+- **Read-only, from a copy in memory** (`deserialize`): the file's bytes are read once, and no
+  journal, WAL or lock file next to it is read or made, so a planted hot journal cannot change
+  what is read; a file with a hot journal beside it (a transaction never committed) is refused,
+  since its pages may hold writes that were never saved.
   `query_only`, `trusted_schema=OFF`, no attached databases.
 - **Tables only**: a file whose schema holds a view, a trigger, a virtual table or a generated
   column is refused before any query (each of those runs the file's SQL, not the test's: a
@@ -37,12 +37,13 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-import stat
-import urllib.parse
 from collections.abc import Iterator
+from pathlib import Path, PurePath
+from typing import Any
 
 JOURNAL_MAGIC = bytes.fromhex("d9d505f920a163d7")  # a rollback journal's header (sqlite.org/fileformat.html)
-MAX_BYTES = 16 << 20  # the scratch folder's own cap on one file
+WAL = b"\x02\x02"  # the header's write and read versions of a file in WAL mode (sqlite.org/fileformat.html)
+MAX_BYTES = 16 << 20  # the judge's own cap on one file it reads (autograder/judge/files.py)
 MAX_VALUE = 100_000  # bytes of one text or blob value
 MAX_STEPS = 10_000_000  # SQLite virtual-machine steps one connection may take
 STEP_BATCH = 1_000  # steps between two looks of the progress handler
@@ -63,35 +64,28 @@ LIMITS = {
 }
 
 
-def _checked(path) -> str:
-    name = os.path.abspath(os.fspath(path))
-    try:
-        st = os.lstat(name)
-    except FileNotFoundError:
-        raise ValueError(f"there is no file at {name}: the notebook's code did not write it") from None
-    if not stat.S_ISREG(st.st_mode):
+def _contents(path) -> tuple[bytes, str]:
+    """The bytes of the SQLite file at `path`, and its name for messages: a regular file, never a
+    link, of at most MAX_BYTES, with no hot journal beside it. `path` may be a graded test's
+    `KernelPath` (autograder/judge/files.py): the kernel's file, read by the judge on request."""
+    p: Any = path if isinstance(path, PurePath) and hasattr(path, "read_bytes") else Path(os.path.abspath(os.fspath(path)))
+    name = str(p)
+    if p.is_symlink() or (p.exists() and not p.is_file()):
         raise ValueError(f"{name} is not a regular file (a link, a folder...): a test reads only a file")
-    if st.st_size > MAX_BYTES:
-        raise ValueError(f"{name} holds {st.st_size} bytes, more than a test reads ({MAX_BYTES})")
-    if _journal_head(name + "-journal") == JOURNAL_MAGIC:
+    if not p.exists():
+        raise ValueError(f"there is no file at {name}: the notebook's code did not write it")
+    if p.stat().st_size > MAX_BYTES:
+        raise ValueError(f"{name} holds {p.stat().st_size} bytes, more than a test reads ({MAX_BYTES})")
+    journal = p.with_name(p.name + "-journal")
+    if journal.is_file() and not journal.is_symlink() and journal.read_bytes()[:len(JOURNAL_MAGIC)] == JOURNAL_MAGIC:
         raise ValueError(f"{name} has a write that was never committed (a hot journal beside it): "
                          "commit after each change, so what the file holds is what was saved")
-    return name
-
-
-def _journal_head(journal: str) -> bytes:
-    """The first bytes of a rollback journal, b"" when there is none (or it is no regular file).
-    An immutable reader ignores the journal, so pages of a transaction never committed, which
-    SQLite spilled into the file, would read as saved (red team 14): a journal whose header is
-    still SQLite's magic means the last transaction did not end."""
-    try:
-        fd = os.open(journal, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return b""
-    try:
-        return os.read(fd, len(JOURNAL_MAGIC)) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
-    finally:
-        os.close(fd)
+    data = p.read_bytes()
+    if len(data) > MAX_BYTES:
+        raise ValueError(f"{name} holds more than the {MAX_BYTES} bytes a test reads")
+    if data[18:20] == WAL:  # a file once in WAL mode reads as a plain one (its -wal file is not read)
+        data = data[:18] + b"\x01\x01" + data[20:]
+    return data, name
 
 
 def bound(db: sqlite3.Connection) -> sqlite3.Connection:
@@ -124,15 +118,15 @@ def _tables_only(db: sqlite3.Connection, name: str) -> None:
 
 @contextlib.contextmanager
 def read_only(path) -> Iterator[sqlite3.Connection]:
-    """A read-only, immutable, bounded connection to the SQLite file at `path`, closed after."""
-    name = _checked(path)
-    uri = "file:" + urllib.parse.quote(name) + "?mode=ro&immutable=1"
-    try:
-        db = sqlite3.connect(uri, uri=True)
-    except sqlite3.Error as e:
-        raise ValueError(f"{name} cannot be opened as a SQLite file: {e}") from None
+    """A read-only, bounded connection to a copy, in memory, of the SQLite file at `path`, closed after."""
+    data, name = _contents(path)
+    db = sqlite3.connect(":memory:")
     try:
         bound(db)
+        try:
+            db.deserialize(data)
+        except (sqlite3.Error, MemoryError) as e:
+            raise ValueError(f"{name} cannot be opened as a SQLite file: {e}") from None
         db.execute("PRAGMA query_only = ON")
         try:
             _tables_only(db, name)

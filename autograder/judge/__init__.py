@@ -21,8 +21,9 @@ The modules:
     kernel_objects  what the notebook's objects become here: KernelRef, Record (no class made)
     trust           which judge objects the kernel may reach; notebook names the judge replaces
     sdk_bridge      a fake model's SDK client handed to the kernel, its HTTP answered here
-    scratch         the scratch folder and the sandbox's copy of it, kept in step
-    nofollow        file operations under a folder's descriptor that follow no link (for scratch)
+    files           the sandboxed notebook's files, read and written by a test on request, capped
+    kernel_path     KernelPath: a path in the sandbox with pathlib's file methods, each a request
+    nofollow        file operations under a folder's descriptor that follow no link (for files)
 
 `workbook.link` is the link itself and the kernel's end.
 """

@@ -22,7 +22,6 @@ from nbformat.notebooknode import NotebookNode
 
 from autograder import notebooks
 from autograder.judge.process import JudgeProcess
-from autograder.judge.scratch import SANDBOX_TMP
 from autograder.sandbox import sandbox
 from autograder.sandbox.sandbox import SOCKETS, sandbox_pid
 
@@ -94,9 +93,9 @@ class JudgedCells:
         process = getattr(getattr(self.km, "provisioner", None), "process", None)
         root = process.pid if process is not None else None
         pid = sandbox_pid(self.km)
-        # A sandboxed kernel sees the judge's scratch folder at the same path in its own /tmp, the
-        # only folder it can write: so under the host's /tmp, whatever TMPDIR says (judge/scratch.py).
-        self._judge_dir = tempfile.mkdtemp(prefix="agentloop-judge-", dir=SANDBOX_TMP if pid is not None else None)
+        # The judge's own temporary files, wherever TMPDIR says; a sandboxed kernel's folders are made
+        # in its own /tmp, on request (judge/files.py).
+        self._judge_dir = tempfile.mkdtemp(prefix="agentloop-judge-")
         if pid is not None:
             host = f"/proc/{pid}/root{SANDBOX_SOCKETS}/judge.sock"
             self._kernel_socket = f"{SANDBOX_SOCKETS}/judge.sock"

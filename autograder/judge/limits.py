@@ -21,7 +21,7 @@ import signal
 
 MEMORY = 3 << 30  # bytes of address space (a judge runs at ~190 MB of it, ~100 MB resident; each
 # thread reserves a stack and may reserve a 64 MB malloc arena: room for them)
-FILE_SIZE = 256 << 20  # bytes of one file the judge writes (the scratch mirror caps at 64 MB)
+FILE_SIZE = 256 << 20  # bytes of one file the judge writes (a test reads at most 16 MB of the notebook's, judge/files.py)
 GRACE = 5.0  # CPU seconds past the test's budget before the kernel ends the judge
 
 

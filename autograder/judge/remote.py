@@ -23,7 +23,6 @@ from typing import Any
 from autograder.judge.heard import Heard
 from autograder.judge.kernel_objects import KernelError, KernelRef, Record, fields_of, model, record
 from autograder.judge.names import Namespace
-from autograder.judge.scratch import Mirror, quietly
 from autograder.judge.sdk_bridge import SdkBridge, sdk_kind, sdk_options
 from autograder.judge.trust import TRUSTED_NAMES, capability, exportable, surface, trusted_object
 from workbook import notebook_side
@@ -74,8 +73,6 @@ class JudgeEnd(Endpoint):
         self._ids = iter(lambda: secrets.randbits(52), None)  # handle ids nobody can guess
         self.token = ""
         self.greeted = threading.Event()  # this test's kernel said hello with this test's token
-        self.mirror: Mirror | None = None  # the scratch folder, when the kernel is in a sandbox
-        self._calls, self._calls_lock = 0, threading.Lock()  # the test's calls into the kernel now
         self.namespace: Namespace | None = None  # names.py  # the test's names (`Namespace`), where its fresh() copies are
         self.heard = Heard()  # every text the kernel sent: kept out of a hidden test's message (heard.py)
         self.afters: dict[int, tuple[object, object]] = {}  # id(a test's argument) -> (it, what the kernel made of it)
@@ -84,37 +81,12 @@ class JudgeEnd(Endpoint):
     def received(self, reply: dict) -> None:
         self.heard.add(reply)
 
-    def _request(self, msg: dict) -> dict:
-        if self.mirror is None:
-            return super()._request(msg)
-        with self._calls_lock:
-            self._calls += 1
-        try:
-            quietly(self.mirror.to_kernel)
-            try:
-                return super()._request(msg)
-            finally:
-                quietly(self.mirror.from_kernel)
-        finally:
-            with self._calls_lock:
-                self._calls -= 1
-
     def serve(self, item: dict) -> dict:
-        """The kernel calls the judge. The scratch folder is copied around it only while the test
-        waits in a call of its own: at any other time (the kernel's hello as the test starts, a
-        kernel thread's call) the test may be writing files, and a copy would race it."""
+        """The kernel calls the judge: only on this test's connection, once it said hello."""
         if not self.greeted.is_set() and item.get("op") != "hello":
             return link_error("a connection that has not said hello with this test's token")
         self.heard.add(item)
-        with self._calls_lock:
-            waiting = self._calls > 0
-        if self.mirror is None or not waiting:
-            return super().serve(item)
-        quietly(self.mirror.from_kernel)
-        try:
-            return super().serve(item)
-        finally:
-            quietly(self.mirror.to_kernel)
+        return super().serve(item)
 
     def not_connected(self) -> Exception:
         return KernelError("the notebook's kernel is not connected to the grader")

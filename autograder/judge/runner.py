@@ -40,11 +40,11 @@ import openai  # noqa: F401
 from autograder.judge.another import starter
 from autograder.judge.clocks import monotonic, process_time
 from autograder.judge.cpu import IDLE_GRACE, IdleClock, Party, descendants, tree_cpu
+from autograder.judge.files import SandboxFiles
 from autograder.judge.heard import mask_values
 from autograder.judge.limits import MEMORY, limit_cpu, limit_process
 from autograder.judge.names import Namespace
 from autograder.judge.remote import JudgeEnd, KernelError, Stop, TimeUp
-from autograder.judge.scratch import Mirror
 from workbook import notebook_side
 from workbook.link.channel import Channel, LinkClosed
 from workbook.link.exc_classes import QUIET, known_name, shown_name
@@ -95,12 +95,12 @@ class Judge:
         replay = cmd.get("replay")
         self.replay = [str(a) for a in replay] if type(replay) is list and replay else None
         self.cpu_limit, self.wall_limit = float(cmd.get("cpu", 30)), float(cmd.get("wall", 150))
-        if cmd.get("scratch"):
-            scratch = str(cmd["scratch"])
-            if cmd.get("kernel_root"):  # a sandboxed kernel: the same folder, in step, inside it
-                self.end.mirror = Mirror(scratch, str(cmd["kernel_root"]))
-            tempfile.tempdir = scratch
-            os.environ["TMPDIR"] = scratch
+        if cmd.get("kernel_root"):  # a sandboxed kernel: its files, on request (judge/files.py)
+            notebook_side.FILES = files = SandboxFiles(str(cmd["kernel_root"]))
+            self.end.path_type = files.Path
+        if cmd.get("scratch"):  # the judge's own temporary files
+            tempfile.tempdir = str(cmd["scratch"])
+            os.environ["TMPDIR"] = tempfile.tempdir
 
     def _budget(self):
         started, kernel0, judge0 = monotonic(), tree_cpu(self.kernel_pid), process_time()

@@ -578,12 +578,12 @@ refuses a path that leaves the folder with PermissionError, also when nothing is
 temporary agent folder it also refuses an absolute path into a sibling folder named
 agent_files_evil, and a symlink named .md that leads to .env, raises FileNotFoundError for a folder
 named .md, and cuts a long file at 20,000 characters with the marker."""
-import tempfile
 from pathlib import Path
 
 from workbook.checks import fresh
 
 from pathlib import Path
+from workbook.notebook_side import notebook_folder
 
 #@include 07_what_code_decides make_file_tools
 
@@ -599,8 +599,7 @@ with wb.checks.raises(PermissionError, what="read_file(base, '../no-such-note.md
                       "nothing (refuse it before asking whether it is a file),"):
     read("../no-such-note.md")
 
-with tempfile.TemporaryDirectory() as tmp:
-    tmp = Path(tmp).resolve()
+with notebook_folder() as tmp:
     base = tmp / "agent_files"
     (base / "notes").mkdir(parents=True)
     (base / ".env").write_text("SHOP_API_KEY=inside-but-secret", encoding="utf-8")
@@ -629,19 +628,18 @@ symlink out of the folder, a sibling folder with a common prefix, .env/.py/suffi
 directories; reads allowed files (also through .. that stays inside and a symlink inside); cuts
 files over 20,000 characters with the marker."""
 ### BEGIN HIDDEN TESTS
-import tempfile
 from pathlib import Path
 
 from workbook.checks import fresh
 
 from pathlib import Path
+from workbook.notebook_side import notebook_folder
 
 #@include 07_what_code_decides make_file_tools
 
 
 wb = fresh()
-with tempfile.TemporaryDirectory() as _tmp:
-    tmp = Path(_tmp).resolve()
+with notebook_folder() as tmp:
     base = tmp / "agent_files"
     for folder in ("notes", "kb", "out"):
         (base / folder).mkdir(parents=True)
@@ -768,20 +766,20 @@ path in it, a capital letter or a trailing newline, and a text over 5,000 charac
 with ValueError; a symlink planted in out/, or an out/ that is itself a link, is refused with
 PermissionError and nothing is written. (Run in a temporary agent folder.)"""
 import os
-import tempfile
 from pathlib import Path
 
 from workbook.checks import fresh
 
 from pathlib import Path
+from workbook.notebook_side import notebook_folder
 
 #@include 07_what_code_decides make_file_tools
 
 
 wb = fresh()
 
-with tempfile.TemporaryDirectory() as tmp:
-    base = Path(tmp).resolve() / "agent_files"
+with notebook_folder() as tmp:
+    base = tmp / "agent_files"
     (base / "kb").mkdir(parents=True)
     write_note_tool = make_file_tools(base)["write_note"]
     said = write_note_tool("lamps-returns.md", "Returns: 14 days.")
@@ -815,7 +813,7 @@ with tempfile.TemporaryDirectory() as tmp:
         p.unlink()
     (base / "out").rmdir()
     (base.parent / "elsewhere").mkdir()
-    os.symlink(base.parent / "elsewhere", base / "out")
+    (base / "out").symlink_to(base.parent / "elsewhere")
     with wb.checks.raises(PermissionError, what="write_note('notes.md', ...) when out/ is a link to another folder"):
         write_note_tool("notes.md", "x")
     assert list((base.parent / "elsewhere").iterdir()) == [], "the note was written outside base through a linked out/"
@@ -828,12 +826,12 @@ planted symlinks (to kb/, out of the folder, and an out/ that is itself a link);
 missing; accepts the longest name and exactly 5,000 characters; writes nothing when it refuses."""
 ### BEGIN HIDDEN TESTS
 import os
-import tempfile
 from pathlib import Path
 
 from workbook.checks import fresh
 
 from pathlib import Path
+from workbook.notebook_side import notebook_folder
 
 #@include 07_what_code_decides make_file_tools
 
@@ -865,8 +863,7 @@ def refuse(filename, text, why, root, errors=(ValueError, PermissionError)):
     assert snapshot(root) == before, f"the refused write_note({filename!r}, ...) changed files: write nothing"
 
 
-with tempfile.TemporaryDirectory() as _tmp:
-    tmp = Path(_tmp).resolve()
+with notebook_folder() as tmp:
     base = tmp / "agent_files"
     (base / "kb").mkdir(parents=True)
     write_note_tool = make_file_tools(base)["write_note"]
@@ -916,7 +913,7 @@ with tempfile.TemporaryDirectory() as _tmp:
         p.unlink()
     (base / "out").rmdir()
     (tmp / "elsewhere").mkdir()
-    os.symlink(tmp / "elsewhere", base / "out")
+    (base / "out").symlink_to(tmp / "elsewhere")
     refuse("notes.md", "x", "out/ is a symlink to another folder", root, errors=(PermissionError,))
     assert list((tmp / "elsewhere").iterdir()) == [], "the note was written outside base through a linked out/"
 ### END HIDDEN TESTS

@@ -499,16 +499,16 @@ or by a reply cut off at its token limit, ends with a summary line too; the syst
 first; when the provider fails at step 2, step 1's line is already on disk."""
 import openai
 import json
-import tempfile
 from pathlib import Path
 
 from workbook.checks import fresh
+from workbook.notebook_side import notebook_folder
 
 wb = fresh()
 scenario = wb.scenarios.taxi_spending()
 llm = wb.fake_llm.FakeLLM(scenario)
-with tempfile.TemporaryDirectory() as folder:
-    path = Path(folder) / "run.jsonl"
+with notebook_folder() as folder:
+    path = folder / "run.jsonl"
     result = run_logged(llm.client(), "fake-model", scenario.question, scenario.openai_tools(),
                         wb.shop.Shop().tools(), path)
     assert wb.checks.kind(result) == "AgentResult" and (result.answer, result.status, result.steps) == (
@@ -528,7 +528,7 @@ with tempfile.TemporaryDirectory() as folder:
     traj = wb.trace.read_jsonl(path)
     assert traj.problems == [], f"the trajectory reader found problems: {traj.problems}"
     limited = wb.scenarios.never_finishes()
-    path = Path(folder) / "limit.jsonl"
+    path = folder / "limit.jsonl"
     result = run_logged(wb.fake_llm.FakeLLM(limited).client(), "fake-model", limited.question,
                         limited.openai_tools(), {"search_kb": lambda query: {"hits": []}}, path, max_steps=2)
     lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
@@ -536,7 +536,7 @@ with tempfile.TemporaryDirectory() as folder:
         "a run stopped by the step limit must end its trajectory with a summary line too; the last line was "
         f"{lines[-1] if lines else None}")
     cut = wb.scenarios.cut_off()
-    llm, path = wb.fake_llm.FakeLLM(cut), Path(folder) / "cut.jsonl"
+    llm, path = wb.fake_llm.FakeLLM(cut), folder / "cut.jsonl"
     result = run_logged(llm.client(), "fake-model", cut.question, cut.openai_tools(), wb.shop.Shop().tools(), path,
                         system="Be brief.")
     lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
@@ -557,7 +557,7 @@ with tempfile.TemporaryDirectory() as folder:
         now[0] += 5
         return {"category": category, "month": month, "count": 2, "total_kzt": 5000}
 
-    path = Path(folder) / "timed.jsonl"
+    path = folder / "timed.jsonl"
     run_logged(wb.fake_llm.FakeLLM(scenario).client(), "fake-model", scenario.question, scenario.openai_tools(),
                {"txn_sum": slow_txn_sum}, path, clock=tick)
     ms = [json.loads(line).get("ms") for line in path.read_text(encoding="utf-8").splitlines()][:2]
@@ -567,7 +567,7 @@ with tempfile.TemporaryDirectory() as folder:
 
     S = wb.scenarios
     failing = S.scripted(S.call("txn_sum", category="taxi", month="2026-09"), S.server_error(500), tools=("txn_sum",))
-    path = Path(folder) / "crash.jsonl"
+    path = folder / "crash.jsonl"
     with wb.checks.raises(openai.InternalServerError, what="run_logged when the provider fails at step 2"):
         run_logged(wb.fake_llm.FakeLLM(failing).client(max_retries=0), "fake-model", scenario.question,
                    failing.openai_tools(), wb.shop.Shop().tools(), path)
@@ -585,11 +585,11 @@ given, and writes one line per model call."""
 ### BEGIN HIDDEN TESTS
 import json
 import math
-import tempfile
 import types
 from pathlib import Path
 
 from workbook.checks import fresh
+from workbook.notebook_side import notebook_folder
 
 wb = fresh()
 
@@ -618,7 +618,7 @@ def logged(scenario, impl, folder, max_steps=8, system=None, timed=None, expect_
     llm = wb.fake_llm.FakeLLM(scenario)
     timed = timed or Timed(llm.client())
     timed.client = llm.client()
-    path = Path(folder) / f"{scenario.name}-{len(list(Path(folder).iterdir()))}.jsonl"  # a new file per run
+    path = folder / f"{scenario.name}-{len(list(folder.iterdir()))}.jsonl"  # a new file per run
     kwargs = {"system": system} if system else {}
     result = None
     try:
@@ -635,7 +635,7 @@ def logged(scenario, impl, folder, max_steps=8, system=None, timed=None, expect_
     return llm, result, lines, path
 
 
-with tempfile.TemporaryDirectory() as folder:
+with notebook_folder() as folder:
     # The step limit: three step lines, then the summary.
     search = {"search_kb": lambda query: {"hits": []}}
     llm, result, lines, path = logged(wb.scenarios.never_finishes(), search, folder, max_steps=3)
@@ -852,10 +852,10 @@ the new file into place with replace(temporary, path) from a temporary file in t
 folder."""
 import json
 import os
-import tempfile
 from pathlib import Path
 
 from workbook.checks import fresh
+from workbook.notebook_side import notebook_folder, notebook_path
 
 wb = fresh()
 UNWRITABLE = {("a", "tuple"): "JSON keys are strings: serialising this raises, as a crash part-way would"}
@@ -867,13 +867,13 @@ def mover(folder):
     moves = []
 
     def replace(src, dst):
-        src, dst = Path(os.fsdecode(src)), Path(os.fsdecode(dst))
-        if src.resolve().parent != Path(folder).resolve() or dst.resolve().parent != Path(folder).resolve():
+        src, dst = notebook_path(os.fsdecode(src)), notebook_path(os.fsdecode(dst))
+        if src.resolve().parent != folder or dst.resolve().parent != folder:
             raise AssertionError(
                 f"replace({str(src)!r}, {str(dst)!r}): the temporary file must be in the checkpoint's own folder "
                 "(os.replace is atomic only within one file system)")
         before = dst.read_text(encoding="utf-8", errors="replace") if dst.is_file() else None
-        os.replace(src, dst)
+        src.replace(dst)
         moves.append((src, dst))
         replace.held.append(before)  # what the target held until the move
 
@@ -881,8 +881,8 @@ def mover(folder):
     return replace, moves
 
 
-with tempfile.TemporaryDirectory() as folder:
-    path = Path(folder) / "run.json"
+with notebook_folder() as folder:
+    path = folder / "run.json"
     first = {"step": 1, "messages": [{"role": "user", "content": "Refund my lamp, please."}], "status": "running"}
     save_checkpoint(path, first)
     assert path.is_file(), "save_checkpoint must create the file at path"
@@ -890,7 +890,7 @@ with tempfile.TemporaryDirectory() as folder:
     second = {**first, "step": 2, "messages": first["messages"] + [{"role": "assistant", "content": "Done."}]}
     save_checkpoint(str(path), second)
     assert json.loads(path.read_text(encoding="utf-8")) == second, "a new save replaces the old checkpoint (path may be a str)"
-    left = sorted(p.name for p in Path(folder).iterdir())
+    left = sorted(p.name for p in folder.iterdir())
     assert left == ["run.json"], f"only the checkpoint may be left in the folder; found {left}"
     with wb.checks.raises(Exception, what="save_checkpoint of a state that cannot be serialised"):
         save_checkpoint(path, {"step": 3, "messages": second["messages"] * 100 + [UNWRITABLE]})
@@ -900,7 +900,7 @@ with tempfile.TemporaryDirectory() as folder:
         raise AssertionError("writing failed part-way and left a broken checkpoint: write a temporary file in "
                              "the same folder, then os.replace it onto path") from None
     assert survived == second, "writing failed part-way and the old checkpoint changed; it must stay as it was"
-    left = sorted(p.name for p in Path(folder).iterdir())
+    left = sorted(p.name for p in folder.iterdir())
     assert left == ["run.json"], f"after a failed save, delete the temporary file; the folder holds {left}"
 
     replace, moves = mover(folder)
@@ -913,7 +913,7 @@ with tempfile.TemporaryDirectory() as folder:
         "until the move, the checkpoint must still hold the old state: write the new one to the temporary file "
         "only, never to path itself (a crash in between would leave half a file)")
     assert json.loads(path.read_text(encoding="utf-8"))["step"] == 4, "after the move, path holds the new state"
-    left = sorted(p.name for p in Path(folder).iterdir())
+    left = sorted(p.name for p in folder.iterdir())
     assert left == ["run.json"], f"only the checkpoint may be left in the folder; found {left}"
 print("save_checkpoint: visible tests passed")
 
@@ -924,10 +924,10 @@ text that is not ASCII survives."""
 ### BEGIN HIDDEN TESTS
 import json
 import os
-import tempfile
 from pathlib import Path
 
 from workbook.checks import fresh
+from workbook.notebook_side import notebook_folder, notebook_path
 
 wb = fresh()
 UNWRITABLE = {("not", "a", "str"): "a key JSON cannot write"}
@@ -937,12 +937,12 @@ def mover(folder):
     moves = []
 
     def replace(src, dst):  # a move is noted once made: a failed call moved nothing
-        src, dst = Path(os.fsdecode(src)), Path(os.fsdecode(dst))
-        if src.resolve().parent != Path(folder).resolve() or dst.resolve().parent != Path(folder).resolve():
+        src, dst = notebook_path(os.fsdecode(src)), notebook_path(os.fsdecode(dst))
+        if src.resolve().parent != folder or dst.resolve().parent != folder:
             raise AssertionError(f"the temporary file must be in the checkpoint's own folder (os.replace is atomic "
                                  f"only within one file system); it was {str(src)!r}")
         before = dst.read_text(encoding="utf-8", errors="replace") if dst.is_file() else None
-        os.replace(src, dst)
+        src.replace(dst)
         moves.append((src, dst))
         replace.held.append(before)  # what the target held until the move
 
@@ -950,8 +950,7 @@ def mover(folder):
     return replace, moves
 
 
-with tempfile.TemporaryDirectory() as folder:
-    folder = Path(folder)
+with notebook_folder() as folder:
     path = folder / "run.json"
     good = {"step": 2, "messages": [{"role": "user", "content": "Верните деньги за лампу, пожалуйста. " * 20}],
             "status": "running", "answer": None}
@@ -1080,17 +1079,17 @@ with a new client, it finishes with the right answer, and the refund is made onc
 the finished checkpoint, it returns the same result without calling the model; a run stopped by
 the step limit saves that status, so it is over too."""
 import json
-import tempfile
 from pathlib import Path
 
 from workbook.checks import fresh
+from workbook.notebook_side import notebook_folder
 
 wb = fresh()
 payments, shop = wb.payments.Payments(), wb.shop.Shop()
 impl = {**shop.tools(), "refund": lambda order_id, amount: payments.refund(order_id, amount, f"k-{len(payments.requests)}")}
 healthy = wb.scenarios.refund_then_check()
-with tempfile.TemporaryDirectory() as folder:
-    path = Path(folder) / "run.json"
+with notebook_folder() as folder:
+    path = folder / "run.json"
     dying = wb.fake_llm.FakeLLM(wb.scenarios.refund_then_check(crash_on_step=3))
     try:
         run_resumable(dying.client(), "fake-model", healthy.question, healthy.openai_tools(), impl, path)
@@ -1112,7 +1111,7 @@ with tempfile.TemporaryDirectory() as folder:
         "a checkpoint whose status is not 'running' is a finished run: return its AgentResult without calling the "
         f"model; got {result!r} after {again.calls} model calls")
 
-    path = Path(folder) / "limit.json"
+    path = folder / "limit.json"
     never = wb.scenarios.never_finishes()
     result = run_resumable(wb.fake_llm.FakeLLM(never).client(max_calls=3), "fake-model", never.question,
                            never.openai_tools(), {"search_kb": lambda query: {"hits": []}}, path, max_steps=2)
@@ -1130,11 +1129,11 @@ sends the checkpoint's messages unchanged, starts fresh without a checkpoint, re
 run's result without calling the model, and records the step limit."""
 ### BEGIN HIDDEN TESTS
 import json
-import tempfile
 import types
 from pathlib import Path
 
 from workbook.checks import fresh
+from workbook.notebook_side import notebook_folder
 
 wb = fresh()
 
@@ -1189,8 +1188,8 @@ def run(scenario, impl, path, max_steps=8):
 
 healthy = wb.scenarios.refund_then_check()
 for crash in (2, 3, 4):
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "run.json"
+    with notebook_folder() as folder:
+        path = folder / "run.json"
         impl, ran, payments = counting_impl()
         llm, client, result = run(wb.scenarios.refund_then_check(crash_on_step=crash), impl, path)
         assert result is None, "the crash must end the run (do not catch BaseException)"
@@ -1225,8 +1224,8 @@ for crash in (2, 3, 4):
             f"made {llm.calls} calls, returned {again!r}")
 
 # The step limit, recorded and final.
-with tempfile.TemporaryDirectory() as folder:
-    path = Path(folder) / "run.json"
+with notebook_folder() as folder:
+    path = folder / "run.json"
     search = {"search_kb": lambda query: {"hits": []}}
     llm, client, result = run(wb.scenarios.never_finishes(), search, path, max_steps=3)
     assert (result.answer, result.status, result.steps) == (None, "STOPPED: step limit", 3) and llm.calls == 3, (
@@ -1376,10 +1375,10 @@ finishes, without asking the model again for the paused step; resumed with "no" 
 is refunded and the refund's result is an error observation; two refunds in one reply need two
 approvals."""
 import json
-import tempfile
 from pathlib import Path
 
 from workbook.checks import fresh
+from workbook.notebook_side import notebook_folder
 
 wb = fresh()
 scenario = wb.scenarios.refund_then_check()
@@ -1393,8 +1392,8 @@ def refund(order_id: str, amount: int, *, call_id: str) -> dict:
 
 
 impl = {**wb.shop.Shop().tools(), "refund": refund}
-with tempfile.TemporaryDirectory() as folder:
-    path = Path(folder) / "run.json"
+with notebook_folder() as folder:
+    path = folder / "run.json"
     paused = run_with_approval(wb.fake_llm.FakeLLM(scenario).client(), "fake-model", scenario.question,
                                scenario.openai_tools(), impl, path, {"refund"})
     assert wb.checks.kind(paused) == "AgentResult" and (paused.answer, paused.status, paused.steps) == (
@@ -1425,7 +1424,7 @@ with tempfile.TemporaryDirectory() as folder:
     wb.checks.equal(json.loads(path.read_text(encoding="utf-8")).get("approvals"), {asked: "yes"},
                     "the checkpoint's approvals after 'yes'", hint="approvals[pending id] = decision")
 
-    path = Path(folder) / "no.json"
+    path = folder / "no.json"
     payments = wb.payments.Payments()  # a fresh payment service for the second run
     run_with_approval(wb.fake_llm.FakeLLM(scenario).client(), "fake-model", scenario.question,
                       scenario.openai_tools(), impl, path, {"refund"})
@@ -1439,7 +1438,7 @@ with tempfile.TemporaryDirectory() as folder:
         f"with an error were {declined}")
 
     two = wb.scenarios.two_refunds()
-    path = Path(folder) / "two.json"
+    path = folder / "two.json"
     payments = wb.payments.Payments()
     run_with_approval(wb.fake_llm.FakeLLM(two).client(), "fake-model", two.question, two.openai_tools(), impl, path,
                       {"refund"})
@@ -1458,10 +1457,10 @@ once), lets other tools run without approval, returns a finished run without cal
 and stops at the step limit."""
 ### BEGIN HIDDEN TESTS
 import json
-import tempfile
 from pathlib import Path
 
 from workbook.checks import fresh
+from workbook.notebook_side import notebook_folder
 
 wb = fresh()
 
@@ -1490,8 +1489,8 @@ def go(scenario, impl, path, decision=None, max_steps=8):
 
 PAUSED = "PAUSED: approval needed"
 scenario = wb.scenarios.refund_then_check()
-with tempfile.TemporaryDirectory() as folder:
-    path = Path(folder) / "run.json"
+with notebook_folder() as folder:
+    path = folder / "run.json"
     payments, ran, impl = world()
     llm, result, saved = go(scenario, impl, path)
     assert (result.answer, result.status, result.steps) == (None, PAUSED, 2) and llm.calls == 2, f"the run pauses before the refund, after 2 model calls; got {result!r} after {llm.calls} calls"
@@ -1526,8 +1525,8 @@ with tempfile.TemporaryDirectory() as folder:
     assert llm.calls == 0 and result.status == "done" and len(payments.refunds) == 1, "a finished run is over: no model call and no second refund"
 
 # "no": an error observation, no refund, an honest answer.
-with tempfile.TemporaryDirectory() as folder:
-    path = Path(folder) / "run.json"
+with notebook_folder() as folder:
+    path = folder / "run.json"
     payments, ran, impl = world()
     go(scenario, impl, path)
     llm, result, saved = go(scenario, impl, path, decision="no")
@@ -1541,8 +1540,8 @@ with tempfile.TemporaryDirectory() as folder:
 
 # Two refunds in one reply: pause, pause, done; the step re-runs from its first call.
 two = wb.scenarios.two_refunds()
-with tempfile.TemporaryDirectory() as folder:
-    path = Path(folder) / "run.json"
+with notebook_folder() as folder:
+    path = folder / "run.json"
     payments, ran, impl = world()
     llm, first, saved1 = go(two, impl, path)
     llm, second, saved2 = go(two, impl, path, decision="yes")
@@ -1564,13 +1563,13 @@ with tempfile.TemporaryDirectory() as folder:
         "the finished step has exactly one result per call, in order")
 
 # Tools that do not need approval never pause; the step limit still holds.
-with tempfile.TemporaryDirectory() as folder:
-    path = Path(folder) / "run.json"
+with notebook_folder() as folder:
+    path = folder / "run.json"
     payments, ran, impl = world()
     llm, result, saved = go(wb.scenarios.two_orders(), impl, path)
     assert result.status == "done" and llm.calls == 2, f"get_order needs no approval: expected 'done', got {result!r}"
-with tempfile.TemporaryDirectory() as folder:
-    path = Path(folder) / "run.json"
+with notebook_folder() as folder:
+    path = folder / "run.json"
     llm, result, saved = go(wb.scenarios.never_finishes(), {"search_kb": lambda query: {"hits": []}}, path,
                             max_steps=3)
     assert (result.status, result.steps, llm.calls) == ("STOPPED: step limit", 3, 3), (

@@ -443,10 +443,10 @@ functions, named rag_search, read_file, write_note and calculate; every descript
 extra properties and requires the parameters without a default (k is optional); no schema has a
 base (the folder is code's); impl's read_file refuses a path out of the agent folder, and its
 write_note writes into the folder it was given."""
-import tempfile
 from pathlib import Path
 
 from workbook.checks import fresh
+from workbook.notebook_side import notebook_folder
 
 wb = fresh()
 got = agent_tools(wb.paths.AGENT_FILES)
@@ -478,11 +478,11 @@ assert not leaked, (
     f"{leaked}: the folder is code's decision, not an argument the model may send; use make_file_tools(base)")
 with wb.checks.raises(PermissionError, what="impl['read_file']('../pyproject.toml'), a path out of the folder,"):
     impl["read_file"]("../pyproject.toml")
-with tempfile.TemporaryDirectory() as tmp:
-    tools, impl = agent_tools(Path(tmp))
+with notebook_folder() as tmp:
+    tools, impl = agent_tools(tmp)
     with wb.checks.no_raise("impl['write_note']('check.md', 'x') of agent_tools(<a temporary folder>)", hint="impl's write_note is make_file_tools(base)['write_note'], base the folder given"):
         impl["write_note"]("check.md", "x")
-    assert (Path(tmp) / "out" / "check.md").is_file(), "impl's write_note must write into base/out, base the folder given"
+    assert (tmp / "out" / "check.md").is_file(), "impl's write_note must write into base/out, base the folder given"
 print("agent_tools: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "agent_tools_hidden_tests", "locked": true, "points": 2, "schema_version": 3, "solution": false}
@@ -760,6 +760,7 @@ from pathlib import Path
 
 from workbook.checks import fresh
 from workbook.probes import Recorder
+from workbook.notebook_side import notebook_folder
 
 wb = fresh()
 FEES = {"2450 * 2.5 / 100": 61.25, "2450 * 1 / 100": 24.5, "2450 * 3.9 / 100": 95.55, "2450 * 1 / 100 + 150": 174.5}
@@ -843,8 +844,7 @@ def check_log(log, result, rec, llm):
 
 
 # Task 1 on the cloud-like model: parallel searches, the archived page, the note, the answer.
-with tempfile.TemporaryDirectory() as tmp:
-    folder = Path(tmp)
+with notebook_folder() as folder:
     question = wb.scenarios.capstone.LAMPS_QUESTION.replace("lamps-returns.md", "lamps-check-11.md")
     llm, rec, result, log = run("cloud-like", "lamps", folder=folder, question=question)
     assert (result.status, result.steps) == ("done", 4), f"the lamps task takes 4 steps; got {result!r}"
@@ -1121,11 +1121,11 @@ last run crashes) and returns a row with the runs, the correct share, the median
 crashes, and the argument errors, text calls and cache hits of the step lines only, and the runs
 the check found archived-as-current; a note left by an earlier run is deleted before a run and
 none is left behind."""
-import tempfile
 import types
 from pathlib import Path
 
 from workbook.checks import fresh
+from workbook.notebook_side import notebook_folder
 
 wb = fresh()
 made = []
@@ -1164,8 +1164,8 @@ assert got == {"arg_errors": 3, "text_calls": 1, "archived_as_current": 1}, (
     "expected arg_errors 3 (the 'arguments' entries of the step lines' errors), text_calls 1 (step lines with "
     f"text_call true), archived_as_current 1 (runs whose check said so); got {got}")
 
-with tempfile.TemporaryDirectory() as folder:
-    note = Path(folder) / "n.md"
+with notebook_folder() as folder:
+    note = folder / "n.md"
     note.write_text("left by an earlier run", encoding="utf-8")
     noted = types.SimpleNamespace(name="note", question="Write a note.", note=note,
                                   check=lambda answer, text: (text is not None, False))
@@ -1184,11 +1184,11 @@ archived-as-current answers."""
 ### BEGIN HIDDEN TESTS
 import json
 import re
-import tempfile
 import types
 from pathlib import Path
 
 from workbook.checks import fresh
+from workbook.notebook_side import notebook_folder
 
 wb = fresh()
 KEYS = {"runs", "correct", "median_steps", "arg_errors", "text_calls", "seconds", "cache_hits",
@@ -1214,8 +1214,8 @@ def row_of(agent, fake, tasks, runs):
     return row
 
 
-with tempfile.TemporaryDirectory() as tmp:
-    note = Path(tmp) / "note.md"
+with notebook_folder() as tmp:
+    note = tmp / "note.md"
     note.write_text("stale note from an earlier run: correct!", encoding="utf-8")
     made, seen_notes = [], []
 

@@ -379,11 +379,11 @@ a ValueError, and nothing is written."""
 import contextlib
 import datetime
 import sqlite3
-import tempfile
 from pathlib import Path
 
 from workbook.checks import fresh
 from workbook.link.sqlite_reader import read_rows
+from workbook.notebook_side import notebook_folder
 
 wb = fresh()
 D = datetime.date
@@ -392,10 +392,11 @@ TABLE = ("CREATE TABLE facts (id INTEGER PRIMARY KEY AUTOINCREMENT, customer TEX
 
 
 def store(folder, name):
-    path = Path(folder) / name
-    with contextlib.closing(sqlite3.connect(path)) as db:
+    """A new memory file `name` in `folder`: made in memory, then written whole."""
+    path = folder / name
+    with contextlib.closing(sqlite3.connect(":memory:")) as db:
         db.execute(TABLE)
-        db.commit()
+        path.write_bytes(db.serialize())
     return path
 
 
@@ -412,7 +413,7 @@ def keep(path, customer, fact, today, **options):
         return remember(path, customer, fact, today, **options)
 
 
-with tempfile.TemporaryDirectory() as folder:
+with notebook_folder() as folder:
     path = store(folder, "memory.sqlite3")
     PREF = "Prefers delivery to the office reception."
     wb.checks.equal(keep(path, "C-001", PREF, D(2026, 11, 30)), {"remembered": PREF, "date": "2026-11-30"},
@@ -456,11 +457,11 @@ is two rows."""
 import contextlib
 import datetime
 import sqlite3
-import tempfile
 from pathlib import Path
 
 from workbook.checks import fresh
 from workbook.link.sqlite_reader import read_rows
+from workbook.notebook_side import notebook_folder
 
 wb = fresh()
 D = datetime.date
@@ -475,7 +476,7 @@ def rows(path):
     return read_rows(path, "SELECT customer, day, fact FROM facts ORDER BY id")
 
 
-with tempfile.TemporaryDirectory() as folder:
+with notebook_folder() as folder:
     path = store(folder, "memory.sqlite3")
     with wb.checks.no_raise("remember(...)", hint='remember raises only for a bad fact: blank, not text, or over MAX_FACT_CHARS'):
         out = remember(path, "C-001", "  Prefers evening calls.  \n", D(2026, 11, 30))
@@ -576,58 +577,56 @@ none for a query nothing matches, and never another customer's; a blank query an
 import contextlib
 import datetime
 import sqlite3
-import tempfile
 from pathlib import Path
 
 from workbook.checks import fresh
+from workbook.notebook_side import notebook_folder
 
 wb = fresh()
 D = datetime.date
 TODAY = D(2026, 11, 30)
-folder = tempfile.TemporaryDirectory()
-path = Path(folder.name) / "memory.sqlite3"
-with contextlib.closing(sqlite3.connect(path)) as db:
-    db.execute("CREATE TABLE facts (id INTEGER PRIMARY KEY AUTOINCREMENT, customer TEXT NOT NULL, "
-               "day TEXT NOT NULL, fact TEXT NOT NULL)")
-    db.executemany("INSERT INTO facts (customer, day, fact) VALUES (?, ?, ?)", [
-        ("C-001", "2026-06-01", "Prefers delivery to the office reception."),
-        ("C-001", "2026-11-20", "Asked about the Svet desk lamp warranty."),
-        ("C-001", "2026-11-29", "Likes green tea, bought a lamp once."),
-        ("C-002", "2026-11-29", "Prefers delivery to the neighbour."),
-        ("C-001", "2026-11-02", "Order tea on Mondays."),
-        ("C-001", "2026-11-15", "Order tea on Sundays."),
-    ])
-    db.commit()
+with notebook_folder() as folder:
+    path = folder / "memory.sqlite3"
+    with contextlib.closing(sqlite3.connect(":memory:")) as db:  # made here, then written whole
+        db.execute("CREATE TABLE facts (id INTEGER PRIMARY KEY AUTOINCREMENT, customer TEXT NOT NULL, "
+                   "day TEXT NOT NULL, fact TEXT NOT NULL)")
+        db.executemany("INSERT INTO facts (customer, day, fact) VALUES (?, ?, ?)", [
+            ("C-001", "2026-06-01", "Prefers delivery to the office reception."),
+            ("C-001", "2026-11-20", "Asked about the Svet desk lamp warranty."),
+            ("C-001", "2026-11-29", "Likes green tea, bought a lamp once."),
+            ("C-002", "2026-11-29", "Prefers delivery to the neighbour."),
+            ("C-001", "2026-11-02", "Order tea on Mondays."),
+            ("C-001", "2026-11-15", "Order tea on Sundays."),
+        ])
+        db.commit()
+        path.write_bytes(db.serialize())
 
+    def look(query, **options):
+        with wb.checks.no_raise(f"recall(path, 'C-001', {query!r}, today)", hint='recall raises only for a bad query or k; no match is an empty list'):
+            got = recall(path, "C-001", query, TODAY, **options)
+        assert type(got) is list, f"recall must return a list, got {type(got).__name__}: {got!r}"
+        return got
 
-def look(query, **options):
-    with wb.checks.no_raise(f"recall(path, 'C-001', {query!r}, today)", hint='recall raises only for a bad query or k; no match is an empty list'):
-        got = recall(path, "C-001", query, TODAY, **options)
-    assert type(got) is list, f"recall must return a list, got {type(got).__name__}: {got!r}"
-    return got
-
-
-wb.checks.equal(look("delivery"), [{"date": "2026-06-01", "days_ago": 182,
-                                    "fact": "Prefers delivery to the office reception."}],
-                "recall(path, 'C-001', 'delivery', 2026-11-30)",
-                hint="only this customer's facts, each with its date and days_ago = (today - date).days")
-later = recall(path, "C-001", "delivery", D(2027, 1, 1))
-wb.checks.equal(later[0]["days_ago"] if later and type(later[0]) is dict else later, 214,
-                "days_ago of the same fact recalled on 2027-01-01", hint="days_ago counts from the `today` passed in")
-got = look("lamp warranty", k=2)
-wb.checks.equal([f["fact"] for f in got], ["Asked about the Svet desk lamp warranty.",
-                                           "Likes green tea, bought a lamp once."],
-                "the facts recall ranks for 'lamp warranty'", hint="best BM25 score first, not the newest first")
-wb.checks.equal(len(look("lamp", k=1)), 1, "len(recall(..., 'lamp', k=1))")
-wb.checks.equal([f["fact"] for f in look("order on")], ["Order tea on Sundays.", "Order tea on Mondays."],
-                "recall for words two facts match equally", hint="equal scores: the newer day first")
-wb.checks.equal(look("passport"), [], "recall for a query nothing matches", hint="leave out facts scoring 0.0")
-with wb.checks.raises(ValueError, match="query", what="recall(path, 'C-001', '  ', today)"):
-    recall(path, "C-001", "  ", TODAY)
-for bad in (0, 11):
-    with wb.checks.raises(ValueError, match="k", what=f"recall(path, 'C-001', 'tea', today, k={bad})"):
-        recall(path, "C-001", "tea", TODAY, k=bad)
-folder.cleanup()
+    wb.checks.equal(look("delivery"), [{"date": "2026-06-01", "days_ago": 182,
+                                        "fact": "Prefers delivery to the office reception."}],
+                    "recall(path, 'C-001', 'delivery', 2026-11-30)",
+                    hint="only this customer's facts, each with its date and days_ago = (today - date).days")
+    later = recall(path, "C-001", "delivery", D(2027, 1, 1))
+    wb.checks.equal(later[0]["days_ago"] if later and type(later[0]) is dict else later, 214,
+                    "days_ago of the same fact recalled on 2027-01-01", hint="days_ago counts from the `today` passed in")
+    got = look("lamp warranty", k=2)
+    wb.checks.equal([f["fact"] for f in got], ["Asked about the Svet desk lamp warranty.",
+                                               "Likes green tea, bought a lamp once."],
+                    "the facts recall ranks for 'lamp warranty'", hint="best BM25 score first, not the newest first")
+    wb.checks.equal(len(look("lamp", k=1)), 1, "len(recall(..., 'lamp', k=1))")
+    wb.checks.equal([f["fact"] for f in look("order on")], ["Order tea on Sundays.", "Order tea on Mondays."],
+                    "recall for words two facts match equally", hint="equal scores: the newer day first")
+    wb.checks.equal(look("passport"), [], "recall for a query nothing matches", hint="leave out facts scoring 0.0")
+    with wb.checks.raises(ValueError, match="query", what="recall(path, 'C-001', '  ', today)"):
+        recall(path, "C-001", "  ", TODAY)
+    for bad in (0, 11):
+        with wb.checks.raises(ValueError, match="k", what=f"recall(path, 'C-001', 'tea', today, k={bad})"):
+            recall(path, "C-001", "tea", TODAY, k=bad)
 print("recall: visible tests passed")
 
 
@@ -639,23 +638,22 @@ and bad k, and plain types."""
 import contextlib
 import datetime
 import sqlite3
-import tempfile
 from pathlib import Path
 
 from workbook.checks import fresh
+from workbook.notebook_side import notebook_folder
 
 wb = fresh()
 D = datetime.date
 TODAY = D(2026, 12, 1)
-folder = tempfile.TemporaryDirectory()
-path = Path(folder.name) / "memory.sqlite3"
-with contextlib.closing(sqlite3.connect(path)) as db:
+with notebook_folder() as folder:
+    path = folder / "memory.sqlite3"
+    db = sqlite3.connect(":memory:")  # the test's copy of the memory file, written whole after each change
     db.execute("CREATE TABLE facts (id INTEGER PRIMARY KEY AUTOINCREMENT, customer TEXT NOT NULL, "
                "day TEXT NOT NULL, fact TEXT NOT NULL)")
-    db.commit()
-with wb.checks.no_raise("recall on an empty store", hint='an empty store recalls [], without an error'):
-    wb.checks.equal(recall(path, "C-001", "tea", TODAY), [], "recall on an empty store")
-with contextlib.closing(sqlite3.connect(path)) as db:
+    path.write_bytes(db.serialize())
+    with wb.checks.no_raise("recall on an empty store", hint='an empty store recalls [], without an error'):
+        wb.checks.equal(recall(path, "C-001", "tea", TODAY), [], "recall on an empty store")
     db.executemany("INSERT INTO facts (customer, day, fact) VALUES (?, ?, ?)", [
         ("C-001", "2026-11-02", "Order tea on Mondays."),
         ("C-001", "2026-12-01", "Order tea on Fridays."),
@@ -664,23 +662,24 @@ with contextlib.closing(sqlite3.connect(path)) as db:
         ("C-009", "2026-12-01", "Wants gift wrapping."),
     ])
     db.commit()
-got = recall(path, "C-001", "order tea", TODAY)
-wb.checks.equal(got, [{"date": "2026-12-01", "days_ago": 0, "fact": "Order tea on Fridays."},
-                      {"date": "2026-11-15", "days_ago": 16, "fact": "Order tea on Sundays."},
-                      {"date": "2026-11-02", "days_ago": 29, "fact": "Order tea on Mondays."}],
-                "recall(path, 'C-001', 'order tea', 2026-12-01) with equal scores",
-                hint="k=3 by default; equal scores: the newer day first")
-wb.checks.equal(recall(path, "C-001", "the of and", TODAY), [], "recall for stop words only")
-wb.checks.equal(recall(path, "C-001", "gift wrapping", TODAY), [], "recall of words only C-009's facts have")
-wb.checks.equal(recall(path, "C-001", "TUESDAYS", TODAY, k=10),
-                [{"date": "2026-10-01", "days_ago": 61, "fact": "Order tea on Tuesdays."}], "recall is case-blind")
-for bad in (None, "", 7):
-    with wb.checks.raises(ValueError, match=r"\S", what=f"recall(path, 'C-001', {bad!r}, today)"):
-        recall(path, "C-001", bad, TODAY)
-for bad in (0, 11, "3", True, 2.5):
-    with wb.checks.raises(ValueError, match="k", what=f"recall(..., k={bad!r})"):
-        recall(path, "C-001", "tea", TODAY, k=bad)
-folder.cleanup()
+    path.write_bytes(db.serialize())
+    db.close()
+    got = recall(path, "C-001", "order tea", TODAY)
+    wb.checks.equal(got, [{"date": "2026-12-01", "days_ago": 0, "fact": "Order tea on Fridays."},
+                          {"date": "2026-11-15", "days_ago": 16, "fact": "Order tea on Sundays."},
+                          {"date": "2026-11-02", "days_ago": 29, "fact": "Order tea on Mondays."}],
+                    "recall(path, 'C-001', 'order tea', 2026-12-01) with equal scores",
+                    hint="k=3 by default; equal scores: the newer day first")
+    wb.checks.equal(recall(path, "C-001", "the of and", TODAY), [], "recall for stop words only")
+    wb.checks.equal(recall(path, "C-001", "gift wrapping", TODAY), [], "recall of words only C-009's facts have")
+    wb.checks.equal(recall(path, "C-001", "TUESDAYS", TODAY, k=10),
+                    [{"date": "2026-10-01", "days_ago": 61, "fact": "Order tea on Tuesdays."}], "recall is case-blind")
+    for bad in (None, "", 7):
+        with wb.checks.raises(ValueError, match=r"\S", what=f"recall(path, 'C-001', {bad!r}, today)"):
+            recall(path, "C-001", bad, TODAY)
+    for bad in (0, 11, "3", True, 2.5):
+        with wb.checks.raises(ValueError, match="k", what=f"recall(..., k={bad!r})"):
+            recall(path, "C-001", "tea", TODAY, k=bad)
 ### END HIDDEN TESTS
 
 
@@ -761,62 +760,59 @@ forget deletes this customer's matching facts only, says how many, and refuses a
 import contextlib
 import datetime
 import sqlite3
-import tempfile
 from pathlib import Path
 
 from workbook.checks import fresh
 from workbook.link.sqlite_reader import read_rows
+from workbook.notebook_side import notebook_folder
 
 wb = fresh()
-folder = tempfile.TemporaryDirectory()
-path = Path(folder.name) / "memory.sqlite3"
-with contextlib.closing(sqlite3.connect(path)) as db:
-    db.execute("CREATE TABLE facts (id INTEGER PRIMARY KEY AUTOINCREMENT, customer TEXT NOT NULL, "
-               "day TEXT NOT NULL, fact TEXT NOT NULL)")
-    db.commit()
-today = [datetime.date(2026, 6, 10)]
+with notebook_folder() as folder:
+    path = folder / "memory.sqlite3"
+    with contextlib.closing(sqlite3.connect(":memory:")) as db:  # made here, then written whole
+        db.execute("CREATE TABLE facts (id INTEGER PRIMARY KEY AUTOINCREMENT, customer TEXT NOT NULL, "
+                   "day TEXT NOT NULL, fact TEXT NOT NULL)")
+        db.commit()
+        path.write_bytes(db.serialize())
+    today = [datetime.date(2026, 6, 10)]
 
+    def clock():
+        return today[0]
 
-def clock():
-    return today[0]
+    def rows(sql):
+        """What another connection sees in the memory file (read-only, bounded)."""
+        return read_rows(path, sql)
 
-
-def rows(sql):
-    """What another connection sees in the memory file (read-only, bounded)."""
-    return read_rows(path, sql)
-
-
-with wb.checks.no_raise("memory_tools(path, 'C-001', clock)", hint='memory_tools only binds the path, the customer and the clock'):
-    tools = memory_tools(path, "C-001", clock)
-    other = memory_tools(path, "C-002", clock)
-assert type(tools) is dict, f"memory_tools must return a dict, got {type(tools).__name__}"
-wb.checks.equal(sorted(tools), ["forget", "recall", "remember"], "the keys of memory_tools(...)")
-with wb.checks.no_raise("the memory tools", hint="each tool takes one argument: fact or query"):
-    tools["remember"](fact="Prefers delivery to the office reception.")
-    today[0] = datetime.date(2026, 6, 11)
-    tools["remember"](fact="Likes green tea.")
-    other["remember"](fact="Prefers delivery to the neighbour.")
-    recalled = tools["recall"](query="delivery")
-wb.checks.equal(rows("SELECT customer, day FROM facts ORDER BY id"),
-                [("C-001", "2026-06-10"), ("C-001", "2026-06-11"), ("C-002", "2026-06-11")],
-                "(customer, day) of the rows written through the tools",
-                hint="the customer is the session's; call clock() on every tool call, not once")
-assert "office reception" in str(recalled), f"recall(query='delivery') must find the fact; got {recalled!r}"
-for name, args in [("recall", {"query": "delivery", "customer_id": "C-002"}),
-                   ("remember", {"fact": "Wants a call.", "customer_id": "C-002"}),
-                   ("forget", {"query": "delivery", "customer_id": "C-002"})]:
-    with wb.checks.raises(TypeError, match="customer_id", what=f"{name}(**{args})"):
-        tools[name](**args)
-with wb.checks.raises(ValueError, match=r"\S", what="forget(query='   ')"):
-    tools["forget"](query="   ")
-with wb.checks.no_raise("forget(query='delivery')", hint="forget deletes the customer's matching facts and says how many"):
-    out = tools["forget"](query="delivery")
-wb.checks.equal(out, {"forgotten": 1}, "forget(query='delivery')")
-wb.checks.equal(rows("SELECT customer, fact FROM facts ORDER BY id"),
-                [("C-001", "Likes green tea."), ("C-002", "Prefers delivery to the neighbour.")],
-                "the rows after C-001 forgets 'delivery'",
-                hint="delete this customer's facts that match the query (and commit), nothing else")
-folder.cleanup()
+    with wb.checks.no_raise("memory_tools(path, 'C-001', clock)", hint='memory_tools only binds the path, the customer and the clock'):
+        tools = memory_tools(path, "C-001", clock)
+        other = memory_tools(path, "C-002", clock)
+    assert type(tools) is dict, f"memory_tools must return a dict, got {type(tools).__name__}"
+    wb.checks.equal(sorted(tools), ["forget", "recall", "remember"], "the keys of memory_tools(...)")
+    with wb.checks.no_raise("the memory tools", hint="each tool takes one argument: fact or query"):
+        tools["remember"](fact="Prefers delivery to the office reception.")
+        today[0] = datetime.date(2026, 6, 11)
+        tools["remember"](fact="Likes green tea.")
+        other["remember"](fact="Prefers delivery to the neighbour.")
+        recalled = tools["recall"](query="delivery")
+    wb.checks.equal(rows("SELECT customer, day FROM facts ORDER BY id"),
+                    [("C-001", "2026-06-10"), ("C-001", "2026-06-11"), ("C-002", "2026-06-11")],
+                    "(customer, day) of the rows written through the tools",
+                    hint="the customer is the session's; call clock() on every tool call, not once")
+    assert "office reception" in str(recalled), f"recall(query='delivery') must find the fact; got {recalled!r}"
+    for name, args in [("recall", {"query": "delivery", "customer_id": "C-002"}),
+                       ("remember", {"fact": "Wants a call.", "customer_id": "C-002"}),
+                       ("forget", {"query": "delivery", "customer_id": "C-002"})]:
+        with wb.checks.raises(TypeError, match="customer_id", what=f"{name}(**{args})"):
+            tools[name](**args)
+    with wb.checks.raises(ValueError, match=r"\S", what="forget(query='   ')"):
+        tools["forget"](query="   ")
+    with wb.checks.no_raise("forget(query='delivery')", hint="forget deletes the customer's matching facts and says how many"):
+        out = tools["forget"](query="delivery")
+    wb.checks.equal(out, {"forgotten": 1}, "forget(query='delivery')")
+    wb.checks.equal(rows("SELECT customer, fact FROM facts ORDER BY id"),
+                    [("C-001", "Likes green tea."), ("C-002", "Prefers delivery to the neighbour.")],
+                    "the rows after C-001 forgets 'delivery'",
+                    hint="delete this customer's facts that match the query (and commit), nothing else")
 print("memory_tools: visible tests passed")
 
 
@@ -829,11 +825,11 @@ import contextlib
 import datetime
 import inspect
 import sqlite3
-import tempfile
 from pathlib import Path
 
 from workbook.checks import fresh
 from workbook.link.sqlite_reader import read_rows
+from workbook.notebook_side import notebook_folder
 
 wb = fresh()
 TABLE = ("CREATE TABLE facts (id INTEGER PRIMARY KEY AUTOINCREMENT, customer TEXT NOT NULL, "
@@ -850,11 +846,12 @@ def count(path):
     return read_rows(path, "SELECT COUNT(*) FROM facts")[0][0]
 
 
-with tempfile.TemporaryDirectory() as folder:
-    path = Path(folder) / "memory.sqlite3"
-    with contextlib.closing(sqlite3.connect(path)) as db:
+with notebook_folder() as folder:
+    path = folder / "memory.sqlite3"
+    with contextlib.closing(sqlite3.connect(":memory:")) as db:  # made here, then written whole
         db.execute(TABLE)
         db.commit()
+        path.write_bytes(db.serialize())
     tools = memory_tools(path, "C-007", clock)
     made = len(ticks)
     for name, param in [("remember", "fact"), ("recall", "query"), ("forget", "query")]:

@@ -1125,12 +1125,12 @@ course_server(base) is named course-tools and lists exactly read_file, rag_searc
 each with a description; read_file takes only a path, reads a note inside the base it was given
 (a temporary folder) and refuses one outside it with isError; calculate computes 2 ** 10 as text
 and refuses code with isError; rag_search's k is optional and it finds the returns page."""
-import tempfile
 from pathlib import Path
 
 from workbook.checks import fresh
 
 from workbook.notebook_side import notebook_side
+from workbook.notebook_side import notebook_folder
 
 exchange = notebook_side("workbook.mcp_servers.memory:exchange")  # runs in your notebook, beside your server
 
@@ -1152,11 +1152,11 @@ def outcome(reply, what):
 CALLS = [("read_file", {"path": "notes/a.md"}), ("read_file", {"path": "../secret.md"}),
          ("calculate", {"expression": "2 ** 10"}), ("calculate", {"expression": "max(2, 10)"}),
          ("rag_search", {"query": "return period", "k": 1})]
-with tempfile.TemporaryDirectory() as tmp:
-    (Path(tmp) / "files" / "notes").mkdir(parents=True)
-    (Path(tmp) / "files" / "notes" / "a.md").write_text("alpha note")
-    (Path(tmp) / "secret.md").write_text("SECRET")
-    server = course_server(Path(tmp) / "files")
+with notebook_folder() as tmp:
+    (tmp / "files" / "notes").mkdir(parents=True)
+    (tmp / "files" / "notes" / "a.md").write_text("alpha note")
+    (tmp / "secret.md").write_text("SECRET")
+    server = course_server(tmp / "files")
     wb.checks.equal(server.name, "course-tools", "the server's name")
     listing, *calls = exchange(server, [request(1, "tools/list")] + [
         request(n, "tools/call", name=name, arguments=args) for n, (name, args) in enumerate(CALLS, 2)])
@@ -1183,13 +1183,13 @@ print("course_server: visible tests passed")
 not the course's), refuses a sibling folder and an absolute path; rag_search's optional k;
 calculate's arguments; exact texts; the legacy handshake era on the same server."""
 ### BEGIN HIDDEN TESTS
-import tempfile
 from pathlib import Path
 
 from workbook.checks import fresh
 
 from workbook import kb
 from workbook.notebook_side import notebook_side
+from workbook.notebook_side import notebook_folder
 
 exchange = notebook_side("workbook.mcp_servers.memory:exchange")  # runs in your notebook, beside your server
 
@@ -1212,15 +1212,15 @@ def outcome(reply, what):
     return result.get("isError", False), texts[0] if texts else None
 
 
-with tempfile.TemporaryDirectory() as tmp:
-    base = Path(tmp) / "files"
+with notebook_folder() as tmp:
+    base = tmp / "files"
     (base / "notes").mkdir(parents=True)
     (base / "notes" / "a.md").write_text("alpha note")
-    (Path(tmp) / "files_evil").mkdir()
-    (Path(tmp) / "files_evil" / "x.md").write_text("secret")
+    (tmp / "files_evil").mkdir()
+    (tmp / "files_evil" / "x.md").write_text("secret")
     listing, a, sibling, absolute, course = exchange(course_server(base), [request(1, "tools/list")] + [
         request(n, "tools/call", name="read_file", arguments={"path": path}) for n, path in enumerate(
-            ["notes/a.md", "../files_evil/x.md", str(Path(tmp) / "files_evil" / "x.md"), "notes/agent-loop.md"], 2)])
+            ["notes/a.md", "../files_evil/x.md", str(tmp / "files_evil" / "x.md"), "notes/agent-loop.md"], 2)])
     wb.checks.equal(outcome(a, "read_file"), (False, "alpha note"), "read_file('notes/a.md') in the given base")
     assert outcome(sibling, "read_file")[0] is True and outcome(absolute, "read_file")[0] is True, (
         "a sibling folder named like base is outside it")

@@ -231,11 +231,10 @@ processes (watch_processes, read from /proc) decides, not only what run_code rep
 import json
 import signal
 import sys
-import tempfile
 from pathlib import Path
 
 from workbook.checks import fresh
-from workbook.notebook_side import watch_processes
+from workbook.notebook_side import notebook_folder, notebook_path, watch_processes
 
 wb = fresh()
 SMALL = {"cpu_seconds": 1, "memory_bytes": 256 * 2**20, "processes": 0, "output_bytes": 20_000,
@@ -246,57 +245,57 @@ print(json.dumps({"cwd": os.getcwd(), "env": sorted(os.environ),
                   "limits": {n: resource.getrlimit(getattr(resource, n))[0]
                              for n in ("RLIMIT_CPU", "RLIMIT_AS", "RLIMIT_NPROC", "RLIMIT_FSIZE")}}))
 """
-scratch = Path(tempfile.mkdtemp()).resolve()
-r = run_code(PROBE, str(scratch), SMALL)
-assert type(r) is dict and set(r) == {"exit_code", "stdout", "stderr", "timed_out"}, (
-    f"run_code returns a dict with exit_code, stdout, stderr and timed_out; got {r!r}")
-assert r["exit_code"] == 0 and r["timed_out"] is False, f"a short program exits 0 in time; got {r!r}"
-seen = json.loads(r["stdout"])
-assert seen["agent_here"] is False, "the program ran inside the agent's process: start a new Python (subprocess), never exec"
-assert Path(seen["cwd"]).resolve() == scratch, f"the program runs in the scratch folder; it ran in {seen['cwd']}"
-assert set(seen["env"]) <= {"PATH", "LC_CTYPE", "__CF_USER_TEXT_ENCODING"}, (
-    f"pass env=dict(SAFE_ENV): the program saw {len(seen['env'])} of the agent's environment variables, "
-    f"such as {sorted(seen['env'])[:4]}")
-for name, want in [("RLIMIT_CPU", 1), ("RLIMIT_AS", 256 * 2**20), ("RLIMIT_NPROC", 0), ("RLIMIT_FSIZE", 20_000)]:
-    if name == "RLIMIT_AS" and sys.platform != "linux":
-        continue  # macOS has no memory limit of this kind (the chapter says what it needs instead)
-    assert seen["limits"][name] == want, f"{name} must be set in preexec_fn to {want}; the program saw {seen['limits'][name]}"
+with notebook_folder() as scratch:
+    r = run_code(PROBE, str(scratch), SMALL)
+    assert type(r) is dict and set(r) == {"exit_code", "stdout", "stderr", "timed_out"}, (
+        f"run_code returns a dict with exit_code, stdout, stderr and timed_out; got {r!r}")
+    assert r["exit_code"] == 0 and r["timed_out"] is False, f"a short program exits 0 in time; got {r!r}"
+    seen = json.loads(r["stdout"])
+    assert seen["agent_here"] is False, "the program ran inside the agent's process: start a new Python (subprocess), never exec"
+    assert notebook_path(seen["cwd"]).resolve() == scratch, f"the program runs in the scratch folder; it ran in {seen['cwd']}"
+    assert set(seen["env"]) <= {"PATH", "LC_CTYPE", "__CF_USER_TEXT_ENCODING"}, (
+        f"pass env=dict(SAFE_ENV): the program saw {len(seen['env'])} of the agent's environment variables, "
+        f"such as {sorted(seen['env'])[:4]}")
+    for name, want in [("RLIMIT_CPU", 1), ("RLIMIT_AS", 256 * 2**20), ("RLIMIT_NPROC", 0), ("RLIMIT_FSIZE", 20_000)]:
+        if name == "RLIMIT_AS" and sys.platform != "linux":
+            continue  # macOS has no memory limit of this kind (the chapter says what it needs instead)
+        assert seen["limits"][name] == want, f"{name} must be set in preexec_fn to {want}; the program saw {seen['limits'][name]}"
 
-r = run_code("x = 1\nprint('before')\nprint(x / 0)\n", str(scratch), SMALL)
-assert r["exit_code"] == 1 and r["stdout"] == "before\n" and "ZeroDivisionError" in r["stderr"], (
-    f"a failing program: exit code 1, what it printed, the traceback in stderr; got {r!r}")
-r = run_code("while True:\n    pass\n", str(scratch), {**SMALL, "wall_seconds": 30})  # 1 CPU second, however busy the machine
-assert r["exit_code"] == -signal.SIGXCPU and r["timed_out"] is False, (
-    f"an endless loop is ended by the CPU limit (SIGXCPU), before the wall time; got {r!r}")
-r = run_code("print('x' * 100_000)\n", str(scratch), SMALL)
-assert r["exit_code"] != 0 and "File too large" in r["stderr"], (
-    f"100,000 bytes of output hit RLIMIT_FSIZE: the write fails with OSError 'File too large'; got {r!r}")
-assert r["stdout"] == "x" * 2_000 + "\n[truncated] cut 18000 of 20000 characters", (
-    f"stdout holds the first 20,000 bytes, cut to 2,000 characters with truncate; got {len(r['stdout'])} characters")
-SLEEP = "import time\ntime.sleep(5)\n"
-with watch_processes() as seen:  # the processes as the operating system shows them (graded: from outside)
-    r = run_code(SLEEP, str(scratch), {**SMALL, "wall_seconds": 1})
-assert r["timed_out"] is True and r["exit_code"] == -signal.SIGKILL, (
-    f"a program that sleeps past wall_seconds is killed (SIGKILL) and timed_out is True; got {r!r}")
-assert not seen.left, f"the program was still running after run_code returned: kill it when time is up; left: {seen.left}"
-program = seen.program(SLEEP)
-if not seen.blind:  # where there is a /proc to read (Linux, and always when graded)
-    assert program is not None, "no process of its own ran the program: start [sys.executable, '-I', '-c', code] with Popen"
-    assert set(program.env or ["(unreadable)"]) <= {"PATH", "LC_CTYPE"}, (
-        f"pass env=dict(SAFE_ENV): the program's environment held {sorted(program.env or ['(unreadable)'])[:4]}")
-    want = {"cpu_seconds": (1, 2), "memory_bytes": (256 * 2**20, 256 * 2**20), "processes": (0, 0),
-            "output_bytes": (20_000, 20_000)}
-    assert program.limits == want, (
-        f"the program's rlimits (soft, hard), as the operating system kept them: {program.limits}; want {want}")
-    assert program.cwd == str(scratch), f"the program runs in the scratch folder; it ran in {program.cwd}"
-FORK = "import os, time\npid = os.fork()\nif pid == 0:\n    time.sleep(30)\n    os._exit(0)\nprint(pid)\n"
-with watch_processes() as seen:
-    r = run_code(FORK, str(scratch), {**SMALL, "processes": None})
-assert not seen.left, (
-    "a process the program started was still running after run_code returned: kill the process group "
-    f"(start_new_session=True, os.killpg), not only the child; left: {seen.left}")
-grandchild = int(r["stdout"])
-CHECK = f"""import os
+    r = run_code("x = 1\nprint('before')\nprint(x / 0)\n", str(scratch), SMALL)
+    assert r["exit_code"] == 1 and r["stdout"] == "before\n" and "ZeroDivisionError" in r["stderr"], (
+        f"a failing program: exit code 1, what it printed, the traceback in stderr; got {r!r}")
+    r = run_code("while True:\n    pass\n", str(scratch), {**SMALL, "wall_seconds": 30})  # 1 CPU second, however busy the machine
+    assert r["exit_code"] == -signal.SIGXCPU and r["timed_out"] is False, (
+        f"an endless loop is ended by the CPU limit (SIGXCPU), before the wall time; got {r!r}")
+    r = run_code("print('x' * 100_000)\n", str(scratch), SMALL)
+    assert r["exit_code"] != 0 and "File too large" in r["stderr"], (
+        f"100,000 bytes of output hit RLIMIT_FSIZE: the write fails with OSError 'File too large'; got {r!r}")
+    assert r["stdout"] == "x" * 2_000 + "\n[truncated] cut 18000 of 20000 characters", (
+        f"stdout holds the first 20,000 bytes, cut to 2,000 characters with truncate; got {len(r['stdout'])} characters")
+    SLEEP = "import time\ntime.sleep(5)\n"
+    with watch_processes() as seen:  # the processes as the operating system shows them (graded: from outside)
+        r = run_code(SLEEP, str(scratch), {**SMALL, "wall_seconds": 1})
+    assert r["timed_out"] is True and r["exit_code"] == -signal.SIGKILL, (
+        f"a program that sleeps past wall_seconds is killed (SIGKILL) and timed_out is True; got {r!r}")
+    assert not seen.left, f"the program was still running after run_code returned: kill it when time is up; left: {seen.left}"
+    program = seen.program(SLEEP)
+    if not seen.blind:  # where there is a /proc to read (Linux, and always when graded)
+        assert program is not None, "no process of its own ran the program: start [sys.executable, '-I', '-c', code] with Popen"
+        assert set(program.env or ["(unreadable)"]) <= {"PATH", "LC_CTYPE"}, (
+            f"pass env=dict(SAFE_ENV): the program's environment held {sorted(program.env or ['(unreadable)'])[:4]}")
+        want = {"cpu_seconds": (1, 2), "memory_bytes": (256 * 2**20, 256 * 2**20), "processes": (0, 0),
+                "output_bytes": (20_000, 20_000)}
+        assert program.limits == want, (
+            f"the program's rlimits (soft, hard), as the operating system kept them: {program.limits}; want {want}")
+        assert program.cwd == str(scratch), f"the program runs in the scratch folder; it ran in {program.cwd}"
+    FORK = "import os, time\npid = os.fork()\nif pid == 0:\n    time.sleep(30)\n    os._exit(0)\nprint(pid)\n"
+    with watch_processes() as seen:
+        r = run_code(FORK, str(scratch), {**SMALL, "processes": None})
+    assert not seen.left, (
+        "a process the program started was still running after run_code returned: kill the process group "
+        f"(start_new_session=True, os.killpg), not only the child; left: {seen.left}")
+    grandchild = int(r["stdout"])
+    CHECK = f"""import os
 try:
     os.kill({grandchild}, 0)
 except ProcessLookupError:
@@ -305,11 +304,11 @@ else:
     stat = f"/proc/{grandchild}/stat"
     print("gone" if os.path.exists(stat) and open(stat).read().rsplit(")", 1)[1].split()[0] == "Z" else "alive")
 """
-r = run_code(CHECK, str(scratch), SMALL)  # the program's own view too: in a notebook an orphan leaves the watch's
-assert r["stdout"].strip() == "gone", (
-    "a process the program started was still running after run_code returned: kill the process group "
-    "(start_new_session=True, os.killpg), not only the child")
-print("run_code: visible tests passed")
+    r = run_code(CHECK, str(scratch), SMALL)  # the program's own view too: in a notebook an orphan leaves the watch's
+    assert r["stdout"].strip() == "gone", (
+        "a process the program started was still running after run_code returned: kill the process group "
+        "(start_new_session=True, os.killpg), not only the child")
+    print("run_code: visible tests passed")
 
 # %% nbgrader={"grade": true, "grade_id": "run_code_hidden_tests", "locked": true, "points": 4, "schema_version": 3, "solution": false}
 """Hidden tests: run_code with the chapter's limits: the memory bomb ends in MemoryError on Linux,
@@ -321,82 +320,79 @@ import json
 import os
 import signal
 import sys
-import tempfile
 from pathlib import Path
 
 from workbook.checks import fresh
-from workbook.notebook_side import watch_processes
+from workbook.notebook_side import notebook_folder, watch_processes
 
 wb = fresh()
 CA = wb.scenarios.code_action
 SMALL = {"cpu_seconds": 1, "memory_bytes": 256 * 2**20, "processes": 0, "output_bytes": 20_000,
          "wall_seconds": 2, "chars": 300}
-scratch = Path(tempfile.mkdtemp()).resolve()
+with notebook_folder() as scratch:
+    def run(code, limits=SMALL):
+        with wb.checks.no_raise("run_code(code, scratch, limits)", hint="a program's failure is data, not an exception"):
+            r = run_code(code, str(scratch), limits)
+        assert type(r) is dict and type(r["stdout"]) is str and type(r["stderr"]) is str, f"run_code returns a dict of str; got {r!r}"
+        return r
 
 
-def run(code, limits=SMALL):
-    with wb.checks.no_raise("run_code(code, scratch, limits)", hint="a program's failure is data, not an exception"):
-        r = run_code(code, str(scratch), limits)
-    assert type(r) is dict and type(r["stdout"]) is str and type(r["stderr"]) is str, f"run_code returns a dict of str; got {r!r}"
-    return r
-
-
-if sys.platform.startswith("linux"):
-    r = run(CA.ATTACKS["memory_bomb"])
-    assert r["exit_code"] == 1 and "MemoryError" in r["stderr"], f"a 1 GB allocation under RLIMIT_AS fails with MemoryError; got {r!r}"
-    if os.geteuid() != 0:
-        r = run(CA.ATTACKS["fork"])
-        assert "BlockingIOError" in r["stderr"], f"with RLIMIT_NPROC 0 a fork fails; got {r!r}"
-r = run(CA.ATTACKS["print_env"])
-assert r["exit_code"] == 0 and "HOME" not in r["stdout"] and "KEY" not in r["stdout"], (
-    f"the program's environment is SAFE_ENV only; it printed {r['stdout'][:200]!r}")
-r = run("import sys\nprint('o' * 500)\nprint('e' * 400, file=sys.stderr)\n")
-assert r["stdout"].startswith("o" * 300 + "\n[truncated] cut 201 of 501") and r["stderr"].startswith("e" * 300 + "\n[truncated]"), (
-    f"stdout and stderr are each cut with truncate(text, chars); got {r!r}")
-r = run("import resource\nprint(resource.getrlimit(resource.RLIMIT_CPU))\n", {**SMALL, "processes": None, "cpu_seconds": 2})
-assert r["exit_code"] == 0 and "(2, 3)" in r["stdout"], f"RLIMIT_CPU is (cpu_seconds, cpu_seconds + 1); got {r!r}"
-r = run("import sys\nsys.exit(3)\n")
-assert r == {"exit_code": 3, "stdout": "", "stderr": "", "timed_out": False}, f"the exit code is the program's; got {r!r}"
-r = run("print('é✓')\n")
-assert r["stdout"] == "é✓\n", f"stdout is decoded as UTF-8; got {r['stdout']!r}"
-(scratch / "orders.csv").write_text(CA.ORDERS_CSV, encoding="utf-8")
-for style in ("tool", "text"):
-    scenario = CA.average_order(style)
-    llm = wb.fake_llm.FakeLLM(scenario)
-    client = llm.client(max_calls=4)
-    messages = [{"role": "user", "content": scenario.question}]
-    for _ in range(4):
-        message = client.chat.completions.create(model="fake-model", messages=messages,
-                                                 tools=scenario.openai_tools() or None).choices[0].message
-        messages.append(message.model_dump(exclude_none=True))
-        if message.tool_calls:
-            code = json.loads(message.tool_calls[0].function.arguments)["code"]
-            messages.append({"role": "tool", "tool_call_id": message.tool_calls[0].id, "content": json.dumps(run(code))})
-            continue
-        block = CA.FENCE.search(message.content or "")
-        if block is None:
-            break
-        messages.append({"role": "user", "content": "Observation: " + json.dumps(run(block.group(1)))})
-    assert message.content == CA.AVERAGE_ANSWER, (
-        f"average_order ({style}): the KeyError's traceback lets the model fix its code; it answered {message.content!r}")
-SLEEP = "import time\ntime.sleep(5)\n"
-OWN = {"cpu_seconds": 2, "memory_bytes": 200 * 2**20, "processes": 0, "output_bytes": 30_000, "wall_seconds": 1, "chars": 300}
-with watch_processes() as seen:  # the operating system decides, from outside the notebook
-    r = run(SLEEP, OWN)
-assert r["timed_out"] is True and r["exit_code"] == -signal.SIGKILL, f"past the wall time the program is killed; got {r!r}"
-assert not seen.left, "a timed-out program must not be left running (kill, then wait for it)"
-program = seen.program(SLEEP)
-if not seen.blind:
-    assert program is not None, "the program must run in a Python process of its own"
-    assert set(program.env or ["(unreadable)"]) <= {"PATH", "LC_CTYPE"}, "the program's environment is SAFE_ENV only"
-    assert program.limits == {"cpu_seconds": (2, 3), "memory_bytes": (200 * 2**20, 200 * 2**20), "processes": (0, 0),
-                              "output_bytes": (30_000, 30_000)}, "the program's rlimits come from the limits passed in"
-    assert program.cwd == str(scratch), "the program runs in the scratch folder"
-FORK = "import os, time\nif os.fork() == 0:\n    time.sleep(30)\n    os._exit(0)\nprint('forked')\n"
-with watch_processes() as seen:
-    r = run(FORK, {**SMALL, "processes": None})
-assert r["stdout"] == "forked\n" and not seen.left, (
-    "a process the program started must not be left running: kill its process group")
+    if sys.platform.startswith("linux"):
+        r = run(CA.ATTACKS["memory_bomb"])
+        assert r["exit_code"] == 1 and "MemoryError" in r["stderr"], f"a 1 GB allocation under RLIMIT_AS fails with MemoryError; got {r!r}"
+        if os.geteuid() != 0:
+            r = run(CA.ATTACKS["fork"])
+            assert "BlockingIOError" in r["stderr"], f"with RLIMIT_NPROC 0 a fork fails; got {r!r}"
+    r = run(CA.ATTACKS["print_env"])
+    assert r["exit_code"] == 0 and "HOME" not in r["stdout"] and "KEY" not in r["stdout"], (
+        f"the program's environment is SAFE_ENV only; it printed {r['stdout'][:200]!r}")
+    r = run("import sys\nprint('o' * 500)\nprint('e' * 400, file=sys.stderr)\n")
+    assert r["stdout"].startswith("o" * 300 + "\n[truncated] cut 201 of 501") and r["stderr"].startswith("e" * 300 + "\n[truncated]"), (
+        f"stdout and stderr are each cut with truncate(text, chars); got {r!r}")
+    r = run("import resource\nprint(resource.getrlimit(resource.RLIMIT_CPU))\n", {**SMALL, "processes": None, "cpu_seconds": 2})
+    assert r["exit_code"] == 0 and "(2, 3)" in r["stdout"], f"RLIMIT_CPU is (cpu_seconds, cpu_seconds + 1); got {r!r}"
+    r = run("import sys\nsys.exit(3)\n")
+    assert r == {"exit_code": 3, "stdout": "", "stderr": "", "timed_out": False}, f"the exit code is the program's; got {r!r}"
+    r = run("print('é✓')\n")
+    assert r["stdout"] == "é✓\n", f"stdout is decoded as UTF-8; got {r['stdout']!r}"
+    (scratch / "orders.csv").write_text(CA.ORDERS_CSV, encoding="utf-8")
+    for style in ("tool", "text"):
+        scenario = CA.average_order(style)
+        llm = wb.fake_llm.FakeLLM(scenario)
+        client = llm.client(max_calls=4)
+        messages = [{"role": "user", "content": scenario.question}]
+        for _ in range(4):
+            message = client.chat.completions.create(model="fake-model", messages=messages,
+                                                     tools=scenario.openai_tools() or None).choices[0].message
+            messages.append(message.model_dump(exclude_none=True))
+            if message.tool_calls:
+                code = json.loads(message.tool_calls[0].function.arguments)["code"]
+                messages.append({"role": "tool", "tool_call_id": message.tool_calls[0].id, "content": json.dumps(run(code))})
+                continue
+            block = CA.FENCE.search(message.content or "")
+            if block is None:
+                break
+            messages.append({"role": "user", "content": "Observation: " + json.dumps(run(block.group(1)))})
+        assert message.content == CA.AVERAGE_ANSWER, (
+            f"average_order ({style}): the KeyError's traceback lets the model fix its code; it answered {message.content!r}")
+    SLEEP = "import time\ntime.sleep(5)\n"
+    OWN = {"cpu_seconds": 2, "memory_bytes": 200 * 2**20, "processes": 0, "output_bytes": 30_000, "wall_seconds": 1, "chars": 300}
+    with watch_processes() as seen:  # the operating system decides, from outside the notebook
+        r = run(SLEEP, OWN)
+    assert r["timed_out"] is True and r["exit_code"] == -signal.SIGKILL, f"past the wall time the program is killed; got {r!r}"
+    assert not seen.left, "a timed-out program must not be left running (kill, then wait for it)"
+    program = seen.program(SLEEP)
+    if not seen.blind:
+        assert program is not None, "the program must run in a Python process of its own"
+        assert set(program.env or ["(unreadable)"]) <= {"PATH", "LC_CTYPE"}, "the program's environment is SAFE_ENV only"
+        assert program.limits == {"cpu_seconds": (2, 3), "memory_bytes": (200 * 2**20, 200 * 2**20), "processes": (0, 0),
+                                  "output_bytes": (30_000, 30_000)}, "the program's rlimits come from the limits passed in"
+        assert program.cwd == str(scratch), "the program runs in the scratch folder"
+    FORK = "import os, time\nif os.fork() == 0:\n    time.sleep(30)\n    os._exit(0)\nprint('forked')\n"
+    with watch_processes() as seen:
+        r = run(FORK, {**SMALL, "processes": None})
+    assert r["stdout"] == "forked\n" and not seen.left, (
+        "a process the program started must not be left running: kill its process group")
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -164,8 +164,8 @@ class Decoder:
     """One value on its way in. `make(tag, node, inner)` builds the forms this side allows
     ($rec, $nt, $sdk, $e, $h)."""
 
-    def __init__(self, make):
-        self.make, self.budget = make, Budget()
+    def __init__(self, make, path=pathlib.Path):
+        self.make, self.path, self.budget = make, path, Budget()
 
     def __call__(self, data, depth: int = 0):
         self.budget.take()
@@ -203,7 +203,7 @@ class Decoder:
             return {self(v, deeper) for v in _list(data[tag])}
         except TypeError:  # an unhashable part: the wire's error, not the test's
             raise LinkError("a set with a part that cannot be in a set") from None
-    def _path(self, tag, data, deeper: int): return pathlib.Path(_str(data[tag]))
+    def _path(self, tag, data, deeper: int): return self.path(_str(data[tag]))  # the judge's: a KernelPath (judge/files.py)
 
     def _namespace(self, tag, data, deeper: int):
         fields = data[tag]
@@ -241,8 +241,8 @@ class Decoder:
               "$f": _float, "$p": _path, "$dt": _time, "$type": _type, "$ns": _namespace}
 
 
-def decode(data, make):
-    return Decoder(make)(data)
+def decode(data, make, path=pathlib.Path):
+    return Decoder(make, path)(data)
 
 
 def _list(x) -> list:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import inspect
 import itertools
+import pathlib
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -97,8 +98,10 @@ class Endpoint:
             return make_exception(node, inner, modules=self.exception_modules, foreign=self.foreign)
         raise codec.LinkError(f"{tag} is not accepted here")
 
+    path_type: type = pathlib.Path  # what a path becomes here (the judge's: the sandbox's KernelPath)
+
     def decode(self, data):
-        return codec.decode(data, self.make)
+        return codec.decode(data, self.make, self.path_type)
 
     def target(self, item: dict):
         hid = item.get("target")
