@@ -144,8 +144,11 @@ class SandboxFiles:
 
     def write(self, path: object, data: bytes) -> None:
         with self._parent(path) as (fd, name):
-            f = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | NOFOLLOW, 0o666, dir_fd=fd)
+            f = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | NOFOLLOW, 0o666, dir_fd=fd)  # a FIFO: no wait
             try:
+                if not stat.S_ISREG(os.fstat(f).st_mode):
+                    raise OSError(f"{os.fspath(path)}: not a regular file")  # type: ignore[call-overload]
+                os.ftruncate(f, 0)
                 os.fchmod(f, 0o666)
                 view = memoryview(data)
                 while view:
