@@ -92,10 +92,13 @@ def chapters() -> list[tuple[Course, str]]:
 
 # The chapters whose noisy solution the sandboxed pipeline grades in make test (beside the pilot):
 # the ones whose solutions start processes of their own in the sandbox (another process, an MCP
-# server, a code executor). Elsewhere the fast runner's solution stands alone, as its stub does;
+# server, a code executor), and those whose tests read the most of the notebook's files through
+# the judge (09: a replace() the judge runs, 17: SQLite files; the fast runner has no sandbox, so
+# its tests read plain files). Elsewhere the fast runner's solution stands alone, as its stub does;
 # make test-real (GATES_REAL=all) grades noisy_without_tests on every chapter. Each pipeline run of
 # a chapter cost ~2.4 s of CPU and ~5 s of a pipeline worker's time (issue 47's budget).
-PIPELINE_SOLUTIONS = ("08_retries_and_idempotency", "18_mcp_by_hand", "25_code_as_action")
+PIPELINE_SOLUTIONS = ("08_retries_and_idempotency", "09_trajectories_and_checkpoints", "17_agent_memory",
+                      "18_mcp_by_hand", "25_code_as_action")
 
 
 def noisy_in_pipeline(chapter: str) -> bool:
