@@ -70,6 +70,43 @@ def test_no_link_is_followed_out_of_the_tests_folders(files, tmp_path):
     assert secret.read_text() == "the grader's" and sorted(p.name for p in tmp_path.iterdir()) == ["root", "secret.txt"]
 
 
+def test_dot_dot_after_a_link_goes_up_from_where_the_link_led(files):
+    """Red team 15: `folder/link/../x` is `<the link's target's parent>/x` to the kernel; the judge
+    once collapsed the `..` first and read `folder/x`, another file."""
+    with files.folder() as folder:
+        inside = kernel_side(files, folder)
+        (inside / "a" / "b").mkdir(parents=True)
+        (inside / "link").symlink_to("a/b")
+        (inside / "a" / "x").write_text("where the kernel looks")
+        (inside / "x").write_text("elsewhere")
+        path = folder / "link" / ".." / "x"
+        assert path.read_text() == (inside / "link" / ".." / "x").read_text() == "where the kernel looks"
+        assert path.resolve() == folder / "a" / "x"
+        (inside / "loop1").symlink_to("loop2")
+        (inside / "loop2").symlink_to("loop1")
+        with pytest.raises(OSError, match="too many levels"):
+            (folder / "loop1").read_text()
+
+
+def test_a_file_that_grows_after_it_was_counted_is_counted_as_read(files, monkeypatch):
+    """Red team 15: a file emptied, counted at 0 bytes, then filled again before the read."""
+    import autograder.judge.files as files_module
+
+    real = os.fstat
+
+    def emptied(fd):
+        st = real(fd)
+        return os.stat_result((st.st_mode, st.st_ino, st.st_dev, st.st_nlink, st.st_uid, st.st_gid, 0,
+                               st.st_atime, st.st_mtime, st.st_ctime))
+
+    with files.folder() as folder:
+        (kernel_side(files, folder) / "f").write_bytes(b"x" * 1000)
+        monkeypatch.setattr(files_module.os, "fstat", emptied)
+        assert len((folder / "f").read_bytes()) == 1000
+        monkeypatch.undo()
+    assert files.read_total == 1000
+
+
 def test_a_path_outside_the_tests_folders_is_refused(files):
     with files.folder():
         for path in ("/etc/passwd", "/tmp", "/tmp/agentloop-files-x/../../etc/passwd"):

@@ -178,3 +178,20 @@ def test_a_write_never_committed_is_refused_not_read_as_saved(tmp_path):
     db.commit()
     assert sqlite_reader.read_rows(path, "SELECT fact FROM facts") == [("never saved",)]
     db.close()
+
+
+def test_commits_still_in_a_wal_file_are_refused_not_read_as_never_made(tmp_path):
+    """Red team 15: a `remember` that wrote an over-long fact in WAL mode and kept its connection
+    open (no checkpoint) left the commit in `-wal`; the reader, which reads the file alone, saw no
+    row, and chapter 17's visible test passed a wrong answer."""
+    path = tmp_path / "memory.sqlite3"
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute("PRAGMA wal_autocheckpoint = 0")
+    db.execute("CREATE TABLE facts (fact TEXT)")
+    db.execute("INSERT INTO facts VALUES ('kept in the WAL')")
+    db.commit()
+    with pytest.raises(ValueError, match="WAL file"):
+        sqlite_reader.read_rows(path, "SELECT fact FROM facts")
+    db.close()  # the last connection checkpoints and removes the WAL file
+    assert sqlite_reader.read_rows(path, "SELECT fact FROM facts") == [("kept in the WAL",)]

@@ -15,7 +15,8 @@ memory), the same in the kernel while learning:
 - **Read-only, from a copy in memory** (`deserialize`): the file's bytes are read once, and no
   journal, WAL or lock file next to it is read or made, so a planted hot journal cannot change
   what is read; a file with a hot journal beside it (a transaction never committed) is refused,
-  since its pages may hold writes that were never saved.
+  since its pages may hold writes that were never saved, and so is one with a WAL file that holds
+  writes (red team 15: commits kept there by a connection left open read as never made).
   `query_only`, `trusted_schema=OFF`, no attached databases.
 - **Tables only**: a file whose schema holds a view, a trigger, a virtual table or a generated
   column is refused before any query (each of those runs the file's SQL, not the test's: a
@@ -80,6 +81,10 @@ def _contents(path) -> tuple[bytes, str]:
     if journal.is_file() and not journal.is_symlink() and journal.read_bytes()[:len(JOURNAL_MAGIC)] == JOURNAL_MAGIC:
         raise ValueError(f"{name} has a write that was never committed (a hot journal beside it): "
                          "commit after each change, so what the file holds is what was saved")
+    wal = p.with_name(p.name + "-wal")
+    if wal.is_file() and not wal.is_symlink() and wal.stat().st_size:
+        raise ValueError(f"{name} has writes still in its WAL file beside it (a connection in WAL mode still "
+                         "open): close each connection when done, so the file holds what was saved")
     data = p.read_bytes()
     if len(data) > MAX_BYTES:
         raise ValueError(f"{name} holds more than the {MAX_BYTES} bytes a test reads")
