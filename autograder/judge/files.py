@@ -65,35 +65,23 @@ class SandboxFiles:
     @contextlib.contextmanager
     def folder(self) -> Iterator[KernelPath]:
         """A new, empty folder in the sandbox's /tmp, the kernel's to write; removed afterwards."""
-        name = f"agentloop-files-{secrets.token_hex(8)}"
-        tmp = descend(self.root, [SANDBOX_TMP.strip("/")])
-        try:
-            os.mkdir(name, 0o700, dir_fd=tmp)
-            sub = open_dir(name, tmp)
-            os.fchmod(sub, 0o777)
-            os.close(sub)
-        finally:
-            os.close(tmp)
-        path = f"{SANDBOX_TMP}/{name}"
+        path = f"{SANDBOX_TMP}/agentloop-files-{secrets.token_hex(8)}"
         self.folders.add(path)
         try:
+            self.mkdir(path)
             yield self.Path(path)
         finally:
+            with contextlib.suppress(OSError, RecursionError), self._parent(path) as (fd, name):
+                remove_entry(fd, name)  # the sandbox's /tmp goes with it anyway
             self.folders.discard(path)
-            with contextlib.suppress(OSError, RecursionError):  # the sandbox's /tmp goes with it anyway
-                tmp = descend(self.root, [SANDBOX_TMP.strip("/")])
-                try:
-                    remove_entry(tmp, name)
-                finally:
-                    os.close(tmp)
 
     def inside(self, path: str) -> bool:
         return any(path == f or path.startswith(f + "/") for f in self.folders)
 
     @contextlib.contextmanager
-    def _parent(self, path: object) -> Iterator[tuple[int, str]]:
+    def _parent(self, path: str) -> Iterator[tuple[int, str]]:
         """The open folder that holds `path`, and its last name."""
-        norm = posixpath.normpath(os.fspath(path))  # type: ignore[call-overload]
+        norm = posixpath.normpath(path)
         if not norm.startswith("/") or not self.inside(norm):
             raise PermissionError(f"{norm}: a graded test reads and writes only the folders it made "
                                   "with notebook_folder()")
@@ -104,26 +92,26 @@ class SandboxFiles:
         finally:
             os.close(fd)
 
-    def lstat(self, path: object) -> os.stat_result | None:
+    def lstat(self, path: str) -> os.stat_result | None:
         with self._parent(path) as (fd, name):
             try:
                 return os.stat(name, dir_fd=fd, follow_symlinks=False)
             except FileNotFoundError:
                 return None
 
-    def readlink(self, path: object) -> str:
+    def readlink(self, path: str) -> str:
         with self._parent(path) as (fd, name):
             return os.readlink(name, dir_fd=fd)
 
-    def read(self, path: object) -> bytes:
+    def read(self, path: str) -> bytes:
         with self._parent(path) as (fd, name):
             f = os.open(name, os.O_RDONLY | os.O_NONBLOCK | NOFOLLOW, dir_fd=fd)
             try:
                 st = os.fstat(f)
                 if stat.S_ISDIR(st.st_mode):
-                    raise IsADirectoryError(21, "Is a directory", os.fspath(path))  # type: ignore[call-overload]
+                    raise IsADirectoryError(21, "Is a directory", path)
                 if not stat.S_ISREG(st.st_mode):
-                    raise OSError(f"{os.fspath(path)}: not a regular file")  # type: ignore[call-overload]
+                    raise OSError(f"{path}: not a regular file")
                 self._charge(st.st_size, path)
                 data = os.read(f, FILE_CAP)
                 if len(data) > st.st_size:  # it grew since it was counted (red team 15): count the rest
@@ -132,7 +120,7 @@ class SandboxFiles:
             finally:
                 os.close(f)
 
-    def _charge(self, size: int, path: object) -> None:
+    def _charge(self, size: int, path: str) -> None:
         """Count a read at the file's st_size (a sparse file at its full size); a file over FILE_CAP
         fails its own read, and past TOTAL_CAP in all every read fails."""
         with self.lock:
@@ -142,16 +130,16 @@ class SandboxFiles:
             elif size <= FILE_CAP:
                 self.full = True
         if not fits:
-            raise FilesFull(f"{os.fspath(path)} holds {size / 2**20:.1f} MB: a graded test reads at most "  # type: ignore[call-overload]
+            raise FilesFull(f"{path} holds {size / 2**20:.1f} MB: a graded test reads at most "
                             f"{FILE_CAP >> 20} MB of one file and {TOTAL_CAP >> 20} MB of the notebook's files "
                             f"in all ({self.read_total / 2**20:.1f} MB so far), a sparse file at its full size")
 
-    def write(self, path: object, data: bytes) -> None:
+    def write(self, path: str, data: bytes) -> None:
         with self._parent(path) as (fd, name):
             f = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | NOFOLLOW, 0o666, dir_fd=fd)  # a FIFO: no wait
             try:
                 if not stat.S_ISREG(os.fstat(f).st_mode):
-                    raise OSError(f"{os.fspath(path)}: not a regular file")  # type: ignore[call-overload]
+                    raise OSError(f"{path}: not a regular file")
                 os.ftruncate(f, 0)
                 os.fchmod(f, 0o666)
                 view = memoryview(data)
@@ -160,18 +148,18 @@ class SandboxFiles:
             finally:
                 os.close(f)
 
-    def mkdir(self, path: object) -> None:
+    def mkdir(self, path: str) -> None:
         with self._parent(path) as (fd, name):
             os.mkdir(name, 0o700, dir_fd=fd)
             sub = open_dir(name, fd)
             os.fchmod(sub, 0o777)
             os.close(sub)
 
-    def symlink(self, path: object, target: str) -> None:
+    def symlink(self, path: str, target: str) -> None:
         with self._parent(path) as (fd, name):
             os.symlink(target, name, dir_fd=fd)
 
-    def listdir(self, path: object) -> list[str]:
+    def listdir(self, path: str) -> list[str]:
         with self._parent(path) as (fd, name):
             sub = open_dir(name, fd)
             try:
@@ -180,16 +168,16 @@ class SandboxFiles:
             finally:
                 os.close(sub)
         if len(names) > ENTRY_CAP:
-            raise FilesFull(f"{os.fspath(path)}: over {ENTRY_CAP} names in one folder")  # type: ignore[call-overload]
+            raise FilesFull(f"{path}: over {ENTRY_CAP} names in one folder")
         return names
 
-    def unlink(self, path: object, folder: bool = False) -> None:
+    def unlink(self, path: str, folder: bool = False) -> None:
         with self._parent(path) as (fd, name):
             if folder:
                 os.rmdir(name, dir_fd=fd)
             else:
                 os.unlink(name, dir_fd=fd)
 
-    def rename(self, src: object, dst: object) -> None:
+    def rename(self, src: str, dst: str) -> None:
         with self._parent(src) as (sfd, sname), self._parent(dst) as (dfd, dname):
             os.rename(sname, dname, src_dir_fd=sfd, dst_dir_fd=dfd)

@@ -61,9 +61,6 @@ class KernelPath(pathlib.PurePosixPath):
     def resolve(self, strict: bool = False) -> KernelPath:
         return type(self)(self._resolved(strict))
 
-    def absolute(self) -> KernelPath:
-        return self
-
     def _stat(self) -> os.stat_result | None:
         path = self._resolved()
         return self.files.lstat(path) if self.files.inside(path) else None
@@ -114,13 +111,6 @@ class KernelPath(pathlib.PurePosixPath):
         self.write_bytes(data.encode(encoding or "utf-8", errors or "strict"))
         return len(data)
 
-    def touch(self, exist_ok: bool = True) -> None:
-        if self.exists():
-            if not exist_ok:
-                raise FileExistsError(17, "File exists", str(self))
-            return
-        self.write_bytes(b"")
-
     def mkdir(self, mode: int = 0o777, parents: bool = False, exist_ok: bool = False) -> None:
         if parents and not self.parent.exists():
             self.parent.mkdir(parents=True, exist_ok=True)
@@ -130,9 +120,9 @@ class KernelPath(pathlib.PurePosixPath):
             if not exist_ok or not self.is_dir():
                 raise
 
-    def symlink_to(self, target: object, target_is_directory: bool = False) -> None:
+    def symlink_to(self, target: str | os.PathLike[str], target_is_directory: bool = False) -> None:
         del target_is_directory  # pathlib's signature; it matters on Windows only
-        self.files.symlink(self._here(), os.fspath(target))  # type: ignore[call-overload]
+        self.files.symlink(self._here(), os.fspath(target))
 
     def iterdir(self) -> Iterator[KernelPath]:
         for name in self.files.listdir(self._resolved()):
@@ -148,17 +138,10 @@ class KernelPath(pathlib.PurePosixPath):
     def rmdir(self) -> None:
         self.files.unlink(self._resolved(), folder=True)
 
-    def replace(self, target: object) -> KernelPath:
-        target = type(self)(os.fspath(target))  # type: ignore[call-overload]
+    def replace(self, target: str | os.PathLike[str]) -> KernelPath:
+        target = type(self)(os.fspath(target))
         self.files.rename(self._here(), target._here())
         return target
-
-    rename = replace
-
-    def glob(self, pattern: str) -> Iterator[KernelPath]:
-        for child in self.iterdir():
-            if fnmatch.fnmatchcase(child.name, pattern):
-                yield child
 
     def rglob(self, pattern: str) -> Iterator[KernelPath]:
         """Every name below that matches, at any depth, never through a link to a folder."""

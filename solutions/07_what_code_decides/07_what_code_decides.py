@@ -765,7 +765,6 @@ def write_note(base, filename, text):
 path in it, a capital letter or a trailing newline, and a text over 5,000 characters, are refused
 with ValueError; a symlink planted in out/, or an out/ that is itself a link, is refused with
 PermissionError and nothing is written. (Run in a temporary agent folder.)"""
-import os
 from pathlib import Path
 
 from workbook.checks import fresh
@@ -825,7 +824,6 @@ leading dashes or dots and names over 41 characters; refuses text over 5,000 cha
 planted symlinks (to kb/, out of the folder, and an out/ that is itself a link); creates out/ when
 missing; accepts the longest name and exactly 5,000 characters; writes nothing when it refuses."""
 ### BEGIN HIDDEN TESTS
-import os
 from pathlib import Path
 
 from workbook.checks import fresh

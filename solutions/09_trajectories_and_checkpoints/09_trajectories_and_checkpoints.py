@@ -499,7 +499,6 @@ or by a reply cut off at its token limit, ends with a summary line too; the syst
 first; when the provider fails at step 2, step 1's line is already on disk."""
 import openai
 import json
-from pathlib import Path
 
 from workbook.checks import fresh
 from workbook.notebook_side import notebook_folder
@@ -586,7 +585,6 @@ given, and writes one line per model call."""
 import json
 import math
 import types
-from pathlib import Path
 
 from workbook.checks import fresh
 from workbook.notebook_side import notebook_folder
@@ -852,7 +850,6 @@ the new file into place with replace(temporary, path) from a temporary file in t
 folder."""
 import json
 import os
-from pathlib import Path
 
 from workbook.checks import fresh
 from workbook.notebook_side import notebook_folder, notebook_path
@@ -924,7 +921,6 @@ text that is not ASCII survives."""
 ### BEGIN HIDDEN TESTS
 import json
 import os
-from pathlib import Path
 
 from workbook.checks import fresh
 from workbook.notebook_side import notebook_folder, notebook_path
@@ -1079,7 +1075,6 @@ with a new client, it finishes with the right answer, and the refund is made onc
 the finished checkpoint, it returns the same result without calling the model; a run stopped by
 the step limit saves that status, so it is over too."""
 import json
-from pathlib import Path
 
 from workbook.checks import fresh
 from workbook.notebook_side import notebook_folder
@@ -1130,7 +1125,6 @@ run's result without calling the model, and records the step limit."""
 ### BEGIN HIDDEN TESTS
 import json
 import types
-from pathlib import Path
 
 from workbook.checks import fresh
 from workbook.notebook_side import notebook_folder
@@ -1375,7 +1369,6 @@ finishes, without asking the model again for the paused step; resumed with "no" 
 is refunded and the refund's result is an error observation; two refunds in one reply need two
 approvals."""
 import json
-from pathlib import Path
 
 from workbook.checks import fresh
 from workbook.notebook_side import notebook_folder
@@ -1457,7 +1450,6 @@ once), lets other tools run without approval, returns a finished run without cal
 and stops at the step limit."""
 ### BEGIN HIDDEN TESTS
 import json
-from pathlib import Path
 
 from workbook.checks import fresh
 from workbook.notebook_side import notebook_folder

@@ -443,7 +443,6 @@ functions, named rag_search, read_file, write_note and calculate; every descript
 extra properties and requires the parameters without a default (k is optional); no schema has a
 base (the folder is code's); impl's read_file refuses a path out of the agent folder, and its
 write_note writes into the folder it was given."""
-from pathlib import Path
 
 from workbook.checks import fresh
 from workbook.notebook_side import notebook_folder
@@ -1122,7 +1121,6 @@ crashes, and the argument errors, text calls and cache hits of the step lines on
 the check found archived-as-current; a note left by an earlier run is deleted before a run and
 none is left behind."""
 import types
-from pathlib import Path
 
 from workbook.checks import fresh
 from workbook.notebook_side import notebook_folder
@@ -1185,7 +1183,6 @@ archived-as-current answers."""
 import json
 import re
 import types
-from pathlib import Path
 
 from workbook.checks import fresh
 from workbook.notebook_side import notebook_folder

@@ -379,7 +379,6 @@ a ValueError, and nothing is written."""
 import contextlib
 import datetime
 import sqlite3
-from pathlib import Path
 
 from workbook.checks import fresh
 from workbook.link.sqlite_reader import read_rows
@@ -457,7 +456,6 @@ is two rows."""
 import contextlib
 import datetime
 import sqlite3
-from pathlib import Path
 
 from workbook.checks import fresh
 from workbook.link.sqlite_reader import read_rows
@@ -577,7 +575,6 @@ none for a query nothing matches, and never another customer's; a blank query an
 import contextlib
 import datetime
 import sqlite3
-from pathlib import Path
 
 from workbook.checks import fresh
 from workbook.notebook_side import notebook_folder
@@ -638,7 +635,6 @@ and bad k, and plain types."""
 import contextlib
 import datetime
 import sqlite3
-from pathlib import Path
 
 from workbook.checks import fresh
 from workbook.notebook_side import notebook_folder
@@ -760,7 +756,6 @@ forget deletes this customer's matching facts only, says how many, and refuses a
 import contextlib
 import datetime
 import sqlite3
-from pathlib import Path
 
 from workbook.checks import fresh
 from workbook.link.sqlite_reader import read_rows
@@ -825,7 +820,6 @@ import contextlib
 import datetime
 import inspect
 import sqlite3
-from pathlib import Path
 
 from workbook.checks import fresh
 from workbook.link.sqlite_reader import read_rows

@@ -1125,7 +1125,6 @@ course_server(base) is named course-tools and lists exactly read_file, rag_searc
 each with a description; read_file takes only a path, reads a note inside the base it was given
 (a temporary folder) and refuses one outside it with isError; calculate computes 2 ** 10 as text
 and refuses code with isError; rag_search's k is optional and it finds the returns page."""
-from pathlib import Path
 
 from workbook.checks import fresh
 
@@ -1183,7 +1182,6 @@ print("course_server: visible tests passed")
 not the course's), refuses a sibling folder and an absolute path; rag_search's optional k;
 calculate's arguments; exact texts; the legacy handshake era on the same server."""
 ### BEGIN HIDDEN TESTS
-from pathlib import Path
 
 from workbook.checks import fresh
 

@@ -231,7 +231,6 @@ processes (watch_processes, read from /proc) decides, not only what run_code rep
 import json
 import signal
 import sys
-from pathlib import Path
 
 from workbook.checks import fresh
 from workbook.notebook_side import notebook_folder, notebook_path, watch_processes
@@ -320,7 +319,6 @@ import json
 import os
 import signal
 import sys
-from pathlib import Path
 
 from workbook.checks import fresh
 from workbook.notebook_side import notebook_folder, watch_processes
