@@ -132,7 +132,7 @@ _.on_trace_end  # unused method
 _.on_span_start  # unused method
 _.on_span_end  # unused method
 _.force_flush  # unused method
-# A judge object's class says what of it a graded notebook may use (autograder/judge/trust.py reads them)
+# A judge object's class says what of it a graded notebook may use (workbook/link/trust.py reads them)
 LINK_DATA  # unused variable (workbook: Desk, Connection, Chatter, SiteResponse, Recorder, CappedClient)
 LINK_CALL_ONLY  # unused variable (workbook/engine/function_face.py FunctionModel)
 _.writable  # unused method (tests/fast_runner.py _Stream: the io protocol asks it of sys.stdout)

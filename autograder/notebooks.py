@@ -4,7 +4,6 @@ first error."""
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 from pathlib import Path
@@ -14,6 +13,7 @@ from nbformat.reader import NotJSONError
 
 from autograder.course import AutograderError
 from autograder.release import includes
+from workbook.link.names import defined_names
 
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 CELL_METADATA = ("nbgrader", "tags", "deletable", "editable")  # everything else is editor noise
@@ -77,23 +77,10 @@ def shortened(text: str, limit: int = 300) -> str:
 
 def exercise_names(nb) -> list[str]:
     """The names a chapter's answer cells define at top level (`def`, `class`, `name = ...`): the
-    only names of the notebook a judged test may reach (autograder/judge/remote.py). Read from the
+    only names of the notebook a judged test may reach (workbook/link/names.py). Read from the
     course's own notebook (the source or the release), never from a submission."""
-    names: set[str] = set()
-    for cell in nb.cells:
-        if cell.get("cell_type") != "code" or not nbmeta(cell).get("solution"):
-            continue
-        try:
-            body = ast.parse(cell.source).body
-        except SyntaxError:
-            continue
-        for node in body:
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                names.add(node.name)
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
-                node, ast.AnnAssign | ast.AugAssign) else []
-            names.update(t.id for t in targets if isinstance(t, ast.Name))
-    return sorted(names)
+    cells = [c for c in nb.cells if c.get("cell_type") == "code" and nbmeta(c).get("solution")]
+    return sorted(set().union(*(defined_names(c.source) for c in cells)))
 
 
 def nbmeta(cell) -> dict:

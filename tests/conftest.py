@@ -244,8 +244,8 @@ def graded(tmp_path_factory):
 @pytest.fixture
 def ends():
     """The two ends of a judge's link over a socketpair, in this process (tests of the link)."""
-    from autograder.judge.remote import JudgeEnd
     from workbook.link.channel import Channel
+    from workbook.link.judge_end import JudgeEnd
     from workbook.link.kernel_side import KernelEnd
 
     judge_sock, kernel_sock = socket.socketpair()

@@ -93,7 +93,7 @@ def forged_timeout(course, chapter):
 # Retired with the in-kernel grading (issue 24), each for what it attacked:
 # - shadow_compile: a `compile` in the notebook's namespace kept only a test cell's last line, as the
 #   in-kernel runner compiled test cells there; the judge compiles them in its own process, and a
-#   test cell's builtins are never the notebook's names (judge/remote.py, Namespace).
+#   test cell's builtins are never the notebook's names (workbook/link/names.py, Namespace).
 # - ename_leak: an exception class named after the constants of the hidden test in the caller's
 #   frame; under the judge no frame of a test exists in the kernel (leak_hidden_tests records every
 #   frame an answer sees and finds none of a hidden test's source), and an error name in feedback

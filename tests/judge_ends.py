@@ -1,7 +1,7 @@
 """For tests of the judge's link (the `ends` fixture, in conftest.py: a JudgeEnd and a KernelEnd over a
 socketpair, no sandbox, no process): `in_kernel`, a function of the notebook as the judge sees it."""
 
-from autograder.judge.remote import JudgeEnd, KernelRef
+from workbook.link.judge_end import JudgeEnd, KernelRef
 from workbook.link.kernel_side import KernelEnd
 
 

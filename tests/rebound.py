@@ -1,7 +1,7 @@
 """The rebound variants (issue 44): a gate for the class "a name the test reads is the notebook's".
 
 A test cell runs in the judge, and of the names it does not define only the chapter's exercises
-are asked of the kernel (autograder/judge/remote.py `Namespace`). So what any other name means is
+are asked of the kernel (workbook/link/judge_end.py `Namespace`). So what any other name means is
 fixed by the chapter, and rebinding it in the notebook can change what the student's own code does,
 never what a test expects. Each chapter gets three gate submissions of kind "attack":
 

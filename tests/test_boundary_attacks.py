@@ -12,7 +12,7 @@ each notebook and what it did before the fix).
   test's 2/2: the test compared with that same list afterwards. The tests now keep a copy.
 - ch02: a `@tool` that raises with the docstring and signature of the function a hidden test
   registers put that hidden text in the feedback. A hidden test's message now has every text the
-  notebook sent taken out (autograder/judge/heard.py).
+  notebook sent taken out (workbook/link/heard.py).
 - ch08 (second pass): a key of the date read through `_datetime` (the C module) scored 3/3 in
   another process whose clock only `datetime` moved; answers that returned what hidden tests handed
   them, cut into 11-character strings, put hidden inputs and helper names in the feedback through

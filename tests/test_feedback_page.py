@@ -18,7 +18,6 @@ from traitlets.config import Config
 
 from autograder import notebooks
 from autograder.course import REPO, Course
-from autograder.judge import heard
 from autograder.pipeline.feedback_filter import (
     WITHHELD,
     WITHHELD_ANCHOR,
@@ -27,6 +26,7 @@ from autograder.pipeline.feedback_filter import (
     exercise_label,
     use_course_page,
 )
+from workbook.link import heard
 
 PILOT = REPO / "tests" / "pilot"
 CHAPTER = "00_pilot"
@@ -111,7 +111,7 @@ def test_the_page_says_once_where_it_starts_withholding_and_why(course):
     assert html.index("add_hidden_tests") < note < html.index("Exercise 2")
     # Each output withheld after it points back to the note, in a few words.
     assert html.count(WITHHELD) >= 2 and "note" in WITHHELD and len(WITHHELD) < 100
-    # The note names the masks the judge puts in a message (autograder/judge/heard.py).
+    # The note names the masks the judge puts in a message (workbook/link/heard.py).
     assert heard.REDACTED in WITHHELD_NOTE and heard.VALUE in WITHHELD_NOTE
 
 

@@ -22,7 +22,7 @@ from tests.reference_loop import run_agent, tools_for
 from tests.test_layering import modules
 from workbook import checks
 
-KEPT = {"workbook.checks"}  # a test's entry point: the judge's own when graded
+KEPT = {"workbook.checks", "workbook.fresh"}  # a test's entry point, and where its copy is made: the judge's own when graded
 MISSING = object()
 
 
@@ -48,7 +48,7 @@ class Traps:
         for attr, value in list(vars(module).items()):
             if attr.startswith("_") or isinstance(value, types.ModuleType) or not callable(value):
                 continue
-            if inspect.isclass(value) and value.__module__.startswith("workbook"):
+            if inspect.isclass(value) and value.__module__.startswith("workbook") and value.__module__ not in KEPT:
                 self.cls(value)
             self.replace(module, attr, f"{name}.{attr}")
 
@@ -167,11 +167,11 @@ def test_copies_made_ahead_are_each_handed_out_once(monkeypatch):
     """The judge's zygote makes copies ahead of time (`zygote.prepare`); `fresh()` hands out each
     once, then loads new ones: every test still gets a private copy."""
     from autograder.judge import zygote
-    from workbook import checks
+    from workbook import checks, fresh
 
-    monkeypatch.setattr(checks, "_ready", [])
+    monkeypatch.setattr(fresh, "_ready", [])
     zygote.prepare(2)
     a, b, c = checks.fresh(), checks.fresh(), checks.fresh()
-    assert len({id(a), id(b), id(c)}) == 3 and not checks._ready
+    assert len({id(a), id(b), id(c)}) == 3 and not fresh._ready
     assert "workbook.fake_llm" in vars(a)["_modules"], "made ahead with the fake loaded"
     assert a.fake_llm is not b.fake_llm and a.fake_llm is not c.fake_llm, "each copy has modules of its own"

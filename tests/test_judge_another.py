@@ -18,8 +18,8 @@ import pytest
 from autograder.judge import another
 from autograder.judge.another import INSTALL, Another, faketime_library, starter
 from autograder.judge.cells import REPLAY
-from autograder.judge.heard import Heard
-from autograder.judge.kernel_objects import KernelError
+from workbook.link.heard import Heard
+from workbook.link.kernel_objects import KernelError
 
 pytestmark = pytest.mark.skipif(faketime_library() is None, reason=f"another process needs libfaketime: {INSTALL}")
 YEAR = 365 * 24 * 3600

@@ -20,10 +20,10 @@ import sys
 
 import pytest
 
-from autograder.judge.names import Namespace
-from autograder.judge.remote import FIXED
 from tests.judge_ends import in_kernel
 from workbook import notebook_side
+from workbook.link.judge_end import FIXED
+from workbook.link.names import Namespace
 from workbook.trace import otel  # noqa: F401 - the notebook's given cells import it
 
 

@@ -1,4 +1,4 @@
-"""The judge makes no class from a name the kernel sends (autograder/judge/kernel_objects.py,
+"""The judge makes no class from a name the kernel sends (workbook/link/kernel_objects.py,
 workbook/link/exc_classes.py; issue 44). The red team's kernel answered a lookup with a named tuple
 of 400,000 fields, and new ones forever: the judge once cached a class for each, 18-67 MB a CPU
 second. Now a dataclass instance or a pydantic model the test has no class for is a `Record` (its
@@ -11,11 +11,11 @@ import dataclasses
 
 import pytest
 
-from autograder.judge.kernel_objects import Record
-from autograder.judge.remote import JudgeEnd
 from workbook import checks
 from workbook.link import codec
 from workbook.link.exc_classes import stand_in
+from workbook.link.judge_end import JudgeEnd
+from workbook.link.kernel_objects import Record
 
 MANY = [f"f{i}" for i in range(400_000)]
 

@@ -1,6 +1,6 @@
-"""What the notebook sends is kept out of a hidden test's message (autograder/judge/heard.py)."""
+"""What the notebook sends is kept out of a hidden test's message (workbook/link/heard.py)."""
 
-from autograder.judge.heard import MIN_CHARS, REDACTED, VALUE, Heard, mask_values
+from workbook.link.heard import MIN_CHARS, REDACTED, VALUE, Heard, mask_values
 
 DOC = "Refund money for one order.\n\nChanges state: needs the customer's confirmation."
 

@@ -12,10 +12,10 @@ import stat
 
 import pytest
 
-from autograder.judge.remote import JudgeEnd, KernelRef
 from autograder.judge.runner import Judge
 from workbook import probes
 from workbook.link.channel import Channel
+from workbook.link.judge_end import JudgeEnd, KernelRef
 from workbook.link.kernel_side import KernelEnd
 
 

@@ -15,12 +15,12 @@ import httpx2
 import openai
 import pytest
 
-from autograder.judge.names import Namespace
-from autograder.judge.remote import Stop
+from autograder.judge.runner import Stop
 from tests.judge_ends import in_kernel
 from workbook.checks import fresh
 from workbook.engine.function_face import TooManyCalls
 from workbook.link import exc_classes
+from workbook.link.names import Namespace
 from workbook.scenarios import Crash
 
 REQUEST = httpx2.Request("POST", "http://fake-llm.invalid/v1/chat/completions")
@@ -121,7 +121,9 @@ def test_an_sdk_error_body_is_json_data_only_and_bounded(ends):
 
 
 @pytest.mark.parametrize("path", [
-    "autograder.judge.remote:Stop",  # the judge's own stop
+    "autograder.judge.runner:Stop",  # the judge's own stop
+    "workbook.link.kernel_objects:KernelError",  # the judge's word for a kernel that broke the rules
+    "workbook.link.channel:LinkClosed",  # the judge's word for a kernel that went away
     "workbook.link.channel:threading.BrokenBarrierError",  # an attribute chain out of a workbook module
     "workbook.checks:_Failure", "workbook.scenarios.errands:Crash.__base__",
     "openai._exceptions:APIStatusError", "_pytest.outcomes:Skipped", "unittest.case:SkipTest",

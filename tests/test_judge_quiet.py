@@ -1,4 +1,4 @@
-"""Once a notebook has seen hidden inputs, nothing it sends reaches a message (judge/heard.py), and
+"""Once a notebook has seen hidden inputs, nothing it sends reaches a message (workbook/link/heard.py), and
 another process that floods the judge never holds it (judge/another.py): red team, issue 44."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import pytest
 
 from autograder.judge.another import INSTALL, faketime_library
 from autograder.judge.cells import REPLAY
-from autograder.judge.heard import VALUE
 from autograder.judge.process import JudgeProcess
 from workbook.link import kernel_side
+from workbook.link.heard import VALUE
 
 SEEN: list = []
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 import nbformat
 
 from autograder.judge.cells import replay_cells
-from autograder.judge.heard import Heard
 from workbook.link.exc_classes import foreign_exception, known_name
+from workbook.link.heard import Heard
 
 
 def _cell(source: str, grade_id: str | None = None, solution: bool = False, test: bool = False):

@@ -19,7 +19,7 @@ import time
 import pytest
 
 from autograder.judge import cpu, runner, watch
-from autograder.judge.remote import TimeUp
+from autograder.judge.runner import TimeUp
 
 pytestmark = pytest.mark.skipif(not cpu.SCHEDSTATS, reason="this kernel counts no run delays")
 

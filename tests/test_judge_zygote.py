@@ -34,14 +34,14 @@ def test_judges_are_forked_from_one_zygote_and_start_fresh(folder):
     zygote = Zygote._current
     assert zygote is not None and zygote.proc.poll() is None
     try:
-        marked = _run(first, folder, "a", "import autograder.judge.remote as r\nr.LEFT_BY_A = 1\n")
+        marked = _run(first, folder, "a", "import workbook.link.judge_end as r\nr.LEFT_BY_A = 1\n")
     finally:
         first.close()
     assert marked["passed"], marked
     second = JudgeProcess()
     try:
         assert Zygote._current is zygote and second.proc.pid != first.proc.pid
-        fresh = _run(second, folder, "b", "import autograder.judge.remote as r\n"
+        fresh = _run(second, folder, "b", "import workbook.link.judge_end as r\n"
                                           "assert not hasattr(r, 'LEFT_BY_A'), 'state crossed judges'\n")
     finally:
         second.close()
@@ -81,7 +81,7 @@ def test_a_branched_zygote_forks_fresh_judges(folder):
             assert forked is not None
             judge = JudgeProcess(forked)
             judges.append(judge)
-            assert _run(judge, folder, name, f"import autograder.judge.remote as r\nassert not hasattr(r, 'SEEN')\n"
+            assert _run(judge, folder, name, f"import workbook.link.judge_end as r\nassert not hasattr(r, 'SEEN')\n"
                                              f"r.SEEN = {name!r}\n")["passed"]
         assert judges[0].proc.pid != judges[1].proc.pid
     finally:

@@ -30,14 +30,14 @@ LAYERS = [
      ["workbook.engine*", "workbook.paths", "workbook.schemas", "workbook.shop", "workbook.payments",
       "workbook.prices", "workbook.display", "workbook.probes", "workbook.notebook_side", "workbook.quiz_format",
       "workbook.mcp_servers*", "workbook.kb", "workbook.sqlite_reader", "workbook.cli", "workbook.compare",
-      "workbook.process_watch", "workbook.i18n*"]),
+      "workbook.process_watch", "workbook.i18n*", "workbook.fresh"]),
     ("the scenarios", ["workbook.scenarios*"]),
     ("what stands on them: name lookup, traces, quizzes, the judge's link",
      ["workbook.fake_llm*", "workbook.trace*", "workbook.frameworks", "workbook.env", "workbook.saved_answers",
       "workbook.quiz", "workbook.link*"]),
     ("the entry points: providers, checks, progress", [
         "workbook", "workbook.__main__", "workbook.providers", "workbook.checks", "workbook.progress",
-        "workbook.validate"]),
+        "workbook.validate", "workbook.loopback"]),
 ]
 
 

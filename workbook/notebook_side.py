@@ -25,7 +25,8 @@ both put back after the cells (the judge starts it: `ANOTHER`); its exercises ar
     later = another_process(seconds=365 * 24 * 3600)
     assert later.idempotency_key("call_1", "A-1", 5) == idempotency_key("call_1", "A-1", 5)
 
-In a notebook it is `workbook.probes.elsewhere` around the notebook's own function.
+In a learner's kernel it is `workbook.probes.elsewhere` around the notebook's own function, called
+across the link as graded (workbook/loopback.py).
 
 Which processes the notebook started, and which it left running, is decided outside it too:
 `watch_processes()` is a `with` block's view of them from /proc (workbook/process_watch.py); graded,
@@ -67,18 +68,19 @@ from workbook.process_watch import ProcessWatch
 
 PATHS = frozenset({"workbook.trace.otel:tracer_for", "workbook.trace.otel:inside",
                    "workbook.mcp_servers.memory:exchange", "workbook.frameworks:run_adapted"})
-REMOTE: Callable[[str], object] | None = None  # the judge's way to the kernel's copy (autograder/judge/remote.py); None in a notebook
+REMOTE: Callable[[str], object] | None = None  # the judge's way to the kernel's copy (workbook/link/judge_end.py); None in a notebook
 ANOTHER: Callable[[float], object] | None = None  # the judge's: the notebook run again elsewhere (autograder/judge/another.py)
 PROCESSES: Callable[[], ProcessWatch] | None = None  # the judge's: a watch of the kernel's processes (runner.py)
-AFTER: Callable[[object], object] | None = None  # the judge's: what the kernel made of an argument (remote.py)
+AFTER: Callable[[object], object] | None = None  # the judge's: what the kernel made of an argument (link/judge_end.py)
 FILES: Any = None  # the judge's: the sandboxed kernel's files (autograder/judge/files.py SandboxFiles); None in a notebook
 
 
 def after(value):
-    """`value` (a list, dict or set the test handed the notebook's code) as that code left it. In a
-    notebook it is `value` itself, changed in place; graded, the state the kernel sent back after the
-    test's last call that took it, a copy: nothing the kernel sends is written into the test's own
-    objects. So a test reads `messages = after(messages)` after calling `one_step(messages, ...)`."""
+    """`value` (a list, dict or set the test handed the notebook's code) as that code left it: the
+    state the kernel sent back after the test's last call that took it, a copy (in a learner's
+    kernel too: workbook/loopback.py); nothing the kernel sends is written into the test's own
+    objects. So a test reads `messages = after(messages)` after calling `one_step(messages, ...)`.
+    Outside a test (no link) it is `value` itself."""
     return value if AFTER is None else AFTER(value)
 
 
@@ -99,8 +101,9 @@ def notebook_side(path: str):
     return local(path) if REMOTE is None else REMOTE(path)
 
 
-class _Elsewhere:
-    """In a notebook: the notebook's own functions, each run by `elsewhere` (clock moved, hash() salted)."""
+class Elsewhere:
+    """In a learner's kernel: the notebook's own functions, each run by `elsewhere` (clock moved,
+    hash() salted)."""
 
     def __init__(self, seconds: float):
         self._seconds = seconds
@@ -118,7 +121,7 @@ def another_process(seconds: float = 0):
     an exercise of it by name, `another_process(3600).idempotency_key(...)`."""
     if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds <= 10 * 365 * 86400:
         raise ValueError(f"seconds must be a number of seconds from 0 to ten years, not {seconds!r}")
-    return _Elsewhere(float(seconds)) if ANOTHER is None else ANOTHER(float(seconds))
+    return Elsewhere(float(seconds)) if ANOTHER is None else ANOTHER(float(seconds))
 
 
 def watch_processes() -> ProcessWatch:

@@ -58,7 +58,7 @@ class Recorder:
     in `responses`, and refuses call `cap + 1` with an AssertionError that asks whether `what` (the
     function under test) stops at max_steps."""
 
-    LINK_DATA = ("chat",)  # what a graded notebook may read of it (autograder/judge/trust.py)
+    LINK_DATA = ("chat",)  # what a graded notebook may read of it (workbook/link/trust.py)
 
     def __init__(self, client, cap, what):
         self.client, self.cap, self.what, self.responses = client, cap, what, []

@@ -17,9 +17,9 @@ from nbgrader.coursedir import CourseDirectory
 
 from autograder import notebooks
 from autograder.course import AutograderError
-from autograder.judge.heard import VALUE, mask_values
 from workbook.i18n import ENGLISH, catalog, tr, translate
 from workbook.i18n.templates import Catalog, parse
+from workbook.link.heard import VALUE, mask_values
 
 
 def page_words(lang: str) -> dict[str, str]:
@@ -70,7 +70,7 @@ def translate_errors(cell, lang: str) -> None:
 
 
 def _masked(template: str, quoted: bool = False) -> str:
-    """A template as the judge masks a message made from it (autograder/judge/heard.py): the
+    """A template as the judge masks a message made from it (workbook/link/heard.py): the
     values its own text quotes become VALUE, its placeholders stay; `quoted`: every placeholder's
     value was a quoted repr too (masked with the brackets around it), so none is left."""
     def escape(text: str) -> str:

@@ -14,16 +14,11 @@ The modules:
     clocks          the clocks the judge reads, bound when it starts (a test may patch time.*)
     cpu             CPU time of a process tree, and the idle clock, read from /proc
     watch           a cell's and a notebook's limits: CPU time, the idle clock (cpu.IdleClock), the wall
-    remote          the judge's end of the link: JudgeEnd, Stop
-    names           a test cell's names: its own, else the chapter's exercises, asked of the kernel
-    heard           what the notebook sent, kept out of a hidden test's message
     another         the notebook run again in another process (another hash seed, the clock moved)
-    kernel_objects  what the notebook's objects become here: KernelRef, Record (no class made)
-    trust           which judge objects the kernel may reach; notebook names the judge replaces
-    sdk_bridge      a fake model's SDK client handed to the kernel, its HTTP answered here
     files           the sandboxed notebook's files, read and written by a test on request, capped
     kernel_path     KernelPath: a path in the sandbox with pathlib's file methods, each a request
     nofollow        file operations under a folder's descriptor that follow no link (for files)
 
-`workbook.link` is the link itself and the kernel's end.
+`workbook.link` is the link itself and both its ends (the judge's: `judge_end`), so a learner's
+kernel can run a test cell through the same two ends in its own process (`workbook.loopback`).
 """

@@ -27,7 +27,7 @@ import signal
 import subprocess
 
 from autograder.judge.clocks import wall
-from autograder.judge.kernel_objects import KernelError
+from workbook.link.kernel_objects import KernelError
 
 MAX_PROCESSES = 4  # other processes one test may start (one a call)
 MAX_ANSWER = 1 << 20  # bytes of an answer read

@@ -41,17 +41,27 @@ from autograder.judge.another import starter
 from autograder.judge.clocks import monotonic, process_time
 from autograder.judge.cpu import IDLE_GRACE, IdleClock, Party, descendants, tree_cpu
 from autograder.judge.files import SandboxFiles
-from autograder.judge.heard import mask_values
 from autograder.judge.limits import MEMORY, limit_cpu, limit_process
-from autograder.judge.names import Namespace
-from autograder.judge.remote import JudgeEnd, KernelError, Stop, TimeUp
 from workbook import notebook_side
 from workbook.link.channel import Channel, LinkClosed
 from workbook.link.exc_classes import QUIET, known_name, shown_name
+from workbook.link.heard import mask_values
+from workbook.link.judge_end import JudgeEnd, KernelError
+from workbook.link.names import Namespace
 from workbook.process_watch import ProcessWatch
 
 MAX_STDOUT = 20_000  # characters of the test code's own prints kept
 MAX_EVALUE = 2_000
+
+
+class Stop(BaseException):
+    """The judge stops a test (its time is up, or the kernel is gone): nothing may catch it."""
+
+    link_stop = True
+
+
+class TimeUp(Stop):
+    """The judge stops a test that ran over its CPU time or its clock: the grader records a timeout."""
 
 
 def _alarm(signum, frame):
@@ -194,7 +204,7 @@ class Judge:
 
     def _failure(self, e: BaseException, filename: str, hidden: bool, quiet: bool, source: str = "") -> dict:
         """The verdict's error. `quiet` (a hidden test, or any test after one): only words the
-        grader wrote, never a text or a value the notebook sent (judge/heard.py)."""
+        grader wrote, never a text or a value the notebook sent (workbook/link/heard.py)."""
         if isinstance(e, Stop):
             ename, evalue = "TestStopped", str(e)
         elif isinstance(e, LinkClosed):

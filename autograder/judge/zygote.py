@@ -26,7 +26,7 @@ import sys
 
 import autograder.judge.runner as runner
 from autograder.judge.process import PID
-from workbook import checks
+from workbook import fresh
 
 READY = 24  # fresh() copies of the workbook made here once, for each judge to use (a notebook's tests)
 
@@ -91,10 +91,10 @@ def prepare(count: int, modules: tuple[str, ...] = ("fake_llm", "scenarios", "ch
     """Make `count` copies of the workbook for the tests' `fresh()`, each with `modules` loaded
     (~30 ms of CPU each, paid once here rather than in every test cell); every fork gets its own."""
     for _ in range(count):
-        copy = checks.Fresh(checks.PACKAGE_DIR)
+        copy = fresh.Fresh(fresh.PACKAGE_DIR)
         for name in modules:
             getattr(copy, name)
-        checks._ready.append(copy)
+        fresh._ready.append(copy)
 
 
 def warm() -> None:
@@ -103,7 +103,7 @@ def warm() -> None:
     adapters and deferred model schemas are then made here once, not in every judge (~1.5 s of CPU
     each). Nothing of the copy is kept; a failure here only leaves the judges to do it themselves."""
     try:
-        wb = checks.Fresh(checks.PACKAGE_DIR)
+        wb = fresh.Fresh(fresh.PACKAGE_DIR)
         scenario = wb.scenarios.taxi_spending()
         question, tools = [{"role": "user", "content": "hi"}], scenario.openai_tools()
         for stream in (False, True):

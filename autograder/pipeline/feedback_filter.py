@@ -22,8 +22,8 @@ from nbgrader.utils import compute_checksum, is_grade, is_locked, is_solution
 from autograder import notebooks
 from autograder.course import AutograderError
 from autograder.i18n import i18n_feedback
-from autograder.judge import heard
 from workbook.i18n import ENGLISH, notebook_language, tr
+from workbook.link import heard
 
 BEGIN, END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
 PLACEHOLDER = "# (hidden tests: run by the grader, not shown)\n"
@@ -152,7 +152,7 @@ CHANGED = ("# (this test cell is not shown: it does not match the chapter's sour
            "# changed since grading; grade again, then make feedback)\n")
 
 
-# Said once, after the first hidden test (what is masked there: autograder/judge/heard.py).
+# Said once, after the first hidden test (what is masked there: workbook/link/heard.py).
 WITHHELD_TITLE = "Withheld after the first hidden test"
 WITHHELD_ANCHOR = WITHHELD_TITLE.replace(" ", "-")  # the id nbconvert gives the heading
 WITHHELD_TEXT = """### {title}

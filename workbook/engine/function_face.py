@@ -60,7 +60,7 @@ def _turn(i: int, m) -> Turn:
 class FunctionModel:
     """A callable fake model that records what it was sent."""
 
-    LINK_CALL_ONLY = True  # graded, the notebook gets only its __call__ (autograder/judge/trust.py)
+    LINK_CALL_ONLY = True  # graded, the notebook gets only its __call__ (workbook/link/trust.py)
 
     def __init__(self, scenario, max_calls: int | None = None):
         self.scenario = scenario

@@ -32,6 +32,38 @@ def _error(msg: str) -> dict:
 class LinkClosed(Exception):
     """The other side went away, or broke the protocol; `str()` says which."""
 
+    judge_only = True  # the judge's own word: never the class of an error the kernel names (exc_classes)
+
+
+def frame(msg: dict, max_frame: int) -> bytes:
+    """A message as it crosses: JSON (no NaN), at most `max_frame` bytes (else ValueError)."""
+    data = json.dumps(msg, separators=(",", ":"), allow_nan=False).encode("utf-8")
+    if len(data) > max_frame:
+        raise ValueError(f"a message of {len(data)} bytes (at most {max_frame})")
+    return data
+
+
+class LoopChannel:
+    """Both ends in one process (a learner's kernel: workbook/loopback.py): a request is served at
+    once, on the caller's thread, by the other end, and the request and its reply cross as the same
+    frames as on a socket. An interrupt (KeyboardInterrupt) goes straight on to the caller."""
+
+    closed: str | None = None
+
+    def __init__(self, serve, max_frame: int = 16 << 20):
+        self._serve, self.max_frame = serve, max_frame
+
+    def request(self, msg: dict, on_wait=None) -> dict:
+        item = json.loads(frame(msg, self.max_frame))
+        try:
+            reply = self._serve(item)
+        except Exception as e:  # noqa: BLE001 - as on a socket: a reply is always sent
+            reply = _error(f"{type(e).__name__}: {e}")
+        try:
+            return json.loads(frame(reply, self.max_frame))
+        except ValueError as e:  # the reply is too big to send
+            return _error(str(e))
+
 
 class Channel:
     def __init__(self, sock: socket.socket, serve, orphans: str = "thread", max_frame: int = 16 << 20):
@@ -49,9 +81,7 @@ class Channel:
     # -- sending ------------------------------------------------------------------------------
 
     def _send(self, msg: dict) -> None:
-        data = json.dumps(msg, separators=(",", ":"), allow_nan=False).encode("utf-8")
-        if len(data) > self.max_frame:
-            raise ValueError(f"a message of {len(data)} bytes (at most {self.max_frame})")
+        data = frame(msg, self.max_frame)
         with self._send_lock:
             if self.closed:
                 raise LinkClosed(self.closed)

@@ -43,7 +43,7 @@ class Endpoint:
     def __init__(self):
         self.objects: dict[int, object] = {}
         self._exported: dict[int, dict] = {}  # id(object) -> its handle
-        self._ids: Iterator[int] = itertools.count(1)  # handle ids (the judge's: random, remote.py)
+        self._ids: Iterator[int] = itertools.count(1)  # handle ids (the judge's: random, judge_end.py)
         self._lock = threading.RLock()  # export() runs inside encodes that hold it
         self.channel = None
         self.on_wait = None
@@ -88,7 +88,7 @@ class Endpoint:
 
     # -- in -----------------------------------------------------------------------------------
 
-    _MAKERS: dict = {}  # tag -> the method that builds it on this side (remote.py, kernel_side.py)
+    _MAKERS: dict = {}  # tag -> the method that builds it on this side (judge_end.py, kernel_side.py)
 
     def make(self, tag: str, node: dict, inner):
         maker = self._MAKERS.get(tag)
@@ -153,7 +153,7 @@ class Endpoint:
         return self.decode(reply["ok"])
 
     def handed(self, cid: int, parts: list) -> None:
-        """The arguments of my call `cid` (the judge keeps them: remote.py)."""
+        """The arguments of my call `cid` (the judge keeps them: judge_end.py)."""
 
     def argument_after(self, cid: int, position: int, state) -> None:
         """What the callee made of argument `position` of my call `cid` (the judge keeps it)."""
@@ -206,7 +206,7 @@ class Endpoint:
         return out
 
     def allowed(self, obj, op: str, name: str | None) -> bool:
-        """May the other side make this request about `obj`? (The judge limits it: remote.py.)"""
+        """May the other side make this request about `obj`? (The judge limits it: judge_end.py.)"""
         return op == "call" or name is not None
 
     def keep(self, cid: int, parts: list) -> None:

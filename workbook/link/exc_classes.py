@@ -85,7 +85,8 @@ def _workbook(module: str, qualname: str, modules):
         return None
     for found in modules(module):
         obj = vars(found).get(qualname)
-        if _exception_class(obj) and obj.__module__ == module and obj.__qualname__ == qualname:
+        if _exception_class(obj) and obj.__module__ == module and obj.__qualname__ == qualname and \
+                not getattr(obj, "judge_only", False):  # the judge's words for what went wrong with the kernel
             return obj
     return None
 

@@ -57,7 +57,7 @@ class Connection:
     MAX_SENT messages and MAX_SENT_BYTES of JSON in all (past them a send is refused and `sent`
     does not grow); the line queue is private (`_lines`: the link hands out no `_` name)."""
 
-    LINK_DATA = ("sent", "returncode")  # what a graded notebook may read of it (autograder/judge/trust.py)
+    LINK_DATA = ("sent", "returncode")  # what a graded notebook may read of it (workbook/link/trust.py)
 
     def __init__(self, command: list[str], max_sends: int | None = None):
         self.max_sends = max_sends

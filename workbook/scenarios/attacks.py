@@ -265,7 +265,7 @@ class SiteConnection:
 class SiteResponse:
     """An HTTP response as `http.client` gives it: `status`, `reason`, `getheader`, `read`."""
 
-    LINK_DATA = ("status", "reason")  # what a graded notebook may read of it (autograder/judge/trust.py)
+    LINK_DATA = ("status", "reason")  # what a graded notebook may read of it (workbook/link/trust.py)
 
     def __init__(self, response: http.client.HTTPResponse):
         self._response = response

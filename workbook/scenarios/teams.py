@@ -32,7 +32,7 @@ class Agent:
 class Desk(Shop):
     """The shop as the support desk sees one logged-in customer: the shop's tools plus `refund`."""
 
-    LINK_DATA = ("customer_id",)  # what a graded notebook may read of it (autograder/judge/trust.py)
+    LINK_DATA = ("customer_id",)  # what a graded notebook may read of it (workbook/link/trust.py)
 
     def __init__(self, customer_id: str = "C-001"):
         super().__init__(customer_id)

@@ -20,19 +20,19 @@ import sys
 import threading
 from typing import Any
 
-from autograder.judge.heard import Heard
-from autograder.judge.kernel_objects import KernelError, KernelRef, Record, fields_of, model, record
-from autograder.judge.names import Namespace
-from autograder.judge.sdk_bridge import SdkBridge, sdk_kind, sdk_options
-from autograder.judge.trust import TRUSTED_NAMES, capability, exportable, surface, trusted_object
 from workbook import notebook_side
-from workbook.checks import Fresh
+from workbook.fresh import Fresh
 from workbook.link import codec
 from workbook.link.endpoint import MAX_KEPT, Endpoint, link_error
 from workbook.link.errors import exc_reply, find_exception, loaded
 from workbook.link.exc_classes import stand_in
+from workbook.link.heard import Heard
+from workbook.link.kernel_objects import KernelError, KernelRef, Record, fields_of, model, record
+from workbook.link.names import Namespace
+from workbook.link.sdk_bridge import SdkBridge, sdk_kind, sdk_options
+from workbook.link.trust import TRUSTED_NAMES, capability, exportable, surface, trusted_object
 
-__all__ = ["JudgeEnd", "KernelError", "KernelRef", "Stop", "TimeUp"]
+__all__ = ["JudgeEnd", "KernelError", "KernelRef"]
 
 
 RAISE = dis.opmap["RAISE_VARARGS"]
@@ -50,16 +50,6 @@ def raised_on_purpose(e: BaseException) -> bool:
         tb = tb.tb_next
     code = tb.tb_frame.f_code.co_code
     return 0 <= tb.tb_lasti < len(code) and code[tb.tb_lasti] == RAISE
-
-
-class Stop(BaseException):
-    """The judge stops a test (its time is up, or the kernel is gone): nothing may catch it."""
-
-    link_stop = True
-
-
-class TimeUp(Stop):
-    """The judge stops a test that ran over its CPU time or its clock: the grader records a timeout."""
 
 
 class JudgeEnd(Endpoint):

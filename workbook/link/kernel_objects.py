@@ -28,6 +28,8 @@ from workbook.link.signatures import signature_from
 class KernelError(Exception):
     """The kernel broke the link's rules while a test ran (a malformed or oversized reply)."""
 
+    judge_only = True  # the judge's own word: never the class of an error the kernel names (exc_classes)
+
 
 class Record:
     """A record of the notebook's (a dataclass instance, a pydantic model) the test has no class

@@ -6,11 +6,17 @@ uses are its own (`#@include`, the workbook), so what they mean is fixed by the 
 
 from __future__ import annotations
 
+import ast
 import builtins
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
-if TYPE_CHECKING:  # remote.py imports this module
-    from autograder.judge.remote import JudgeEnd
+
+class Asks(Protocol):
+    """The judge's end, as a test's names use it (judge_end.py `JudgeEnd`, which imports this module)."""
+
+    namespace: Any
+
+    def lookup(self, name: str) -> Any: ...
 
 
 class Namespace(dict):
@@ -20,7 +26,7 @@ class Namespace(dict):
     constants and helpers a test uses are its own (`#@include`, the workbook), so what they mean
     is fixed by the chapter, never by the notebook."""
 
-    def __init__(self, end: JudgeEnd, exercises=()):
+    def __init__(self, end: Asks, exercises=()):
         super().__init__()
         self.end = end
         end.namespace = self
@@ -50,3 +56,20 @@ class Namespace(dict):
             self.pop(name, None)
         self.from_kernel.clear()
         self.missing.clear()
+
+
+def defined_names(source: str) -> set[str]:
+    """The names a cell defines at top level (`def`, `class`, `name = ...`); none if it is not Python.
+    An answer cell's are the chapter's exercise names (autograder/notebooks.py `exercise_names`)."""
+    try:
+        body = ast.parse(source).body
+    except SyntaxError:
+        return set()
+    names: set[str] = set()
+    for node in body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, ast.AnnAssign | ast.AugAssign) else []
+        names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return names

@@ -1,0 +1,196 @@
+"""A learner's test cell runs as the grader runs it: through the link's two ends, in the kernel.
+
+Graded, a test cell runs in the judge, outside the notebook, and reaches the notebook only by
+calling the chapter's exercises over the link (workbook/link). In a learner's kernel (the lab,
+Validate, `make check`) the same cell runs through the same two ends, here in one process: its
+code in a `Namespace` of its own, each exercise it names a `KernelRef` whose calls cross a
+`LoopChannel` as the same JSON frames. So what a test sees of the notebook (values as copies,
+records, exceptions as data, in-place changes read with `after`, the test's objects as the
+notebook's code sees them) is what the grader sees, by construction, not by a rule an author keeps.
+
+`import workbook` installs it in an IPython kernel (`install`): a cell whose first statement is a
+test's docstring ("Visible tests: ..." or "Hidden tests: ...": `tests/test_loopback.py`
+keeps every test cell so, and no other) runs through `run`. The test's names stay its own, as
+graded: a name it defines (an `#@include`d class, `messages`) never replaces the notebook's. Only
+what is shown differs: an error the notebook's code raised is shown with its own lines, as the
+cause of the test's error. A cell run before `workbook` was imported in the kernel runs as plain
+code.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import functools
+import json
+import os
+import sys
+import types
+from pathlib import Path
+
+from workbook import notebook_side
+from workbook.link.channel import LoopChannel
+from workbook.link.judge_end import JudgeEnd
+from workbook.link.kernel_side import KernelEnd, user_namespace
+from workbook.link.names import Namespace, defined_names
+
+OPENINGS = ("Visible tests", "Hidden tests")  # how every test cell's docstring begins
+MARK = "_workbook_loopback"  # set on the shell once the transformer is in
+LINK_FILES = (str(Path(__file__).resolve().parent / "link"), __file__)  # frames a learner is not shown
+
+
+def is_test_cell(source: str) -> bool:
+    """Is `source` a test cell: its first statement a docstring that says which tests it holds?"""
+    try:
+        body = ast.parse(source).body
+    except (SyntaxError, ValueError):
+        return False
+    first = body[0] if body else None
+    return (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+            and isinstance(first.value.value, str) and first.value.value.startswith(OPENINGS))
+
+
+class _Kernel(KernelEnd):
+    """The kernel's end, which also keeps the last exception the notebook's code raised (shown)."""
+
+    raised: BaseException | None = None
+
+    def exc_reply(self, e: BaseException) -> dict:
+        self.raised = e
+        return super().exc_reply(e)
+
+
+class Loop:
+    """The two ends of the link in this kernel, and the test cells' names (one for the kernel, as
+    the judge keeps one for a notebook)."""
+
+    def __init__(self):
+        self.judge, self.kernel = JudgeEnd(), _Kernel()
+        self.judge.channel = LoopChannel(self.kernel.serve)
+        self.kernel.channel = LoopChannel(self.judge.serve)
+        self.judge.greeted.set()
+        self.names = Namespace(self.judge)
+        self.names["__name__"] = "__test__"
+
+    def another(self, seconds: float) -> _Crossing:
+        """`another_process(seconds)`: the notebook's exercise run by `elsewhere`, called across."""
+        return _Crossing(self, notebook_side.Elsewhere(seconds))
+
+    def run(self, code: types.CodeType) -> None:
+        """Run a test cell's code here as the judge runs it."""
+        __tracebackhide__ = True
+        self.names.forget_kernel()  # the notebook may have redefined anything since the last test
+        self.names.exercises = exercise_names()
+        self.kernel.raised = None
+        saved = notebook_side.REMOTE, notebook_side.AFTER, notebook_side.ANOTHER
+        notebook_side.REMOTE, notebook_side.AFTER, notebook_side.ANOTHER = (
+            self.judge.given, self.judge.after, self.another)
+        try:
+            exec(code, self.names)
+        except BaseException as e:
+            raise shown(e, code.co_filename, self.kernel.raised)  # noqa: B904 - the same error, shown
+        finally:
+            notebook_side.REMOTE, notebook_side.AFTER, notebook_side.ANOTHER = saved
+            self.judge.forget_test()
+            self.kernel.forget_calls()
+            self.names.forget_kernel()
+
+
+class _Crossing:
+    """The notebook's functions of `inner` (an `Elsewhere`), each a KernelRef: calls cross the link."""
+
+    def __init__(self, loop: Loop, inner: notebook_side.Elsewhere):
+        self._loop, self._inner = loop, inner
+
+    def __getattr__(self, name: str):
+        fn = getattr(self._inner, name)
+        return self._loop.judge.decode(self._loop.kernel.encode(fn))
+
+
+def exercise_names() -> frozenset[str]:
+    """The names the answer cells of this kernel's notebook define (its folder's notebook of the
+    folder's name: `01_one_step/01_one_step.ipynb`). Where there is none, every name of the
+    notebook: a test cell reads no name but the exercises' (`tests/test_gates_names.py`), so the
+    two are the same for the course's tests."""
+    path = Path.cwd() / f"{Path.cwd().name}.ipynb"
+    try:
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        answers = ["".join(c["source"]) if isinstance(c["source"], list) else c["source"] for c in cells
+                   if c.get("cell_type") == "code" and c.get("metadata", {}).get("nbgrader", {}).get("solution")]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        answers = None
+    if not answers:
+        return frozenset(k for k in user_namespace() if k.isidentifier() and not hasattr(builtins, k))
+    return frozenset().union(*(defined_names(a) for a in answers))
+
+
+def shown(error: BaseException, filename: str, raised: BaseException | None) -> BaseException:
+    """`error` as the learner sees it: the test's own lines and the student's, not the link's nor
+    the cell's one line that called `run`, and where the notebook's code raised it, that exception
+    (its own lines) as its cause."""
+    tb = _kept(error.__traceback__, filename)
+    if getattr(error, "from_other_side", False) and raised is not None and \
+            type(raised).__name__ == type(error).__name__:
+        error.__cause__ = raised.with_traceback(_kept(raised.__traceback__, filename))
+    shell = _ipython()
+    if shell is not None:  # IPython's display hook: this traceback, whatever frames it gains above
+        error._render_traceback_ = functools.partial(  # type: ignore[attr-defined]
+            shell.InteractiveTB.structured_traceback, type(error), error, tb, tb_offset=0)
+    return error.with_traceback(tb)
+
+
+def _kept(tb: types.TracebackType | None, filename: str) -> types.TracebackType | None:
+    """`tb` without the link's frames and those that hide themselves (`__tracebackhide__`)."""
+    kept, out = [], None
+    while tb is not None:
+        where = tb.tb_frame.f_code.co_filename
+        if where == filename or not (where.startswith(LINK_FILES) or tb.tb_frame.f_locals.get("__tracebackhide__")):
+            kept.append(tb)
+        tb = tb.tb_next
+    for entry in reversed(kept):
+        out = types.TracebackType(out, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
+    return out
+
+
+_LOOP: list[Loop] = []
+
+
+def run(source: str) -> None:
+    """Run the test cell `source` through the loop (the transformer's one line)."""
+    __tracebackhide__ = True
+    shell = _ipython()
+    if shell is not None:  # IPython's own name for the cell: its traceback says "Cell In[n]"
+        filename = shell.compile.cache(source, shell.execution_count)
+    else:
+        filename = "<test cell>"
+    if not _LOOP:
+        _LOOP.append(Loop())
+    _LOOP[0].run(compile(source, filename, "exec", dont_inherit=True))
+
+
+def _transform(lines: list[str]) -> list[str]:
+    source = "".join(lines)
+    if not is_test_cell(source):
+        return lines
+    return [f"__import__('workbook.loopback', fromlist=['run']).run({source!r})\n"]
+
+
+def _ipython():
+    ipython = sys.modules.get("IPython")
+    return ipython.get_ipython() if ipython is not None else None
+
+
+def install(shell=None) -> bool:
+    """Run test cells through the loop from now on (once) in `shell`, else in this process's
+    IPython kernel; False outside a kernel, or where AGENT_LOOP_LOOPBACK=0 asks for test cells
+    to run as plain code."""
+    if shell is None:
+        shell = _ipython()
+        if shell is None or getattr(shell, "kernel", None) is None:
+            return False
+    if os.environ.get("AGENT_LOOP_LOOPBACK") == "0":
+        return False
+    if not getattr(shell, MARK, False):
+        setattr(shell, MARK, True)
+        shell.input_transformers_post.append(_transform)
+    return True
