@@ -91,3 +91,13 @@ def test_a_class_that_only_says_it_is_an_exception_gets_a_builtin_base(ends):
               "mro": ["Sneaky", "SystemExit", "KeyboardInterrupt", "BaseException"]}
     cls = judge.decode(forged)
     assert cls.__mro__[1] is BaseException and not issubclass(cls, (SystemExit, KeyboardInterrupt))
+
+
+@pytest.mark.parametrize("path", ["workbook.link.judge_end:JudgeEnd", "workbook.link.names:Namespace",
+                                  "workbook.link.kernel_objects:Record", "workbook.link.channel:LoopChannel",
+                                  "workbook.fresh:Fresh", "workbook.loopback:Loop"])
+def test_a_class_of_the_links_own_is_never_picked_by_a_name_the_kernel_sends(ends, path):
+    """The judge's end now lives in the workbook: a kernel naming one of its classes gets a KernelRef."""
+    judge, _ = ends
+    got = judge.decode({"$h": 12345, "side": "k", "kind": "class", "path": path})
+    assert type(got).__name__ == "KernelRef", got

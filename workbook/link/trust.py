@@ -38,12 +38,18 @@ def trusted_object(path):
     module, _, name = path.partition(":")
     if path in TRUSTED_NAMES and module in sys.modules:
         return getattr(sys.modules[module], name, None)
-    if (module == "workbook" or module.startswith("workbook.")) and module in sys.modules and \
-            name.isidentifier() and not name.startswith("_"):
+    if (module == "workbook" or module.startswith("workbook.")) and not machinery(module) and \
+            module in sys.modules and name.isidentifier() and not name.startswith("_"):
         obj = vars(sys.modules[module]).get(name)
         if isinstance(obj, type) and obj.__module__ == module:
             return obj
     return None
+
+
+def machinery(module: str) -> bool:
+    """A module of the link itself (both its ends, the loop, `fresh`): a notebook's value is never
+    one of its classes, so no name the kernel sends picks one (the judge's `JudgeEnd`, `Namespace`)."""
+    return module in ("workbook.link", "workbook.loopback", "workbook.fresh") or module.startswith("workbook.link.")
 
 
 MAX_SURFACE = 200  # method and data names of one object
