@@ -64,13 +64,16 @@ test: venv bytecode
 
 # Every other mutant (about 550 of 660), each caught by its exercise's hidden and visible tests and
 # by no other exercise's, every other attack (9 of 28), each earning nothing, and every hostile case
-# graded on a cluster worker; .ci/run runs this after make test, so no CI run leaves one out.
+# graded on a cluster worker; .ci/run runs this after make test, so no CI run leaves one out. Then
+# the lab: every solution and first mutant run as a learner's kernel runs it (`check`), each
+# visible test's verdict the graded one (tests/test_gates_lab.py; the batch make test cached).
 test-mutants: venv bytecode
 	$(BYTECODE) GATES_MUTANTS=rest $(BIN)/python -m pytest $(PYTEST_ARGS) \
 		tests/test_gates_grading.py::test_mutant_loses_points_on_its_exercise_only \
 		tests/test_gates_visible.py::test_mutant_fails_a_visible_test_of_its_exercise \
 		tests/test_boundary_attacks.py::test_an_attack_on_the_boundary_earns_nothing \
 		tests/test_cluster.py::test_every_hostile_case_scores_on_a_worker_what_it_scores_locally
+	$(BYTECODE) GATES_MUTANTS=first GATES_LAB=1 $(BIN)/python -m pytest $(PYTEST_ARGS) tests/test_gates_lab.py
 
 bytecode: venv
 	@$(BIN)/python -m compileall -q autograder workbook bench  # one process: a pool of -j 0 cost 1.8 s, 0.3 s this way
