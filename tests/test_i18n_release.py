@@ -61,7 +61,7 @@ def test_a_translated_notebook_is_graded_as_its_english_twin(lang, chapter):
             assert tr == en, f"{lang}/{chapter}: code cell {en['id']} differs from the English one"
         else:
             assert tr["metadata"] == en["metadata"] and "nbgrader" not in en["metadata"]
-    assert translated["metadata"] == {**english["metadata"], META: {"language": lang}}
+    assert translated["metadata"] == {**english["metadata"], META: {**english["metadata"][META], "language": lang}}
 
 
 def _course_of(tmp_path, chapter: str) -> Course:

@@ -72,3 +72,28 @@ def test_kept_messages_are_read_when_a_message_is_redacted_or_past_the_cap():
     for i in range(Heard.PENDING + 1):
         many.add(f"message number {i:06d}")
     assert not many._pending and "message number 000000" in many._texts
+
+
+def test_a_long_text_or_name_cut_short_by_a_message_is_taken_out():
+    """Red team 16: `short()` cuts a long value, so only its start is in the message."""
+    from workbook.compare import short
+
+    heard = Heard()
+    secret = "the hidden test asked about order A-1234 for customer Jane, and more " * 3
+    name = "a_name_that_carries_" + "x" * 120
+    heard.add({"ok": secret, "f": {"$h": 5, "side": "k", "kind": "object", "name": name}})
+    said = heard.redact(f"got str {short(secret, 80)} and {short(name, 50)}")
+    assert "hidden test" not in said and "carries" not in said and said.count(REDACTED) == 2, said
+    assert mask_values(f"got str {short(secret, 80)}") == f"got str {VALUE}", "a cut string is a value too"
+
+
+def test_a_kernel_objects_name_is_a_plain_name_or_none():
+    from workbook.link.kernel_objects import KernelRef
+
+    def ref(name):
+        return KernelRef(None, 1, {"kind": "object", "name": name})
+
+    assert repr(ref("Agent")) == "<the notebook's object Agent>"
+    assert repr(ref("Outer.Inner")) == "<the notebook's object Outer.Inner>"
+    for odd in ("1get_weathe", "a b", "x" * 61, "<lambda>", None, 7):
+        assert repr(ref(odd)) == "<the notebook's object object>", odd

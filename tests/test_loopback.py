@@ -23,9 +23,11 @@ def shell(tmp_path, monkeypatch):
     defines `grow` and `boom` (the exercises); the loop is taken out again afterwards."""
     folder = tmp_path / "01_demo"
     folder.mkdir()
-    cells = [ANSWER, {**ANSWER, "source": "def boom():\n    ...\n"}, {**ANSWER, "source": "def seen(n):\n    ...\n"},
-             {"cell_type": "markdown", "source": "x"}]
-    (folder / "01_demo.ipynb").write_text(json.dumps({"cells": cells}), encoding="utf-8")
+    cells = [{**ANSWER, "id": "c1"}, {"cell_type": "markdown", "source": "x", "id": "c2"},
+             {"cell_type": "code", "source": "def given():\n    ...\n", "metadata": {}, "id": "c3"},
+             {"cell_type": "code", "source": "def digest(parts):\n    return str(parts)\n", "metadata": {}, "id": "mine"}]
+    meta = {"workbook": {"exercises": ["grow", "boom", "seen", "key"], "cells": ["c1", "c3"]}}  # the release's
+    (folder / "01_demo.ipynb").write_text(json.dumps({"cells": cells, "metadata": meta}), encoding="utf-8")
     monkeypatch.chdir(folder)
     shell = InteractiveShell.instance()
     assert loopback.install(shell)
@@ -33,6 +35,9 @@ def shell(tmp_path, monkeypatch):
                    "def boom():\n    raise KeyError('no such order')\n"
                    "from dataclasses import dataclass\n@dataclass\nclass Seen:\n    n: int\n"
                    "def seen(n):\n    return Seen(n)\n"
+                   "class ReplyError(ValueError):\n    pass\n"
+                   "def digest(parts):\n    return str(parts)\n"
+                   "def key(a):\n    if a == 'bad':\n        raise ReplyError('no such reply')\n    return digest([a])\n"
                    "helper = 'the notebook decides this'")
     yield shell
     shell.input_transformers_post.remove(loopback._transform)
@@ -113,3 +118,17 @@ def test_it_can_be_turned_off(monkeypatch):
     assert not loopback.install(InteractiveShell.instance())
     monkeypatch.delenv("AGENT_LOOP_LOOPBACK")
     assert not loopback.install(), "outside a kernel it installs nothing"
+
+
+def test_a_notebooks_own_error_class_is_shown_as_the_cause_too(shell):
+    error = ran(shell, '"""Visible tests: key."""\nkey("bad")')
+    assert isinstance(error, ValueError) and type(error.__cause__).__name__ == "ReplyError", (error, error.__cause__)
+
+
+def test_another_process_runs_no_cell_the_learner_added(shell):
+    """Graded, another process runs the chapter's cells with the answers, not the learner's own:
+    `key` reads `digest`, which only an added cell defines (red team 16)."""
+    error = ran(shell, '"""Visible tests: key elsewhere."""\nfrom workbook.notebook_side import another_process\n'
+                       'another_process(5).key("a")')
+    assert type(error) is NameError and "only a cell you added defines it" in str(error), error
+    assert ran(shell, '"""Visible tests: key here."""\nassert key("a") == "[\'a\']"') is None

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from workbook import notebook_side
 from workbook.link.channel import LoopChannel
+from workbook.link.heard import Heard
 from workbook.link.judge_end import JudgeEnd
 from workbook.link.kernel_side import KernelEnd, user_namespace
 from workbook.link.names import Namespace, defined_names
@@ -74,7 +75,7 @@ class Loop:
 
     def another(self, seconds: float) -> _Crossing:
         """`another_process(seconds)`: the notebook's exercise run by `elsewhere`, called across."""
-        return _Crossing(self, notebook_side.Elsewhere(seconds))
+        return _Crossing(self, _Replayed(seconds))
 
     def run(self, code: types.CodeType) -> None:
         """Run a test cell's code here as the judge runs it."""
@@ -92,8 +93,48 @@ class Loop:
         finally:
             notebook_side.REMOTE, notebook_side.AFTER, notebook_side.ANOTHER = saved
             self.judge.forget_test()
-            self.kernel.forget_calls()
+            self.judge.heard = Heard()  # what a hidden test's message may not say: graded only
+            self.kernel.forget_test()
             self.names.forget_kernel()
+
+
+class _Replayed(notebook_side.Elsewhere):
+    """Graded, another process runs the chapter's cells with the notebook's answers, never a cell
+    the learner added: an exercise that reads a name only such a cell defines fails there with a
+    NameError (red team 16), so it does here too, saying why."""
+
+    def __getattr__(self, name: str):
+        fn = vars(sys.modules["__main__"]).get(name)
+        missing = sorted(_read_names(getattr(fn, "__code__", None)) & added_only())
+        if missing:
+            def fails(*args, **kwargs):
+                raise NameError(f"name {missing[0]!r} is not defined in another process: only a cell you "
+                                "added defines it, and another process runs the chapter's cells with your "
+                                "answers, not the cells you added (move it into the answer cell)")
+            return fails
+        return super().__getattr__(name)
+
+
+def _read_names(code: types.CodeType | None) -> set[str]:
+    """The global names a function's code reads, its nested functions' too."""
+    if code is None:
+        return set()
+    return set(code.co_names).union(*(_read_names(c) for c in code.co_consts if isinstance(c, types.CodeType)))
+
+
+def added_only() -> set[str]:
+    """The names only the learner's own cells define in this kernel's notebook, as saved: its code
+    cells whose ids are not among the course's (the release lists them: `{"workbook": {"cells": [...]}}`)."""
+    path = Path.cwd() / f"{Path.cwd().name}.ipynb"
+    try:
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        ours = set(nb["metadata"]["workbook"]["cells"])
+        code = [(c.get("id") in ours, "".join(c["source"]) if isinstance(c["source"], list) else c["source"])
+                for c in nb["cells"] if c.get("cell_type") == "code"]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return set()
+    course = set().union(*(defined_names(src) for mine, src in code if mine))
+    return set().union(*(defined_names(src) for mine, src in code if not mine)) - course
 
 
 class _Crossing:
@@ -108,20 +149,19 @@ class _Crossing:
 
 
 def exercise_names() -> frozenset[str]:
-    """The names the answer cells of this kernel's notebook define (its folder's notebook of the
-    folder's name: `01_one_step/01_one_step.ipynb`). Where there is none, every name of the
-    notebook: a test cell reads no name but the exercises' (`tests/test_gates_names.py`), so the
-    two are the same for the course's tests."""
+    """The names a test may reach, as the grader reads them from the course: the release writes them
+    into the chapter's notebook (`{"workbook": {"exercises": [...]}}`), this kernel's notebook being
+    its folder's notebook of the folder's name (`01_one_step/01_one_step.ipynb`). Where it has none,
+    every name of the notebook: a test cell reads no name but the exercises' (`tests/test_gates_names.py`),
+    so the two are the same for the course's tests."""
     path = Path.cwd() / f"{Path.cwd().name}.ipynb"
     try:
-        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-        answers = ["".join(c["source"]) if isinstance(c["source"], list) else c["source"] for c in cells
-                   if c.get("cell_type") == "code" and c.get("metadata", {}).get("nbgrader", {}).get("solution")]
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        answers = None
-    if not answers:
-        return frozenset(k for k in user_namespace() if k.isidentifier() and not hasattr(builtins, k))
-    return frozenset().union(*(defined_names(a) for a in answers))
+        names = json.loads(path.read_text(encoding="utf-8"))["metadata"]["workbook"]["exercises"]
+    except (OSError, ValueError, KeyError, TypeError):
+        names = None
+    if type(names) is list and names and all(type(n) is str for n in names):
+        return frozenset(names)
+    return frozenset(k for k in user_namespace() if k.isidentifier() and not hasattr(builtins, k))
 
 
 def shown(error: BaseException, filename: str, raised: BaseException | None) -> BaseException:
@@ -130,7 +170,7 @@ def shown(error: BaseException, filename: str, raised: BaseException | None) -> 
     (its own lines) as its cause."""
     tb = _kept(error.__traceback__, filename)
     if getattr(error, "from_other_side", False) and raised is not None and \
-            type(raised).__name__ == type(error).__name__:
+            type(raised).__name__ == getattr(error, "notebook_class", type(error).__name__):  # a stand-in's too
         error.__cause__ = raised.with_traceback(_kept(raised.__traceback__, filename))
     shell = _ipython()
     if shell is not None:  # IPython's display hook: this traceback, whatever frames it gains above

@@ -37,7 +37,7 @@ def edition(course: Course, chapter: str, lang: str, english) -> object:
             raise AutograderError(f"{chapter}: the released markdown cell \"{i18n.first_line(cell.source)}\" "
                                   f"is not a cell of its source; release the English chapter first")
         cell.source = said
-    nb.metadata[META] = {"language": lang}
+    nb.metadata[META] = {**nb.metadata.get(META, {}), "language": lang}  # the English edition's exercises too
     return nb
 
 

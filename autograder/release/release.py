@@ -73,8 +73,14 @@ def generate(course: Course, chapters: list[str], out: Path, db: Path) -> None:
         name_stubs(nb)
         reading.append(course, chapter, nb)  # the chapter's row of docs/READING.md, its last cell
         notebooks.cell_ids(nb)
+        source = notebooks.read(course.solution_ipynb(chapter))
         nb.metadata = notebooks.normalise(nb.copy()).metadata
         nb.metadata["language_info"] = copy.deepcopy(LANGUAGE_INFO)  # as JupyterLab saves it: opens clean
+        # the names a test may reach, as the grader reads them from the course: the lab's loop reads
+        # them here (workbook/loopback.py), never from the learner's own cells
+        # and which code cells are the course's (another process runs no other: added_only)
+        nb.metadata["workbook"] = {"exercises": notebooks.exercise_names(source),
+                                   "cells": [c.id for c in nb.cells if c.cell_type == "code"]}
         released.write_text(notebooks.dumps(nb), encoding="utf-8")
 
 

@@ -38,6 +38,8 @@ NAME = "[a name from your notebook]"  # what a name the notebook chose becomes
 NAMED = ("$rec", "$nt", "$pyd", "$sdk", "$e")
 HANDLE_NAMES = ("name", "short")  # a handle's ($h) names: its function's or class's
 _QUOTED = re.compile(r"""(?<![\w])(?:'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")(?![\w])""")
+# A string `compare.short` cut: its opening quote, then no closing one before "... (N chars)".
+_CUT = re.compile(r"""(?<![\w])['"][^\n]*?\.\.\. \(\d+ chars\)""")
 _NUMBER = re.compile(r"-?\b\d{6,}\b")
 _OPEN, _CLOSE = "([{", ")]}"
 
@@ -46,7 +48,7 @@ def mask_values(message: str) -> str:
     """`message` with the values it quotes replaced by VALUE: quoted strings, then bracketed groups
     holding quotes, digits, commas or colons (a repr of a list, a tuple, a dict), then long numbers.
     A group of plain words ("(hashlib)") stays."""
-    message = _QUOTED.sub(VALUE, message)
+    message = _QUOTED.sub(VALUE, _CUT.sub(VALUE, message))
     out: list[str] = []
     stack: list[tuple[int, str]] = []  # stack: (where the group starts in out, its opening bracket)
     for ch in message:
@@ -157,7 +159,24 @@ class Heard:
         it chose that `source` (the test's own code) does not say."""
         for text in sorted((t for t in self.texts if t in message), key=len, reverse=True):
             message = message.replace(text, REDACTED)
+        for text in sorted((t for t in self.texts if t[:MIN_CHARS] in message), key=len, reverse=True):
+            message = message.replace(held(text, message), REDACTED)  # a long text, cut short
         own = set(re.findall(r"\w+", source))
         for name in sorted((n for n in self.names if n not in own and n in message), key=len, reverse=True):
             message = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", NAME, message)
+        for name in (n for n in self.names if len(n) >= MIN_CHARS and n[:MIN_CHARS] in message):
+            message = message.replace(held(name, message), NAME)  # a long name, cut short
         return message
+
+
+def held(text: str, message: str) -> str:
+    """The longest start of `text` that `message` holds (of at least MIN_CHARS, which it holds): a
+    message that cuts a long value short ("'abc... (300 chars)", red team 16) shows only a start."""
+    low, high = MIN_CHARS, len(text)  # holding a start means holding every shorter one
+    while low < high:
+        mid = (low + high + 1) // 2
+        if text[:mid] in message:
+            low = mid
+        else:
+            high = mid - 1
+    return text[:low]

@@ -173,6 +173,7 @@ class JudgeEnd(Endpoint):
         """When a test ends: none of its handles work any more, either way."""
         self.afters.clear()
         self.handed_parts.clear()
+        self.borrowed.clear()
         self.objects.clear()
         self._exported.clear()
         self._refs.clear()

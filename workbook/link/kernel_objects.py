@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import re
 import typing
 
 import pydantic
@@ -109,6 +110,18 @@ def model(own: dict, path: str, fields: dict) -> object:
     return cls.model_construct(**fields) if cls is not None else Record(path, fields, model=True)
 
 
+NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+MAX_NAME = 60
+
+
+def plain_name(name, default: str) -> str:
+    """A name the notebook gave its function or class, as messages may say it: dotted identifiers,
+    whole, at most MAX_NAME characters (the judge's messages cut longer values, and a name cut short
+    escapes the quiet messages' redaction: heard.py), else `default` (red team 16 named a class
+    after a hidden test's input)."""
+    return name if type(name) is str and len(name) <= MAX_NAME and NAME.fullmatch(name) else default
+
+
 class KernelRef:
     """An object in the student's kernel: it can be called and asked for data, nothing more."""
 
@@ -118,7 +131,7 @@ class KernelRef:
         object.__setattr__(self, "_end", end)
         object.__setattr__(self, "_hid", hid)
         object.__setattr__(self, "_kind", str(info.get("kind", "object"))[:20])
-        object.__setattr__(self, "_name", str(info.get("name", "object"))[:200])
+        object.__setattr__(self, "_name", plain_name(info.get("name"), "object"))
         object.__setattr__(self, "_info", info)
 
     @property
@@ -136,7 +149,7 @@ class KernelRef:
 
     @property
     def __name__(self):
-        return str(self._info.get("short", self._name))
+        return plain_name(self._info.get("short"), self._name)
 
     @property
     def __doc__(self):  # type: ignore[override]  # read-only on purpose: a test sets nothing on it

@@ -78,6 +78,14 @@ class KernelEnd(Endpoint):
     def not_connected(self) -> Exception:
         return JudgeError("the grader is not listening (its objects work only while a test runs)")
 
+    def forget_test(self) -> None:
+        """When a test is over (a learner's kernel runs many): none of its handles work any more."""
+        with self._lock:
+            self.forget_calls()
+            self.objects.clear()
+            self._exported.clear()
+            self.proxies.clear()
+
     def handle_for(self, obj) -> dict:
         known = self.proxies.get(id(obj))
         if known is not None and known[0] is obj:
