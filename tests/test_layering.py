@@ -30,7 +30,7 @@ LAYERS = [
      ["workbook.engine*", "workbook.paths", "workbook.schemas", "workbook.shop", "workbook.payments",
       "workbook.prices", "workbook.display", "workbook.probes", "workbook.notebook_side", "workbook.quiz_format",
       "workbook.mcp_servers*", "workbook.kb", "workbook.sqlite_reader", "workbook.cli", "workbook.compare",
-      "workbook.process_watch", "workbook.i18n*", "workbook.fresh"]),
+      "workbook.process_watch", "workbook.i18n*", "workbook.fresh", "workbook.test_cells"]),
     ("the scenarios", ["workbook.scenarios*"]),
     ("what stands on them: name lookup, traces, quizzes, the judge's link",
      ["workbook.fake_llm*", "workbook.trace*", "workbook.frameworks", "workbook.env", "workbook.saved_answers",

@@ -11,7 +11,7 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 from autograder import notebooks
-from workbook import loopback
+from workbook import loopback, test_cells
 from workbook.paths import ROOT
 
 ANSWER = {"cell_type": "code", "source": "def grow(xs):\n    ...\n", "metadata": {"nbgrader": {"solution": True}}}
@@ -30,7 +30,7 @@ def shell(tmp_path, monkeypatch):
     (folder / "01_demo.ipynb").write_text(json.dumps({"cells": cells, "metadata": meta}), encoding="utf-8")
     monkeypatch.chdir(folder)
     shell = InteractiveShell.instance()
-    assert loopback.install(shell)
+    assert test_cells.install(shell)
     shell.run_cell("def grow(xs):\n    xs.append(1)\n    return len(xs)\n"
                    "def boom():\n    raise KeyError('no such order')\n"
                    "from dataclasses import dataclass\n@dataclass\nclass Seen:\n    n: int\n"
@@ -40,8 +40,8 @@ def shell(tmp_path, monkeypatch):
                    "def key(a):\n    if a == 'bad':\n        raise ReplyError('no such reply')\n    return digest([a])\n"
                    "helper = 'the notebook decides this'")
     yield shell
-    shell.input_transformers_post.remove(loopback._transform)
-    delattr(shell, loopback.MARK)
+    shell.input_transformers_post.remove(test_cells._transform)
+    delattr(shell, test_cells.MARK)
     loopback._LOOP.clear()
 
 
@@ -51,12 +51,12 @@ def ran(shell, source: str):
 
 
 def test_what_a_test_cell_is():
-    assert loopback.is_test_cell('"""Visible tests: one step."""\nx = 1')
-    assert loopback.is_test_cell('"""Hidden tests: more."""\npass')
-    assert not loopback.is_test_cell('"""A helper."""\ndef f(): ...')
-    assert not loopback.is_test_cell("x = 1\n'Visible tests'")
-    assert not loopback.is_test_cell('"""Visible tests: broken\n')
-    assert not loopback.is_test_cell("")
+    assert test_cells.is_test_cell('"""Visible tests: one step."""\nx = 1')
+    assert test_cells.is_test_cell('"""Hidden tests: more."""\npass')
+    assert not test_cells.is_test_cell('"""A helper."""\ndef f(): ...')
+    assert not test_cells.is_test_cell("x = 1\n'Visible tests'")
+    assert not test_cells.is_test_cell('"""Visible tests: broken\n')
+    assert not test_cells.is_test_cell("")
 
 
 def test_every_test_cell_opens_with_a_test_docstring_and_no_other_cell_does():
@@ -70,7 +70,7 @@ def test_every_test_cell_opens_with_a_test_docstring_and_no_other_cell_does():
                 continue
             is_test = notebooks.is_test(cell)
             seen += is_test
-            if loopback.is_test_cell(cell.source) != is_test:
+            if test_cells.is_test_cell(cell.source) != is_test:
                 wrong.append(f"{path.relative_to(ROOT)} {notebooks.nbmeta(cell).get('grade_id', cell.source[:40])!r}")
     assert not wrong, ('a test cell opens with """Visible tests: ...""" or """Hidden tests: ...""", and no other '
                        "cell does (a learner's kernel runs those through the judge's link): " + ", ".join(wrong))
@@ -115,9 +115,9 @@ def test_a_cell_that_is_not_a_test_runs_as_ever(shell):
 
 def test_it_can_be_turned_off(monkeypatch):
     monkeypatch.setenv("AGENT_LOOP_LOOPBACK", "0")
-    assert not loopback.install(InteractiveShell.instance())
+    assert not test_cells.install(InteractiveShell.instance())
     monkeypatch.delenv("AGENT_LOOP_LOOPBACK")
-    assert not loopback.install(), "outside a kernel it installs nothing"
+    assert not test_cells.install(), "outside a kernel it installs nothing"
 
 
 def test_a_notebooks_own_error_class_is_shown_as_the_cause_too(shell):
@@ -132,3 +132,14 @@ def test_another_process_runs_no_cell_the_learner_added(shell):
                        'another_process(5).key("a")')
     assert type(error) is NameError and "only a cell you added defines it" in str(error), error
     assert ran(shell, '"""Visible tests: key here."""\nassert key("a") == "[\'a\']"') is None
+
+
+def test_import_workbook_loads_no_part_of_the_link():
+    """Every graded kernel and every replay of another process imports workbook before it refuses
+    native modules (ctypes reaches the real clock): the loop loads with the first test cell only."""
+    import subprocess
+    import sys
+
+    code = "import sys, workbook; print(sorted(m for m in ('ctypes', 'pydantic', 'workbook.loopback', 'workbook.link.judge_end') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]", out

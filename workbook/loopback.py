@@ -8,22 +8,20 @@ code in a `Namespace` of its own, each exercise it names a `KernelRef` whose cal
 records, exceptions as data, in-place changes read with `after`, the test's objects as the
 notebook's code sees them) is what the grader sees, by construction, not by a rule an author keeps.
 
-`import workbook` installs it in an IPython kernel (`install`): a cell whose first statement is a
-test's docstring ("Visible tests: ..." or "Hidden tests: ...": `tests/test_loopback.py`
-keeps every test cell so, and no other) runs through `run`. The test's names stay its own, as
-graded: a name it defines (an `#@include`d class, `messages`) never replaces the notebook's. Only
-what is shown differs: an error the notebook's code raised is shown with its own lines, as the
-cause of the test's error. A cell run before `workbook` was imported in the kernel runs as plain
-code.
+`import workbook` installs the hook in an IPython kernel (`workbook.test_cells`): a cell whose
+first statement is a test's docstring ("Visible tests: ..." or "Hidden tests: ...":
+`tests/test_loopback.py` keeps every test cell so, and no other) runs through `run`. The test's
+names stay its own, as graded: a name it defines (an `#@include`d class, `messages`) never
+replaces the notebook's. Only what is shown differs: an error the notebook's code raised is shown
+with its own lines, as the cause of the test's error. A cell run before `workbook` was imported in
+the kernel runs as plain code.
 """
 
 from __future__ import annotations
 
-import ast
 import builtins
 import functools
 import json
-import os
 import sys
 import types
 from pathlib import Path
@@ -35,20 +33,7 @@ from workbook.link.judge_end import JudgeEnd
 from workbook.link.kernel_side import KernelEnd, user_namespace
 from workbook.link.names import Namespace, defined_names
 
-OPENINGS = ("Visible tests", "Hidden tests")  # how every test cell's docstring begins
-MARK = "_workbook_loopback"  # set on the shell once the transformer is in
 LINK_FILES = (str(Path(__file__).resolve().parent / "link"), __file__)  # frames a learner is not shown
-
-
-def is_test_cell(source: str) -> bool:
-    """Is `source` a test cell: its first statement a docstring that says which tests it holds?"""
-    try:
-        body = ast.parse(source).body
-    except (SyntaxError, ValueError):
-        return False
-    first = body[0] if body else None
-    return (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
-            and isinstance(first.value.value, str) and first.value.value.startswith(OPENINGS))
 
 
 class _Kernel(KernelEnd):
@@ -208,29 +193,6 @@ def run(source: str) -> None:
     _LOOP[0].run(compile(source, filename, "exec", dont_inherit=True))
 
 
-def _transform(lines: list[str]) -> list[str]:
-    source = "".join(lines)
-    if not is_test_cell(source):
-        return lines
-    return [f"__import__('workbook.loopback', fromlist=['run']).run({source!r})\n"]
-
-
 def _ipython():
     ipython = sys.modules.get("IPython")
     return ipython.get_ipython() if ipython is not None else None
-
-
-def install(shell=None) -> bool:
-    """Run test cells through the loop from now on (once) in `shell`, else in this process's
-    IPython kernel; False outside a kernel, or where AGENT_LOOP_LOOPBACK=0 asks for test cells
-    to run as plain code."""
-    if shell is None:
-        shell = _ipython()
-        if shell is None or getattr(shell, "kernel", None) is None:
-            return False
-    if os.environ.get("AGENT_LOOP_LOOPBACK") == "0":
-        return False
-    if not getattr(shell, MARK, False):
-        setattr(shell, MARK, True)
-        shell.input_transformers_post.append(_transform)
-    return True

@@ -3,6 +3,7 @@ time limit per cell and per notebook, no silent zero, no stderr penalty, bounded
 
 from __future__ import annotations
 
+import os
 import subprocess
 import time
 from pathlib import Path
@@ -65,6 +66,8 @@ class SafeExecute(JudgedCells, Execute):
         # instructor's terminal; everything a cell prints still reaches the notebook over ZMQ.
         kwargs.setdefault("stdout", subprocess.DEVNULL)
         kwargs.setdefault("stderr", subprocess.DEVNULL)
+        if self.judge:  # graded, a test cell never runs in the kernel: no hook for one (workbook/test_cells.py)
+            kwargs["env"] = {**(kwargs.get("env") or os.environ), "AGENT_LOOP_LOOPBACK": "0"}
         return await super().async_start_new_kernel(**kwargs)
 
     start_new_kernel = run_sync(async_start_new_kernel)

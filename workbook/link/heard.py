@@ -160,18 +160,22 @@ class Heard:
         for text in sorted((t for t in self.texts if t in message), key=len, reverse=True):
             message = message.replace(text, REDACTED)
         for text in sorted((t for t in self.texts if t[:MIN_CHARS] in message), key=len, reverse=True):
-            message = message.replace(held(text, message), REDACTED)  # a long text, cut short
+            message = cut_short(message, text, REDACTED)  # a long text, cut short
         own = set(re.findall(r"\w+", source))
         for name in sorted((n for n in self.names if n not in own and n in message), key=len, reverse=True):
             message = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", NAME, message)
         for name in (n for n in self.names if len(n) >= MIN_CHARS and n[:MIN_CHARS] in message):
-            message = message.replace(held(name, message), NAME)  # a long name, cut short
+            message = cut_short(message, name, NAME)  # a long name, cut short
         return message
 
 
-def held(text: str, message: str) -> str:
-    """The longest start of `text` that `message` holds (of at least MIN_CHARS, which it holds): a
-    message that cuts a long value short ("'abc... (300 chars)", red team 16) shows only a start."""
+CUT_MARKS = ("...", "…")  # what follows a value a message cut short (`compare.short`), else its end
+
+
+def cut_short(message: str, text: str, said: str) -> str:
+    """`message` with the start of `text` it shows, where it cut `text` short ("'abc... (300
+    chars)", red team 16, or the message's own end), replaced by `said`. The longest start of at
+    least MIN_CHARS it holds; a start followed by anything else is the grader's words, and stays."""
     low, high = MIN_CHARS, len(text)  # holding a start means holding every shorter one
     while low < high:
         mid = (low + high + 1) // 2
@@ -179,4 +183,7 @@ def held(text: str, message: str) -> str:
             low = mid
         else:
             high = mid - 1
-    return text[:low]
+    start = text[:low]
+    for mark in CUT_MARKS:
+        message = message.replace(start + mark, said + mark)
+    return message[: -len(start)] + said if message.endswith(start) else message
