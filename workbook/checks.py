@@ -34,16 +34,22 @@ from workbook.link.exc_classes import said
 from workbook.probes import Overlap, spy_moves  # noqa: F401  (test helpers, reached as wb.checks.*)
 
 
-def _shown(tb: types.TracebackType | None) -> types.TracebackType | None:
-    """The traceback without the helpers' frames (`__tracebackhide__`) and IPython's own."""
-    kept, shown = [], None
+def frames_without(tb: types.TracebackType | None, drop) -> types.TracebackType | None:
+    """`tb` without the frames `drop(frame)` says to leave out (a new chain; the frames are the same)."""
+    kept, out = [], None
     while tb is not None:
-        if not tb.tb_frame.f_locals.get("__tracebackhide__") and not str(tb.tb_frame.f_globals.get("__name__")).startswith("IPython"):
+        if not drop(tb.tb_frame):
             kept.append(tb)
         tb = tb.tb_next
     for entry in reversed(kept):
-        shown = types.TracebackType(shown, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
-    return shown
+        out = types.TracebackType(out, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
+    return out
+
+
+def _shown(tb: types.TracebackType | None) -> types.TracebackType | None:
+    """The traceback without the helpers' frames (`__tracebackhide__`) and IPython's own."""
+    return frames_without(tb, lambda frame: frame.f_locals.get("__tracebackhide__")
+                          or str(frame.f_globals.get("__name__")).startswith("IPython"))
 
 
 def _render(error: BaseException) -> list[str]:

@@ -27,11 +27,13 @@ import types
 from pathlib import Path
 
 from workbook import notebook_side
+from workbook.checks import frames_without
 from workbook.link.channel import LoopChannel
 from workbook.link.heard import Heard
 from workbook.link.judge_end import JudgeEnd
 from workbook.link.kernel_side import KernelEnd, user_namespace
 from workbook.link.names import Namespace, defined_names
+from workbook.test_cells import ipython
 
 LINK_FILES = (str(Path(__file__).resolve().parent / "link"), __file__)  # frames a learner is not shown
 
@@ -58,9 +60,9 @@ class Loop:
         self.names = Namespace(self.judge)
         self.names["__name__"] = "__test__"
 
-    def another(self, seconds: float) -> _Crossing:
+    def another(self, seconds: float) -> _Replayed:
         """`another_process(seconds)`: the notebook's exercise run by `elsewhere`, called across."""
-        return _Crossing(self, _Replayed(seconds))
+        return _Replayed(self, seconds)
 
     def run(self, code: types.CodeType) -> None:
         """Run a test cell's code here as the judge runs it."""
@@ -80,24 +82,29 @@ class Loop:
             self.judge.forget_test()
             self.judge.heard = Heard()  # what a hidden test's message may not say: graded only
             self.kernel.forget_test()
-            self.names.forget_kernel()
 
 
 class _Replayed(notebook_side.Elsewhere):
-    """Graded, another process runs the chapter's cells with the notebook's answers, never a cell
-    the learner added: an exercise that reads a name only such a cell defines fails there with a
-    NameError (red team 16), so it does here too, saying why."""
+    """The notebook's exercises run by `elsewhere`, each a KernelRef: calls cross the link. Graded,
+    another process runs the chapter's cells with the notebook's answers, never a cell the learner
+    added: an exercise that reads a name only such a cell defines fails there with a NameError
+    (red team 16), so it does here too, saying why."""
+
+    def __init__(self, loop: Loop, seconds: float):
+        super().__init__(seconds)
+        self._loop = loop
 
     def __getattr__(self, name: str):
         fn = vars(sys.modules["__main__"]).get(name)
         missing = sorted(_read_names(getattr(fn, "__code__", None)) & added_only())
         if missing:
-            def fails(*args, **kwargs):
+            def fn(*args, **kwargs):
                 raise NameError(f"name {missing[0]!r} is not defined in another process: only a cell you "
                                 "added defines it, and another process runs the chapter's cells with your "
                                 "answers, not the cells you added (move it into the answer cell)")
-            return fails
-        return super().__getattr__(name)
+        else:
+            fn = super().__getattr__(name)
+        return self._loop.judge.decode(self._loop.kernel.encode(fn))
 
 
 def _read_names(code: types.CodeType | None) -> set[str]:
@@ -107,43 +114,38 @@ def _read_names(code: types.CodeType | None) -> set[str]:
     return set(code.co_names).union(*(_read_names(c) for c in code.co_consts if isinstance(c, types.CodeType)))
 
 
-def added_only() -> set[str]:
-    """The names only the learner's own cells define in this kernel's notebook, as saved: its code
-    cells whose ids are not among the course's (the release lists them: `{"workbook": {"cells": [...]}}`)."""
+def _saved() -> tuple[dict, list[tuple[str | None, str]]]:
+    """This kernel's notebook as saved (its folder's notebook of the folder's name,
+    `01_one_step/01_one_step.ipynb`): what the release wrote in its metadata (`{"workbook": ...}`),
+    and (id, source) of its code cells; nothing where there is none."""
     path = Path.cwd() / f"{Path.cwd().name}.ipynb"
     try:
         nb = json.loads(path.read_text(encoding="utf-8"))
-        ours = set(nb["metadata"]["workbook"]["cells"])
-        code = [(c.get("id") in ours, "".join(c["source"]) if isinstance(c["source"], list) else c["source"])
+        ours = nb["metadata"].get("workbook", {})
+        code = [(c.get("id"), "".join(c["source"]) if isinstance(c["source"], list) else c["source"])
                 for c in nb["cells"] if c.get("cell_type") == "code"]
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}, []
+    return (ours, code) if isinstance(ours, dict) else ({}, code)
+
+
+def added_only() -> set[str]:
+    """The names only the learner's own cells define: code cells whose ids are not among the
+    course's (the release lists them: `{"workbook": {"cells": [...]}}`)."""
+    meta, code = _saved()
+    ours = set(meta.get("cells") or ())
+    if not ours:
         return set()
-    course = set().union(*(defined_names(src) for mine, src in code if mine))
-    return set().union(*(defined_names(src) for mine, src in code if not mine)) - course
-
-
-class _Crossing:
-    """The notebook's functions of `inner` (an `Elsewhere`), each a KernelRef: calls cross the link."""
-
-    def __init__(self, loop: Loop, inner: notebook_side.Elsewhere):
-        self._loop, self._inner = loop, inner
-
-    def __getattr__(self, name: str):
-        fn = getattr(self._inner, name)
-        return self._loop.judge.decode(self._loop.kernel.encode(fn))
+    course = set().union(*(defined_names(src) for cid, src in code if cid in ours))
+    return set().union(*(defined_names(src) for cid, src in code if cid not in ours)) - course
 
 
 def exercise_names() -> frozenset[str]:
     """The names a test may reach, as the grader reads them from the course: the release writes them
-    into the chapter's notebook (`{"workbook": {"exercises": [...]}}`), this kernel's notebook being
-    its folder's notebook of the folder's name (`01_one_step/01_one_step.ipynb`). Where it has none,
-    every name of the notebook: a test cell reads no name but the exercises' (`tests/test_gates_names.py`),
-    so the two are the same for the course's tests."""
-    path = Path.cwd() / f"{Path.cwd().name}.ipynb"
-    try:
-        names = json.loads(path.read_text(encoding="utf-8"))["metadata"]["workbook"]["exercises"]
-    except (OSError, ValueError, KeyError, TypeError):
-        names = None
+    into the chapter's notebook (`{"workbook": {"exercises": [...]}}`). Where it has none, every name
+    of the notebook: a test cell reads no name but the exercises' (`tests/test_gates_names.py`), so
+    the two are the same for the course's tests."""
+    names = _saved()[0].get("exercises")
     if type(names) is list and names and all(type(n) is str for n in names):
         return frozenset(names)
     return frozenset(k for k in user_namespace() if k.isidentifier() and not hasattr(builtins, k))
@@ -157,7 +159,7 @@ def shown(error: BaseException, filename: str, raised: BaseException | None) -> 
     if getattr(error, "from_other_side", False) and raised is not None and \
             type(raised).__name__ == getattr(error, "notebook_class", type(error).__name__):  # a stand-in's too
         error.__cause__ = raised.with_traceback(_kept(raised.__traceback__, filename))
-    shell = _ipython()
+    shell = ipython()
     if shell is not None:  # IPython's display hook: this traceback, whatever frames it gains above
         error._render_traceback_ = functools.partial(  # type: ignore[attr-defined]
             shell.InteractiveTB.structured_traceback, type(error), error, tb, tb_offset=0)
@@ -166,15 +168,8 @@ def shown(error: BaseException, filename: str, raised: BaseException | None) -> 
 
 def _kept(tb: types.TracebackType | None, filename: str) -> types.TracebackType | None:
     """`tb` without the link's frames and those that hide themselves (`__tracebackhide__`)."""
-    kept, out = [], None
-    while tb is not None:
-        where = tb.tb_frame.f_code.co_filename
-        if where == filename or not (where.startswith(LINK_FILES) or tb.tb_frame.f_locals.get("__tracebackhide__")):
-            kept.append(tb)
-        tb = tb.tb_next
-    for entry in reversed(kept):
-        out = types.TracebackType(out, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
-    return out
+    return frames_without(tb, lambda frame: frame.f_code.co_filename != filename and (
+        frame.f_code.co_filename.startswith(LINK_FILES) or frame.f_locals.get("__tracebackhide__")))
 
 
 _LOOP: list[Loop] = []
@@ -183,7 +178,7 @@ _LOOP: list[Loop] = []
 def run(source: str) -> None:
     """Run the test cell `source` through the loop (the transformer's one line)."""
     __tracebackhide__ = True
-    shell = _ipython()
+    shell = ipython()
     if shell is not None:  # IPython's own name for the cell: its traceback says "Cell In[n]"
         filename = shell.compile.cache(source, shell.execution_count)
     else:
@@ -191,8 +186,3 @@ def run(source: str) -> None:
     if not _LOOP:
         _LOOP.append(Loop())
     _LOOP[0].run(compile(source, filename, "exec", dont_inherit=True))
-
-
-def _ipython():
-    ipython = sys.modules.get("IPython")
-    return ipython.get_ipython() if ipython is not None else None

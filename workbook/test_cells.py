@@ -15,6 +15,7 @@ import sys
 
 OPENINGS = ("Visible tests", "Hidden tests")  # how every test cell's docstring begins
 MARK = "_workbook_loopback"  # set on the shell once the transformer is in
+OFF = "AGENT_LOOP_LOOPBACK"  # =0: test cells run as plain code (a graded kernel starts so: autograder/sandbox)
 
 
 def is_test_cell(source: str) -> bool:
@@ -35,16 +36,21 @@ def _transform(lines: list[str]) -> list[str]:
     return [f"__import__('workbook.loopback', fromlist=['run']).run({source!r})\n"]
 
 
+def ipython():
+    """This process's IPython shell, or None (IPython is looked up, never imported)."""
+    module = sys.modules.get("IPython")
+    return module.get_ipython() if module is not None else None
+
+
 def install(shell=None) -> bool:
     """Run test cells through the loop from now on (once) in `shell`, else in this process's
     IPython kernel; False outside a kernel, or where AGENT_LOOP_LOOPBACK=0 asks for test cells
     to run as plain code."""
     if shell is None:
-        ipython = sys.modules.get("IPython")
-        shell = ipython.get_ipython() if ipython is not None else None
+        shell = ipython()
         if shell is None or getattr(shell, "kernel", None) is None:
             return False
-    if os.environ.get("AGENT_LOOP_LOOPBACK") == "0":
+    if os.environ.get(OFF) == "0":
         return False
     if not getattr(shell, MARK, False):
         setattr(shell, MARK, True)

@@ -21,6 +21,7 @@ from autograder.course import AutograderError
 from autograder.judge.cells import JudgedCells
 from autograder.judge.watch import CpuWatch, NotebookWatch
 from autograder.pipeline.feedback_filter import HIDDEN
+from workbook import test_cells
 
 LIMITS_FILE = Path(kernel_limits.__file__)  # sent to the kernel as source, never imported there
 TIMEOUT_ENAME = "CellTimeoutError"
@@ -67,7 +68,7 @@ class SafeExecute(JudgedCells, Execute):
         kwargs.setdefault("stdout", subprocess.DEVNULL)
         kwargs.setdefault("stderr", subprocess.DEVNULL)
         if self.judge:  # graded, a test cell never runs in the kernel: no hook for one (workbook/test_cells.py)
-            kwargs["env"] = {**(kwargs.get("env") or os.environ), "AGENT_LOOP_LOOPBACK": "0"}
+            kwargs["env"] = {**(kwargs.get("env") or os.environ), test_cells.OFF: "0"}
         return await super().async_start_new_kernel(**kwargs)
 
     start_new_kernel = run_sync(async_start_new_kernel)

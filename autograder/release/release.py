@@ -69,11 +69,11 @@ def generate(course: Course, chapters: list[str], out: Path, db: Path) -> None:
         nbgrader_run.run(GenerateAssignment, config, chapter, student=".")
         released = out / chapter / f"{chapter}.ipynb"
         nb = notebooks.read(released)
-        quiet_hidden_cells(notebooks.read(course.solution_ipynb(chapter)), nb)
+        source = notebooks.read(course.solution_ipynb(chapter))
+        quiet_hidden_cells(source, nb)
         name_stubs(nb)
         reading.append(course, chapter, nb)  # the chapter's row of docs/READING.md, its last cell
         notebooks.cell_ids(nb)
-        source = notebooks.read(course.solution_ipynb(chapter))
         nb.metadata = notebooks.normalise(nb.copy()).metadata
         nb.metadata["language_info"] = copy.deepcopy(LANGUAGE_INFO)  # as JupyterLab saves it: opens clean
         # the names a test may reach, as the grader reads them from the course: the lab's loop reads

@@ -43,6 +43,7 @@ from traitlets import List, Unicode
 from autograder.course import REPO, AutograderError
 from autograder.sandbox import cgroups
 from autograder.sandbox.caps import CappedKernelManager
+from workbook import test_cells
 
 MODES = ("auto", "bwrap", "none")
 INSTALL_HINT = ("install bubblewrap (Debian/Ubuntu: `apt-get install bubblewrap`; Fedora: `dnf install "
@@ -215,7 +216,7 @@ def bwrap_argv(run: Path, hidden: list[Path], limits: SandboxLimits = SandboxLim
            "MPLCONFIGDIR": "/tmp/matplotlib", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
            "PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin", "USER": "student",
            "PYDEVD_DISABLE_FILE_VALIDATION": "1",
-           "AGENT_LOOP_LOOPBACK": "0",  # graded, a test cell never runs in the kernel: no hook for one
+           test_cells.OFF: "0",  # graded, a test cell never runs in the kernel: no hook for one
            "PYTHONPATH": REPO}  # `import workbook` from any venv (the judge's too): here REPO holds only what is bound
     argv += ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
              "--die-with-parent", "--cap-drop", "ALL", "--clearenv"]
