@@ -78,9 +78,8 @@ _.block_on_close  # unused attribute (workbook/scenarios/attacks.py:212)
 shout  # unused function (workbook/mcp_servers/sdk_server.py:18)
 _._repr_png_  # unused method (workbook/trace/plot.py:28)
 
-# Named by a string: notebook_side("workbook.probes:spy_moves"), StreamPlan's fault names
+# Named by a string: StreamPlan's fault names
 stall_after  # unused variable (workbook/engine/streaming.py:49)
-spy_moves  # unused function (workbook/probes.py:68)
 
 # Set for the reader of a record (a stream's length in ms; a channel's peer, kept for the judge's
 # own checks): not read in this repository. total_ms is a candidate for removal

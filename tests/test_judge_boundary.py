@@ -47,7 +47,7 @@ def test_given_code_beside_the_students_is_named_by_path(ends, monkeypatch):
     ref = notebook_side.notebook_side("workbook.trace.otel:inside")  # imported here, as a given cell does
     assert repr(ref) == "<the notebook's function inside>", "the kernel's own copy, by its path"
     with pytest.raises(ValueError, match="not given code"):
-        notebook_side.notebook_side("workbook.probes:spy_moves")
+        notebook_side.notebook_side("workbook.probes:in_place")
     with pytest.raises(ValueError, match="not given code"):
         judge.given("os:system")
 

@@ -31,7 +31,7 @@ from workbook.compare import mismatch, short, with_article
 from workbook.fresh import Fresh, fresh  # noqa: F401  (a test cell imports `fresh` from here)
 from workbook.link.codec import is_pydantic
 from workbook.link.exc_classes import said
-from workbook.probes import Overlap, spy_moves  # noqa: F401  (test helpers, reached as wb.checks.*)
+from workbook.probes import Overlap  # noqa: F401  (a test helper, reached as wb.checks.Overlap)
 
 
 def frames_without(tb: types.TracebackType | None, drop) -> types.TracebackType | None:

@@ -1,7 +1,7 @@
-"""Instruments for test cells: which tool calls ran at the same time, which files were moved, which
-responses a model client returned.
+"""Instruments for test cells: which tool calls ran at the same time, which responses a model
+client returned.
 
-Reached as `wb.checks.Overlap` and `wb.checks.spy_moves` (docs/CHAPTERS.md, "Test helpers");
+Reached as `wb.checks.Overlap` (docs/CHAPTERS.md, "Test helpers");
 `Recorder`, `elsewhere`, `after_changing` and `in_place` are imported from here (`from workbook.probes import Recorder`).
 """
 
@@ -11,13 +11,10 @@ import builtins
 import copy
 import datetime
 import inspect
-import os
 import sys
 import threading
 import time
 import types
-from contextlib import contextmanager
-from pathlib import Path
 
 from workbook.i18n import current, tr
 
@@ -69,25 +66,6 @@ class Recorder:
             raise AssertionError(f"more than {self.cap} model calls: does {self.what} stop at max_steps?")
         self.responses.append(self.client.chat.completions.create(**kwargs))
         return self.responses[-1]
-
-
-@contextmanager
-def spy_moves():
-    """Record every `os.replace` / `os.rename` made while the block runs, as (source, target) Paths;
-    the real functions are back afterwards whatever happens."""
-    moves, real = [], (os.replace, os.rename)
-
-    def spy(fn):
-        def move(src, dst, *args, **kwargs):
-            moves.append((Path(os.fsdecode(src)), Path(os.fsdecode(dst))))
-            return fn(src, dst, *args, **kwargs)
-        return move
-
-    os.replace, os.rename = spy(real[0]), spy(real[1])
-    try:
-        yield moves
-    finally:
-        os.replace, os.rename = real
 
 
 def _later_clock(seconds):
