@@ -1,6 +1,15 @@
 """What the notebook sends is kept out of a hidden test's message (workbook/link/heard.py)."""
 
-from workbook.link.heard import MIN_CHARS, REDACTED, VALUE, Heard, mask_values
+from workbook.link.heard import (
+    MAX_WALK,
+    MIN_CHARS,
+    NAME,
+    REDACTED,
+    UNREAD,
+    VALUE,
+    Heard,
+    mask_values,
+)
 
 DOC = "Refund money for one order.\n\nChanges state: needs the customer's confirmation."
 
@@ -97,3 +106,31 @@ def test_a_kernel_objects_name_is_a_plain_name_or_none():
     assert repr(ref("Outer.Inner")) == "<the notebook's object Outer.Inner>"
     for odd in ("1get_weathe", "a b", "x" * 61, "<lambda>", None, 7):
         assert repr(ref(odd)) == "<the notebook's object object>", odd
+
+
+def test_a_records_field_names_are_names_the_notebook_chose():
+    """Red team 17: a record whose field names were a hidden input in 11-character pieces, and a
+    repr cut at its length cap before its group closed, so no value was masked."""
+    heard = Heard()
+    pieces = ["Q: Taxi spe", "nding in Se", "ptember, pl"]
+    heard.add({"ok": {"$rec": "__main__:R", "f": {p: 0 for p in pieces} | {"pad": [0] * 5}}})
+    shown = f"got R({', '.join(f'{p}=0' for p in pieces)}, pad=[0, 0, 0"  # cut, never closed
+    out = mask_values(heard.redact(shown, "assert r == 'x', f'got {r!r}'"))
+    assert not any(p.split()[-1] in out for p in pieces), out
+    assert out == f"got {NAME}{VALUE}", out
+    assert mask_values("expected a list (of dicts") == f"expected a list {VALUE}"
+
+
+def test_zero_width_characters_do_not_hide_a_text():
+    heard = Heard()
+    hidden = "W: {\"tool\": \"get_weath\u200ber\", \"args\"\u200b: {\"city\": \u200b\"Almaty\"}}"
+    heard.add({"ok": {"$rec": "__main__:R", "f": {hidden: 0}}})
+    out = heard.redact(f"wanted_tool returned R({hidden}=0)")
+    assert "get_weath" not in out and "Almaty" not in out, out
+
+
+def test_a_message_too_big_to_read_whole_leaves_only_the_graders_words():
+    """Red team 17: 200,001 parts before the field names, so the walk never reached them."""
+    heard = Heard()
+    heard.add({"ok": {"$rec": "__main__:R", "f": {"pad": [0] * (MAX_WALK + 1), "Taxi spe": 0}}})
+    assert heard.redact("got R(pad=[0, 0], Taxi spe=0)") == UNREAD

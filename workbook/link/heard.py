@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 
 MIN_CHARS = 12  # shorter texts are names and values a message needs ("refund", "STOPPED: timeout")
 MAX_TEXTS = 20_000  # texts kept (past it, the longest are kept: they carry the most)
@@ -34,6 +35,8 @@ MAX_WALK = 200_000  # parts of one message walked
 REDACTED = "[text from your notebook]"  # what a hidden test's message shows in its place
 VALUE = "[…]"  # what a quoted value in such a message becomes
 NAME = "[a name from your notebook]"  # what a name the notebook chose becomes
+UNREAD = ("the message is not shown: your notebook sent the grader more at once than it reads "
+          "for its messages")  # a quiet message once a message from the kernel was too big to read whole
 # Keys of the link's data whose value is a class path ("module:Name") or a name the notebook chose.
 NAMED = ("$rec", "$nt", "$pyd", "$sdk", "$e")
 HANDLE_NAMES = ("name", "short")  # a handle's ($h) names: its function's or class's
@@ -47,7 +50,8 @@ _OPEN, _CLOSE = "([{", ")]}"
 def mask_values(message: str) -> str:
     """`message` with the values it quotes replaced by VALUE: quoted strings, then bracketed groups
     holding quotes, digits, commas or colons (a repr of a list, a tuple, a dict), then long numbers.
-    A group of plain words ("(hashlib)") stays."""
+    A group of plain words ("(hashlib)") stays; a group the message never closes is a value cut
+    short, and goes to the end (red team 17: a record's repr cut at its length cap)."""
     message = _QUOTED.sub(VALUE, _CUT.sub(VALUE, message))
     out: list[str] = []
     stack: list[tuple[int, str]] = []  # stack: (where the group starts in out, its opening bracket)
@@ -65,7 +69,16 @@ def mask_values(message: str) -> str:
                 out.append(ch)
         else:
             out.append(ch)
+    if stack:
+        del out[stack[0][0]:]
+        out.append(VALUE)
     return _NUMBER.sub(VALUE, "".join(out))
+
+
+def plain(text: str) -> str:
+    """`text` without format characters (zero-width spaces and joiners, marks of direction):
+    invisible on a page, they would keep a text the notebook sent from matching (red team 17)."""
+    return "".join(c for c in text if unicodedata.category(c) != "Cf") if not text.isascii() else text
 
 
 class Heard:
@@ -84,6 +97,7 @@ class Heard:
         self._texts: set[str] = set()
         self._names: set[str] = set()
         self._pending: list[tuple[bool, object]] = []  # (is an HTTP body, the data)
+        self.unread = False  # a message had more parts than MAX_WALK: what it held is not known
 
     @property
     def texts(self) -> set[str]:
@@ -129,6 +143,7 @@ class Heard:
                 stack.extend(value.values())
             elif type(value) is list:
                 stack.extend(value)
+        self.unread = self.unread or bool(stack)
 
     def _read_body(self, body) -> None:
         text = body.decode("utf-8", "replace")
@@ -139,6 +154,7 @@ class Heard:
 
     def add_text(self, text: str) -> None:
         # a class path "module:Name" too: its parts are names the notebook chose (red team 3)
+        text = plain(text)
         for piece in (text, *text.splitlines(), repr(text)[1:-1], *re.split(r"[:.]", text)):
             piece = piece.strip()
             if len(piece) >= MIN_CHARS:
@@ -152,11 +168,19 @@ class Heard:
             paths += [node.get(key) for key in HANDLE_NAMES]
         for path in paths:
             if type(path) is str and len(self._names) < MAX_TEXTS:
-                self._names.update(p for p in re.split(r"[:.<>]", path[:1000]) if p.isidentifier())
+                self._names.update(p for p in re.split(r"[:.<>]", plain(path[:1000])) if p.isidentifier())
+        fields = node.get("f") if "$rec" in node else node.get("v") if "$pyd" in node else None
+        if type(fields) is dict and len(self._names) < MAX_TEXTS:  # a record's field names are its own
+            self._names.update(n for n in map(plain, fields) if 0 < len(n) <= 1000)
 
     def redact(self, message: str, source: str = "") -> str:
         """`message` with every text the notebook sent (the longest first) replaced, and every name
-        it chose that `source` (the test's own code) does not say."""
+        it chose that `source` (the test's own code) does not say; only UNREAD once a message from
+        the notebook was too big to read whole (red team 17 hid names behind 200,000 parts)."""
+        self._read()
+        if self.unread:
+            return UNREAD
+        message = plain(message)
         for text in sorted((t for t in self.texts if t in message), key=len, reverse=True):
             message = message.replace(text, REDACTED)
         for text in sorted((t for t in self.texts if t[:MIN_CHARS] in message), key=len, reverse=True):
