@@ -5,9 +5,14 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from autograder import notebooks
 from autograder.course import AutograderError, Course
 from autograder.pipeline import files, gradebook, results
 from autograder.settings import Limits
+
+# Cells of one submitted notebook the grader runs: each costs the grader a few ms of its own (not
+# the notebook's CPU limit), and red team 17's 60,000 empty cells held a worker for 10 minutes.
+MAX_CELLS = 2_000
 
 
 def pool_context():
@@ -55,6 +60,11 @@ def _grade_one(course: Course, config, db: Path, student: str, chapter: str, lim
     started, message = time.monotonic(), ""
     # A stale autograded copy must never stand in for this run's result.
     files.clear(course.autograded / student / chapter, within=course.workspace)
+    too_many = _too_many_cells(course.submitted / student / chapter / f"{chapter}.ipynb")
+    if too_many:
+        record = results.failed(course, student, chapter, too_many, limits.sandbox)
+        results.save(course, record)
+        return record
     for _ in range(2):
         try:
             log, message = nbgrader_run.run(Autograde, config, chapter, student), ""
@@ -76,3 +86,15 @@ def _grade_one(course: Course, config, db: Path, student: str, chapter: str, lim
     results.save(course, record)
     return record
 
+
+def _too_many_cells(path: Path) -> str:
+    """Why a notebook of more than MAX_CELLS cells is not run, else "" (an unreadable one is
+    nbgrader's to report)."""
+    try:
+        cells = len(notebooks.read(path).cells)
+    except AutograderError:
+        return ""
+    if cells <= MAX_CELLS:
+        return ""
+    return (f"the notebook has {cells:,} cells and the grader runs at most {MAX_CELLS:,}: "
+            "delete the cells you added that you do not need, and submit again")

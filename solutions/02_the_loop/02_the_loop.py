@@ -281,6 +281,7 @@ def undocumented(order_id: str) -> dict:
 with wb.checks.raises(TypeError, match="undocumented",
                       what="@tool on undocumented(order_id: str), which has no docstring,"):
     tool(registry=registry)(undocumented)
+registry = after(registry)
 assert "undocumented" not in registry, "a refused function must not be registered"
 
 
@@ -368,7 +369,7 @@ for fn, why in [(untyped, "its parameter 'order_id' has no type"),
     registry = {}
     with wb.checks.raises(TypeError, match=fn.__name__, what=f"@tool on {fn.__name__} ({why})"):
         tool(registry=registry)(fn)
-        registry = after(registry)
+    registry = after(registry)
     assert registry == {}, f"a refused function must not be registered; the registry has {sorted(registry)}"
 ### END HIDDEN TESTS
 

@@ -13,6 +13,7 @@ A reply is {"ok": <value>, ...} or {"exc": <the exception, as codec's $e data>}.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import itertools
@@ -111,11 +112,15 @@ class Endpoint:
 
     # -- calling the other side ---------------------------------------------------------------
 
-    def _request(self, msg: dict) -> dict:
+    def _request(self, msg: dict, then_raise: bool = True) -> dict:
         if self.channel is None or self.channel.closed:
             raise self.not_connected()
         reply = self.channel.request(msg, on_wait=self.on_wait)
         self.received(reply)
+        return self.raise_for(reply) if then_raise else reply
+
+    def raise_for(self, reply: dict) -> dict:
+        """`reply`, or the exception it carries raised."""
         if "exc" in reply:
             exc = reply["exc"] if type(reply["exc"]) is dict and "$e" in reply["exc"] else {
                 "$e": "builtins:RuntimeError", "msg": "a malformed error"}
@@ -145,12 +150,12 @@ class Endpoint:
         cid = next(self._cids)
         msg = {"op": "call", "target": hid, "args": self.encode([args, kwargs]), "cid": cid}
         self.handed(cid, list(args) + list(kwargs.values()))  # before: a reply on another thread may say
-        reply = self._request(msg if method is None else {**msg, "method": method})
-        after = reply.get("after")
+        reply = self._request(msg if method is None else {**msg, "method": method}, then_raise=False)
+        after = reply.get("after")  # a call that raised says it too: a refusal must leave them as they were
         for entry in after[:MAX_KEPT * 64] if type(after) is list else []:
             if type(entry) is list and len(entry) == 3 and type(entry[0]) is int and type(entry[1]) is int:
                 self.argument_after(entry[0], entry[1], self.decode(entry[2]))
-        return self.decode(reply["ok"])
+        return self.decode(self.raise_for(reply)["ok"])
 
     def handed(self, cid: int, parts: list) -> None:
         """The arguments of my call `cid` (the judge keeps them: judge_end.py)."""
@@ -179,7 +184,11 @@ class Endpoint:
         except BaseException as e:  # noqa: BLE001 - the other side decides what it means
             if getattr(e, "link_stop", False):  # the judge stopping a test: never an answer
                 raise
-            return self.exc_reply(e)
+            reply = self.exc_reply(e)
+            if op == "call" and self.kept:
+                with contextlib.suppress(codec.LinkError):  # an argument that cannot cross: not said
+                    reply["after"] = self.changed()
+            return reply
 
     def _asked(self, item: dict, op: str) -> tuple[object, str | None]:
         """The object a request is about, and the public name it asks for (a method, an attribute),
