@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
@@ -132,6 +133,21 @@ def test_another_process_runs_no_cell_the_learner_added(shell):
                        'another_process(5).key("a")')
     assert type(error) is NameError and "only a cell you added defines it" in str(error), error
     assert ran(shell, '"""Visible tests: key here."""\nassert key("a") == "[\'a\']"') is None
+
+
+def test_another_process_runs_no_decorator_the_learner_added(shell):
+    """Red team 17: the answer cell's `@logged` comes from a cell the learner added; the function's
+    own code never reads the name, its cell does."""
+    saved = json.loads(Path("01_demo.ipynb").read_text(encoding="utf-8"))
+    saved["cells"] += [{"cell_type": "code", "source": "def logged(fn):\n    return fn\n", "metadata": {}, "id": "mine2"},
+                       {**ANSWER, "source": "@logged\ndef wrapped(a):\n    return a\n", "id": "c4"}]
+    saved["metadata"]["workbook"]["cells"].append("c4")
+    saved["metadata"]["workbook"]["exercises"].append("wrapped")
+    Path("01_demo.ipynb").write_text(json.dumps(saved), encoding="utf-8")
+    shell.run_cell("def logged(fn):\n    return fn\n@logged\ndef wrapped(a):\n    return a\n")
+    error = ran(shell, '"""Visible tests: wrapped elsewhere."""\nfrom workbook.notebook_side import another_process\n'
+                       'another_process(5).wrapped("a")')
+    assert type(error) is NameError and "'logged'" in str(error), error
 
 
 def test_import_workbook_loads_no_part_of_the_link():

@@ -19,6 +19,7 @@ the kernel runs as plain code.
 
 from __future__ import annotations
 
+import ast
 import builtins
 import functools
 import json
@@ -96,7 +97,8 @@ class _Replayed(notebook_side.Elsewhere):
 
     def __getattr__(self, name: str):
         fn = vars(sys.modules["__main__"]).get(name)
-        missing = sorted(_read_names(getattr(fn, "__code__", None)) & added_only())
+        read = _read_names(getattr(fn, "__code__", None)) | _cell_reads(name)  # a decorator too (red team 17)
+        missing = sorted(read & added_only())
         if missing:
             def fn(*args, **kwargs):
                 raise NameError(f"name {missing[0]!r} is not defined in another process: only a cell you "
@@ -112,6 +114,20 @@ def _read_names(code: types.CodeType | None) -> set[str]:
     if code is None:
         return set()
     return set(code.co_names).union(*(_read_names(c) for c in code.co_consts if isinstance(c, types.CodeType)))
+
+
+def _cell_reads(name: str) -> set[str]:
+    """The names the course's cells that define `name` read (its decorators, its defaults)."""
+    meta, code = _saved()
+    ours, read = set(meta.get("cells") or ()), set()
+    for cid, src in code:
+        if cid in ours and name in defined_names(src):
+            try:
+                tree = ast.parse(src)
+            except SyntaxError:  # a cell of magics: IPython's to read, and none of these names
+                continue
+            read |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return read
 
 
 def _saved() -> tuple[dict, list[tuple[str | None, str]]]:
