@@ -21,7 +21,7 @@ import sys
 import pytest
 
 from tests.judge_ends import in_kernel
-from workbook import notebook_side
+from workbook import checks, notebook_side
 from workbook.link.judge_end import FIXED
 from workbook.link.names import Namespace
 from workbook.trace import otel  # noqa: F401 - the notebook's given cells import it
@@ -147,3 +147,19 @@ def test_another_process_in_a_notebook_runs_the_function_elsewhere(monkeypatch):
         later.nope  # noqa: B018
     with pytest.raises(ValueError, match="seconds"):
         notebook_side.another_process(seconds="soon")
+
+
+def test_an_exercise_is_the_notebooks_own_whatever_path_it_claims(ends, monkeypatch):
+    """Red team 17: an exercise class that called itself `workbook.checks:CappedClient` was the
+    judge's own class in the test; an exercise is always the notebook's object."""
+    judge, _ = ends
+
+    class Budget:
+        def __init__(self, max_steps):
+            self.max_steps = max_steps
+
+    Budget.__module__, Budget.__qualname__ = checks.CappedClient.__module__, "CappedClient"  # loaded, as graded
+    monkeypatch.setitem(vars(sys.modules["__main__"]), "Budget", Budget)
+    ns = Namespace(judge, exercises=["Budget"])
+    exec("b = Budget(max_steps=3)", ns)
+    assert type(ns["Budget"]).__name__ == "KernelRef" and ns["b"].max_steps == 3, ns["Budget"]

@@ -106,7 +106,13 @@ class JudgeEnd(Endpoint):
         return found + loaded(name)
 
     def lookup(self, name: str):
-        return self.decode(self._request({"op": "lookup", "name": name})["ok"])
+        """An exercise: the notebook's own object, never an object of the judge's whose path the
+        kernel claims for it (red team 17: a `Budget` that called itself `workbook.checks:CappedClient`
+        had the judge run its own class in the student's place)."""
+        node = self._request({"op": "lookup", "name": name})["ok"]
+        if type(node) is dict and "$h" in node and node.get("side") != "j" and node.get("exc") is not True:
+            return self._ref(node)
+        return self.decode(node)
 
     def given(self, path: str):
         """The kernel's copy of given code a test runs beside the student's (workbook.notebook_side)."""
@@ -198,6 +204,12 @@ class JudgeEnd(Endpoint):
             if not getattr(own, "stand_in", False):  # a stand-in stands for many classes: never handed back
                 self.borrowed[id(own)] = {"$h": hid, "side": "k"}
             return own
+        return self._ref(node)
+
+    def _ref(self, node: dict) -> KernelRef:
+        hid = node["$h"]
+        if type(hid) is not int:
+            raise codec.LinkError("a handle without an id")
         info = {k: node[k] for k in ("kind", "name", "short", "doc", "sig") if k in node}
         ref = self._refs[hid] if hid in self._refs else KernelRef(self, hid, info)
         self._refs[hid] = ref
