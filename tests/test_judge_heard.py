@@ -134,3 +134,16 @@ def test_a_message_too_big_to_read_whole_leaves_only_the_graders_words():
     heard = Heard()
     heard.add({"ok": {"$rec": "__main__:R", "f": {"pad": [0] * (MAX_WALK + 1), "Taxi spe": 0}}})
     assert heard.redact("got R(pad=[0, 0], Taxi spe=0)") == UNREAD
+
+
+def test_an_exercises_name_stays():
+    """Red team 17: after a hidden test, "save_checkpoint must create the file" read "[text from
+    your notebook] must create the file": the kernel had sent the exercise's name."""
+    heard = Heard()
+    heard.add({"$h": 3, "kind": "function", "name": "save_checkpoint", "short": "save_checkpoint"})
+    heard.add(["save_checkpoint", "a hidden sentence the notebook echoed"])
+    source = 'assert ok, "save_checkpoint must create the file at path"'
+    said = "save_checkpoint must create the file at path; a hidden sentence the notebook echoed"
+    assert heard.redact(said, source).startswith(REDACTED), "a text the kernel sent, unless kept"
+    out = heard.redact(said, source, keep={"save_checkpoint"})
+    assert out == f"save_checkpoint must create the file at path; {REDACTED}", out

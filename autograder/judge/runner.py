@@ -220,7 +220,7 @@ class Judge:
         if quiet and getattr(e, "from_other_side", False):  # the notebook's own exception, let through
             evalue = "raised by your code (after a hidden test its message is not shown)"
         elif quiet:
-            evalue = mask_values(self.end.heard.redact(evalue[: 4 * MAX_EVALUE], source))
+            evalue = mask_values(self.end.heard.redact(evalue[: 4 * MAX_EVALUE], source, self.ns.exercises))
         frames = []
         if not hidden:  # only the visible test's own lines, and where the notebook's code raised
             tb = traceback.extract_tb(e.__traceback__)
