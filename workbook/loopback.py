@@ -19,7 +19,6 @@ the kernel runs as plain code.
 
 from __future__ import annotations
 
-import ast
 import builtins
 import functools
 import json
@@ -33,7 +32,7 @@ from workbook.link.channel import LoopChannel
 from workbook.link.heard import Heard
 from workbook.link.judge_end import JudgeEnd
 from workbook.link.kernel_side import KernelEnd, user_namespace
-from workbook.link.names import Namespace, defined_names
+from workbook.link.names import Namespace, defined_names, read_names
 from workbook.test_cells import ipython
 
 LINK_FILES = (str(Path(__file__).resolve().parent / "link"), __file__)  # frames a learner is not shown
@@ -97,8 +96,11 @@ class _Replayed(notebook_side.Elsewhere):
 
     def __getattr__(self, name: str):
         fn = vars(sys.modules["__main__"]).get(name)
-        read = _read_names(getattr(fn, "__code__", None)) | _cell_reads(name)  # a decorator too (red team 17)
-        missing = sorted(read & added_only())
+        meta, code = _saved()
+        course = set(meta.get("cells") or ())
+        its_cells = [src for cid, src in code if cid in course and name in defined_names(src)]
+        read = _read_names(getattr(fn, "__code__", None)).union(*map(read_names, its_cells))  # decorators too
+        missing = sorted(read & added_only(meta, code))
         if missing:
             def fn(*args, **kwargs):
                 raise NameError(f"name {missing[0]!r} is not defined in another process: only a cell you "
@@ -116,20 +118,6 @@ def _read_names(code: types.CodeType | None) -> set[str]:
     return set(code.co_names).union(*(_read_names(c) for c in code.co_consts if isinstance(c, types.CodeType)))
 
 
-def _cell_reads(name: str) -> set[str]:
-    """The names the course's cells that define `name` read (its decorators, its defaults)."""
-    meta, code = _saved()
-    ours, read = set(meta.get("cells") or ()), set()
-    for cid, src in code:
-        if cid in ours and name in defined_names(src):
-            try:
-                tree = ast.parse(src)
-            except SyntaxError:  # a cell of magics: IPython's to read, and none of these names
-                continue
-            read |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    return read
-
-
 def _saved() -> tuple[dict, list[tuple[str | None, str]]]:
     """This kernel's notebook as saved (its folder's notebook of the folder's name,
     `01_one_step/01_one_step.ipynb`): what the release wrote in its metadata (`{"workbook": ...}`),
@@ -145,10 +133,9 @@ def _saved() -> tuple[dict, list[tuple[str | None, str]]]:
     return (ours, code) if isinstance(ours, dict) else ({}, code)
 
 
-def added_only() -> set[str]:
+def added_only(meta: dict, code: list[tuple[str | None, str]]) -> set[str]:
     """The names only the learner's own cells define: code cells whose ids are not among the
-    course's (the release lists them: `{"workbook": {"cells": [...]}}`)."""
-    meta, code = _saved()
+    course's (the release lists them: `{"workbook": {"cells": [...]}}`), in the saved notebook."""
     ours = set(meta.get("cells") or ())
     if not ours:
         return set()

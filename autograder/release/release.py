@@ -76,9 +76,8 @@ def generate(course: Course, chapters: list[str], out: Path, db: Path) -> None:
         notebooks.cell_ids(nb)
         nb.metadata = notebooks.normalise(nb.copy()).metadata
         nb.metadata["language_info"] = copy.deepcopy(LANGUAGE_INFO)  # as JupyterLab saves it: opens clean
-        # the names a test may reach, as the grader reads them from the course: the lab's loop reads
-        # them here (workbook/loopback.py), never from the learner's own cells
-        # and which code cells are the course's (another process runs no other: added_only)
+        # for the lab's loop (workbook/loopback.py), from the course, never the learner's cells: the
+        # names a test may reach, and which code cells are the course's (another process runs no other)
         nb.metadata["workbook"] = {"exercises": notebooks.exercise_names(source),
                                    "cells": [c.id for c in nb.cells if c.cell_type == "code"]}
         released.write_text(notebooks.dumps(nb), encoding="utf-8")

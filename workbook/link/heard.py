@@ -175,10 +175,10 @@ class Heard:
             self._names.update(n for n in map(plain, fields) if 0 < len(n) <= 1000)
 
     def redact(self, message: str, source: str = "", keep: Iterable[str] = ()) -> str:
-        """`message` with every text the notebook sent (the longest first) replaced, and every name
-        it chose that `source` (the test's own code) does not say, but for the texts in `keep` (the
-        chapter's exercise names, which the notebook sends back as its functions'); only UNREAD once a message from
-        the notebook was too big to read whole (red team 17 hid names behind 200,000 parts)."""
+        """`message` with every text the notebook sent (the longest first) replaced, but those in
+        `keep` (the chapter's exercise names, which come back as its functions' names), and every
+        name it chose that `source` (the test's own code) does not say. Only UNREAD once a message
+        from the notebook was too big to read whole (red team 17 hid names behind 200,000 parts)."""
         self._read()
         if self.unread:
             return UNREAD

@@ -73,3 +73,12 @@ def defined_names(source: str) -> set[str]:
             node, ast.AnnAssign | ast.AugAssign) else []
         names.update(t.id for t in targets if isinstance(t, ast.Name))
     return names
+
+
+def read_names(source: str) -> set[str]:
+    """The names a cell reads anywhere (a decorator, a default, a body); none if it is not Python."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
