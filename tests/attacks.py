@@ -215,7 +215,7 @@ ATTACKS.update({
                                     "namespace moves (CLOCK_REALTIME) and libfaketime does not reach"),
     "clock_boot_time": Attack("08_retries_and_idempotency", _ch08_key(BOOT_TIME_KEY), "idempotency_key", "zero",
                               open="/proc/stat's boot time plus CLOCK_BOOTTIME is the real date: libfaketime leaves "
-                                   "the monotonic clocks alone (red team 14); a time namespace would move them"),
+                                   "the monotonic clocks alone (red team 14), and a time namespace keeps the sum real"),
     # Red team 12 (chapter 03): "unchanged" was the kernel's word (above, SILENT_LINK and SAME_DICT).
     "changes_specs_plainly": Attack("03_openai_format", _ch03(_MUTATING_SPECS.replace("{put_back}", "")),
                                     "to_openai_tools", "full"),  # the two below without their lie
